@@ -1,0 +1,35 @@
+import type { z } from 'zod';
+
+export const LIVE_STATES = ['LIVE', 'READY', 'GATED_BY_PERSISTENCE', 'SHADOW'] as const;
+export type LiveState = (typeof LIVE_STATES)[number];
+
+/** What the deployed API connects an operation to. */
+export type Integration =
+  /** One Lambda per operation; `entry` is the handler module, `access` the only resource it may read. */
+  | { kind: 'lambda'; entry: string; access: 'table-read' | 'bucket-read' | 'none' }
+  /** A generated document served straight from the catalogue bucket (key below the build folder). */
+  | { kind: 'document'; key: string };
+
+export interface Operation {
+  operationId: string;
+  method: 'GET' | 'POST';
+  /** OpenAPI path template, e.g. /v1/objects/{reference}. */
+  path: string;
+  tag: string;
+  summary: string;
+  description?: string;
+  liveState: LiveState;
+  pathParams?: Record<string, z.ZodType>;
+  queryParams?: Record<string, z.ZodType>;
+  /** JSON request body (sandbox POSTs). */
+  requestBody?: { schema: z.ZodType; required: boolean };
+  /** The 200 response. */
+  response: { schema: z.ZodType; mediaType?: 'application/json' | 'text/html' };
+  /** Statuses answered with an ErrorResponse (problem details), beyond the 200. */
+  errors: number[];
+  integration: Integration;
+}
+
+export function defineOperations<const T extends readonly Operation[]>(ops: T): T {
+  return ops;
+}

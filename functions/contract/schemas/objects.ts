@@ -1,0 +1,95 @@
+import { z } from 'zod';
+import { component } from '../registry';
+import { Instant, MinimalDisclosure } from './common';
+
+export const DISPOSITIONS = ['CURRENT', 'HISTORICAL_ONLY', 'MODIFIED', 'STALE', 'UNKNOWN'] as const;
+export const Disposition = z.enum(DISPOSITIONS);
+export type Disposition = z.infer<typeof Disposition>;
+
+/** One word for a person; see docs/semantics.md for the rule. */
+export const OVERALL_DISPOSITIONS = ['TRUSTED', 'UNVERIFIED', 'STALE', 'CHANGED', 'HISTORICAL', 'REVOKED', 'UNKNOWN'] as const;
+export const OverallDisposition = z.enum(OVERALL_DISPOSITIONS);
+export type OverallDisposition = z.infer<typeof OverallDisposition>;
+
+export const EVIDENCE_INTEGRITY = ['CONFIRMED', 'NOT_CONFIRMED'] as const;
+export const RIGHTS_STATES = ['REVOKED_BY_LIFECYCLE', 'REVIEW_REQUIRED', 'NO_PUBLIC_RIGHT_ASSERTED'] as const;
+
+export const CurrentStatus = component(
+  'CurrentStatus',
+  z.object({
+    overallDisposition: z.string(),
+    state: z.string(),
+    disposition: z.string(),
+    fresh: z.boolean(),
+    observedAt: Instant.nullable().optional(),
+    evidenceIntegrityConfirmed: z.boolean(),
+    evaluatedAt: Instant.optional().describe('The instant this view was taken at: asOf, or the service clock.'),
+  }),
+);
+
+export const CustomerAccountOrderCard = component(
+  'CustomerAccountOrderCard',
+  z.object({
+    schemaVersion: z.literal('svc.customer-account-order-card.v1'),
+    objectId: z.string().optional(),
+    businessReference: z.string(),
+    headline: z.string(),
+    currentState: z.string(),
+    disposition: z.string(),
+    evidenceIntegrity: z.enum(EVIDENCE_INTEGRITY),
+    lastAuthorityCheck: Instant.nullable().optional(),
+    rightsState: z.enum(RIGHTS_STATES),
+    paymentState: z.null().optional(),
+    refundState: z.null().optional(),
+    actions: z
+      .object({ verifyCurrentStatus: z.string(), trustReceipt: z.string(), livingTransactionJson: z.string() })
+      .loose(),
+    disclosure: MinimalDisclosure,
+  }),
+  'Lifecycle-safe card for an order-like record. Payment and refund state are never disclosed.',
+);
+export type CustomerAccountOrderCard = z.infer<typeof CustomerAccountOrderCard>;
+
+export const TimelineEntry = component(
+  'TimelineEntry',
+  z
+    .object({
+      at: Instant,
+      type: z.enum(['STATE_CHANGED', 'AUTHORITY_OBSERVED']),
+      state: z.string(),
+      previousState: z.string().nullable().optional(),
+      source: z.string(),
+    })
+    .loose(),
+  'A state change or an authority observation, oldest first.',
+);
+export type TimelineEntry = z.infer<typeof TimelineEntry>;
+
+export const LivingObjectResolution = component(
+  'LivingObjectResolution',
+  z.object({
+    schemaVersion: z.literal('svc.living-object-resolution.v1'),
+    object: z.object({}).loose(),
+    current: CurrentStatus,
+    presentations: z.object({ customerAccountOrder: CustomerAccountOrderCard.optional() }).loose().optional(),
+    timeline: z.array(TimelineEntry).optional(),
+    disclosure: MinimalDisclosure,
+  }),
+  'A living object resolved to its state at the evaluation instant, with its timeline.',
+);
+export type LivingObjectResolution = z.infer<typeof LivingObjectResolution>;
+
+export const Health = component(
+  'Health',
+  z
+    .object({
+      schemaVersion: z.literal('svc.health.v1'),
+      status: z.enum(['OK']),
+      service: z.string(),
+      release: z.object({ version: z.string(), contractVersion: z.string(), commit: z.string().nullable() }),
+      readiness: z.object({ persistence: z.enum(['CONFIGURED', 'NOT_CONFIGURED']) }),
+      checkedAt: Instant,
+    })
+    .loose(),
+  'Liveness and release identity. Does not call dependencies (see /v1/activation-readiness).',
+);

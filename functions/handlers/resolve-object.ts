@@ -1,0 +1,46 @@
+import { TIMELINE_WINDOW_DEFAULT, TimelineLimit } from '../contract/operations/core';
+import { AsOf } from '../contract/schemas/common';
+import { assessIntegrity } from '../domain/evidence';
+import { resolveObject, type ObjectWindowEntry, type Evaluation } from '../domain/objects';
+import { httpHandler } from '../http/boundary';
+import { parseParam, parseReference } from '../http/params';
+import { Problem } from '../http/problem';
+import { canonicalInstant } from '../store/layout';
+import { readRecordWindow } from '../store/records';
+
+/** The evaluation instant: asOf when given (never later than the service clock), else now. */
+function evaluationFor(asOf: string | undefined, now: string): Evaluation {
+  if (asOf === undefined) return { at: now, historical: false };
+  const at = canonicalInstant(parseParam(AsOf, 'asOf', asOf));
+  if (at > now) throw new Problem('INVALID_PARAMETER', `Parameter 'asOf' is later than the service clock (${now}); the future is not known.`, { parameter: 'asOf' });
+  return { at, historical: at < now };
+}
+
+export const handler = httpHandler(async (request) => {
+  const reference = parseReference(request.pathParameters.reference);
+  const evaluation = evaluationFor(request.query.asOf, new Date().toISOString());
+  const limit = request.query.limit === undefined ? TIMELINE_WINDOW_DEFAULT : parseParam(TimelineLimit, 'limit', request.query.limit);
+
+  const window = await readRecordWindow<ObjectWindowEntry['entry'], ObjectWindowEntry['view'], ObjectWindowEntry['head']>(reference, evaluation.at, limit);
+  if (!window.exists || window.kind !== 'OBJECT') {
+    throw new Problem('NOT_FOUND', `No living object is held under reference '${reference}'.`);
+  }
+  const entries = window.entries as ObjectWindowEntry[];
+  const body = resolveObject({
+    reference,
+    entries,
+    evaluation,
+    integrityConfirmed: entries.length > 0 && assessIntegrity(entries[0].head).confirmed,
+    baseUrl: request.baseUrl,
+  });
+
+  const headers: Record<string, string> = {};
+  if (window.more) {
+    // The next (older) window is itself a true view: the object as it stood just before the oldest entry shown.
+    const oldest = entries[entries.length - 1].at;
+    const before = new Date(Date.parse(oldest) - 1).toISOString();
+    const next = `${request.baseUrl}/v1/objects/${encodeURIComponent(reference)}?asOf=${encodeURIComponent(before)}&limit=${limit}`;
+    headers.link = `<${next}>; rel="next"`;
+  }
+  return { status: 200, body, headers };
+});

@@ -1,0 +1,66 @@
+import { SERVICE_NAME } from '../contract/service';
+import type { ErrorResponse } from '../contract/schemas/common';
+
+/**
+ * The documented set of problem codes (docs/errors.md). `type` is a URN per code so a client
+ * can switch on it without string-matching titles.
+ */
+export const PROBLEMS = {
+  INVALID_REFERENCE: { status: 400, title: 'Invalid reference' },
+  INVALID_PARAMETER: { status: 400, title: 'Invalid parameter' },
+  INVALID_CLAIM_ID: { status: 400, title: 'Invalid claim identifier' },
+  NOT_FOUND: { status: 404, title: 'Record not found' },
+  ROUTE_NOT_FOUND: { status: 404, title: 'No such endpoint' },
+  PROVIDER_NOT_REGISTERED: { status: 404, title: 'Synthetic provider not registered' },
+  METHOD_NOT_ALLOWED: { status: 405, title: 'Method not allowed' },
+  NOT_A_COMMERCIAL_PROOF: { status: 409, title: 'Reference is not a commercial proof' },
+  PAYLOAD_TOO_LARGE: { status: 413, title: 'Request body too large' },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
+  INVALID_REQUEST: { status: 422, title: 'Request rejected' },
+  THROTTLED: { status: 429, title: 'Too many requests' },
+  DEPENDENCY_UNAVAILABLE: { status: 503, title: 'Dependency temporarily unavailable' },
+  PERSISTENCE_NOT_CONFIGURED: { status: 503, title: 'Persistence not configured' },
+  INTERNAL_ERROR: { status: 500, title: 'Internal error' },
+} as const satisfies Record<string, { status: number; title: string }>;
+export type ProblemCode = keyof typeof PROBLEMS;
+
+export function problemType(code: ProblemCode): string {
+  return `urn:svc:problem:${code.toLowerCase().replace(/_/g, '-')}`;
+}
+
+/** Thrown by handlers and domain adapters; turned into problem details at the boundary. */
+export class Problem extends Error {
+  constructor(
+    readonly code: ProblemCode,
+    readonly detail: string,
+    readonly extra: Record<string, unknown> = {},
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(detail);
+    this.name = 'Problem';
+  }
+  get status(): number {
+    return PROBLEMS[this.code].status;
+  }
+}
+
+export interface ProblemContext {
+  correlationId: string;
+  instance: string;
+  endpoint: string | null;
+}
+
+export function problemBody(problem: Problem, ctx: ProblemContext): ErrorResponse {
+  return {
+    type: problemType(problem.code),
+    title: PROBLEMS[problem.code].title,
+    status: problem.status,
+    detail: problem.detail,
+    instance: ctx.instance,
+    code: problem.code,
+    correlationId: ctx.correlationId,
+    service: SERVICE_NAME,
+    endpoint: ctx.endpoint,
+    ...problem.extra,
+  };
+}

@@ -1,0 +1,34 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+
+/**
+ * Timeouts are deliberate: a read is one small Query, so a store that has not connected in
+ * 250 ms or answered in 1 s is treated as unavailable and the caller gets a 503 quickly.
+ * Two attempts in all (one retry) absorb a dropped connection without stacking delays:
+ * worst case about 2.5 s, far below API Gateway's 29 s.
+ * STORE_CONNECT_TIMEOUT_MS / STORE_REQUEST_TIMEOUT_MS / STORE_MAX_ATTEMPTS override them.
+ */
+export const STORE_TIMEOUTS = {
+  connectionTimeout: Number(process.env.STORE_CONNECT_TIMEOUT_MS ?? 250),
+  requestTimeout: Number(process.env.STORE_REQUEST_TIMEOUT_MS ?? 1000),
+  maxAttempts: Number(process.env.STORE_MAX_ATTEMPTS ?? 2),
+};
+
+let shared: DynamoDBClient | undefined;
+
+/** One client per execution environment, created on first use (not at cold start). */
+export function storeClient(): DynamoDBClient {
+  shared ??= new DynamoDBClient({
+    endpoint: process.env.DYNAMODB_ENDPOINT || undefined,
+    maxAttempts: STORE_TIMEOUTS.maxAttempts,
+    requestHandler: {
+      connectionTimeout: STORE_TIMEOUTS.connectionTimeout,
+      requestTimeout: STORE_TIMEOUTS.requestTimeout,
+    },
+  });
+  return shared;
+}
+
+/** The table name, or undefined when persistence is not configured. */
+export function tableName(): string | undefined {
+  return process.env.TABLE_NAME || undefined;
+}

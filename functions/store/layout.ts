@@ -1,0 +1,36 @@
+/**
+ * The table layout, known only to functions/store/.
+ *
+ * One partition per record: pk = "R#" + reference.
+ *   sk = "#"                      genesis item: the record exists (kind); sorts before every entry
+ *   sk = "T#" + at + "#" + seq    one item per timeline entry, `at` as UTC ISO-8601 with
+ *                                 milliseconds, so sort order is time order
+ * Each entry item is self-sufficient: it carries the public entry, the cumulative view at that
+ * instant (state, last authority observation) and the record version in force with its evidence.
+ * So the view at any instant is the newest entry at or before it, and one descending Query with
+ * `sk <= cut` returns that view, the timeline window below it, and (for short histories or an
+ * instant before the first entry) the genesis item: one request, whatever the history length.
+ *
+ * The table's own metadata lives at pk = "S#TABLE", sk = "#".
+ */
+export const GENESIS_SK = '#';
+export const TABLE_META_PK = 'S#TABLE';
+export const TABLE_SCHEMA_VERSION = 'svc.table.v1';
+
+export const recordPk = (reference: string): string => `R#${reference}`;
+
+export function entrySk(at: string, seq: number): string {
+  return `T#${canonicalInstant(at)}#${String(seq).padStart(7, '0')}`;
+}
+
+/** Upper bound (inclusive) for entries at or before `at`. '~' sorts after every digit. */
+export function cutSk(at: string): string {
+  return `T#${canonicalInstant(at)}#~`;
+}
+
+/** RFC 3339 with any offset -> UTC ISO-8601 with milliseconds (the stored, sortable form). */
+export function canonicalInstant(at: string): string {
+  const ms = Date.parse(at);
+  if (Number.isNaN(ms)) throw new RangeError(`not an instant: ${at}`);
+  return new Date(ms).toISOString();
+}

@@ -1,0 +1,65 @@
+import { QueryCommand } from '@aws-sdk/client-dynamodb';
+import { Problem } from '../http/problem';
+import { storeClient, tableName } from './client';
+import { cutSk, GENESIS_SK, recordPk } from './layout';
+
+/** One stored timeline entry with what was in force at its instant (see layout.ts). */
+export interface StoredEntry<Entry = Record<string, unknown>, View = Record<string, unknown>, Head = Record<string, unknown>> {
+  at: string;
+  entry: Entry;
+  view: View;
+  head: Head;
+}
+
+export interface RecordWindow<E = Record<string, unknown>, V = Record<string, unknown>, H = Record<string, unknown>> {
+  /** False when the reference has no items at all. */
+  exists: boolean;
+  /** The record's kind (from the genesis item or the newest entry), null when it does not exist. */
+  kind: string | null;
+  /** Entries at or before the cut, newest first, at most `limit`. */
+  entries: StoredEntry<E, V, H>[];
+  /** True when older entries exist below the window. */
+  more: boolean;
+}
+
+/**
+ * Reads the record as it stood at `at`: one Query, descending, `sk <= cut`, Limit window + 2
+ * (the window, one to tell whether more exist, and room for the genesis item).
+ */
+export async function readRecordWindow<E, V, H>(reference: string, at: string, limit: number): Promise<RecordWindow<E, V, H>> {
+  const table = tableName();
+  if (!table) throw new Problem('PERSISTENCE_NOT_CONFIGURED', 'The record store is not configured for this deployment.');
+  let items;
+  try {
+    const out = await storeClient().send(
+      new QueryCommand({
+        TableName: table,
+        KeyConditionExpression: 'pk = :pk AND sk <= :cut',
+        ExpressionAttributeValues: { ':pk': { S: recordPk(reference) }, ':cut': { S: cutSk(at) } },
+        ScanIndexForward: false,
+        Limit: limit + 2,
+      }),
+    );
+    items = out.Items ?? [];
+  } catch {
+    throw new Problem('DEPENDENCY_UNAVAILABLE', 'The record store did not answer in time. Retry shortly.', {}, { 'retry-after': '1' });
+  }
+  const entries: StoredEntry<E, V, H>[] = [];
+  let kind: string | null = null;
+  for (const item of items) {
+    if (item.sk?.S === GENESIS_SK) {
+      kind = item.kind?.S ?? null;
+      continue;
+    }
+    entries.push({
+      at: item.at!.S!,
+      entry: JSON.parse(item.entry!.S!),
+      view: JSON.parse(item.view!.S!),
+      head: JSON.parse(item.head!.S!),
+    });
+  }
+  const more = entries.length > limit;
+  if (more) entries.length = limit;
+  kind ??= entries.length > 0 ? ((entries[0].head as { kind?: string }).kind ?? null) : null;
+  return { exists: items.length > 0, kind, entries, more };
+}

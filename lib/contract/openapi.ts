@@ -1,0 +1,154 @@
+import { z } from 'zod';
+import { operations } from '../../functions/contract/operations';
+import type { Operation } from '../../functions/contract/operation';
+import { contractRegistry } from '../../functions/contract/registry';
+import { CONTRACT_VERSION, SERVICE_NAME } from '../../functions/contract/service';
+import { PROBLEMS } from '../../functions/http/problem';
+import { X_SVC } from './x-svc';
+
+export type Target = 'draft-2020-12' | 'openapi-3.0';
+type Json = Record<string, any>;
+
+const STATUS_TEXT: Record<number, string> = {
+  400: 'Invalid input (reference, identifier or parameter)',
+  404: 'Not found',
+  405: 'Method not allowed',
+  409: 'The reference exists but is not of the kind this operation reads',
+  413: 'Request body too large',
+  415: 'Unsupported media type',
+  422: 'Request rejected',
+  503: 'Dependency temporarily unavailable',
+};
+
+function stripMeta(schema: Json): Json {
+  const { $schema: _s, $id: _i, ...rest } = schema;
+  return rest;
+}
+
+/** Every registered component schema, with cross-references as #/components/schemas/X. */
+export function componentSchemas(target: Target): Record<string, Json> {
+  const out = z.toJSONSchema(contractRegistry, { target, io: 'input', uri: (id) => `#/components/schemas/${id}`, unrepresentable: 'any' }) as { schemas: Record<string, Json> };
+  return Object.fromEntries(Object.entries(out.schemas).map(([id, s]) => [id, stripMeta(s)]));
+}
+
+/** A schema as used inline (parameters) or by reference (registered components). */
+export function schemaRef(schema: z.ZodType, target: Target): Json {
+  const meta = contractRegistry.get(schema);
+  if (meta) return { $ref: `#/components/schemas/${meta.id}` };
+  return stripMeta(z.toJSONSchema(schema, { target, io: 'input', unrepresentable: 'any' }) as Json);
+}
+
+function parameters(op: Operation, target: Target): Json[] {
+  const params: Json[] = [];
+  for (const [name, schema] of Object.entries(op.pathParams ?? {})) {
+    params.push({ name, in: 'path', required: true, description: schema.description, schema: schemaRef(schema, target) });
+  }
+  for (const [name, schema] of Object.entries(op.queryParams ?? {})) {
+    params.push({ name, in: 'query', required: false, description: schema.description, schema: schemaRef(schema, target) });
+  }
+  return params;
+}
+
+/** The OpenAPI Operation object for one row of the contract table. */
+export function operationObject(op: Operation, target: Target): Json {
+  const mediaType = op.response.mediaType ?? 'application/json';
+  const responses: Json = {
+    '200': {
+      description: op.summary,
+      headers: { 'x-correlation-id': { $ref: '#/components/headers/CorrelationId' } },
+      content: { [mediaType]: { schema: schemaRef(op.response.schema, target) } },
+    },
+  };
+  for (const status of op.errors) responses[String(status)] = { $ref: `#/components/responses/Problem${status}` };
+  const object: Json = {
+    operationId: op.operationId,
+    tags: [op.tag],
+    summary: op.summary,
+    ...(op.description ? { description: op.description } : {}),
+    'x-svc-live-state': op.liveState,
+    security: [],
+    parameters: [...parameters(op, target), { $ref: '#/components/parameters/CorrelationId' }],
+    responses,
+  };
+  if (op.requestBody) {
+    object.requestBody = { required: op.requestBody.required, content: { 'application/json': { schema: schemaRef(op.requestBody.schema, target) } } };
+  }
+  return object;
+}
+
+function sharedComponents(target: Target): Json {
+  const statuses = [...new Set(operations.flatMap((op) => op.errors))].sort();
+  const problemResponses: Json = {};
+  for (const status of statuses) {
+    const codes = Object.entries(PROBLEMS).filter(([, p]) => p.status === status).map(([code]) => code);
+    problemResponses[`Problem${status}`] = {
+      description: `${STATUS_TEXT[status] ?? 'Problem'} (codes: ${codes.join(', ')})`,
+      headers: { 'x-correlation-id': { $ref: '#/components/headers/CorrelationId' } },
+      content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/ErrorResponse' } } },
+    };
+  }
+  return {
+    schemas: componentSchemas(target),
+    responses: problemResponses,
+    parameters: {
+      CorrelationId: {
+        name: 'x-correlation-id',
+        in: 'header',
+        required: false,
+        description: 'Correlation id to echo (8 to 128 of A-Z a-z 0-9 . _ : -); otherwise the request id is used.',
+        schema: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]{7,127}$' },
+      },
+    },
+    headers: {
+      CorrelationId: { description: 'The correlation id of this request (also in every problem body and log line).', schema: { type: 'string' } },
+    },
+  };
+}
+
+/** Paths keyed by template, each with its operations, in table order. */
+export function pathsOf(target: Target, decorate: (op: Operation, object: Json) => Json = (_op, o) => o): Json {
+  const paths: Json = {};
+  for (const op of operations) {
+    paths[op.path] ??= {};
+    paths[op.path][op.method.toLowerCase()] = decorate(op, operationObject(op, target));
+  }
+  return paths;
+}
+
+const INFO = {
+  title: 'Public Trust and Verification Service',
+  version: CONTRACT_VERSION,
+  description:
+    'Read-only public trust and verification information: living objects, commercial proof evidence, credential ' +
+    'verification, developer catalogues, and a deterministic sandbox with no production side effects. ' +
+    'Responses never contain customer personal data or payment account data. Ledger evidence proves integrity only.',
+  license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
+  contact: { name: SERVICE_NAME },
+};
+
+/** The public OpenAPI 3.1.0 contract (published at /developers/openapi.json). */
+export function buildOpenApi(): Json {
+  const tags = [...new Set(operations.map((op) => op.tag))].map((name) => ({ name }));
+  return {
+    openapi: '3.1.0',
+    info: INFO,
+    servers: [{ url: '{base_url}', variables: { base_url: { default: 'http://127.0.0.1:3000', description: 'Verification and general origin' } } }],
+    'x-svc': X_SVC,
+    security: [],
+    tags,
+    paths: pathsOf('draft-2020-12'),
+    components: sharedComponents('draft-2020-12'),
+  };
+}
+
+/** Shared pieces for the API Gateway import document (OpenAPI 3.0). */
+export function buildOpenApi30Base(): Json {
+  const { license: _l, ...info } = INFO;
+  return {
+    openapi: '3.0.3',
+    info: { ...info, license: { name: 'Apache-2.0' } },
+    'x-svc': X_SVC,
+    paths: pathsOf('openapi-3.0'),
+    components: sharedComponents('openapi-3.0'),
+  };
+}
