@@ -1,0 +1,21 @@
+import { startLocalService, type LocalService } from '../../lib/local/service';
+
+/**
+ * Starts the whole local service (embedded store, demo data through the loader, HTTP server on
+ * a free port) for one test file. Use in beforeAll/afterAll.
+ */
+export async function startTestService(anchor = new Date()): Promise<LocalService> {
+  return startLocalService({ port: 0, anchor });
+}
+
+export async function getJson(url: string, init?: RequestInit): Promise<{ status: number; headers: Headers; body: any }> {
+  const res = await fetch(url, init);
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    /* not JSON */
+  }
+  return { status: res.status, headers: res.headers, body };
+}
