@@ -4,6 +4,7 @@ import { coreOperations } from './core';
 import { credentialsOperations } from './credentials';
 import { proofsOperations } from './proofs';
 import { sandboxOperations } from './sandbox';
+import { surfacesOperations } from './surfaces';
 
 /**
  * The contract table: every operation the service offers, declared once. Routes (local and
@@ -16,4 +17,5 @@ export const operations: readonly Operation[] = [
   ...credentialsOperations,
   ...cataloguesOperations,
   ...sandboxOperations,
+  ...surfacesOperations,
 ];
