@@ -2,7 +2,6 @@ import {
   BatchWriteItemCommand,
   CreateTableCommand,
   DescribeTableCommand,
-  GetItemCommand,
   PutItemCommand,
   type AttributeValue,
   type DynamoDBClient,
@@ -97,8 +96,5 @@ export async function writeTableMeta(client: DynamoDBClient, table: string): Pro
   );
 }
 
-/** Reads the table's schema version (activation readiness); null when the table holds none. */
-export async function readTableSchemaVersion(client: DynamoDBClient, table: string): Promise<string | null> {
-  const out = await client.send(new GetItemCommand({ TableName: table, Key: { pk: { S: TABLE_META_PK }, sk: { S: GENESIS_SK } } }));
-  return out.Item?.schemaVersion?.S ?? null;
-}
+/** The read side (activation readiness) lives in table-meta.ts. */
+export { readTableSchemaVersion } from './table-meta';
