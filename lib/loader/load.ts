@@ -1,6 +1,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ensureTable, putItems, recordItems, writeTableMeta, type RecordToStore } from '../../functions/store/write';
 import { attachEvidence, versionOnlyEvidence } from './evidence';
+import { withDerivedRecords } from './derive';
 import { RECORD_KINDS } from './kinds';
 
 export interface RecordProblem {
@@ -65,7 +66,7 @@ export interface LoadSummary {
 
 /** Validates, attaches evidence and writes. Deterministic items, so a second run changes nothing. */
 export async function loadDocument(document: unknown, options: LoadOptions): Promise<LoadSummary> {
-  const records = validateRecords(document);
+  const records = withDerivedRecords(validateRecords(document));
   for (const record of records) attachEvidence(record, versionOnlyEvidence);
   const items = records.flatMap(recordItems);
   if (options.createTable) await ensureTable(options.client, options.table);

@@ -1,0 +1,40 @@
+import { StatusListId, StatusListTimestamp } from '../contract/schemas/credentials';
+import { STATUS_LIST_KIND, statusListReference, type StatusListWindowEntry } from '../domain/credentials/model';
+import { STATUS_LIST_TTL_MS, statusListCredential } from '../domain/credentials/projection';
+import { httpHandler } from '../http/boundary';
+import { parseParam } from '../http/params';
+import { Problem } from '../http/problem';
+import { canonicalInstant } from '../store/layout';
+import { readRecordWindow } from '../store/records';
+
+/**
+ * Bitstring Status List v1.0, 3.5: a failed retrieval reported as problem details carries this
+ * type URL; the service's own `code` stays alongside it.
+ */
+const STATUS_RETRIEVAL_ERROR = 'https://www.w3.org/ns/credentials/status-list#STATUS_RETRIEVAL_ERROR';
+
+export const handler = httpHandler(async (request) => {
+  const listId = parseParam(StatusListId, 'listId', request.pathParameters.listId);
+  const now = new Date().toISOString();
+  let at = now;
+  if (request.query.timestamp !== undefined) {
+    at = canonicalInstant(parseParam(StatusListTimestamp, 'timestamp', request.query.timestamp));
+    if (at > now) {
+      throw new Problem('INVALID_PARAMETER', `Parameter 'timestamp' is later than the service clock (${now}); the list's future is not known.`, { parameter: 'timestamp', type: STATUS_RETRIEVAL_ERROR });
+    }
+  }
+  const window = await readRecordWindow<StatusListWindowEntry['entry'], StatusListWindowEntry['view'], StatusListWindowEntry['head']>(statusListReference(listId), at, 1);
+  if (!window.exists || window.kind !== STATUS_LIST_KIND) {
+    throw new Problem('NOT_FOUND', `No status list is published under '${listId}'.`, { type: STATUS_RETRIEVAL_ERROR });
+  }
+  const newest = window.entries[0] as StatusListWindowEntry | undefined;
+  if (!newest) {
+    throw new Problem('NOT_FOUND', `Status list '${listId}' was not yet published at ${at}.`, { type: STATUS_RETRIEVAL_ERROR });
+  }
+  return {
+    status: 200,
+    body: statusListCredential(newest.head.content, request.baseUrl),
+    // Aligned with the list's ttl, as the specification asks of publishers.
+    headers: { 'cache-control': `public, max-age=${STATUS_LIST_TTL_MS / 1000}` },
+  };
+});

@@ -1,0 +1,25 @@
+import { ClaimId } from '../contract/schemas/credentials';
+import { assessIntegrity } from '../domain/evidence';
+import { CREDENTIAL_KIND, type CredentialWindowEntry } from '../domain/credentials/model';
+import { verifyCredential } from '../domain/credentials/verification';
+import { httpHandler } from '../http/boundary';
+import { parseParam } from '../http/params';
+import { Problem } from '../http/problem';
+import { readRecordWindow } from '../store/records';
+
+/**
+ * GATED_BY_PERSISTENCE: without a configured store, or when it does not answer, the read throws
+ * a 503 problem; there is no cached or guessed answer.
+ */
+export const handler = httpHandler(async (request) => {
+  const credentialId = parseParam(ClaimId, 'claimId', request.pathParameters.claimId, 'INVALID_CLAIM_ID');
+  const evaluatedAt = new Date().toISOString();
+  // The newest entry carries the cumulative view (status, last confirmation): one entry is enough.
+  const window = await readRecordWindow<CredentialWindowEntry['entry'], CredentialWindowEntry['view'], CredentialWindowEntry['head']>(credentialId, evaluatedAt, 1);
+  const newest = window.entries[0] as CredentialWindowEntry | undefined;
+  if (!window.exists || window.kind !== CREDENTIAL_KIND || !newest) {
+    throw new Problem('NOT_FOUND', `No credential is held under '${credentialId}'.`);
+  }
+  const body = verifyCredential({ credentialId, newest, evaluatedAt, integrity: assessIntegrity(newest.head), baseUrl: request.baseUrl });
+  return { status: 200, body };
+});
