@@ -1,4 +1,96 @@
 import { defineOperations } from '../operation';
+import { Reference } from '../schemas/common';
+import { ActivationReadiness, HtmlPage, ProductionFoundations, TrustFabricCatalogue, TrustInfrastructure } from '../schemas/surfaces';
+
+const html = (schema: typeof HtmlPage) => ({ schema, mediaType: 'text/html' as const });
 
 /** Human-facing pages and the trust-infrastructure / activation-readiness JSON routes. */
-export const surfacesOperations = defineOperations([]);
+export const surfacesOperations = defineOperations([
+  {
+    operationId: 'getTrustFabricCatalogue',
+    method: 'GET',
+    path: '/v1/trust-fabric/catalogue',
+    tag: 'Trust and verification',
+    summary: 'Provider-neutral trust services, assurance levels and disclosure classes',
+    description: 'Static per release; carries an ETag and answers 304 to a matching If-None-Match.',
+    liveState: 'LIVE',
+    response: { schema: TrustFabricCatalogue },
+    errors: [],
+    integration: { kind: 'lambda', entry: 'functions/handlers/get-trust-fabric-catalogue.ts', access: 'none' },
+  },
+  {
+    operationId: 'getTrustInfrastructure',
+    method: 'GET',
+    path: '/v1/trust-infrastructure',
+    tag: 'Trust infrastructure',
+    summary: 'Capabilities, standards, channels, vertical profiles and readiness',
+    description: 'Built from the contract, standards and channels tables; carries an ETag and answers 304 to a matching If-None-Match.',
+    liveState: 'LIVE',
+    response: { schema: TrustInfrastructure },
+    errors: [],
+    integration: { kind: 'lambda', entry: 'functions/handlers/get-trust-infrastructure.ts', access: 'none' },
+  },
+  {
+    operationId: 'getActivationReadiness',
+    method: 'GET',
+    path: '/v1/activation-readiness',
+    tag: 'Trust infrastructure',
+    summary: 'Identity and wallet-protocol activation gates, inspected when asked, without secrets',
+    description: 'Reports whether each setting is configured (and well formed), never its value. Live activation stays gated.',
+    liveState: 'LIVE',
+    response: { schema: ActivationReadiness },
+    errors: [],
+    integration: { kind: 'lambda', entry: 'functions/handlers/get-activation-readiness.ts', access: 'none' },
+  },
+  {
+    operationId: 'getProductionFoundations',
+    method: 'GET',
+    path: '/v1/activation-readiness/production-foundations',
+    tag: 'Trust infrastructure',
+    summary: 'Schema and persistence readiness; signing, custody, treasury, settlement and regulatory authority stay fail-closed',
+    description: 'One read of the table metadata when asked. An unreachable table is reported in a 200 answer, not as an error.',
+    liveState: 'LIVE',
+    response: { schema: ProductionFoundations },
+    errors: [],
+    integration: { kind: 'lambda', entry: 'functions/handlers/get-production-foundations.ts', access: 'table-read' },
+  },
+  {
+    operationId: 'getStudio',
+    method: 'GET',
+    path: '/studio',
+    tag: 'Human surfaces',
+    summary: 'Operating surface: live status, developer catalogues, sandbox and every endpoint',
+    liveState: 'LIVE',
+    response: html(HtmlPage),
+    errors: [],
+    integration: { kind: 'lambda', entry: 'functions/handlers/get-studio.ts', access: 'table-read' },
+  },
+  {
+    operationId: 'getVerifyPage',
+    method: 'GET',
+    path: '/verify',
+    tag: 'Human surfaces',
+    summary: 'Public verification entry: a form, and the status of the reference entered',
+    description:
+      'Without a reference, the form. With ?reference=, the status from one read. Problems are an HTML page to clients ' +
+      'that prefer text/html, problem details otherwise.',
+    liveState: 'LIVE',
+    queryParams: { reference: Reference.describe('The reference to check; surrounding spaces are ignored.') },
+    response: html(HtmlPage),
+    errors: [400, 404, 503],
+    integration: { kind: 'lambda', entry: 'functions/handlers/get-verify-page.ts', access: 'table-read' },
+  },
+  {
+    operationId: 'getTrustReceipt',
+    method: 'GET',
+    path: '/trust-receipt/{reference}',
+    tag: 'Human surfaces',
+    summary: 'Human-readable, lifecycle-aware trust receipt of a living object',
+    description: 'Problems are an HTML page to clients that prefer text/html, problem details otherwise.',
+    liveState: 'LIVE',
+    pathParams: { reference: Reference },
+    response: html(HtmlPage),
+    errors: [400, 404, 503],
+    integration: { kind: 'lambda', entry: 'functions/handlers/get-trust-receipt.ts', access: 'table-read' },
+  },
+]);

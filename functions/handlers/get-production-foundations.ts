@@ -1,0 +1,19 @@
+import { buildProductionFoundations } from '../domain/surfaces/readiness';
+import { httpHandler, logger } from '../http/boundary';
+import { TABLE_SCHEMA_VERSION } from '../store/layout';
+import { inspectTable } from '../store/table-meta';
+import { INSPECTION_HEADERS, readinessLinks } from './surface-responses';
+
+/**
+ * One look at the table when asked. The table is what is inspected, not a dependency of the
+ * answer: when it does not answer, the report still answers 200 and says so.
+ */
+export const handler = httpHandler(async (request) => {
+  const inspection = await inspectTable();
+  if (inspection.configured && !inspection.reachable) logger.warn('table inspection failed', { failure: inspection.failure, errorName: inspection.errorName });
+  return {
+    status: 200,
+    headers: INSPECTION_HEADERS,
+    body: buildProductionFoundations(inspection, TABLE_SCHEMA_VERSION, new Date().toISOString(), readinessLinks(request.baseUrl)),
+  };
+});

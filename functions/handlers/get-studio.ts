@@ -1,0 +1,18 @@
+import { operations } from '../contract/operations';
+import { buildActivationReadiness, buildProductionFoundations } from '../domain/surfaces/readiness';
+import { renderStudio } from '../domain/surfaces/studio-page';
+import { httpHandler } from '../http/boundary';
+import { TABLE_SCHEMA_VERSION } from '../store/layout';
+import { inspectTable } from '../store/table-meta';
+import { htmlPage, readinessLinks } from './surface-responses';
+
+/** The operating surface, with the same live checks as the readiness reports. */
+export const handler = httpHandler(
+  htmlPage(async (request) => {
+    const checkedAt = new Date().toISOString();
+    const links = readinessLinks(request.baseUrl);
+    const foundations = buildProductionFoundations(await inspectTable(), TABLE_SCHEMA_VERSION, checkedAt, links);
+    const activation = buildActivationReadiness(process.env, checkedAt, links);
+    return { status: 200, body: renderStudio({ baseUrl: request.baseUrl, operations, foundations, activation }) };
+  }),
+);

@@ -1,0 +1,7 @@
+import { operations } from '../contract/operations';
+import { buildTrustFabricCatalogue } from '../domain/surfaces/trust-fabric';
+import { httpHandler } from '../http/boundary';
+import { catalogueResponse } from './surface-responses';
+
+/** Static per release and base URL: built from the contract table, answered with an ETag. */
+export const handler = httpHandler(async (request) => catalogueResponse(request, buildTrustFabricCatalogue(operations, request.baseUrl)));

@@ -1,0 +1,62 @@
+import { createHash } from 'node:crypto';
+import { logger, type HttpRequest, type HttpResponse } from '../http/boundary';
+import { Problem, PROBLEMS } from '../http/problem';
+import { renderErrorPage } from '../domain/surfaces/error-page';
+import { PAGE_HEADERS } from '../domain/surfaces/html';
+import { prefersHtml } from '../domain/surfaces/negotiation';
+
+type Operation = (request: HttpRequest) => Promise<HttpResponse>;
+
+/** A page: strict security headers on every answer; errors as an HTML page for browsers, problem details otherwise. */
+export function htmlPage(operation: Operation): Operation {
+  return async (request) => {
+    try {
+      const response = await operation(request);
+      return { ...response, mediaType: 'text/html', headers: { ...PAGE_HEADERS, ...response.headers } };
+    } catch (error) {
+      if (!prefersHtml(request.headers.accept)) throw error;
+      if (!(error instanceof Problem)) logger.error('unexpected error', { error: error as Error });
+      const problem = error instanceof Problem ? error : new Problem('INTERNAL_ERROR', 'The service could not complete the request.');
+      return {
+        status: problem.status,
+        mediaType: 'text/html',
+        headers: { ...PAGE_HEADERS, ...problem.headers },
+        body: renderErrorPage({
+          baseUrl: request.baseUrl,
+          status: problem.status,
+          title: PROBLEMS[problem.code].title,
+          detail: problem.detail,
+          code: problem.code,
+          correlationId: request.correlationId,
+        }),
+      };
+    }
+  };
+}
+
+/** Catalogue documents change only with a release: cacheable, with a strong ETag and 304 on a match. */
+export const CATALOGUE_CACHE_CONTROL = 'public, max-age=300';
+
+export function catalogueResponse(request: HttpRequest, body: unknown): HttpResponse {
+  const text = JSON.stringify(body);
+  const etag = `"${createHash('sha256').update(text).digest('base64url')}"`;
+  const headers = { etag, 'cache-control': CATALOGUE_CACHE_CONTROL };
+  const ifNoneMatch = request.headers['if-none-match'];
+  if (ifNoneMatch && ifNoneMatch.split(',').some((tag) => tag.trim() === etag || tag.trim() === '*')) {
+    return { status: 304, headers, body: '' };
+  }
+  return { status: 200, headers, body: text };
+}
+
+/** Readiness is an inspection made when asked: never stored, never reused. */
+export const INSPECTION_HEADERS = { 'cache-control': 'no-store' };
+
+/** Links between the readiness surfaces (all published by operations/surfaces.ts). */
+export function readinessLinks(baseUrl: string): Record<string, string> {
+  return {
+    activationReadiness: `${baseUrl}/v1/activation-readiness`,
+    productionFoundations: `${baseUrl}/v1/activation-readiness/production-foundations`,
+    trustInfrastructure: `${baseUrl}/v1/trust-infrastructure`,
+    studio: `${baseUrl}/studio`,
+  };
+}
