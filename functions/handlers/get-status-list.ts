@@ -29,7 +29,7 @@ export const handler = httpHandler(async (request) => {
   }
   const newest = window.entries[0] as StatusListWindowEntry | undefined;
   if (!newest) {
-    throw new Problem('NOT_FOUND', `Status list '${listId}' was not yet published at ${at}.`, { type: STATUS_RETRIEVAL_ERROR });
+    throw new Problem('NOT_FOUND', `Status list '${listId}' had no version published at or before ${at}.`, { type: STATUS_RETRIEVAL_ERROR });
   }
   return {
     status: 200,
