@@ -1,6 +1,6 @@
 import { BitstringStatusListCredential, CredentialVerification, PortableCredential } from '../../functions/contract/schemas/credentials';
-import type { CredentialContent, CredentialLifecycleState } from '../../functions/domain/credentials/model';
-import type { CredentialWindowEntry, StatusListContent } from '../../functions/domain/credentials/model';
+import type { CredentialLifecycleState } from '../../functions/contract/schemas/credentials';
+import type { CredentialContent, CredentialWindowEntry, StatusListContent } from '../../functions/domain/credentials/model';
 import { portableCredential, statusListCredential } from '../../functions/domain/credentials/projection';
 import {
   credentialStatus,
