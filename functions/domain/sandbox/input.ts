@@ -1,0 +1,158 @@
+import type { z } from 'zod';
+
+/**
+ * Reading sandbox request bodies: JSON text -> a validated value, or the reasons it was refused,
+ * each naming the field (dotted path and RFC 6901 JSON Pointer). Pure: the handler turns a
+ * refusal into a 422 problem.
+ */
+
+export interface FieldIssue {
+  /** Dotted path with [index] for arrays, e.g. policy.rules[2].when; '(body)' for the body itself. */
+  field: string;
+  /** RFC 6901 JSON Pointer to the same place ('' for the body). */
+  pointer: string;
+  detail: string;
+}
+
+/** A sandbox input that cannot be evaluated. Carries every issue found, the first one names the field. */
+export class SandboxInputError extends Error {
+  constructor(readonly issues: FieldIssue[]) {
+    super(issues.map((i) => `${i.field}: ${i.detail}`).join('; '));
+    this.name = 'SandboxInputError';
+  }
+}
+
+/**
+ * Nesting deeper than this is refused before any evaluation: no sandbox input needs it, and
+ * recursive work (canonical JSON, rule evaluation) on a hostile depth would exhaust the stack.
+ */
+export const MAX_JSON_DEPTH = 32;
+
+type PathSegment = PropertyKey;
+
+export function fieldName(path: readonly PathSegment[]): string {
+  if (path.length === 0) return '(body)';
+  let out = '';
+  for (const segment of path) {
+    if (typeof segment === 'number') out += `[${segment}]`;
+    else out += out === '' ? String(segment) : `.${String(segment)}`;
+  }
+  return out;
+}
+
+export function jsonPointer(path: readonly PathSegment[]): string {
+  return path.map((s) => `/${String(s).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+}
+
+export function issueAt(path: readonly PathSegment[], detail: string): FieldIssue {
+  return { field: fieldName(path), pointer: jsonPointer(path), detail };
+}
+
+/** Walks parsed JSON without recursion: depth limit, and strings that are well-formed Unicode (no lone surrogates). */
+function structuralIssue(value: unknown): FieldIssue | null {
+  const stack: { value: unknown; path: PathSegment[] }[] = [{ value, path: [] }];
+  while (stack.length > 0) {
+    const { value: node, path } = stack.pop()!;
+    if (path.length > MAX_JSON_DEPTH) return issueAt(path.slice(0, MAX_JSON_DEPTH), `nesting deeper than ${MAX_JSON_DEPTH} levels is not accepted`);
+    if (typeof node === 'string') {
+      if (!(node as unknown as { isWellFormed(): boolean }).isWellFormed()) return issueAt(path, 'contains a lone UTF-16 surrogate (not valid Unicode)');
+    } else if (Array.isArray(node)) {
+      node.forEach((item, index) => stack.push({ value: item, path: [...path, index] }));
+    } else if (node !== null && typeof node === 'object') {
+      for (const [key, item] of Object.entries(node)) {
+        if (!(key as unknown as { isWellFormed(): boolean }).isWellFormed()) return issueAt(path, 'has a member name with a lone UTF-16 surrogate');
+        stack.push({ value: item, path: [...path, key] });
+      }
+    }
+  }
+  return null;
+}
+
+const TYPE_NAMES: Record<string, string> = { int: 'a whole number', number: 'a number', string: 'a string', boolean: 'true or false', object: 'a JSON object', array: 'an array' };
+
+function received(input: unknown): string {
+  if (input === null) return 'null';
+  if (Array.isArray(input)) return 'an array';
+  if (typeof input === 'number') return `${input}`;
+  return `a ${typeof input}`;
+}
+
+/** One zod issue in words a caller can act on. */
+function issueDetail(issue: z.core.$ZodIssue): string {
+  const input = (issue as { input?: unknown }).input;
+  switch (issue.code) {
+    case 'invalid_type':
+      if (typeof input === 'number' && !Number.isFinite(input)) return 'is a number too large to represent';
+      return `must be ${TYPE_NAMES[issue.expected] ?? issue.expected}, not ${received(input)}`;
+    case 'invalid_format':
+      if (issue.format === 'datetime') return 'must be an RFC 3339 date-time with an offset, e.g. 2026-01-01T00:00:00Z';
+      if (issue.format === 'regex') return `must match ${(issue as { pattern?: string }).pattern}`;
+      return `must be a valid ${issue.format}`;
+    case 'too_big':
+      return issue.origin === 'array' ? `must have at most ${issue.maximum} items` : issue.origin === 'string' ? `must be at most ${issue.maximum} characters` : `must be at most ${issue.maximum}`;
+    case 'too_small':
+      return issue.origin === 'array' ? `must have at least ${issue.minimum} item(s)` : issue.origin === 'string' ? `must be at least ${issue.minimum} character(s)` : `must be at least ${issue.minimum}`;
+    case 'invalid_value':
+      return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+    default:
+      return issue.message;
+  }
+}
+
+function describeIssue(issue: z.core.$ZodIssue): FieldIssue[] {
+  if (issue.code === 'unrecognized_keys') {
+    return issue.keys.map((key) => issueAt([...issue.path, key], 'is not a known field'));
+  }
+  if (issue.code !== 'custom' && 'input' in issue && issue.input === undefined) {
+    return [issueAt(issue.path, 'is required')];
+  }
+  if (issue.code === 'invalid_union') {
+    // A union failing entirely: report the closest branch (the one whose issues reach deepest).
+    const branches = issue.errors.filter((branch) => branch.length > 0);
+    if (branches.length > 0) {
+      const depth = (branch: z.core.$ZodIssue[]) => Math.max(...branch.map((i) => i.path.length));
+      const best = branches.reduce((a, b) => (depth(b) > depth(a) ? b : a));
+      if (depth(best) > 0) return best.flatMap((i) => describeIssue({ ...i, path: [...issue.path, ...i.path] } as z.core.$ZodIssue));
+    }
+    return [issueAt(issue.path, 'matches none of the accepted forms')];
+  }
+  return [issueAt(issue.path, issueDetail(issue))];
+}
+
+export function zodIssues(error: z.ZodError): FieldIssue[] {
+  return error.issues.flatMap(describeIssue);
+}
+
+/** Validates a value against a schema; throws SandboxInputError naming each failing field. */
+export function validate<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {
+  // reportInput: each issue keeps the offending input, so a missing field reads "is required".
+  const parsed = schema.safeParse(value, { reportInput: true });
+  if (!parsed.success) throw new SandboxInputError(zodIssues(parsed.error));
+  return parsed.data;
+}
+
+/**
+ * Parses a request body as JSON and validates it. `optional`: an absent or blank body stands
+ * for {} (the test clock's body is optional). The body is read as JSON whatever its
+ * Content-Type says, so `curl -d` works as well as a client that labels its JSON.
+ */
+export function parseJsonBody<T extends z.ZodType>(body: string | null, schema: T, options: { optional: boolean }): z.output<T> {
+  let value: unknown;
+  if (body === null || body.trim() === '') {
+    if (!options.optional) throw new SandboxInputError([issueAt([], 'a JSON object body is required')]);
+    value = {};
+  } else {
+    try {
+      value = JSON.parse(body);
+    } catch (error) {
+      throw new SandboxInputError([issueAt([], `is not valid JSON (${(error as Error).message})`)]);
+    }
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    const what = value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+    throw new SandboxInputError([issueAt([], `must be a JSON object, not ${what}`)]);
+  }
+  const structural = structuralIssue(value);
+  if (structural) throw new SandboxInputError([structural]);
+  return validate(schema, value);
+}

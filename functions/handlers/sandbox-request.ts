@@ -1,0 +1,23 @@
+import { SandboxInputError } from '../domain/sandbox/input';
+import { httpHandler, type HttpRequest } from '../http/boundary';
+import { Problem } from '../http/problem';
+
+/**
+ * The shared shape of a sandbox operation: a pure evaluation of the request, answered 200, with
+ * every refused input as a 422 problem naming the field (`field`, and every issue in `errors`
+ * with an RFC 6901 pointer). Sandbox functions import nothing that reaches a store.
+ */
+export function sandboxHandler(evaluate: (request: HttpRequest) => unknown) {
+  return httpHandler(async (request) => {
+    try {
+      return { status: 200, body: evaluate(request) };
+    } catch (error) {
+      if (error instanceof SandboxInputError) {
+        const [first] = error.issues;
+        const detail = first.field === '(body)' ? `The request body ${first.detail}.` : `Field '${first.field}' ${first.detail}.`;
+        throw new Problem('INVALID_REQUEST', detail, { field: first.field, errors: error.issues });
+      }
+      throw error;
+    }
+  });
+}

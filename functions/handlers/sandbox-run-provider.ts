@@ -1,0 +1,20 @@
+import { z } from 'zod';
+import { findProvider, runProvider, SANDBOX_PROVIDERS } from '../domain/sandbox/providers';
+import { parseJsonBody } from '../domain/sandbox/input';
+import { Problem } from '../http/problem';
+import { sandboxHandler } from './sandbox-request';
+
+const registered = SANDBOX_PROVIDERS.map((p) => p.providerId).join(', ');
+
+/** POST /developers/sandbox/providers/{providerId}/run: the provider is looked up before the body is read. */
+export const handler = sandboxHandler((request) => {
+  const providerId = request.pathParameters.providerId ?? '';
+  const provider = findProvider(providerId);
+  if (!provider) {
+    throw new Problem('PROVIDER_NOT_REGISTERED', `No synthetic provider is registered as '${providerId.slice(0, 64)}'. Registered: ${registered}.`, {
+      providerId: providerId.slice(0, 64),
+      registeredProviders: SANDBOX_PROVIDERS.map((p) => p.providerId),
+    });
+  }
+  return runProvider(provider, parseJsonBody(request.body, provider.requestSchema as z.ZodType, { optional: false }));
+});
