@@ -50,6 +50,8 @@ header.site{background:var(--ink);color:#fff;padding:.75rem 1rem}
 header.site a{color:#fff;margin-right:1rem}
 header.site .name{font-weight:700;margin-right:2rem}
 main{max-width:60rem;margin:0 auto;padding:1rem}
+main.wide{max-width:80rem}
+td.path code{font-size:.85em}
 h1{font-size:1.6rem;margin:.5rem 0 1rem}
 h2{font-size:1.2rem;margin:1.5rem 0 .5rem;border-bottom:1px solid var(--line);padding-bottom:.25rem}
 .card{border:1px solid var(--line);border-radius:6px;padding:1rem;background:var(--bg);margin:1rem 0}
@@ -67,6 +69,10 @@ form.lookup input{font:inherit;padding:.45rem .6rem;border:2px solid var(--muted
 form.lookup button{font:inherit;font-weight:600;padding:.45rem 1.2rem;border:0;border-radius:4px;background:var(--info);color:#fff;cursor:pointer}
 .hint,.muted{color:var(--muted)}
 .error{border-left:4px solid var(--bad);padding:.5rem 1rem;background:#fff5f5}
+.card h2{margin-top:0}
+.scroll{overflow-x:auto}
+td time,td.path code{white-space:nowrap}
+@media (max-width:40rem){dl.facts{grid-template-columns:1fr;gap:0}dl.facts dd{margin-bottom:.5rem}header.site .name{display:block;margin-bottom:.25rem}}
 footer{max-width:60rem;margin:2rem auto;padding:1rem;color:var(--muted);border-top:1px solid var(--line);font-size:.9rem}
 `.trim();
 
@@ -101,10 +107,12 @@ export interface PageInput {
   title: string;
   baseUrl: string;
   main: SafeHtml;
+  /** Wide layout for tables of many columns (studio). */
+  wide?: boolean;
 }
 
 /** The shared page frame: language, landmarks, skip link, navigation and the disclosure footer. */
-export function pageDocument({ title, baseUrl, main }: PageInput): string {
+export function pageDocument({ title, baseUrl, main, wide }: PageInput): string {
   return html`<!doctype html>
 <html lang="en">
 <head>
@@ -121,7 +129,7 @@ export function pageDocument({ title, baseUrl, main }: PageInput): string {
 <a href="${baseUrl}/verify">Verify</a>
 <a href="${baseUrl}/studio">Studio</a>
 </nav></header>
-<main id="main">
+<main id="main"${wide ? html` class="wide"` : ''}>
 ${main}
 </main>
 <footer>

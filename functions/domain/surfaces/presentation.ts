@@ -75,7 +75,7 @@ export function statusCard({ resolution, integrityReason }: ResolutionView, head
 ${objectType ? html`<dt>Kind of object</dt><dd>${stateWords(objectType)}</dd>` : ''}
 ${text(object.businessReference) ? html`<dt>Business reference</dt><dd>${text(object.businessReference)}</dd>` : ''}
 <dt>Reference</dt><dd><code>${text(object.reference) ?? ''}</code></dd>
-<dt>State</dt><dd>${stateWords(current.state)} <code>${current.state}</code></dd>
+<dt>State</dt><dd>${stateWords(current.state)} <code class="muted">(${current.state})</code></dd>
 ${text(object.stateSince) ? html`<dt>In this state since</dt><dd>${timeElement(text(object.stateSince))}</dd>` : ''}
 <dt>Disposition</dt><dd><code>${current.disposition}</code>: ${DISPOSITION_MEANING[current.disposition] ?? 'not defined'}</dd>
 <dt>Fresh</dt><dd>${current.fresh ? 'Yes' : 'No'}${window ? html`, freshness window ${window}` : ''}</dd>

@@ -26,21 +26,21 @@ function statusSection({ baseUrl, foundations, activation }: StudioInput): SafeH
 <h2 id="status-heading">Service status</h2>
 <p>Checked ${timeElement(foundations.checkedAt)}. Production foundations: ${badge(foundations.status)}
 (<a href="${baseUrl}/v1/activation-readiness/production-foundations">JSON</a>).</p>
-<table>
+<div class="scroll"><table>
 <caption>Persistence checks: ${p.status}${p.durationMs === null ? '' : `, ${p.durationMs} ms`}</caption>
 <thead><tr><th scope="col">Check</th><th scope="col">Outcome</th><th scope="col">Detail</th></tr></thead>
 <tbody>${p.checks.map((c) => html`<tr><td><code>${c.key}</code></td><td>${badge(c.outcome)}</td><td>${c.detail}</td></tr>\n`)}</tbody>
-</table>
-<table>
+</table></div>
+<div class="scroll"><table>
 <caption>Activation gates (<a href="${baseUrl}/v1/activation-readiness">JSON</a>): configuration only, live activation stays gated</caption>
 <thead><tr><th scope="col">Gate</th><th scope="col">Configuration</th><th scope="col">Live activation</th></tr></thead>
 <tbody>${activation.gates.map((g) => html`<tr><td>${g.name} <code>${g.key}</code></td><td>${badge(g.status)}</td><td>${badge(g.liveActivation)}</td></tr>\n`)}</tbody>
-</table>
-<table>
+</table></div>
+<div class="scroll"><table>
 <caption>Authorities this service never holds</caption>
 <thead><tr><th scope="col">Authority</th><th scope="col">Status</th><th scope="col">Why</th></tr></thead>
 <tbody>${foundations.authorities.map((a) => html`<tr><td><code>${a.key}</code></td><td>${badge(a.status)}</td><td>${a.reason}</td></tr>\n`)}</tbody>
-</table>
+</table></div>
 </section>`;
 }
 
@@ -62,10 +62,10 @@ function sandboxSection({ baseUrl, operations }: StudioInput): SafeHtml {
 <h2 id="sandbox-heading">Sandbox</h2>
 <p>Deterministic operations with no production side effects: they issue no credential, change no entitlement, call no payment provider and bind no external authority.
 ${examples ? html`Ready-made request bodies and demo references are in <a href="${baseUrl}${examples.path}"><code>${examples.path}</code></a>.` : ''}</p>
-<table>
+<div class="scroll"><table>
 <thead><tr><th scope="col">Operation</th><th scope="col">liveState</th><th scope="col">Purpose</th></tr></thead>
-<tbody>${runs.map((op) => html`<tr><td><code>POST ${op.path}</code></td><td>${op.liveState}</td><td>${op.summary}</td></tr>\n`)}</tbody>
-</table>
+<tbody>${runs.map((op) => html`<tr><td class="path"><code>POST ${op.path}</code></td><td>${op.liveState}</td><td>${op.summary}</td></tr>\n`)}</tbody>
+</table></div>
 </section>`;
 }
 
@@ -73,11 +73,11 @@ function endpointsSection({ baseUrl, operations }: StudioInput): SafeHtml {
   const openapi = linkIfPublished(operations, baseUrl, '/developers/openapi.json');
   return html`<section aria-labelledby="endpoints-heading">
 <h2 id="endpoints-heading">Every endpoint</h2>
-<table>
+<div class="scroll"><table>
 <caption>${operations.length} operations, from the contract table${openapi ? html` (<a href="${openapi}">OpenAPI</a>)` : ''}</caption>
 <thead><tr><th scope="col">Method</th><th scope="col">Path</th><th scope="col">liveState</th><th scope="col">Summary</th></tr></thead>
-<tbody>${operations.map((op) => html`<tr><td>${op.method}</td><td>${endpointCell(baseUrl, op)}</td><td>${op.liveState}</td><td>${op.summary}</td></tr>\n`)}</tbody>
-</table>
+<tbody>${operations.map((op) => html`<tr><td>${op.method}</td><td class="path">${endpointCell(baseUrl, op)}</td><td>${op.liveState}</td><td>${op.summary}</td></tr>\n`)}</tbody>
+</table></div>
 </section>`;
 }
 
@@ -93,5 +93,5 @@ ${lookupForm(input.baseUrl, undefined, false)}
 ${cataloguesSection(input)}
 ${sandboxSection(input)}
 ${endpointsSection(input)}`;
-  return pageDocument({ title: 'Studio', baseUrl: input.baseUrl, main });
+  return pageDocument({ title: 'Studio', baseUrl: input.baseUrl, main, wide: true });
 }

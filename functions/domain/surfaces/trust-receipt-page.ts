@@ -10,6 +10,9 @@ export interface TrustReceiptInput extends ResolutionView {
   ledgerUrl?: string;
 }
 
+/** Machine names such as DEVICE_REGISTRY_SYNC read as words; names already in words stay as they are. */
+const sourceWords = (source: string): string => (/^[A-Z0-9_]+$/.test(source) ? stateWords(source) : source);
+
 function describeEntry(entry: TimelineEntry): SafeHtml {
   if (entry.type === 'STATE_CHANGED') {
     return entry.previousState
@@ -25,13 +28,13 @@ function timelineSection(input: TrustReceiptInput): SafeHtml {
   const ref = segment(input.reference);
   return html`<section aria-labelledby="timeline-heading">
 <h2 id="timeline-heading">Timeline</h2>
-<table>
+<div class="scroll"><table>
 <caption>${entries.length} ${entries.length === 1 ? 'entry' : 'entries'}, newest first${input.olderEntriesExist ? ', older entries not shown' : ''}.</caption>
 <thead><tr><th scope="col">When</th><th scope="col">What happened</th><th scope="col">Source</th></tr></thead>
 <tbody>
-${entries.map((e) => html`<tr><td>${timeElement(e.at)}</td><td>${describeEntry(e)}</td><td>${e.source}</td></tr>\n`)}
+${entries.map((e) => html`<tr><td>${timeElement(e.at)}</td><td>${describeEntry(e)}</td><td>${sourceWords(e.source)}</td></tr>\n`)}
 </tbody>
-</table>
+</table></div>
 ${input.olderEntriesExist ? html`<p>The full history is in the <a href="${input.baseUrl}/v1/objects/${ref}">JSON resolution</a>, which pages back through older entries (Link header).</p>` : ''}
 </section>`;
 }
