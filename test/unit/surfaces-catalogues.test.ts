@@ -1,3 +1,4 @@
+import type { Operation } from '../../functions/contract/operation';
 import { CHANNELS, OFFLINE_VERIFICATION_STATEMENT } from '../../functions/contract/channels';
 import { operations } from '../../functions/contract/operations';
 import { surfacesOperations } from '../../functions/contract/operations/surfaces';
@@ -21,7 +22,7 @@ const row = (method: 'GET' | 'POST', path: string, liveState: OperationRow['live
 
 describe('the surfaces in the contract table', () => {
   it('registers the seven routes the specification lists, all LIVE, pages as text/html', () => {
-    const byPath = Object.fromEntries(surfacesOperations.map((op) => [op.path, op]));
+    const byPath: Record<string, Operation> = Object.fromEntries(surfacesOperations.map((op) => [op.path, op]));
     expect(Object.keys(byPath).sort()).toEqual(
       ['/studio', '/trust-receipt/{reference}', '/v1/activation-readiness', '/v1/activation-readiness/production-foundations', '/v1/trust-fabric/catalogue', '/v1/trust-infrastructure', '/verify'].sort(),
     );
