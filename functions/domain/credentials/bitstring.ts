@@ -34,7 +34,7 @@ export function bitstringOf(setIndexes: Iterable<number>, entries = MIN_STATUS_L
 }
 
 export function encodeStatusList(setIndexes: Iterable<number>, entries = MIN_STATUS_LIST_ENTRIES): string {
-  return MULTIBASE_BASE64URL + gzipSync(bitstringOf(setIndexes, entries), { level: 9 }).toString('base64url');
+  return MULTIBASE_BASE64URL + gzipSync(bitstringOf(setIndexes, entries)).toString('base64url');
 }
 
 /** The Bitstring Expansion Algorithm, refusing anything the Validate Algorithm would refuse. */
