@@ -1,0 +1,123 @@
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Role, ServicePrincipal, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { BucketDeployment, CacheControl, Source } from 'aws-cdk-lib/aws-s3-deployment';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { DOCUMENT_CACHE_CONTROL, mediaTypeOf } from '../local/documents';
+
+export interface CatalogueProps {
+  /** The build output (`npm run build`), published as is: file paths are object keys. */
+  siteDir: string;
+  /** Keys the API serves straight from the bucket (the contract table's document operations). */
+  documentKeys: readonly string[];
+  logRetention: RetentionDays;
+}
+
+/** Every file below `dir`, as bucket keys with forward slashes. */
+function filesBelow(dir: string, prefix = ''): string[] {
+  return readdirSync(dir)
+    .sort()
+    .flatMap((name) => {
+      const full = path.join(dir, name);
+      const key = prefix ? `${prefix}/${name}` : name;
+      return statSync(full).isDirectory() ? filesBelow(full, key) : [key];
+    });
+}
+
+/**
+ * Files grouped by media type. A deployment sets one Content-Type on everything it copies, so
+ * each media type gets its own deployment limited to its file extensions.
+ */
+export function mediaTypeGroups(keys: readonly string[]): Map<string, string[]> {
+  const groups = new Map<string, Set<string>>();
+  for (const key of keys) {
+    const ext = path.posix.extname(key);
+    if (!ext) throw new Error(`published file '${key}' has no extension, so its media type is unknown`);
+    const type = mediaTypeOf(key);
+    if (!groups.has(type)) groups.set(type, new Set());
+    groups.get(type)!.add(`*${ext}`);
+  }
+  return new Map([...groups].map(([type, patterns]) => [type, [...patterns].sort()]));
+}
+
+/**
+ * The catalogue bucket: private, TLS only, versioned, encrypted, with server access logs; the
+ * build output deployed into it with each document's media type and cache policy; and the role
+ * API Gateway assumes to read exactly the published documents.
+ */
+export class Catalogue extends Construct {
+  readonly bucket: Bucket;
+  readonly accessLogBucket: Bucket;
+  readonly apiReadRole: Role;
+  readonly deployments: BucketDeployment[] = [];
+
+  constructor(scope: Construct, id: string, props: CatalogueProps) {
+    super(scope, id);
+    if (!existsSync(props.siteDir)) {
+      throw new Error(`${props.siteDir} does not exist: run \`npm run build\` before synthesizing the stack`);
+    }
+    const published = filesBelow(props.siteDir);
+    const missing = props.documentKeys.filter((key) => !published.includes(key));
+    if (missing.length > 0) {
+      throw new Error(`the contract serves documents the build did not produce (${missing.join(', ')}): run \`npm run build\``);
+    }
+
+    this.accessLogBucket = new Bucket(this, 'AccessLogs', {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      enforceSSL: true,
+      encryption: BucketEncryption.S3_MANAGED,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_PREFERRED,
+      lifecycleRules: [{ expiration: Duration.days(365) }],
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    this.bucket = new Bucket(this, 'Bucket', {
+      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
+      enforceSSL: true,
+      versioned: true,
+      // SSE-S3: API Gateway's S3 integration reads it without a KMS grant.
+      encryption: BucketEncryption.S3_MANAGED,
+      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
+      serverAccessLogsBucket: this.accessLogBucket,
+      serverAccessLogsPrefix: 'catalogue/',
+      lifecycleRules: [{ noncurrentVersionExpiration: Duration.days(90) }],
+      removalPolicy: RemovalPolicy.RETAIN,
+    });
+
+    // The deployments share one provider function; its logs are kept like every other log of the stack.
+    const deploymentLogs = new LogGroup(this, 'DeploymentLogs', { retention: props.logRetention, removalPolicy: RemovalPolicy.DESTROY });
+    for (const [mediaType, patterns] of mediaTypeGroups(published)) {
+      const name = mediaType.split(';')[0].replace(/[^A-Za-z0-9]/g, '');
+      this.deployments.push(
+        new BucketDeployment(this, `Deploy${name}`, {
+          sources: [Source.asset(props.siteDir)],
+          destinationBucket: this.bucket,
+          // Only this media type's files: the deployments share the bucket and none prunes another's files.
+          exclude: ['*'],
+          include: patterns,
+          contentType: mediaType,
+          cacheControl: [CacheControl.fromString(DOCUMENT_CACHE_CONTROL)],
+          prune: true,
+          memoryLimit: 256,
+          logGroup: deploymentLogs,
+        }),
+      );
+    }
+
+    this.apiReadRole = new Role(this, 'ApiReadRole', {
+      assumedBy: new ServicePrincipal('apigateway.amazonaws.com'),
+      description: 'API Gateway reads the published catalogue documents (and nothing else) from the catalogue bucket.',
+    });
+    if (props.documentKeys.length > 0) {
+      this.apiReadRole.addToPolicy(
+        new PolicyStatement({
+          actions: ['s3:GetObject'],
+          resources: [...new Set(props.documentKeys)].sort().map((key) => this.bucket.arnForObjects(key)),
+        }),
+      );
+    }
+  }
+}

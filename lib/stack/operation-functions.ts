@@ -1,0 +1,106 @@
+import path from 'node:path';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { ApplicationLogLevel, Architecture, LoggingFormat, Runtime, SystemLogLevel } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import { Construct } from 'constructs';
+import type { Operation } from '../../functions/contract/operation';
+import { SERVICE_NAME } from '../../functions/contract/service';
+import { BUNDLE_AWS_SDK, BUNDLE_OPTIONS, NODE_OPTIONS } from './bundling';
+
+/** The contract table's rows that run as a Lambda function. */
+export type LambdaOperation = Operation & { integration: Extract<Operation['integration'], { kind: 'lambda' }> };
+
+export function lambdaOperations(operations: readonly Operation[]): LambdaOperation[] {
+  return operations.filter((op): op is LambdaOperation => op.integration.kind === 'lambda');
+}
+
+export interface OperationFunctionsProps {
+  operations: readonly Operation[];
+  /** Repository root: operation entries are relative to it. */
+  projectRoot: string;
+  table: ITable;
+  bucket: IBucket;
+  ledgerVerifierKeys: string;
+  logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+  logRetention: RetentionDays;
+  publicBaseUrl: string;
+}
+
+/**
+ * One function per Lambda operation of the contract table. Each has its own role and log group,
+ * and its `access` decides everything it can reach:
+ *   table-read  -> dynamodb:GetItem and dynamodb:Query on the record table (TABLE_NAME, LEDGER_VERIFIER_KEYS)
+ *   bucket-read -> s3:GetObject on the catalogue bucket's objects (CATALOGUE_BUCKET)
+ *   none        -> nothing but its own logs (the sandbox: no resource is even named to it)
+ */
+export class OperationFunctions extends Construct {
+  readonly byOperationId = new Map<string, NodejsFunction>();
+
+  constructor(scope: Construct, id: string, props: OperationFunctionsProps) {
+    super(scope, id);
+    for (const op of lambdaOperations(props.operations)) {
+      this.byOperationId.set(op.operationId, this.operationFunction(op, props));
+    }
+  }
+
+  private operationFunction(op: LambdaOperation, props: OperationFunctionsProps): NodejsFunction {
+    const scope = new Construct(this, op.operationId);
+    const logGroup = new LogGroup(scope, 'Logs', { retention: props.logRetention, removalPolicy: RemovalPolicy.DESTROY });
+    // An own role instead of the managed AWSLambdaBasicExecutionRole: it may write only its own log group.
+    const role = new Role(scope, 'Role', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `Runs ${op.operationId} (${op.method} ${op.path}); access: ${op.integration.access}.`,
+    });
+    role.addToPolicy(new PolicyStatement({ actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [logGroup.logGroupArn] }));
+
+    const environment: Record<string, string> = {
+      POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+      POWERTOOLS_LOG_LEVEL: props.logLevel,
+      NODE_OPTIONS,
+      ...(props.publicBaseUrl ? { PUBLIC_BASE_URL: props.publicBaseUrl } : {}),
+    };
+    switch (op.integration.access) {
+      case 'table-read':
+        environment.TABLE_NAME = props.table.tableName;
+        environment.LEDGER_VERIFIER_KEYS = props.ledgerVerifierKeys;
+        role.addToPolicy(new PolicyStatement({ actions: ['dynamodb:GetItem', 'dynamodb:Query'], resources: [props.table.tableArn] }));
+        break;
+      case 'bucket-read':
+        environment.CATALOGUE_BUCKET = props.bucket.bucketName;
+        role.addToPolicy(new PolicyStatement({ actions: ['s3:GetObject'], resources: [props.bucket.arnForObjects('*')] }));
+        break;
+      case 'none':
+        break;
+    }
+
+    return new NodejsFunction(scope, 'Function', {
+      description: `${op.method} ${op.path} (${op.operationId})`,
+      entry: path.join(props.projectRoot, op.integration.entry),
+      projectRoot: props.projectRoot,
+      depsLockFilePath: path.join(props.projectRoot, 'package-lock.json'),
+      handler: 'handler',
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      memorySize: 512,
+      // Well above the store's worst case (about 2.5 s, functions/store/client.ts), well below API Gateway's 29 s.
+      timeout: Duration.seconds(6),
+      role,
+      logGroup,
+      loggingFormat: LoggingFormat.JSON,
+      applicationLogLevelV2: ApplicationLogLevel[props.logLevel],
+      systemLogLevelV2: SystemLogLevel.INFO,
+      environment,
+      // AWS_NODEJS_CONNECTION_REUSE_ENABLED belongs to SDK v2; SDK v3 keeps connections alive by default.
+      awsSdkConnectionReuse: false,
+      bundling: {
+        ...BUNDLE_OPTIONS,
+        bundleAwsSDK: BUNDLE_AWS_SDK,
+        forceDockerBundling: false,
+      },
+    });
+  }
+}

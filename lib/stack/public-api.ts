@@ -1,0 +1,118 @@
+import { Aws, RemovalPolicy } from 'aws-cdk-lib';
+import { AccessLogFormat, ApiDefinition, EndpointType, LogGroupLogDestination, MethodLoggingLevel, SpecRestApi } from 'aws-cdk-lib/aws-apigateway';
+import type { IRole } from 'aws-cdk-lib/aws-iam';
+import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import { Construct } from 'constructs';
+import type { Operation } from '../../functions/contract/operation';
+import { buildImportDocument, type IntegrationTargets } from '../contract/import-document';
+import { lambdaOperations } from './operation-functions';
+
+export interface PublicApiProps {
+  operations: readonly Operation[];
+  functions: ReadonlyMap<string, IFunction>;
+  bucket: IBucket;
+  documentReadRole: IRole;
+  stageName: string;
+  throttleRateLimit: number;
+  throttleBurstLimit: number;
+  logRetention: RetentionDays;
+  cloudWatchRole: boolean;
+}
+
+/**
+ * One JSON object per request. $context.requestId is the correlation id API Gateway hands the
+ * function (used unless the caller sent its own x-correlation-id). Values that may be '-' are quoted.
+ */
+export const ACCESS_LOG_FIELDS: Record<string, string> = {
+  requestId: '$context.requestId',
+  extendedRequestId: '$context.extendedRequestId',
+  requestTime: '$context.requestTime',
+  httpMethod: '$context.httpMethod',
+  resourcePath: '$context.resourcePath',
+  path: '$context.path',
+  status: '$context.status',
+  protocol: '$context.protocol',
+  responseLength: '$context.responseLength',
+  responseLatencyMs: '$context.responseLatency',
+  integrationLatencyMs: '$context.integrationLatency',
+  integrationStatus: '$context.integrationStatus',
+  errorType: '$context.error.responseType',
+  errorMessage: '$context.error.message',
+  sourceIp: '$context.identity.sourceIp',
+  userAgent: '$context.identity.userAgent',
+};
+
+export function accessLogFormat(): string {
+  const numeric = new Set(['status']);
+  const parts = Object.entries(ACCESS_LOG_FIELDS).map(([key, value]) => `"${key}":${numeric.has(key) ? value : `"${value}"`}`);
+  return `{${parts.join(',')}}`;
+}
+
+/** execute-api resource path of an operation: path parameters become wildcards. */
+function executeApiPath(path: string): string {
+  return path.replace(/\{[^}]+\}/g, '*');
+}
+
+/**
+ * The REST API, imported from the contract table's API Gateway document: every route, parameter
+ * and integration comes from the table; this construct only supplies the ARNs the document needs.
+ */
+export class PublicApi extends Construct {
+  readonly api: SpecRestApi;
+  readonly accessLogs: LogGroup;
+  readonly executionLogs: LogGroup;
+  readonly definition: Record<string, unknown>;
+
+  constructor(scope: Construct, id: string, props: PublicApiProps) {
+    super(scope, id);
+    const targets: IntegrationTargets = {
+      lambdaUri: (op) => {
+        const fn = props.functions.get(op.operationId);
+        if (!fn) throw new Error(`no function for the Lambda operation ${op.operationId}`);
+        return `arn:${Aws.PARTITION}:apigateway:${Aws.REGION}:lambda:path/2015-03-31/functions/${fn.functionArn}/invocations`;
+      },
+      documentUri: (key) => `arn:${Aws.PARTITION}:apigateway:${Aws.REGION}:s3:path/${props.bucket.bucketName}/${key}`,
+      documentRole: props.documentReadRole.roleArn,
+    };
+    this.definition = buildImportDocument(targets);
+
+    this.accessLogs = new LogGroup(this, 'AccessLogs', { retention: props.logRetention, removalPolicy: RemovalPolicy.DESTROY });
+    this.api = new SpecRestApi(this, 'Api', {
+      apiDefinition: ApiDefinition.fromInline(this.definition),
+      endpointTypes: [EndpointType.REGIONAL],
+      cloudWatchRole: props.cloudWatchRole,
+      // The account setting outlives this stack: other APIs of the account log through the same role.
+      ...(props.cloudWatchRole ? { cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN } : {}),
+      deployOptions: {
+        stageName: props.stageName,
+        throttlingRateLimit: props.throttleRateLimit,
+        throttlingBurstLimit: props.throttleBurstLimit,
+        accessLogDestination: new LogGroupLogDestination(this.accessLogs),
+        accessLogFormat: AccessLogFormat.custom(accessLogFormat()),
+        // Execution logs for errors only; request and response bodies are never logged.
+        loggingLevel: MethodLoggingLevel.ERROR,
+        dataTraceEnabled: false,
+        metricsEnabled: true,
+      },
+    });
+
+    // API Gateway would create the execution log group itself, kept forever; create it first, with retention.
+    const executionLogs = (this.executionLogs = new LogGroup(this, 'ExecutionLogs', {
+      logGroupName: `API-Gateway-Execution-Logs_${this.api.restApiId}/${props.stageName}`,
+      retention: props.logRetention,
+      removalPolicy: RemovalPolicy.DESTROY,
+    }));
+    this.api.deploymentStage.node.addDependency(executionLogs);
+
+    for (const op of lambdaOperations(props.operations)) {
+      props.functions.get(op.operationId)!.addPermission(`InvokeBy${this.node.id}`, {
+        principal: new ServicePrincipal('apigateway.amazonaws.com'),
+        action: 'lambda:InvokeFunction',
+        sourceArn: this.api.arnForExecuteApi(op.method, executeApiPath(op.path), props.stageName),
+      });
+    }
+  }
+}

@@ -1,0 +1,101 @@
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Node } from 'constructs';
+
+/** Everything a deployment may choose through CDK context (`cdk deploy -c key=value` or cdk.json). */
+export interface StackSettings {
+  /** DynamoDB deletion protection; on unless a development stack turns it off. */
+  deletionProtection: boolean;
+  /**
+   * Public ledger verifier keys given to the functions that read records (passed through as
+   * written; a JSON value in cdk.json is passed as its JSON text). Empty means no key is
+   * trusted, so ledger integrity fails closed (never confirmed).
+   */
+  ledgerVerifierKeys: string;
+  /** Powertools / Lambda application log level. */
+  logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+  /** Steady request rate (requests per second) the stage admits across all methods. */
+  throttleRateLimit: number;
+  /** Burst the stage admits above the steady rate. */
+  throttleBurstLimit: number;
+  /** API Gateway stage name (the first path segment of the invoke URL). */
+  stageName: string;
+  /**
+   * Whether this stack sets the account's API Gateway CloudWatch role (needed once per account
+   * and region for access and execution logs). Turn it off where the account already has one.
+   */
+  apiGatewayCloudWatchRole: boolean;
+  /** Days that function, access and execution logs are kept (one of CloudWatch's retention values). */
+  logRetentionDays: RetentionDays;
+  /** Absolute base URL of a custom domain, when the API is served under one. */
+  publicBaseUrl: string;
+}
+
+export const DEFAULT_SETTINGS: StackSettings = {
+  deletionProtection: true,
+  ledgerVerifierKeys: '',
+  logLevel: 'INFO',
+  throttleRateLimit: 100,
+  throttleBurstLimit: 200,
+  stageName: 'live',
+  apiGatewayCloudWatchRole: true,
+  logRetentionDays: RetentionDays.ONE_MONTH,
+  publicBaseUrl: '',
+};
+
+const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
+
+/** Context values arrive as strings from the command line and as JSON values from cdk.json. */
+function asBoolean(key: string, value: unknown, fallback: boolean): boolean {
+  if (value === undefined) return fallback;
+  if (value === true || value === 'true') return true;
+  if (value === false || value === 'false') return false;
+  throw new Error(`context '${key}' must be true or false, not ${JSON.stringify(value)}`);
+}
+
+function asPositiveInteger(key: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`context '${key}' must be a positive integer, not ${JSON.stringify(value)}`);
+  return n;
+}
+
+function asString(key: string, value: unknown, fallback: string): string {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'string') throw new Error(`context '${key}' must be a string, not ${JSON.stringify(value)}`);
+  return value;
+}
+
+function asRetention(value: unknown, fallback: RetentionDays): RetentionDays {
+  if (value === undefined) return fallback;
+  const days = Number(value);
+  const allowed = Object.values(RetentionDays).filter((v): v is number => typeof v === 'number' && v !== RetentionDays.INFINITE);
+  if (!allowed.includes(days)) throw new Error(`context 'logRetentionDays' must be one of ${allowed.join(', ')}`);
+  return days as RetentionDays;
+}
+
+function asVerifierKeys(value: unknown): string {
+  if (value === undefined || value === null) return DEFAULT_SETTINGS.ledgerVerifierKeys;
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/** Reads and checks the settings; a wrong value stops the synth with the key named. */
+export function settingsFrom(node: Node): StackSettings {
+  const get = (key: keyof StackSettings) => node.tryGetContext(key);
+  const logLevel = asString('logLevel', get('logLevel'), DEFAULT_SETTINGS.logLevel).toUpperCase();
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) throw new Error(`context 'logLevel' must be one of ${LOG_LEVELS.join(', ')}`);
+  const stageName = asString('stageName', get('stageName'), DEFAULT_SETTINGS.stageName);
+  if (!/^[A-Za-z0-9_]{1,64}$/.test(stageName)) throw new Error(`context 'stageName' must be 1-64 letters, digits or underscores`);
+  const publicBaseUrl = asString('publicBaseUrl', get('publicBaseUrl'), DEFAULT_SETTINGS.publicBaseUrl);
+  if (publicBaseUrl && !/^https:\/\/[^\s/]+(\/[^\s]*)?$/.test(publicBaseUrl)) throw new Error(`context 'publicBaseUrl' must be an https URL`);
+  return {
+    deletionProtection: asBoolean('deletionProtection', get('deletionProtection'), DEFAULT_SETTINGS.deletionProtection),
+    ledgerVerifierKeys: asVerifierKeys(get('ledgerVerifierKeys')),
+    logLevel: logLevel as StackSettings['logLevel'],
+    throttleRateLimit: asPositiveInteger('throttleRateLimit', get('throttleRateLimit'), DEFAULT_SETTINGS.throttleRateLimit),
+    throttleBurstLimit: asPositiveInteger('throttleBurstLimit', get('throttleBurstLimit'), DEFAULT_SETTINGS.throttleBurstLimit),
+    stageName,
+    apiGatewayCloudWatchRole: asBoolean('apiGatewayCloudWatchRole', get('apiGatewayCloudWatchRole'), DEFAULT_SETTINGS.apiGatewayCloudWatchRole),
+    logRetentionDays: asRetention(get('logRetentionDays'), DEFAULT_SETTINGS.logRetentionDays),
+    publicBaseUrl: publicBaseUrl.replace(/\/+$/, ''),
+  };
+}

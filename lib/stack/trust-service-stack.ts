@@ -1,0 +1,77 @@
+import path from 'node:path';
+import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { Construct } from 'constructs';
+import { operations as contractOperations } from '../../functions/contract/operations';
+import { SITE_DIR } from '../local/documents';
+import { Catalogue } from './catalogue';
+import { LoaderAccess } from './loader-access';
+import { acknowledgeFindings } from './nag-acknowledgements';
+import { OperationFunctions } from './operation-functions';
+import { PublicApi } from './public-api';
+import { RecordTable } from './record-table';
+import { settingsFrom, type StackSettings } from './settings';
+
+export const PROJECT_ROOT = path.resolve(__dirname, '../..');
+
+export interface TrustServiceStackProps extends StackProps {
+  /** The build output published to the catalogue bucket (default: dist/site). */
+  siteDir?: string;
+}
+
+/**
+ * The whole service in one stack, driven by the contract table: the record table, the catalogue
+ * bucket, one function per Lambda operation, the REST API imported from the table's API Gateway
+ * document, and the loader's role with the ledger signing key.
+ */
+export class TrustServiceStack extends Stack {
+  readonly settings: StackSettings;
+  readonly records: RecordTable;
+  readonly catalogue: Catalogue;
+  readonly functions: OperationFunctions;
+  readonly loader: LoaderAccess;
+  readonly publicApi: PublicApi;
+
+  constructor(scope: Construct, id: string, props: TrustServiceStackProps = {}) {
+    super(scope, id, props);
+    const settings = (this.settings = settingsFrom(this.node));
+    // The API is imported from the contract table's document, so the functions come from the same table.
+    const operations = contractOperations;
+
+    this.records = new RecordTable(this, 'Records', { deletionProtection: settings.deletionProtection });
+    this.catalogue = new Catalogue(this, 'Catalogue', {
+      siteDir: props.siteDir ?? SITE_DIR,
+      documentKeys: operations.flatMap((op) => (op.integration.kind === 'document' ? [op.integration.key] : [])),
+      logRetention: settings.logRetentionDays,
+    });
+    this.functions = new OperationFunctions(this, 'Operations', {
+      operations,
+      projectRoot: PROJECT_ROOT,
+      table: this.records.table,
+      bucket: this.catalogue.bucket,
+      ledgerVerifierKeys: settings.ledgerVerifierKeys,
+      logLevel: settings.logLevel,
+      logRetention: settings.logRetentionDays,
+      publicBaseUrl: settings.publicBaseUrl,
+    });
+    this.loader = new LoaderAccess(this, 'Loader', { table: this.records.table });
+    this.publicApi = new PublicApi(this, 'PublicApi', {
+      operations,
+      functions: this.functions.byOperationId,
+      bucket: this.catalogue.bucket,
+      documentReadRole: this.catalogue.apiReadRole,
+      stageName: settings.stageName,
+      throttleRateLimit: settings.throttleRateLimit,
+      throttleBurstLimit: settings.throttleBurstLimit,
+      logRetention: settings.logRetentionDays,
+      cloudWatchRole: settings.apiGatewayCloudWatchRole,
+    });
+
+    new CfnOutput(this, 'ApiUrl', { value: this.publicApi.api.url, description: 'Base URL of the public API (stage included).' });
+    new CfnOutput(this, 'TableName', { value: this.records.table.tableName, description: 'Record table: npm run load -- FILE --table <this>' });
+    new CfnOutput(this, 'CatalogueBucketName', { value: this.catalogue.bucket.bucketName });
+    new CfnOutput(this, 'LoaderRoleArn', { value: this.loader.role.roleArn, description: 'Role to assume for npm run load (writes the table, reads the signing key).' });
+    new CfnOutput(this, 'LedgerSigningKeySecretArn', { value: this.loader.signingKey.secretArn });
+
+    acknowledgeFindings(this);
+  }
+}

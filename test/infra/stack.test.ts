@@ -1,0 +1,386 @@
+import { readFileSync, rmSync } from 'node:fs';
+import path from 'node:path';
+import { Validations } from 'aws-cdk-lib';
+import { Match } from 'aws-cdk-lib/assertions';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { operations } from '../../functions/contract/operations';
+import { TABLE_KEYS } from '../../functions/store/write';
+import { DOCUMENT_CACHE_CONTROL } from '../../lib/local/documents';
+import { createApp } from '../../lib/stack/app';
+import { NODE_MAJOR } from '../../lib/stack/bundling';
+import { lambdaOperations } from '../../lib/stack/operation-functions';
+import { ACCESS_LOG_FIELDS } from '../../lib/stack/public-api';
+import { DEFAULT_SETTINGS } from '../../lib/stack/settings';
+import { documentKeys, fixtureSite, grantsOf, logicalIdOf, referencedIds, SKIP_BUNDLING, synthesize, type CfnResourceJson } from './support';
+
+const lambdaOps = lambdaOperations(operations);
+const { stack, json } = synthesize();
+const resources = json.Resources;
+const ofType = (type: string) => Object.entries(resources).filter(([, r]) => r.Type === type);
+
+const tableId = logicalIdOf(stack, stack.records.table);
+const bucketId = logicalIdOf(stack, stack.catalogue.bucket);
+const secretId = logicalIdOf(stack, stack.loader.signingKey);
+const loaderRoleId = logicalIdOf(stack, stack.loader.role);
+
+function functionOf(operationId: string): { id: string; resource: CfnResourceJson; roleId: string } {
+  const fn = stack.functions.byOperationId.get(operationId);
+  if (!fn) throw new Error(`no function for ${operationId}`);
+  const id = logicalIdOf(stack, fn);
+  const resource = resources[id];
+  return { id, resource, roleId: resource.Properties.Role['Fn::GetAtt'][0] };
+}
+
+/** Variables that would point a function at a resource or at the ledger. */
+const RESOURCE_VARIABLES = ['TABLE_NAME', 'CATALOGUE_BUCKET', 'LEDGER_VERIFIER_KEYS', 'DYNAMODB_ENDPOINT'];
+const READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:Query', 's3:GetObject'];
+const LOG_ACTIONS = ['logs:CreateLogStream', 'logs:PutLogEvents'];
+
+describe('functions: one per Lambda operation of the contract table', () => {
+  test('the table has Lambda operations, and each has exactly one function', () => {
+    expect(lambdaOps.length).toBeGreaterThan(0);
+    expect([...stack.functions.byOperationId.keys()].sort()).toEqual(lambdaOps.map((op) => op.operationId).sort());
+    const operationFunctions = ofType('AWS::Lambda::Function').filter(([, r]) => String(r.Properties.Runtime).startsWith('nodejs'));
+    expect(operationFunctions).toHaveLength(lambdaOps.length);
+  });
+
+  test.each(lambdaOps.map((op) => op.operationId))('%s: Node.js on arm64, JSON logs, Powertools settings, retained logs', (operationId) => {
+    const { resource } = functionOf(operationId);
+    const p = resource.Properties;
+    expect(p.Runtime).toBe(`nodejs${NODE_MAJOR}.x`);
+    expect(p.Architectures).toEqual(['arm64']);
+    expect(p.Handler).toBe('index.handler');
+    expect(p.Timeout).toBeLessThan(29);
+    expect(p.LoggingConfig).toMatchObject({ LogFormat: 'JSON', ApplicationLogLevel: DEFAULT_SETTINGS.logLevel });
+    const env = p.Environment.Variables;
+    expect(env).toMatchObject({
+      POWERTOOLS_SERVICE_NAME: 'public-trust-verification-service',
+      POWERTOOLS_LOG_LEVEL: DEFAULT_SETTINGS.logLevel,
+      NODE_OPTIONS: '--enable-source-maps',
+    });
+    // The SDK v2 variable does nothing for SDK v3 (which keeps connections alive itself).
+    expect(env).not.toHaveProperty('AWS_NODEJS_CONNECTION_REUSE_ENABLED');
+    const logGroupId = p.LoggingConfig.LogGroup.Ref;
+    expect(resources[logGroupId].Type).toBe('AWS::Logs::LogGroup');
+    expect(resources[logGroupId].Properties.RetentionInDays).toBe(DEFAULT_SETTINGS.logRetentionDays);
+  });
+
+  test('every log group of the stack has a retention', () => {
+    const groups = ofType('AWS::Logs::LogGroup');
+    expect(groups.length).toBeGreaterThanOrEqual(lambdaOps.length + 2);
+    for (const [, group] of groups) expect(group.Properties.RetentionInDays).toEqual(expect.any(Number));
+  });
+});
+
+describe('grants: each function reaches exactly what its access names', () => {
+  test.each(lambdaOps.map((op) => [op.operationId, op.integration.access] as const))('%s (%s)', (operationId, access) => {
+    const { id, resource, roleId } = functionOf(operationId);
+    const env = resource.Properties.Environment.Variables as Record<string, unknown>;
+    const grants = grantsOf(resources, roleId);
+    expect(resources[roleId].Properties.ManagedPolicyArns).toBeUndefined();
+    expect(grants.every((g) => g.effect === 'Allow')).toBe(true);
+
+    // Its own log group, and nothing else of the logs service.
+    const logGroupId = resource.Properties.LoggingConfig.LogGroup.Ref;
+    for (const g of grants.filter((g) => g.action.startsWith('logs:'))) {
+      expect(LOG_ACTIONS).toContain(g.action);
+      expect(referencedIds(g.resource)).toEqual([logGroupId]);
+    }
+    const resourceGrants = grants.filter((g) => !g.action.startsWith('logs:'));
+    // Read-only whatever the access: no write, delete, scan or admin action anywhere.
+    for (const g of resourceGrants) expect(READ_ACTIONS).toContain(g.action);
+
+    if (access === 'table-read') {
+      expect(resourceGrants.map((g) => g.action).sort()).toEqual(['dynamodb:GetItem', 'dynamodb:Query']);
+      for (const g of resourceGrants) expect(g.resource).toEqual({ 'Fn::GetAtt': [tableId, 'Arn'] });
+      expect(env.TABLE_NAME).toEqual({ Ref: tableId });
+      expect(env).toHaveProperty('LEDGER_VERIFIER_KEYS', DEFAULT_SETTINGS.ledgerVerifierKeys);
+      expect(env).not.toHaveProperty('CATALOGUE_BUCKET');
+    } else if (access === 'bucket-read') {
+      expect(resourceGrants.map((g) => g.action)).toEqual(['s3:GetObject']);
+      expect(referencedIds(resourceGrants[0].resource)).toEqual([bucketId]);
+      expect(env.CATALOGUE_BUCKET).toEqual({ Ref: bucketId });
+      for (const name of ['TABLE_NAME', 'LEDGER_VERIFIER_KEYS']) expect(env).not.toHaveProperty(name);
+    } else {
+      // Sandbox and other self-contained operations: no grant, and no resource even named to them.
+      expect(resourceGrants).toEqual([]);
+      for (const name of RESOURCE_VARIABLES) expect(env).not.toHaveProperty(name);
+      for (const value of Object.values(env)) expect(typeof value).toBe('string');
+    }
+    expect(id).toBeTruthy();
+  });
+
+  test('sandbox operations are integrated with functions that have no access at all', () => {
+    for (const op of lambdaOps.filter((o) => o.path.startsWith('/developers/sandbox/'))) {
+      expect(op.integration.access).toBe('none');
+    }
+  });
+
+  test('no role but the loader may write the table', () => {
+    for (const [roleId] of ofType('AWS::IAM::Role')) {
+      const writes = grantsOf(resources, roleId).filter(
+        (g) => g.action.startsWith('dynamodb:') && !['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:DescribeTable'].includes(g.action),
+      );
+      if (roleId === loaderRoleId) expect(writes.map((g) => g.action).sort()).toEqual(['dynamodb:BatchWriteItem', 'dynamodb:PutItem']);
+      else expect(writes).toEqual([]);
+    }
+  });
+});
+
+describe('record table', () => {
+  test('pk/sk strings, pay-per-request, point-in-time recovery, deletion protection, retained', () => {
+    const [, table] = ofType('AWS::DynamoDB::Table')[0];
+    expect(ofType('AWS::DynamoDB::Table')).toHaveLength(1);
+    expect(table.Properties).toMatchObject({
+      BillingMode: 'PAY_PER_REQUEST',
+      KeySchema: [
+        { AttributeName: TABLE_KEYS.partitionKey, KeyType: 'HASH' },
+        { AttributeName: TABLE_KEYS.sortKey, KeyType: 'RANGE' },
+      ],
+      AttributeDefinitions: expect.arrayContaining([
+        { AttributeName: TABLE_KEYS.partitionKey, AttributeType: 'S' },
+        { AttributeName: TABLE_KEYS.sortKey, AttributeType: 'S' },
+      ]),
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+      DeletionProtectionEnabled: true,
+    });
+    expect(table.DeletionPolicy).toBe('Retain');
+    expect(table.UpdateReplacePolicy).toBe('Retain');
+  });
+
+  test('a development stack can turn deletion protection off (context deletionProtection=false)', () => {
+    const dev = synthesize({ deletionProtection: 'false' });
+    dev.template.hasResourceProperties('AWS::DynamoDB::Table', { DeletionProtectionEnabled: false, PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true } });
+  });
+});
+
+describe('catalogue bucket', () => {
+  const bucket = resources[bucketId];
+
+  test('private, versioned, encrypted, with server access logs; retained', () => {
+    expect(bucket.Properties).toMatchObject({
+      PublicAccessBlockConfiguration: { BlockPublicAcls: true, BlockPublicPolicy: true, IgnorePublicAcls: true, RestrictPublicBuckets: true },
+      VersioningConfiguration: { Status: 'Enabled' },
+      BucketEncryption: { ServerSideEncryptionConfiguration: [{ ServerSideEncryptionByDefault: { SSEAlgorithm: 'AES256' } }] },
+      LoggingConfiguration: { DestinationBucketName: { Ref: logicalIdOf(stack, stack.catalogue.accessLogBucket) } },
+    });
+    expect(bucket.DeletionPolicy).toBe('Retain');
+  });
+
+  test('TLS only: the bucket policy denies every request without secure transport', () => {
+    const policies = ofType('AWS::S3::BucketPolicy').filter(([, p]) => p.Properties.Bucket.Ref === bucketId);
+    expect(policies).toHaveLength(1);
+    expect(policies[0][1].Properties.PolicyDocument.Statement).toContainEqual(
+      expect.objectContaining({ Effect: 'Deny', Action: 's3:*', Principal: { AWS: '*' }, Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+    );
+    // Nothing in the policy opens the bucket: its only Allow statements name no public principal.
+    for (const s of policies[0][1].Properties.PolicyDocument.Statement) {
+      if (s.Effect === 'Allow') expect(JSON.stringify(s.Principal)).not.toContain('"*"');
+    }
+  });
+
+  test('the access log bucket is private and TLS only too', () => {
+    const logs = resources[logicalIdOf(stack, stack.catalogue.accessLogBucket)];
+    expect(logs.Properties.PublicAccessBlockConfiguration).toMatchObject({ BlockPublicAcls: true, RestrictPublicBuckets: true });
+    const policy = ofType('AWS::S3::BucketPolicy').find(([, p]) => p.Properties.Bucket.Ref === logicalIdOf(stack, stack.catalogue.accessLogBucket));
+    expect(JSON.stringify(policy)).toContain('aws:SecureTransport');
+  });
+
+  test('the build output is deployed per media type with its Content-Type and the documents cache policy', () => {
+    const deployments = ofType('Custom::CDKBucketDeployment').map(([, d]) => d.Properties);
+    const byType = Object.fromEntries(deployments.map((d) => [d.SystemMetadata['content-type'], d]));
+    expect(Object.keys(byType).sort()).toEqual(['application/json', 'text/html; charset=utf-8']);
+    expect(byType['application/json']).toMatchObject({ Include: ['*.json'], Exclude: ['*'], DestinationBucketName: { Ref: bucketId } });
+    expect(byType['text/html; charset=utf-8']).toMatchObject({ Include: ['*.html'], Exclude: ['*'] });
+    for (const d of deployments) expect(d.SystemMetadata['cache-control']).toBe(DOCUMENT_CACHE_CONTROL);
+  });
+
+  test('synth refuses a build that lacks a document the contract serves', () => {
+    if (documentKeys.length === 0) return;
+    const incomplete = fixtureSite();
+    rmSync(path.join(incomplete, documentKeys[0]));
+    expect(() => createApp({ context: SKIP_BUNDLING }, { siteDir: incomplete })).toThrow(documentKeys[0]);
+  });
+});
+
+describe('ledger signing key', () => {
+  test('only the loader role is granted the secret, and the secret refuses everyone else', () => {
+    const readers = ofType('AWS::IAM::Role')
+      .map(([roleId]) => roleId)
+      .filter((roleId) => grantsOf(resources, roleId).some((g) => referencedIds(g.resource).includes(secretId)));
+    expect(readers).toEqual([loaderRoleId]);
+    expect(grantsOf(resources, loaderRoleId).filter((g) => referencedIds(g.resource).includes(secretId)).map((g) => g.action)).toContain('secretsmanager:GetSecretValue');
+
+    const [[, resourcePolicy]] = ofType('AWS::SecretsManager::ResourcePolicy');
+    expect(resourcePolicy.Properties.SecretId).toEqual({ Ref: secretId });
+    expect(resourcePolicy.Properties.ResourcePolicy.Statement).toContainEqual(
+      expect.objectContaining({
+        Effect: 'Deny',
+        Action: 'secretsmanager:GetSecretValue',
+        Principal: { AWS: '*' },
+        Condition: { ArnNotEquals: { 'aws:PrincipalArn': { 'Fn::GetAtt': [loaderRoleId, 'Arn'] } } },
+      }),
+    );
+    expect(resources[secretId].DeletionPolicy).toBe('Retain');
+  });
+
+  test('no function can reach it: no grant, no variable naming it', () => {
+    for (const op of lambdaOps) {
+      const { resource, roleId } = functionOf(op.operationId);
+      expect(referencedIds(resource.Properties.Environment)).not.toContain(secretId);
+      expect(grantsOf(resources, roleId).filter((g) => g.action.startsWith('secretsmanager:') || referencedIds(g.resource).includes(secretId))).toEqual([]);
+    }
+  });
+
+  test('the loader role, table and API are stack outputs', () => {
+    expect(json.Outputs.LoaderRoleArn.Value).toEqual({ 'Fn::GetAtt': [loaderRoleId, 'Arn'] });
+    expect(json.Outputs.TableName.Value).toEqual({ Ref: tableId });
+    expect(json.Outputs.LedgerSigningKeySecretArn.Value).toEqual({ Ref: secretId });
+    expect(json.Outputs.ApiUrl).toBeDefined();
+  });
+});
+
+describe('REST API imported from the contract table', () => {
+  const [[apiId, api]] = ofType('AWS::ApiGateway::RestApi');
+  const body = api.Properties.Body;
+
+  test('OpenAPI 3.0 (API Gateway rejects 3.1), every operation of the table present with an integration', () => {
+    expect(body.openapi).toMatch(/^3\.0\./);
+    for (const op of operations) {
+      const object = body.paths[op.path]?.[op.method.toLowerCase()];
+      expect(object).toBeDefined();
+      expect(object['x-amazon-apigateway-integration']).toBeDefined();
+    }
+    for (const pathItem of Object.values(body.paths) as Record<string, any>[]) {
+      for (const [method, object] of Object.entries(pathItem)) {
+        if (['get', 'post', 'put', 'delete', 'patch', 'x-amazon-apigateway-any-method'].includes(method)) {
+          expect(object['x-amazon-apigateway-integration']).toBeDefined();
+        }
+      }
+    }
+  });
+
+  test('Lambda operations invoke their own function; API Gateway may invoke it for that route only', () => {
+    for (const op of lambdaOps) {
+      const { id } = functionOf(op.operationId);
+      const integration = body.paths[op.path][op.method.toLowerCase()]['x-amazon-apigateway-integration'];
+      expect(integration).toMatchObject({ type: 'aws_proxy', httpMethod: 'POST' });
+      expect(referencedIds(integration.uri)).toEqual([id]);
+
+      const permissions = ofType('AWS::Lambda::Permission').filter(([, p]) => referencedIds(p.Properties.FunctionName).includes(id));
+      expect(permissions).toHaveLength(1);
+      const permission = permissions[0][1].Properties;
+      expect(permission).toMatchObject({ Action: 'lambda:InvokeFunction', Principal: 'apigateway.amazonaws.com' });
+      const sourceArn = JSON.stringify(permission.SourceArn);
+      expect(sourceArn).toContain(`/${DEFAULT_SETTINGS.stageName}/${op.method}${op.path.replace(/\{[^}]+\}/g, '*')}`);
+      expect(referencedIds(permission.SourceArn)).toContain(apiId);
+    }
+  });
+
+  test('document operations read their object from the catalogue bucket through the read role, which may read only those', () => {
+    const roleId = logicalIdOf(stack, stack.catalogue.apiReadRole);
+    for (const op of operations) {
+      if (op.integration.kind !== 'document') continue;
+      const integration = body.paths[op.path][op.method.toLowerCase()]['x-amazon-apigateway-integration'];
+      expect(integration).toMatchObject({ type: 'aws', httpMethod: 'GET', credentials: { 'Fn::GetAtt': [roleId, 'Arn'] } });
+      expect(JSON.stringify(integration.uri)).toContain(`/${op.integration.key}"`);
+      expect(referencedIds(integration.uri)).toContain(bucketId);
+    }
+    const grants = grantsOf(resources, roleId);
+    expect(new Set(grants.map((g) => g.action))).toEqual(new Set(documentKeys.length > 0 ? ['s3:GetObject'] : []));
+    expect(grants.map((g) => JSON.stringify(g.resource).match(/\/([^"]+)"\]\]\}$/)?.[1]).sort()).toEqual([...new Set(documentKeys)].sort());
+  });
+
+  test('stage: throttling, JSON access logs with the request id, error execution logs without bodies', () => {
+    const [[, stage]] = ofType('AWS::ApiGateway::Stage');
+    expect(stage.Properties.StageName).toBe(DEFAULT_SETTINGS.stageName);
+    expect(stage.Properties.MethodSettings).toEqual([
+      expect.objectContaining({
+        HttpMethod: '*',
+        ResourcePath: '/*',
+        ThrottlingRateLimit: DEFAULT_SETTINGS.throttleRateLimit,
+        ThrottlingBurstLimit: DEFAULT_SETTINGS.throttleBurstLimit,
+        LoggingLevel: 'ERROR',
+        DataTraceEnabled: false,
+      }),
+    ]);
+    const format: string = stage.Properties.AccessLogSetting.Format;
+    // Substituting every $context variable must leave valid JSON (a '-' for a missing value included).
+    const sample = JSON.parse(format.replace(/\$context\.[A-Za-z.]+/g, (v) => (v === '$context.status' ? '200' : '-')));
+    expect(Object.keys(sample)).toEqual(Object.keys(ACCESS_LOG_FIELDS));
+    expect(format).toContain('"requestId":"$context.requestId"');
+    const destination = JSON.stringify(stage.Properties.AccessLogSetting.DestinationArn);
+    expect(destination).toContain(logicalIdOf(stack, stack.publicApi.accessLogs));
+    expect(resources[logicalIdOf(stack, stack.publicApi.accessLogs)].Properties.RetentionInDays).toBe(DEFAULT_SETTINGS.logRetentionDays);
+  });
+
+  test('the execution log group exists before the stage, with retention', () => {
+    const executionLogs = resources[logicalIdOf(stack, stack.publicApi.executionLogs)];
+    expect(JSON.stringify(executionLogs.Properties.LogGroupName)).toContain('API-Gateway-Execution-Logs_');
+    const [[, stage]] = ofType('AWS::ApiGateway::Stage');
+    expect(stage.DependsOn).toContain(logicalIdOf(stack, stack.publicApi.executionLogs));
+  });
+
+  test('the account CloudWatch role is set by default (logs need it), retained, and can be left to the account', () => {
+    const [[, account]] = ofType('AWS::ApiGateway::Account');
+    expect(account.DeletionPolicy).toBe('Retain');
+    const withoutRole = synthesize({ apiGatewayCloudWatchRole: 'false' });
+    withoutRole.template.resourceCountIs('AWS::ApiGateway::Account', 0);
+    withoutRole.template.hasResourceProperties('AWS::ApiGateway::Stage', { AccessLogSetting: Match.anyValue() });
+  });
+
+  test('context settings reach the stage and the functions', () => {
+    const custom = synthesize({ throttleRateLimit: '7', throttleBurstLimit: '9', stageName: 'v2', ledgerVerifierKeys: 'key-1', logRetentionDays: 90 });
+    custom.template.hasResourceProperties('AWS::ApiGateway::Stage', {
+      StageName: 'v2',
+      MethodSettings: [Match.objectLike({ ThrottlingRateLimit: 7, ThrottlingBurstLimit: 9 })],
+    });
+    for (const op of lambdaOps.filter((o) => o.integration.access === 'table-read')) {
+      const fn = custom.stack.functions.byOperationId.get(op.operationId)!;
+      expect(custom.json.Resources[logicalIdOf(custom.stack, fn)].Properties.Environment.Variables.LEDGER_VERIFIER_KEYS).toBe('key-1');
+    }
+    custom.template.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 90 });
+  });
+
+  test('a wrong context value stops the synth and names the key', () => {
+    expect(() => createApp({ context: { ...SKIP_BUNDLING, deletionProtection: 'maybe' } }, { siteDir: fixtureSite() })).toThrow('deletionProtection');
+    expect(() => createApp({ context: { ...SKIP_BUNDLING, logRetentionDays: 8 } }, { siteDir: fixtureSite() })).toThrow('logRetentionDays');
+    expect(() => createApp({ context: { ...SKIP_BUNDLING, throttleRateLimit: '-1' } }, { siteDir: fixtureSite() })).toThrow('throttleRateLimit');
+  });
+});
+
+describe('cdk-nag AwsSolutions checks', () => {
+  test('no unacknowledged finding (synth validates the app)', () => {
+    const { app } = createApp({ context: SKIP_BUNDLING }, { siteDir: fixtureSite() });
+    let failure: unknown;
+    try {
+      app.synth({ force: true });
+    } catch (error) {
+      failure = error;
+    }
+    if (failure) {
+      const report = JSON.parse(readFileSync(path.join(app.outdir, 'validation-report.json'), 'utf8'));
+      const findings = report.pluginReports.flatMap((r: any) =>
+        r.violations.flatMap((v: any) => v.violatingConstructs.map((c: any) => `${v.ruleName} ${c.constructPath}`)),
+      );
+      expect(findings).toEqual([]);
+    }
+    expect(failure).toBeUndefined();
+  });
+
+  test('the checks are really on: an acknowledged finding comes back when its acknowledgement is removed', () => {
+    const { app, stack: s } = createApp({ context: SKIP_BUNDLING }, { siteDir: fixtureSite() });
+    // A second, unacknowledged secret must fail the validation.
+    new Secret(s, 'UnacknowledgedSecret');
+    expect(() => app.synth({ force: true })).toThrow(/AwsSolutions-SMG4/);
+  });
+
+  test('every acknowledgement carries a reason', () => {
+    const acknowledged = stack.node
+      .findAll()
+      .flatMap((c) => c.node.metadata.filter((m) => m.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY).map((m) => m.data as Record<string, string>));
+    const nagAcknowledgements = acknowledged.flatMap((data) => Object.entries(data)).filter(([id]) => id.includes('AwsSolutions-'));
+    expect(nagAcknowledgements.length).toBeGreaterThan(0);
+    for (const [, reason] of nagAcknowledgements) expect(reason.length).toBeGreaterThan(40);
+  });
+});

@@ -1,0 +1,68 @@
+import { execFile } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { operations } from '../../functions/contract/operations';
+import { STACK_NAME } from '../../lib/stack/app';
+import { lambdaOperations } from '../../lib/stack/operation-functions';
+import { PROJECT_ROOT } from '../../lib/stack/trust-service-stack';
+
+/**
+ * The real thing: `cdk synth` through the pinned CLI, offline, with bin/app.ts, the build output
+ * in dist/site, the cdk-nag validation and local esbuild bundling of every function.
+ */
+const run = promisify(execFile);
+const outdir = mkdtempSync(path.join(tmpdir(), 'cdk-synth-'));
+let synth: { stdout: string; stderr: string };
+
+beforeAll(async () => {
+  synth = await run(path.join(PROJECT_ROOT, 'node_modules/.bin/cdk'), ['synth', '--no-notices', '--quiet', '--output', outdir], {
+    cwd: PROJECT_ROOT,
+    env: { ...process.env, CDK_DISABLE_VERSION_CHECK: '1', CDK_DISABLE_CLI_TELEMETRY: '1' },
+    maxBuffer: 64 * 1024 * 1024,
+  });
+}, 180_000);
+
+afterAll(() => rmSync(outdir, { recursive: true, force: true }));
+
+test('cdk synth writes one stack and a clean validation report', () => {
+  const manifest = JSON.parse(readFileSync(path.join(outdir, 'manifest.json'), 'utf8'));
+  const stacks = Object.values(manifest.artifacts as Record<string, { type: string }>).filter((a) => a.type === 'aws:cloudformation:stack');
+  expect(stacks).toHaveLength(1);
+  const report = path.join(outdir, 'validation-report.json');
+  if (existsSync(report)) {
+    const violations = JSON.parse(readFileSync(report, 'utf8')).pluginReports.flatMap((r: { violations: unknown[] }) => r.violations);
+    expect(violations).toEqual([]);
+  }
+});
+
+test('every Lambda operation is bundled locally: minified index.js with an external source map, no sources embedded', () => {
+  const template = JSON.parse(readFileSync(path.join(outdir, `${STACK_NAME}.template.json`), 'utf8'));
+  const assets = JSON.parse(readFileSync(path.join(outdir, `${STACK_NAME}.assets.json`), 'utf8'));
+  const functions = Object.values(template.Resources as Record<string, any>).filter(
+    (r) => r.Type === 'AWS::Lambda::Function' && String(r.Properties.Runtime).startsWith('nodejs'),
+  );
+  expect(functions).toHaveLength(lambdaOperations(operations).length);
+  for (const fn of functions) {
+    const hash = String(fn.Properties.Code.S3Key).replace(/\.zip$/, '');
+    const dir = path.join(outdir, assets.files[hash].source.path);
+    const code = readFileSync(path.join(dir, 'index.js'), 'utf8');
+    // Minified: very long lines (unminified code averages well under 100 characters a line), and the map beside it.
+    expect(code.length / code.split('\n').length).toBeGreaterThan(1000);
+    expect(code).toMatch(/\/\/# sourceMappingURL=index\.js\.map\s*$/);
+    const map = JSON.parse(readFileSync(path.join(dir, 'index.js.map'), 'utf8'));
+    expect(map.sourcesContent).toBeUndefined();
+    expect(statSync(path.join(dir, 'index.js')).size).toBeGreaterThan(0);
+  }
+});
+
+test('the published documents are staged from dist/site', () => {
+  const assets = JSON.parse(readFileSync(path.join(outdir, `${STACK_NAME}.assets.json`), 'utf8'));
+  const staged = Object.values(assets.files as Record<string, { source: { path: string } }>).map((f) => f.source.path);
+  const documents = operations.flatMap((op) => (op.integration.kind === 'document' ? [op.integration.key] : []));
+  for (const key of documents) {
+    expect(staged.some((dir) => existsSync(path.join(outdir, dir, key)))).toBe(true);
+  }
+  expect(synth.stderr).not.toMatch(/\bError\b/);
+});
