@@ -109,7 +109,7 @@ describe('status check and freshness', () => {
 
 describe('verifyCredential', () => {
   it('verifies only when integrity, validity window and status all pass', () => {
-    const result = verifyCredential({ credentialId: 'CRED-T-1', newest: entry(content()), evaluatedAt: NOW, integrity: CONFIRMED, baseUrl: BASE });
+    const result = verifyCredential({ newest: entry(content()), evaluatedAt: NOW, integrity: CONFIRMED, baseUrl: BASE });
     expect(CredentialVerification.safeParse(result).success).toBe(true);
     expect(result).toMatchObject({ verified: true, status: 'ACTIVE', problemDetails: [], issuer: 'did:web:issuer.example.org', evaluatedAt: NOW });
     expect(result.checks.map((c) => [c.check, c.outcome])).toEqual([
@@ -122,7 +122,7 @@ describe('verifyCredential', () => {
 
   it('reports every check that did not pass, each with its reason, and never verifies on unconfirmed integrity', () => {
     const expired = content({ validUntil: '2026-05-01T00:00:00.000Z', status: 'SUSPENDED' });
-    const result = verifyCredential({ credentialId: 'CRED-T-1', newest: entry(expired), evaluatedAt: NOW, integrity: UNCONFIRMED, baseUrl: BASE });
+    const result = verifyCredential({ newest: entry(expired), evaluatedAt: NOW, integrity: UNCONFIRMED, baseUrl: BASE });
     expect(result.verified).toBe(false);
     expect(result.status).toBe('EXPIRED');
     expect(result.checks.map((c) => c.outcome)).toEqual(['NOT_CONFIRMED', 'FAIL', 'FAIL']);
@@ -138,13 +138,13 @@ describe('verifyCredential', () => {
 
   it('answers NOT_YET_VALID before validFrom, with a reason naming the instant', () => {
     const early = content({ validFrom: '2026-07-01T00:00:00.000Z' });
-    const result = verifyCredential({ credentialId: 'CRED-T-1', newest: entry(early), evaluatedAt: NOW, integrity: CONFIRMED, baseUrl: BASE });
+    const result = verifyCredential({ newest: entry(early), evaluatedAt: NOW, integrity: CONFIRMED, baseUrl: BASE });
     expect(result).toMatchObject({ verified: false, status: 'NOT_YET_VALID' });
     expect(result.checks[1].reason).toContain('2026-07-01T00:00:00.000Z');
   });
 
   it('points at the published lists with absolute URLs, in a fixed purpose order', () => {
-    const result = verifyCredential({ credentialId: 'CRED-T-1', newest: entry(content()), evaluatedAt: NOW, integrity: CONFIRMED, baseUrl: BASE });
+    const result = verifyCredential({ newest: entry(content()), evaluatedAt: NOW, integrity: CONFIRMED, baseUrl: BASE });
     expect(result.credentialStatus).toEqual([
       {
         id: `${BASE}/v1/status-lists/test-revocation#42`,
@@ -165,7 +165,7 @@ describe('verifyCredential', () => {
   });
 
   it('never shows restricted data', () => {
-    const text = JSON.stringify(verifyCredential({ credentialId: 'CRED-T-1', newest: entry(content()), evaluatedAt: NOW, integrity: CONFIRMED, baseUrl: BASE }));
+    const text = JSON.stringify(verifyCredential({ newest: entry(content()), evaluatedAt: NOW, integrity: CONFIRMED, baseUrl: BASE }));
     expect(text).not.toContain('Jane Roe');
     expect(text).not.toContain('jane@example.invalid');
     expect(text).not.toContain('restricted');

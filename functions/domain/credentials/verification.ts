@@ -132,7 +132,6 @@ const PROBLEM_TITLES: Record<CredentialCheckName, Partial<Record<CheckOutcome, s
 };
 
 export interface VerifyCredentialInput {
-  credentialId: string;
   /** The newest entry at or before the evaluation instant. */
   newest: CredentialWindowEntry;
   evaluatedAt: string;
