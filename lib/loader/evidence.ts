@@ -1,30 +1,79 @@
 import type { LedgerEvidence } from '../../functions/domain/record';
 import type { RecordToStore } from '../../functions/store/write';
+import type { AppendOnlyLog } from '../ledger/log';
 
+/** A head as the record kinds build it, with the loader-only instructions the ledger step reads. */
 interface LoaderHead {
+  reference: string;
   version: number;
   content: unknown;
   evidence: LedgerEvidence | null;
+  /** false: this version is not yet in the ledger (its evidence stays that of the previous version). */
   anchored?: boolean;
+  /**
+   * Demonstration only: fields overwritten in the stored content after the version was logged,
+   * as if someone had edited the table behind the ledger's back. The evidence then fails, and
+   * every response says so. The loader reports each record it does this to.
+   */
+  alterStoredContentAfterLogging?: Record<string, unknown>;
+}
+
+export interface LedgerAttachment {
+  /** Record versions in the load (distinct heads that were logged or already in the log). */
+  logged: number;
+  /** Leaves appended to the log by this load. */
+  appended: number;
+  /** References whose stored content was deliberately altered after logging. */
+  alteredAfterLogging: string[];
 }
 
 /**
- * Gives each head the evidence of the newest anchored version at or before it. A version marked
- * `anchored: false` keeps the previous version's evidence, which is how MODIFIED arises.
- * `anchor` turns one record version into its evidence.
+ * Logs every anchored record version in `log` (content already logged keeps its leaf), signs one
+ * checkpoint for the resulting tree, and gives each entry the evidence of the newest anchored
+ * version at or before it, proven against that checkpoint. A version marked `anchored: false`
+ * keeps the previous version's evidence, which is how MODIFIED arises.
  */
-export function attachEvidence(record: RecordToStore, anchor: (head: LoaderHead) => LedgerEvidence): void {
-  let evidence: LedgerEvidence | null = null;
-  let lastVersion = -1;
-  for (const { head } of record.entries as { head: LoaderHead }[]) {
-    if (head.version !== lastVersion) {
-      lastVersion = head.version;
-      if (head.anchored !== false) evidence = anchor(head);
+export function attachLedgerEvidence(records: RecordToStore[], log: AppendOnlyLog, onProgress?: (done: number, total: number) => void): LedgerAttachment {
+  const heads = new Map<LoaderHead, number | null>();
+  const altered: string[] = [];
+  let appended = 0;
+  let done = 0;
+  for (const record of records) {
+    for (const { head } of record.entries as { head: LoaderHead }[]) {
+      if (heads.has(head)) continue;
+      let leafIndex: number | null = null;
+      if (head.anchored !== false) {
+        const added = log.add(head.content, { reference: head.reference, version: head.version });
+        leafIndex = added.leafIndex;
+        if (added.appended) appended++;
+      }
+      if (head.alterStoredContentAfterLogging) {
+        Object.assign(head.content as object, head.alterStoredContentAfterLogging);
+        altered.push(head.reference);
+      }
       delete head.anchored;
+      delete head.alterStoredContentAfterLogging;
+      heads.set(head, leafIndex);
     }
-    head.evidence = evidence;
+    onProgress?.(++done, records.length);
   }
-}
 
-/** Without a ledger: the evidence names the version it would cover and nothing more. */
-export const versionOnlyEvidence = (head: LoaderHead): LedgerEvidence => ({ version: head.version });
+  const evidenceByLeaf = new Map<number, LedgerEvidence>();
+  const evidenceFor = (leafIndex: number, version: number): LedgerEvidence => {
+    let evidence = evidenceByLeaf.get(leafIndex);
+    if (!evidence) {
+      evidence = log.evidence(leafIndex, version);
+      evidenceByLeaf.set(leafIndex, evidence);
+    }
+    return evidence;
+  };
+  for (const record of records) {
+    let evidence: LedgerEvidence | null = null;
+    for (const { head } of record.entries as { head: LoaderHead }[]) {
+      const leafIndex = heads.get(head);
+      if (leafIndex !== null && leafIndex !== undefined) evidence = evidenceFor(leafIndex, head.version);
+      head.evidence = evidence;
+    }
+  }
+  return { logged: [...heads.values()].filter((i) => i !== null).length, appended, alteredAfterLogging: altered };
+}

@@ -1,6 +1,9 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ensureTable, putItems, recordItems, writeTableMeta, type RecordToStore } from '../../functions/store/write';
-import { attachEvidence, versionOnlyEvidence } from './evidence';
+import { devLedgerSigner } from '../ledger/dev-key';
+import type { LedgerSigner } from '../ledger/signer';
+import { TableLedger, type LedgerPublication } from '../ledger/table-ledger';
+import { attachLedgerEvidence, type LedgerAttachment } from './evidence';
 import { withDerivedRecords } from './derive';
 import { RECORD_KINDS } from './kinds';
 
@@ -57,20 +60,39 @@ export interface LoadOptions {
   /** Create the table when missing (local stores). */
   createTable?: boolean;
   onProgress?: (written: number, total: number) => void;
+  /** The log's signing key; default: the development key kept in .data/ (lib/ledger/dev-key.ts). */
+  signer?: LedgerSigner;
+  /** Take the ledger lock even if a load that stopped part-way left it held. */
+  unlockLedger?: boolean;
+  onLedgerProgress?: (stage: string, done: number, total: number) => void;
 }
 
 export interface LoadSummary {
   records: number;
   items: number;
+  /** The log after this load (null when nothing was ever logged). */
+  ledger: (LedgerPublication & LedgerAttachment) | null;
 }
 
-/** Validates, attaches evidence and writes. Deterministic items, so a second run changes nothing. */
+/**
+ * Validates, logs every new record version in the ledger, attaches evidence and writes. Leaves are
+ * stored before the records that cite them, and the new checkpoint is published last. Content
+ * already logged appends nothing, so a second run changes nothing.
+ */
 export async function loadDocument(document: unknown, options: LoadOptions): Promise<LoadSummary> {
   const records = withDerivedRecords(validateRecords(document));
-  for (const record of records) attachEvidence(record, versionOnlyEvidence);
-  const items = records.flatMap(recordItems);
   if (options.createTable) await ensureTable(options.client, options.table);
-  await putItems(options.client, options.table, items, (written) => options.onProgress?.(written, items.length));
-  await writeTableMeta(options.client, options.table);
-  return { records: records.length, items: items.length };
+  const signer = options.signer ?? (await devLedgerSigner()).signer;
+  const ledger = await TableLedger.open({ client: options.client, table: options.table, signer, unlock: options.unlockLedger, onProgress: options.onLedgerProgress });
+  try {
+    const attachment = attachLedgerEvidence(records, ledger.log, (done, total) => options.onLedgerProgress?.('logging records', done, total));
+    await ledger.writeNewLeaves();
+    const items = records.flatMap(recordItems);
+    await putItems(options.client, options.table, items, (written) => options.onProgress?.(written, items.length));
+    await writeTableMeta(options.client, options.table);
+    const publication = await ledger.publish();
+    return { records: records.length, items: items.length, ledger: publication ? { ...publication, ...attachment } : null };
+  } finally {
+    await ledger.release();
+  }
 }

@@ -1,5 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { demoDocument } from '../../fixtures/demo';
+import { devLedgerSigner } from '../ledger/dev-key';
 import { loadDocument } from '../loader/load';
 import { startEmbeddedStore, type EmbeddedStore } from './embedded-store';
 import { startLocalServer, type LocalServer } from './server';
@@ -34,6 +35,7 @@ export interface LocalServiceOptions {
   /** Instant the demo data is generated around (default: now). */
   anchor?: Date;
   onProgress?: (written: number, total: number) => void;
+  onLedgerProgress?: (stage: string, done: number, total: number) => void;
 }
 
 /** Embedded store + table + demo data (through the loader) + the HTTP server. */
@@ -41,13 +43,19 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
   const store = await startEmbeddedStore({ dataDir: options.dataDir });
   configureLocalEnvironment(store.endpoint);
   const client = localClient(store.endpoint);
+  // The development ledger key lives beside the data (in .data/ when the store is in memory);
+  // the handlers trust its verifier key, as a deployment trusts LEDGER_VERIFIER_KEYS.
+  const { signer } = await devLedgerSigner(options.dataDir);
   await loadDocument(demoDocument(options.anchor ?? new Date()), {
     client,
     table: LOCAL_TABLE,
     createTable: true,
+    signer,
     onProgress: options.onProgress,
+    onLedgerProgress: options.onLedgerProgress,
   });
   client.destroy();
+  process.env.LEDGER_VERIFIER_KEYS = signer.verifierKey;
   const server = await startLocalServer({ port: options.port });
   return {
     url: server.url,

@@ -1,3 +1,35 @@
 import { defineOperations } from '../operation';
+import { Reference } from '../schemas/common';
+import { CommercialProofEvidence, LedgerDescription } from '../schemas/proofs';
 
-export const proofsOperations = defineOperations([]);
+export const proofsOperations = defineOperations([
+  {
+    operationId: 'getCommercialProof',
+    method: 'GET',
+    path: '/v1/commercial-proofs/{reference}',
+    tag: 'Trust and verification',
+    summary: 'Commercial proof evidence: the proof, the current lifecycle of its source, and ledger evidence (integrity only)',
+    description:
+      'proofVerified is true only when the ledger evidence verifies against the proof shown (canonical hash, inclusion proof, ' +
+      'checkpoint signature by the key published at /v1/ledger). 409 when the reference holds another kind of record.',
+    liveState: 'LIVE',
+    pathParams: { reference: Reference },
+    response: { schema: CommercialProofEvidence },
+    errors: [400, 404, 409, 503],
+    integration: { kind: 'lambda', entry: 'functions/handlers/get-commercial-proof.ts', access: 'table-read' },
+  },
+  {
+    operationId: 'getLedger',
+    method: 'GET',
+    path: '/v1/ledger',
+    tag: 'Trust and verification',
+    summary: "The integrity ledger: origin, verifier key and latest signed checkpoint",
+    description:
+      'Everything needed to verify ledger evidence offline: the C2SP verifier key of the log (configured by the deployment, ' +
+      'never read from the store) and the latest checkpoint. Evidence proves integrity only, never authority.',
+    liveState: 'LIVE',
+    response: { schema: LedgerDescription },
+    errors: [503],
+    integration: { kind: 'lambda', entry: 'functions/handlers/get-ledger.ts', access: 'table-read' },
+  },
+]);

@@ -1,0 +1,69 @@
+import type { LedgerDescription } from '../../contract/schemas/proofs';
+import { parseCheckpointText } from './checkpoint';
+import { encodeBase64 } from './encoding';
+import { EVIDENCE_FORMAT } from './evidence-format';
+import { keyIdHex, parseNote, parseVerifierKey, verifyNote, type VerifierKey } from './note';
+
+export const LEDGER_HASHING = {
+  tree: 'RFC 9162 §2.1 Merkle tree, SHA-256',
+  leaf: 'SHA-256(0x00 || leaf data)',
+  node: 'SHA-256(0x01 || left || right)',
+  leafData: 'RFC 8785 (JCS) canonical JSON, UTF-8, of the public record version: the `proof` or `object` of a response',
+};
+
+export const LEDGER_FORMATS = {
+  checkpoint: 'https://c2sp.org/tlog-checkpoint',
+  signedNote: 'https://c2sp.org/signed-note (Ed25519)',
+  verifierKey: '<name>+<hex key id>+<base64(0x01 || public key)>',
+  evidence: `${EVIDENCE_FORMAT}: version, origin, leafIndex, treeSize, leafHash, inclusionProof, checkpoint`,
+};
+
+/**
+ * What anyone needs to verify evidence offline. The keys come from configuration (never from the
+ * store, whose contents they judge); the checkpoint from the store, checked against those keys.
+ */
+export function ledgerDescription(trustedKeys: string[], checkpointNote: string | null): LedgerDescription {
+  const keys: VerifierKey[] = [];
+  for (const text of trustedKeys) {
+    try {
+      keys.push(parseVerifierKey(text));
+    } catch {
+      // A malformed configured key verifies nothing; it is left out rather than published.
+    }
+  }
+  let latestCheckpoint: LedgerDescription['latestCheckpoint'] = null;
+  if (checkpointNote) {
+    try {
+      const checkpoint = parseCheckpointText(parseNote(checkpointNote).text);
+      latestCheckpoint = {
+        note: checkpointNote,
+        origin: checkpoint.origin,
+        treeSize: checkpoint.treeSize,
+        rootHash: encodeBase64(checkpoint.rootHash),
+        signatureVerified: keys.length > 0 && verifyNote(checkpointNote, keys).ok,
+      };
+    } catch {
+      latestCheckpoint = null;
+    }
+  }
+  const origin = latestCheckpoint?.origin ?? keys[0]?.name ?? null;
+  return {
+    schemaVersion: 'svc.ledger.v1',
+    status: keys.length === 0 ? 'NOT_CONFIGURED' : latestCheckpoint ? 'ACTIVE' : 'EMPTY',
+    origin,
+    verifierKeys: keys.map((k) => ({
+      name: k.name,
+      keyId: keyIdHex(k.keyId),
+      algorithm: 'Ed25519' as const,
+      publicKey: encodeBase64(k.publicKey),
+      verifierKey: k.encoded,
+    })),
+    latestCheckpoint,
+    hashing: LEDGER_HASHING,
+    formats: LEDGER_FORMATS,
+    howToVerify:
+      'Evidence proves integrity only, never authority or current lifecycle. Re-hash the record shown, walk its inclusion proof to the ' +
+      'checkpoint root and check the checkpoint signature with a verifier key above: `npm run verify -- <response URL or file>`.',
+    disclosure: { class: 'PUBLIC_LEDGER', containsCustomerPii: false, containsPaymentAccountData: false },
+  };
+}

@@ -1,0 +1,10 @@
+import { ledgerDescription } from '../domain/ledger/description';
+import { trustedLedgerKeys } from '../domain/evidence';
+import { httpHandler } from '../http/boundary';
+import { readLedgerHead } from '../store/ledger';
+
+/** The log's public identity: verifier keys from configuration, latest checkpoint from one GetItem. */
+export const handler = httpHandler(async () => {
+  const head = await readLedgerHead();
+  return { status: 200, body: ledgerDescription(trustedLedgerKeys(), head?.checkpoint ?? null) };
+});

@@ -1,0 +1,200 @@
+import {
+  ConditionalCheckFailedException,
+  GetItemCommand,
+  PutItemCommand,
+  QueryCommand,
+  UpdateItemCommand,
+  type AttributeValue,
+  type DynamoDBClient,
+} from '@aws-sdk/client-dynamodb';
+import { Problem } from '../http/problem';
+import { storeClient, tableName } from './client';
+
+/**
+ * The integrity log's items, in the records table under their own partition (see layout.ts for
+ * the record partitions):
+ *   pk = "L#LOG", sk = "#"                 head: origin, treeSize, the latest signed checkpoint,
+ *                                          and, while a load runs, its lock
+ *   pk = "L#LOG", sk = "E#" + index(12)    one leaf: its hash, and the reference and version it logs
+ *   pk = "L#LOG", sk = "C#" + size(12)     every checkpoint published, by tree size
+ * The head's treeSize is the truth: leaves at or beyond it belong to no published tree (a load
+ * that stopped part-way) and are overwritten by the next load. Readers never touch the leaves:
+ * each record version carries its own inclusion proof and checkpoint.
+ */
+export const LEDGER_PK = 'L#LOG';
+export const LEDGER_HEAD_SK = '#';
+const pad = (n: number): string => String(n).padStart(12, '0');
+export const ledgerLeafSk = (index: number): string => `E#${pad(index)}`;
+export const ledgerCheckpointSk = (treeSize: number): string => `C#${pad(treeSize)}`;
+
+type Item = Record<string, AttributeValue>;
+
+export interface LedgerHead {
+  origin: string | null;
+  treeSize: number;
+  checkpoint: string | null;
+  updatedAt: string | null;
+  lock: { id: string; since: string } | null;
+}
+
+function headFrom(item: Item | undefined): LedgerHead | null {
+  if (!item) return null;
+  return {
+    origin: item.origin?.S ?? null,
+    treeSize: item.treeSize?.N ? Number(item.treeSize.N) : 0,
+    checkpoint: item.checkpoint?.S ?? null,
+    updatedAt: item.updatedAt?.S ?? null,
+    lock: item.lockId?.S ? { id: item.lockId.S, since: item.lockedAt?.S ?? 'unknown' } : null,
+  };
+}
+
+const headKey = (): Item => ({ pk: { S: LEDGER_PK }, sk: { S: LEDGER_HEAD_SK } });
+
+/** The published head for the read path: one GetItem; null when nothing was ever published. */
+export async function readLedgerHead(): Promise<LedgerHead | null> {
+  const table = tableName();
+  if (!table) throw new Problem('PERSISTENCE_NOT_CONFIGURED', 'The record store is not configured for this deployment.');
+  let item: Item | undefined;
+  try {
+    item = (await storeClient().send(new GetItemCommand({ TableName: table, Key: headKey() }))).Item;
+  } catch {
+    throw new Problem('DEPENDENCY_UNAVAILABLE', 'The record store did not answer in time. Retry shortly.', {}, { 'retry-after': '1' });
+  }
+  const head = headFrom(item);
+  return head && head.checkpoint ? head : null;
+}
+
+export class LedgerLockedError extends Error {
+  override name = 'LedgerLockedError';
+  constructor(readonly since: string) {
+    super(
+      `another load holds the ledger since ${since}; if no load is running, one stopped part-way: run the load again with --unlock-ledger`,
+    );
+  }
+}
+
+/**
+ * Takes the single-writer lock on the log and returns the head as it stands. Conditional on no
+ * lock being held (unless `force`), so two loads can never append at the same indexes.
+ */
+export async function acquireLedgerLock(client: DynamoDBClient, table: string, lockId: string, at: string, force = false): Promise<LedgerHead> {
+  try {
+    const out = await client.send(
+      new UpdateItemCommand({
+        TableName: table,
+        Key: headKey(),
+        UpdateExpression: 'SET lockId = :id, lockedAt = :at',
+        ...(force ? {} : { ConditionExpression: 'attribute_not_exists(lockId)' }),
+        ExpressionAttributeValues: { ':id': { S: lockId }, ':at': { S: at } },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return headFrom(out.Attributes)!;
+  } catch (error) {
+    if (error instanceof ConditionalCheckFailedException || (error as Error).name === 'ConditionalCheckFailedException') {
+      const current = headFrom((await client.send(new GetItemCommand({ TableName: table, Key: headKey(), ConsistentRead: true }))).Item);
+      throw new LedgerLockedError(current?.lock?.since ?? 'an unknown time');
+    }
+    throw error;
+  }
+}
+
+/** Releases the lock without publishing (a load that failed); a lock taken over by another load is left alone. */
+export async function releaseLedgerLock(client: DynamoDBClient, table: string, lockId: string): Promise<void> {
+  try {
+    await client.send(
+      new UpdateItemCommand({
+        TableName: table,
+        Key: headKey(),
+        UpdateExpression: 'REMOVE lockId, lockedAt',
+        ConditionExpression: 'lockId = :id',
+        ExpressionAttributeValues: { ':id': { S: lockId } },
+      }),
+    );
+  } catch (error) {
+    if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+  }
+}
+
+/** Reads the hashes of leaves 0..treeSize-1 in order (a few hundred per page), for the loader to rebuild the tree. */
+export async function readLedgerLeaves(
+  client: DynamoDBClient,
+  table: string,
+  treeSize: number,
+  onProgress?: (read: number, total: number) => void,
+): Promise<Buffer[]> {
+  const leaves: Buffer[] = [];
+  if (treeSize === 0) return leaves;
+  let start: Item | undefined;
+  do {
+    const out = await client.send(
+      new QueryCommand({
+        TableName: table,
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',
+        ExpressionAttributeValues: { ':pk': { S: LEDGER_PK }, ':first': { S: ledgerLeafSk(0) }, ':last': { S: ledgerLeafSk(treeSize - 1) } },
+        ProjectionExpression: 'sk, leafHash',
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const item of out.Items ?? []) {
+      const expected = ledgerLeafSk(leaves.length);
+      if (item.sk?.S !== expected || !item.leafHash?.B) throw new Error(`the ledger is missing leaf ${leaves.length} (found ${item.sk?.S ?? 'nothing'})`);
+      leaves.push(Buffer.from(item.leafHash.B));
+    }
+    onProgress?.(leaves.length, treeSize);
+    start = out.LastEvaluatedKey;
+  } while (start);
+  if (leaves.length !== treeSize) throw new Error(`the ledger head says ${treeSize} leaves but ${leaves.length} are stored`);
+  return leaves;
+}
+
+export interface LeafToStore {
+  index: number;
+  leafHash: Uint8Array;
+  reference: string;
+  version: number;
+}
+
+export function ledgerLeafItems(leaves: readonly LeafToStore[]): Item[] {
+  return leaves.map((leaf) => ({
+    pk: { S: LEDGER_PK },
+    sk: { S: ledgerLeafSk(leaf.index) },
+    leafHash: { B: leaf.leafHash },
+    reference: { S: leaf.reference },
+    version: { N: String(leaf.version) },
+  }));
+}
+
+/**
+ * Publishes a new head (tree size and signed checkpoint) and releases the lock in one conditional
+ * write, then records the checkpoint in the history. Fails if the lock was lost.
+ */
+export async function publishLedgerHead(
+  client: DynamoDBClient,
+  table: string,
+  lockId: string,
+  head: { origin: string; treeSize: number; checkpoint: string; at: string },
+): Promise<void> {
+  await client.send(
+    new PutItemCommand({
+      TableName: table,
+      Item: { pk: { S: LEDGER_PK }, sk: { S: ledgerCheckpointSk(head.treeSize) }, checkpoint: { S: head.checkpoint }, at: { S: head.at } },
+    }),
+  );
+  await client.send(
+    new UpdateItemCommand({
+      TableName: table,
+      Key: headKey(),
+      UpdateExpression: 'SET origin = :origin, treeSize = :size, checkpoint = :checkpoint, updatedAt = :at REMOVE lockId, lockedAt',
+      ConditionExpression: 'lockId = :id',
+      ExpressionAttributeValues: {
+        ':origin': { S: head.origin },
+        ':size': { N: String(head.treeSize) },
+        ':checkpoint': { S: head.checkpoint },
+        ':at': { S: head.at },
+        ':id': { S: lockId },
+      },
+    }),
+  );
+}

@@ -1,0 +1,45 @@
+import { randomUUID } from 'node:crypto';
+import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { generateSignerKey, signerFromKey, type LedgerSigner } from './signer';
+
+/**
+ * The development signing key. Locally the loader keeps an Ed25519 key beside the data: inside
+ * the --data directory, or in .data/ at the repository root when the store is in memory (so the
+ * key, and the verifier key tests and curl users see, survive restarts). It is created on first
+ * use, readable only by its owner. It signs nothing outside this machine; AWS loads use the key
+ * held in Secrets Manager (docs/ledger.md).
+ */
+export const DEV_LEDGER_ORIGIN = 'localhost/public-trust-verification-service/dev-ledger';
+export const DEV_KEY_FILE = 'ledger-signing-key.txt';
+export const DEFAULT_DEV_KEY_DIR = path.resolve(__dirname, '../../.data');
+
+export interface DevSigner {
+  signer: LedgerSigner;
+  file: string;
+}
+
+/**
+ * Reads the key in `dir`, creating it when absent. Creation is atomic (write a private temporary
+ * file, then hard-link it into place, which fails if another process won), so concurrent test
+ * runs and servers starting together all end up with one key.
+ */
+export async function devLedgerSigner(dir = DEFAULT_DEV_KEY_DIR): Promise<DevSigner> {
+  const file = path.join(dir, DEV_KEY_FILE);
+  try {
+    return { signer: signerFromKey(await readFile(file, 'utf8')), file };
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  await mkdir(dir, { recursive: true });
+  const temporary = `${file}.${randomUUID()}.tmp`;
+  await writeFile(temporary, `${generateSignerKey(DEV_LEDGER_ORIGIN)}\n`, { mode: 0o600 });
+  try {
+    await link(temporary, file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  } finally {
+    await unlink(temporary);
+  }
+  return { signer: signerFromKey(await readFile(file, 'utf8')), file };
+}

@@ -1,0 +1,108 @@
+import { recordLeafHash } from '../../functions/domain/ledger/canonical';
+import { parseCheckpointText } from '../../functions/domain/ledger/checkpoint';
+import { encodeBase64 } from '../../functions/domain/ledger/encoding';
+import { EVIDENCE_FORMAT, type LogEvidence } from '../../functions/domain/ledger/evidence-format';
+import { parseVerifierKey, verifyNote } from '../../functions/domain/ledger/note';
+import type { LeafToStore } from '../../functions/store/ledger';
+import { MerkleTree } from './merkle-tree';
+import type { LedgerSigner } from './signer';
+
+export class LedgerIntegrityError extends Error {
+  override name = 'LedgerIntegrityError';
+}
+
+export interface StoredLog {
+  leaves: Buffer[];
+  /** The published checkpoint for `leaves.length`, or null for an empty log. */
+  checkpoint: string | null;
+}
+
+/**
+ * The append-only log as the loader holds it: the Merkle tree, an index from leaf hash to
+ * position (so logging the same content twice appends nothing), and the signing key. It opens
+ * only onto stored leaves that reproduce the published, signed checkpoint, so a load can extend
+ * history but never rewrite it.
+ */
+export class AppendOnlyLog {
+  readonly origin: string;
+  private readonly tree = new MerkleTree();
+  private readonly positions = new Map<string, number>();
+  private readonly pending: LeafToStore[] = [];
+  private readonly publishedSize: number;
+  private readonly publishedCheckpoint: string | null;
+  private signed: { size: number; note: string } | null = null;
+
+  constructor(
+    private readonly signer: LedgerSigner,
+    stored: StoredLog = { leaves: [], checkpoint: null },
+  ) {
+    this.origin = signer.name;
+    for (const leaf of stored.leaves) this.track(leaf, this.tree.append(leaf));
+    this.publishedSize = stored.leaves.length;
+    this.publishedCheckpoint = stored.checkpoint;
+    if (stored.leaves.length > 0) this.checkStoredHistory(stored);
+  }
+
+  private track(leaf: Uint8Array, index: number): void {
+    const key = encodeBase64(leaf);
+    if (!this.positions.has(key)) this.positions.set(key, index);
+  }
+
+  private checkStoredHistory(stored: StoredLog): void {
+    if (!stored.checkpoint) throw new LedgerIntegrityError(`the table holds ${stored.leaves.length} leaves but no checkpoint`);
+    const opened = verifyNote(stored.checkpoint, [parseVerifierKey(this.signer.verifierKey)]);
+    if (!opened.ok) {
+      throw new LedgerIntegrityError(`the table's latest checkpoint is not signed by this signing key (${this.signer.verifierKey}): ${opened.reason}`);
+    }
+    const checkpoint = parseCheckpointText(opened.note.text);
+    if (checkpoint.origin !== this.origin) throw new LedgerIntegrityError(`the table's log is ${checkpoint.origin}, the signing key is for ${this.origin}`);
+    if (checkpoint.treeSize !== stored.leaves.length) throw new LedgerIntegrityError(`the checkpoint is for ${checkpoint.treeSize} leaves, the table holds ${stored.leaves.length}`);
+    if (!this.tree.root().equals(checkpoint.rootHash)) {
+      throw new LedgerIntegrityError('the stored leaves do not reproduce the root of the published checkpoint: the log was altered');
+    }
+  }
+
+  get size(): number {
+    return this.tree.size;
+  }
+
+  /** Leaves appended since the log was opened, to store before the new checkpoint is published. */
+  get newLeaves(): readonly LeafToStore[] {
+    return this.pending;
+  }
+
+  /** Logs one record version's public content; content already in the log keeps its leaf. */
+  add(content: unknown, meta: { reference: string; version: number }): { leafIndex: number; appended: boolean } {
+    const leaf = recordLeafHash(content);
+    const known = this.positions.get(encodeBase64(leaf));
+    if (known !== undefined) return { leafIndex: known, appended: false };
+    const leafIndex = this.tree.append(leaf);
+    this.track(leaf, leafIndex);
+    this.pending.push({ index: leafIndex, leafHash: leaf, reference: meta.reference, version: meta.version });
+    return { leafIndex, appended: true };
+  }
+
+  /** The signed checkpoint for the current size; the published one when nothing was appended. */
+  checkpoint(): string {
+    if (this.size === 0) throw new LedgerIntegrityError('an empty log has no checkpoint to sign');
+    if (this.size === this.publishedSize && this.publishedCheckpoint) return this.publishedCheckpoint;
+    if (this.signed?.size !== this.size) {
+      this.signed = { size: this.size, note: this.signer.signCheckpoint({ origin: this.origin, treeSize: this.size, rootHash: this.tree.root(), extensions: [] }) };
+    }
+    return this.signed.note;
+  }
+
+  /** Evidence for a leaf against the current checkpoint. */
+  evidence(leafIndex: number, version: number): LogEvidence {
+    return {
+      format: EVIDENCE_FORMAT,
+      version,
+      origin: this.origin,
+      leafIndex,
+      treeSize: this.size,
+      leafHash: encodeBase64(this.tree.leaf(leafIndex)),
+      inclusionProof: this.tree.inclusionProof(leafIndex).map(encodeBase64),
+      checkpoint: this.checkpoint(),
+    };
+  }
+}

@@ -1,0 +1,99 @@
+import { randomUUID } from 'node:crypto';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import {
+  acquireLedgerLock,
+  ledgerLeafItems,
+  publishLedgerHead,
+  readLedgerLeaves,
+  releaseLedgerLock,
+} from '../../functions/store/ledger';
+import { putItems } from '../../functions/store/write';
+import { AppendOnlyLog } from './log';
+import type { LedgerSigner } from './signer';
+
+export type LedgerStage = 'reading leaves' | 'writing leaves';
+
+export interface TableLedgerOptions {
+  client: DynamoDBClient;
+  table: string;
+  signer: LedgerSigner;
+  /** Take the lock even if a load that stopped part-way left it held. */
+  unlock?: boolean;
+  onProgress?: (stage: LedgerStage, done: number, total: number) => void;
+}
+
+export interface LedgerPublication {
+  origin: string;
+  treeSize: number;
+  appended: number;
+  checkpoint: string;
+  verifierKey: string;
+}
+
+/**
+ * A load's hold on the table's log: lock, rebuild the tree from the stored leaves (checked
+ * against the published checkpoint), append, store the new leaves, then publish the new head and
+ * release the lock in one conditional write. Until the head is published, readers and the next
+ * load see the previous tree.
+ */
+export class TableLedger {
+  private released = false;
+
+  private constructor(
+    private readonly options: TableLedgerOptions,
+    private readonly lockId: string,
+    readonly log: AppendOnlyLog,
+  ) {}
+
+  static async open(options: TableLedgerOptions): Promise<TableLedger> {
+    const lockId = randomUUID();
+    const head = await acquireLedgerLock(options.client, options.table, lockId, new Date().toISOString(), options.unlock);
+    try {
+      if (head.origin && head.origin !== options.signer.name) {
+        throw new Error(`the table's log is ${head.origin}, but the signing key is for ${options.signer.name}`);
+      }
+      const leaves = await readLedgerLeaves(options.client, options.table, head.treeSize, (read, total) =>
+        options.onProgress?.('reading leaves', read, total),
+      );
+      return new TableLedger(options, lockId, new AppendOnlyLog(options.signer, { leaves, checkpoint: head.checkpoint }));
+    } catch (error) {
+      await releaseLedgerLock(options.client, options.table, lockId);
+      throw error;
+    }
+  }
+
+  /** Stores the leaves appended by this load (before any record that refers to them). */
+  async writeNewLeaves(): Promise<void> {
+    const items = ledgerLeafItems(this.log.newLeaves);
+    await putItems(this.options.client, this.options.table, items, (written) => this.options.onProgress?.('writing leaves', written, items.length));
+  }
+
+  /** Publishes the new checkpoint (when anything was appended) and releases the lock. */
+  async publish(): Promise<LedgerPublication | null> {
+    if (this.log.size === 0) {
+      await this.release();
+      return null;
+    }
+    const appended = this.log.newLeaves.length;
+    const checkpoint = this.log.checkpoint();
+    if (appended === 0) {
+      await this.release();
+    } else {
+      await publishLedgerHead(this.options.client, this.options.table, this.lockId, {
+        origin: this.log.origin,
+        treeSize: this.log.size,
+        checkpoint,
+        at: new Date().toISOString(),
+      });
+      this.released = true;
+    }
+    return { origin: this.log.origin, treeSize: this.log.size, appended, checkpoint, verifierKey: this.options.signer.verifierKey };
+  }
+
+  /** Releases the lock without publishing; safe to call more than once. */
+  async release(): Promise<void> {
+    if (this.released) return;
+    this.released = true;
+    await releaseLedgerLock(this.options.client, this.options.table, this.lockId);
+  }
+}
