@@ -1,0 +1,157 @@
+import { operations } from '../../functions/contract/operations';
+import { surfacesOperations } from '../../functions/contract/operations/surfaces';
+import { ErrorResponse } from '../../functions/contract/schemas/common';
+import { ActivationReadiness, ProductionFoundations, TrustFabricCatalogue, TrustInfrastructure } from '../../functions/contract/schemas/surfaces';
+import { DISPOSITION_WORDING } from '../../functions/domain/surfaces/presentation';
+import { DEMO_CREDENTIALS } from '../../fixtures/demo-credentials';
+import { DEMO_OBJECTS, DEMO_RESTRICTED_VALUES } from '../../fixtures/demo';
+import type { LocalService } from '../../lib/local/service';
+import { getJson, startTestService } from '../support/local';
+
+const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
+
+let service: LocalService;
+beforeAll(async () => {
+  service = await startTestService();
+});
+afterAll(async () => {
+  await service.close();
+});
+
+const url = (path: string) => `${service.url}${path}`;
+
+function expectPageHeaders(headers: Headers) {
+  expect(headers.get('content-type')).toBe('text/html; charset=utf-8');
+  expect(headers.get('content-security-policy')).toMatch(/^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/=]+'/);
+  expect(headers.get('x-frame-options')).toBe('DENY');
+  expect(headers.get('x-content-type-options')).toBe('nosniff');
+  expect(headers.get('referrer-policy')).toBe('no-referrer');
+  expect(headers.get('cache-control')).toBe('no-store');
+  expect(headers.get('x-correlation-id')).toBeTruthy();
+}
+
+describe('JSON surfaces', () => {
+  it.each([
+    ['/v1/trust-fabric/catalogue', TrustFabricCatalogue],
+    ['/v1/trust-infrastructure', TrustInfrastructure],
+    ['/v1/activation-readiness', ActivationReadiness],
+    ['/v1/activation-readiness/production-foundations', ProductionFoundations],
+  ] as const)('%s answers 200 application/json valid against its contract schema', async (path, schema) => {
+    const res = await getJson(url(path));
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    const parsed = schema.safeParse(res.body);
+    expect(parsed.success ? [] : parsed.error.issues).toEqual([]);
+    expect(res.body.disclosure).toMatchObject({ containsCustomerPii: false, containsPaymentAccountData: false });
+  });
+
+  it.each(['/v1/trust-fabric/catalogue', '/v1/trust-infrastructure'])('%s carries an ETag and Cache-Control and answers 304 to If-None-Match', async (path) => {
+    const first = await fetch(url(path));
+    const etag = first.headers.get('etag');
+    expect(etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
+    expect(first.headers.get('cache-control')).toBe('public, max-age=300');
+    const again = await fetch(url(path), { headers: { 'if-none-match': etag! } });
+    expect(again.status).toBe(304);
+    expect(await again.text()).toBe('');
+    expect(again.headers.get('etag')).toBe(etag);
+    const changed = await fetch(url(path), { headers: { 'if-none-match': '"something-else"' } });
+    expect(changed.status).toBe(200);
+  });
+
+  it('links every route of the trust infrastructure by absolute URL on this host, and each link is served', async () => {
+    const doc = (await getJson(url('/v1/trust-infrastructure'))).body as TrustInfrastructure;
+    const links = [...Object.values(doc.links), ...doc.developerDocuments.map((d) => d.href)];
+    expect(doc.links.activationReadiness).toBe(url('/v1/activation-readiness'));
+    for (const link of links) {
+      expect(link.startsWith(`${service.url}/`)).toBe(true);
+      const res = await fetch(link);
+      expect([link, res.status]).toEqual([link, 200]);
+    }
+    expect(doc.capabilities.flatMap((c) => c.endpoints)).toHaveLength(operations.length);
+  });
+
+  it('the production foundations report sees the loaded demo table as READY, authorities fail-closed', async () => {
+    const doc = (await getJson(url('/v1/activation-readiness/production-foundations'))).body as ProductionFoundations;
+    expect(doc.status).toBe('READY');
+    expect(doc.authorities.map((a) => [a.key, a.status])).toEqual([
+      ['SIGNING', 'FAIL_CLOSED'],
+      ['CUSTODY', 'FAIL_CLOSED'],
+      ['TREASURY', 'FAIL_CLOSED'],
+      ['SETTLEMENT', 'FAIL_CLOSED'],
+      ['REGULATORY_AUTHORITY', 'FAIL_CLOSED'],
+    ]);
+  });
+
+  it('refuses writes on every surface route with 405 problem details', async () => {
+    for (const op of surfacesOperations) {
+      const path = op.path.replace('{reference}', DEMO_OBJECTS.current);
+      const res = await getJson(url(path), { method: 'POST', body: '{}' });
+      expect(res.status).toBe(405);
+      expect(res.headers.get('allow')).toBe('GET');
+    }
+  });
+});
+
+describe('pages', () => {
+  it.each(['/studio', '/verify', `/trust-receipt/${DEMO_OBJECTS.current}`, `/verify?reference=${DEMO_OBJECTS.current}`])('%s is an HTML page with a strict policy and no script', async (path) => {
+    const res = await fetch(url(path));
+    expect(res.status).toBe(200);
+    expectPageHeaders(res.headers);
+    const body = await res.text();
+    expect(body).toMatch(/^<!doctype html>/);
+    expect(body).not.toMatch(/<script|javascript:|\son[a-z]+=/i);
+  });
+
+  it.each(Object.entries(DEMO_OBJECTS))('the trust receipt of the %s demo object says what the JSON resolution says, and nothing restricted', async (_name, reference) => {
+    const json = (await getJson(url(`/v1/objects/${reference}`))).body;
+    const res = await fetch(url(`/trust-receipt/${reference}`));
+    expect(res.status).toBe(200);
+    const page = await res.text();
+    const wording = DISPOSITION_WORDING[json.current.overallDisposition as keyof typeof DISPOSITION_WORDING];
+    expect(page).toContain(`<span class="status ${wording.tone}">${wording.label}</span>`);
+    expect(page).toContain(`(${json.current.state})`);
+    expect(page).toContain(`<code>${json.current.disposition}</code>`);
+    for (const secret of DEMO_RESTRICTED_VALUES) expect(page).not.toContain(secret);
+    if (reference === DEMO_OBJECTS.longHistory) expect(page).toContain('older entries not shown');
+  });
+
+  it('/verify answers a reference with surrounding spaces, and points a credential to its own answer', async () => {
+    const spaced = await fetch(url(`/verify?reference=${encodeURIComponent(`  ${DEMO_OBJECTS.stale} `)}`));
+    expect(spaced.status).toBe(200);
+    expect(await spaced.text()).toContain(DISPOSITION_WORDING.STALE.label);
+
+    const credential = await fetch(url(`/verify?reference=${DEMO_CREDENTIALS.active}`));
+    expect(credential.status).toBe(200);
+    expect(await credential.text()).toContain(`href="${service.url}/v1/credentials/verify/${DEMO_CREDENTIALS.active}"`);
+  });
+
+  it('a trust receipt for a credential is 404 with the address of its own answer', async () => {
+    const res = await getJson(url(`/trust-receipt/${DEMO_CREDENTIALS.active}`));
+    expect(res.status).toBe(404);
+    expect(res.body.seeAlso).toBe(`${service.url}/v1/credentials/verify/${DEMO_CREDENTIALS.active}`);
+  });
+
+  describe('problems negotiate on Accept', () => {
+    it.each([
+      ['/trust-receipt/NO-SUCH-REF', 404, 'NOT_FOUND'],
+      ['/trust-receipt/x', 400, 'INVALID_REFERENCE'],
+      ['/verify?reference=%3Cscript%3Ealert(1)%3C%2Fscript%3E', 400, 'INVALID_REFERENCE'],
+      ['/verify?reference=', 400, 'INVALID_REFERENCE'],
+      ['/verify?reference=NO-SUCH-REF', 404, 'NOT_FOUND'],
+    ])('%s: problem details by default, an HTML page for a browser (%i %s)', async (path, status, code) => {
+      const problem = await getJson(url(path));
+      expect(problem.status).toBe(status);
+      expect(problem.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      expect(ErrorResponse.safeParse(problem.body).success).toBe(true);
+      expect(problem.body.code).toBe(code);
+
+      const page = await fetch(url(path), { headers: { accept: BROWSER_ACCEPT } });
+      expect(page.status).toBe(status);
+      expectPageHeaders(page.headers);
+      const body = await page.text();
+      expect(body).toContain(`<code>${page.headers.get('x-correlation-id')}</code>`);
+      expect(body).toContain('role="alert"');
+      expect(body).not.toContain('<script>');
+    });
+  });
+});
