@@ -61,6 +61,7 @@ describe('the three routes agree for every demo credential', () => {
     expect(result).toMatchObject({ schemaVersion: 'svc.credential-verification.v1', credentialId: id, status: expected.status, issuer: DEMO_ISSUER });
     expect(result.statusFreshness).toMatchObject({ lifecycleState: expected.lifecycleState, fresh: expected.fresh });
     expect(result.checks.map((c: any) => c.check)).toEqual(['integrity', 'validityWindow', 'status']);
+    expect(result.checks.slice(1).map((c: any) => c.outcome)).toEqual(expected.checks);
     expect(result.verified).toBe(result.checks.every((c: any) => c.outcome === 'PASS'));
     if (result.verified) expect(result.status).toBe('ACTIVE');
     expect(result.problemDetails).toHaveLength(result.checks.filter((c: any) => c.outcome !== 'PASS').length);
