@@ -1,0 +1,113 @@
+/**
+ * Surfaces: in-process latency of the trust-fabric, trust-infrastructure, readiness and page
+ * handlers (the Lambda handler modules, real AWS SDK, embedded store with the demo data), and
+ * for each its deployed bundle (same esbuild options as the stack) and cold module load.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { build } from 'esbuild';
+import { surfacesOperations } from '../../functions/contract/operations/surfaces';
+import { DEMO_OBJECTS } from '../../fixtures/demo';
+import { logger } from '../../functions/http/boundary';
+import { BUNDLE_OPTIONS } from '../../lib/stack/bundling';
+import { median, percentile, round, timeCalls } from '../lib/stats';
+import type { BenchContext, BenchRow, BenchSection } from '../lib/types';
+
+type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+
+const WARMUP = 30;
+const ITERATIONS = 400;
+const COLD_STARTS = 5;
+
+function event(resource: string, pathname: string, pathParameters: Record<string, string> | null, query: Record<string, string> | null, headers: Record<string, string> = {}): APIGatewayProxyEvent {
+  return {
+    resource,
+    path: pathname,
+    httpMethod: 'GET',
+    headers: { host: 'bench.local', 'x-forwarded-proto': 'http', ...headers },
+    multiValueHeaders: {},
+    queryStringParameters: query,
+    multiValueQueryStringParameters: null,
+    pathParameters,
+    stageVariables: null,
+    body: null,
+    isBase64Encoded: false,
+    requestContext: { path: pathname, requestId: 'bench', domainName: 'bench.local' } as APIGatewayProxyEvent['requestContext'],
+  };
+}
+const context = { functionName: 'bench', awsRequestId: 'bench', getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
+
+/** What each handler is called with: a representative request (a demo reference for the pages). */
+const REQUESTS: Record<string, APIGatewayProxyEvent> = {
+  getTrustFabricCatalogue: event('/v1/trust-fabric/catalogue', '/v1/trust-fabric/catalogue', null, null),
+  getTrustInfrastructure: event('/v1/trust-infrastructure', '/v1/trust-infrastructure', null, null),
+  getActivationReadiness: event('/v1/activation-readiness', '/v1/activation-readiness', null, null),
+  getProductionFoundations: event('/v1/activation-readiness/production-foundations', '/v1/activation-readiness/production-foundations', null, null),
+  getStudio: event('/studio', '/studio', null, null),
+  getVerifyPage: event('/verify', '/verify', null, { reference: DEMO_OBJECTS.current }),
+  getTrustReceipt: event('/trust-receipt/{reference}', `/trust-receipt/${DEMO_OBJECTS.current}`, { reference: DEMO_OBJECTS.current }, null),
+};
+
+async function latencyRows(root: string): Promise<BenchRow[]> {
+  const rows: BenchRow[] = [];
+  for (const op of surfacesOperations) {
+    if (op.integration.kind !== 'lambda') continue;
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const handler = require(path.join(root, op.integration.entry)).handler as Handler;
+    const request = REQUESTS[op.operationId];
+    const samples = await timeCalls(async () => {
+      const out = await handler(request, context);
+      if (out.statusCode !== 200) throw new Error(`${op.operationId} answered ${out.statusCode}`);
+    }, ITERATIONS, WARMUP);
+    const reads = op.integration.access === 'table-read' ? 'one store read each' : 'no I/O';
+    const note = `${ITERATIONS} sequential in-process calls after ${WARMUP} warm-up; ${reads}`;
+    rows.push({ metric: `${op.operationId} p50`, value: round(percentile(samples, 50)), unit: 'ms', note });
+    rows.push({ metric: `${op.operationId} p99`, value: round(percentile(samples, 99)), unit: 'ms', note });
+  }
+  return rows;
+}
+
+/** Each handler bundled as the stack bundles it, then loaded in fresh Node.js processes. */
+async function bundleRows(root: string): Promise<BenchRow[]> {
+  const out = await mkdtemp(path.join(os.tmpdir(), 'bench-surfaces-'));
+  const rows: BenchRow[] = [];
+  try {
+    for (const op of surfacesOperations) {
+      if (op.integration.kind !== 'lambda') continue;
+      const file = path.join(out, `${op.operationId}.js`);
+      await build({
+        entryPoints: [path.join(root, op.integration.entry)],
+        bundle: true,
+        platform: 'node',
+        format: 'cjs',
+        minify: BUNDLE_OPTIONS.minify,
+        target: BUNDLE_OPTIONS.target,
+        outfile: file,
+        logLevel: 'silent',
+      });
+      rows.push({ metric: `${op.operationId} bundle`, value: round((await stat(file)).size / 1024, 1), unit: 'KiB', note: 'minified, AWS SDK included, as deployed' });
+      const loads: number[] = [];
+      for (let i = 0; i < COLD_STARTS; i++) {
+        const script = `const t=process.hrtime.bigint();require(${JSON.stringify(file)});process.stdout.write(String(Number(process.hrtime.bigint()-t)/1e6))`;
+        loads.push(Number(execFileSync(process.execPath, ['-e', script], { env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'SILENT' } }).toString()));
+      }
+      rows.push({ metric: `${op.operationId} cold module load`, value: round(median(loads)), unit: 'ms', note: `median of ${COLD_STARTS} fresh processes (module init only, no request)` });
+    }
+  } finally {
+    await rm(out, { recursive: true, force: true });
+  }
+  return rows;
+}
+
+export const section: BenchSection = {
+  name: 'surfaces',
+  run: async (ctx: BenchContext): Promise<BenchRow[]> => {
+    logger.setLogLevel('SILENT');
+    // Starting the local service loads the demo data and points the handlers at its store.
+    await ctx.service();
+    return [...(await latencyRows(ctx.root)), ...(await bundleRows(ctx.root))];
+  },
+};
