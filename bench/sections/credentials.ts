@@ -1,37 +1,34 @@
 /**
- * Credential routes: in-process handler latency (the Lambda handler modules, real AWS SDK,
- * embedded DynamoDB-compatible store with the demo credentials loaded through the loader), the
- * size of a published status list, and the cost of encoding one.
+ * Credentials: in-process latency of the verify, vc.json and status-list handlers (the Lambda
+ * handler modules, real AWS SDK, embedded store with the demo data loaded through the loader),
+ * each handler's deployed bundle and cold module load, the size of a published status list and
+ * the cost of encoding a busy one.
  */
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { DEMO_CREDENTIALS, DEMO_STATUS_LISTS, demoCredentialRecords } from '../../fixtures/demo-credentials';
+import { build } from 'esbuild';
+import { DEMO_CREDENTIALS, DEMO_STATUS_LISTS } from '../../fixtures/demo-credentials';
+import { credentialsOperations } from '../../functions/contract/operations/credentials';
 import { encodeStatusList, MIN_STATUS_LIST_ENTRIES } from '../../functions/domain/credentials/bitstring';
-import { handler as getPortableCredential } from '../../functions/handlers/get-portable-credential';
-import { handler as getStatusList } from '../../functions/handlers/get-status-list';
-import { handler as verifyCredential } from '../../functions/handlers/verify-credential';
 import { logger } from '../../functions/http/boundary';
-import { storeClient } from '../../functions/store/client';
-import { startEmbeddedStore } from '../../lib/local/embedded-store';
-import { configureLocalEnvironment, localClient } from '../../lib/local/service';
-import { loadDocument } from '../../lib/loader/load';
-
-export interface BenchResult {
-  metric: string;
-  value: number;
-  unit: string;
-  note?: string;
-}
+import { BUNDLE_OPTIONS } from '../../lib/stack/bundling';
+import { median, percentile, round, timeCalls } from '../lib/stats';
+import type { BenchContext, BenchRow, BenchSection } from '../lib/types';
 
 type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
 const WARMUP = 30;
 const ITERATIONS = 400;
-const TABLE = 'bench-credentials';
+const COLD_STARTS = 5;
+const DAY = 86_400_000;
 
-function event(resource: string, path: string, pathParameters: Record<string, string>, query: Record<string, string> | null = null): APIGatewayProxyEvent {
+function event(resource: string, pathname: string, pathParameters: Record<string, string>, query: Record<string, string> | null = null): APIGatewayProxyEvent {
   return {
     resource,
-    path,
+    path: pathname,
     httpMethod: 'GET',
     headers: { host: 'bench.local', 'x-forwarded-proto': 'http' },
     multiValueHeaders: {},
@@ -41,81 +38,108 @@ function event(resource: string, path: string, pathParameters: Record<string, st
     stageVariables: null,
     body: null,
     isBase64Encoded: false,
-    requestContext: { path, requestId: 'bench', domainName: 'bench.local' } as APIGatewayProxyEvent['requestContext'],
+    requestContext: { path: pathname, requestId: 'bench', domainName: 'bench.local' } as APIGatewayProxyEvent['requestContext'],
   };
 }
 const context = { functionName: 'bench', awsRequestId: 'bench', getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-const round = (ms: number) => Math.round(ms * 1000) / 1000;
-
-async function latency(name: string, handler: Handler, e: APIGatewayProxyEvent): Promise<BenchResult[]> {
-  const samples: number[] = [];
-  for (let i = 0; i < WARMUP + ITERATIONS; i++) {
-    const start = process.hrtime.bigint();
-    const out = await handler(e, context);
-    const elapsed = Number(process.hrtime.bigint() - start) / 1e6;
-    if (out.statusCode !== 200) throw new Error(`${name} answered ${out.statusCode}`);
-    if (i >= WARMUP) samples.push(elapsed);
-  }
-  samples.sort((a, b) => a - b);
-  const note = `${ITERATIONS} sequential in-process calls after ${WARMUP} warm-up, one Query each against the embedded store`;
+/** Representative requests: an active credential (it passes every check) and the suspension list, now and as of 20 days ago. */
+function requests(anchor: Date): { label: string; operationId: string; event: APIGatewayProxyEvent }[] {
+  const id = DEMO_CREDENTIALS.active;
+  const listId = DEMO_STATUS_LISTS.suspension;
+  const list = (query: Record<string, string> | null) => event('/v1/status-lists/{listId}', `/v1/status-lists/${listId}`, { listId }, query);
   return [
-    { metric: `${name} p50`, value: round(percentile(samples, 50)), unit: 'ms', note },
-    { metric: `${name} p99`, value: round(percentile(samples, 99)), unit: 'ms', note },
+    { label: 'verifyCredential', operationId: 'verifyCredential', event: event('/v1/credentials/verify/{claimId}', `/v1/credentials/verify/${id}`, { claimId: id }) },
+    { label: 'getPortableCredential', operationId: 'getPortableCredential', event: event('/v1/portable-credentials/{claimId}/vc.json', `/v1/portable-credentials/${id}/vc.json`, { claimId: id }) },
+    { label: 'getStatusList', operationId: 'getStatusList', event: list(null) },
+    { label: 'getStatusList ?timestamp=', operationId: 'getStatusList', event: list({ timestamp: new Date(anchor.getTime() - 20 * DAY).toISOString() }) },
   ];
 }
 
-export const section = {
-  name: 'credentials',
-  run: async (): Promise<BenchResult[]> => {
-    const previousLevel = logger.getLevelName();
-    logger.setLogLevel('SILENT');
-    const store = await startEmbeddedStore();
-    configureLocalEnvironment(store.endpoint, TABLE);
-    const client = localClient(store.endpoint);
-    try {
-      await loadDocument({ records: demoCredentialRecords(new Date()) }, { client, table: TABLE, createTable: true });
-      const id = DEMO_CREDENTIALS.active;
-      const listId = DEMO_STATUS_LISTS.suspension;
-      const results: BenchResult[] = [
-        ...(await latency('verify credential', verifyCredential as Handler, event('/v1/credentials/verify/{claimId}', `/v1/credentials/verify/${id}`, { claimId: id }))),
-        ...(await latency('portable credential (vc.json)', getPortableCredential as Handler, event('/v1/portable-credentials/{claimId}/vc.json', `/v1/portable-credentials/${id}/vc.json`, { claimId: id }))),
-        ...(await latency('status list (current)', getStatusList as Handler, event('/v1/status-lists/{listId}', `/v1/status-lists/${listId}`, { listId }))),
-        ...(await latency(
-          'status list (?timestamp=)',
-          getStatusList as Handler,
-          event('/v1/status-lists/{listId}', `/v1/status-lists/${listId}`, { listId }, { timestamp: new Date(Date.now() - 20 * 86_400_000).toISOString() }),
-        )),
-      ];
+function handlerOf(root: string, operationId: string): Handler {
+  const op = credentialsOperations.find((o) => o.operationId === operationId)!;
+  if (op.integration.kind !== 'lambda') throw new Error(`${operationId} is not a Lambda operation`);
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return require(path.join(root, op.integration.entry)).handler as Handler;
+}
 
-      const list = await (getStatusList as Handler)(event('/v1/status-lists/{listId}', `/v1/status-lists/${listId}`, { listId }), context);
-      results.push({ metric: 'status list response size', value: Buffer.byteLength(list.body), unit: 'bytes', note: `${MIN_STATUS_LIST_ENTRIES} entries, demo bits set` });
+async function latencyRows(ctx: BenchContext): Promise<BenchRow[]> {
+  const rows: BenchRow[] = [];
+  for (const r of requests(ctx.anchor)) {
+    const handler = handlerOf(ctx.root, r.operationId);
+    const samples = await timeCalls(async () => {
+      const out = await handler(r.event, context);
+      if (out.statusCode !== 200) throw new Error(`${r.label} answered ${out.statusCode}`);
+    }, ITERATIONS, WARMUP);
+    const note = `${ITERATIONS} sequential in-process calls after ${WARMUP} warm-up; one Query each against the embedded store`;
+    rows.push({ metric: `${r.label} p50`, value: round(percentile(samples, 50)), unit: 'ms', note });
+    rows.push({ metric: `${r.label} p99`, value: round(percentile(samples, 99)), unit: 'ms', note });
+  }
+  const list = await handlerOf(ctx.root, 'getStatusList')(requests(ctx.anchor)[2].event, context);
+  rows.push({ metric: 'status list response', value: round(Buffer.byteLength(list.body) / 1024, 2), unit: 'KiB', note: `${MIN_STATUS_LIST_ENTRIES} entries, demo bits set` });
+  return rows;
+}
 
-      // A busy list: 1% of the entries set at scattered, reproducible positions (the worst case for GZIP is randomness).
-      const busy = new Set<number>();
-      for (let x = 0x9e3779b9; busy.size < MIN_STATUS_LIST_ENTRIES / 100; ) {
-        x ^= x << 13;
-        x ^= x >>> 17;
-        x ^= x << 5;
-        busy.add((x >>> 0) % MIN_STATUS_LIST_ENTRIES);
+/** A busy list: 1% of the entries set at scattered, reproducible positions (randomness is GZIP's worst case). */
+function encodingRows(): BenchRow[] {
+  const busy = new Set<number>();
+  for (let x = 0x9e3779b9; busy.size < MIN_STATUS_LIST_ENTRIES / 100; ) {
+    x ^= x << 13;
+    x ^= x >>> 17;
+    x ^= x << 5;
+    busy.add((x >>> 0) % MIN_STATUS_LIST_ENTRIES);
+  }
+  let encoded = '';
+  const times: number[] = [];
+  for (let i = 0; i < 21; i++) {
+    const start = process.hrtime.bigint();
+    encoded = encodeStatusList(busy);
+    times.push(Number(process.hrtime.bigint() - start) / 1e6);
+  }
+  return [
+    { metric: 'status list encode (1% set)', value: round(median(times)), unit: 'ms', note: 'bitstring + GZIP + base64url, done by the loader once per list version; median of 21' },
+    { metric: 'status list encodedList (1% set)', value: round(encoded.length / 1024, 2), unit: 'KiB' },
+  ];
+}
+
+/** Each handler bundled as the stack bundles it, then loaded in fresh Node.js processes. */
+async function bundleRows(root: string): Promise<BenchRow[]> {
+  const out = await mkdtemp(path.join(os.tmpdir(), 'bench-credentials-'));
+  const rows: BenchRow[] = [];
+  try {
+    for (const op of credentialsOperations) {
+      if (op.integration.kind !== 'lambda') continue;
+      const file = path.join(out, `${op.operationId}.js`);
+      await build({
+        entryPoints: [path.join(root, op.integration.entry)],
+        bundle: true,
+        platform: 'node',
+        format: 'cjs',
+        minify: BUNDLE_OPTIONS.minify,
+        target: BUNDLE_OPTIONS.target,
+        outfile: file,
+        logLevel: 'silent',
+      });
+      rows.push({ metric: `${op.operationId} bundle`, value: round((await stat(file)).size / 1024, 1), unit: 'KiB', note: 'minified, AWS SDK included, as deployed' });
+      const loads: number[] = [];
+      for (let i = 0; i < COLD_STARTS; i++) {
+        const script = `const t=process.hrtime.bigint();require(${JSON.stringify(file)});process.stdout.write(String(Number(process.hrtime.bigint()-t)/1e6))`;
+        loads.push(Number(execFileSync(process.execPath, ['-e', script], { env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'SILENT' } }).toString()));
       }
-      const encodeTimes: number[] = [];
-      let encoded = '';
-      for (let i = 0; i < 21; i++) {
-        const start = process.hrtime.bigint();
-        encoded = encodeStatusList(busy);
-        encodeTimes.push(Number(process.hrtime.bigint() - start) / 1e6);
-      }
-      encodeTimes.sort((a, b) => a - b);
-      results.push({ metric: 'status list encode (1% set) p50', value: round(percentile(encodeTimes, 50)), unit: 'ms', note: 'bitstring + GZIP (default level) + base64url, done by the loader once per list version; 21 runs' });
-      results.push({ metric: 'status list encodedList (1% set)', value: encoded.length, unit: 'bytes' });
-      return results;
-    } finally {
-      client.destroy();
-      storeClient().destroy();
-      await store.close();
-      logger.setLogLevel(previousLevel);
+      rows.push({ metric: `${op.operationId} cold module load`, value: round(median(loads)), unit: 'ms', note: `median of ${COLD_STARTS} fresh processes (module init only, no request)` });
     }
+  } finally {
+    await rm(out, { recursive: true, force: true });
+  }
+  return rows;
+}
+
+export const section: BenchSection = {
+  name: 'credentials',
+  run: async (ctx: BenchContext): Promise<BenchRow[]> => {
+    logger.setLogLevel('SILENT');
+    // Starting the local service loads the demo data (credentials and derived status lists) and points the handlers at its store.
+    await ctx.service();
+    return [...(await latencyRows(ctx)), ...encodingRows(), ...(await bundleRows(ctx.root))];
   },
 };
