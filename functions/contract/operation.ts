@@ -3,6 +3,14 @@ import type { z } from 'zod';
 export const LIVE_STATES = ['LIVE', 'READY', 'GATED_BY_PERSISTENCE', 'SHADOW'] as const;
 export type LiveState = (typeof LIVE_STATES)[number];
 
+/** What each liveState promises a caller (published in the catalogue and in every operation's description). */
+export const LIVE_STATE_MEANINGS: Record<LiveState, string> = {
+  LIVE: 'Served now, on the published contract.',
+  READY: 'Contract published and served, but what it describes is not activated: nothing in production depends on it yet.',
+  GATED_BY_PERSISTENCE: 'Served only where its persistence dependency is configured; otherwise it answers 503 problem details.',
+  SHADOW: 'Served for evaluation: it computes a decision that nothing acts on.',
+};
+
 /** What the deployed API connects an operation to. */
 export type Integration =
   /** One Lambda per operation; `entry` is the handler module, `access` the only resource it may read. */
@@ -27,6 +35,8 @@ export interface Operation {
   response: { schema: z.ZodType; mediaType?: 'application/json' | 'text/html' };
   /** Statuses answered with an ErrorResponse (problem details), beyond the 200. */
   errors: number[];
+  /** Answers carry ETag and Cache-Control and honour If-None-Match with 304 (developer documents). */
+  conditional?: true;
   integration: Integration;
 }
 

@@ -80,6 +80,7 @@ function documentIntegration(op: Operation, key: string, targets: IntegrationTar
     'method.response.header.Content-Type': 'integration.response.header.Content-Type',
     'method.response.header.ETag': 'integration.response.header.ETag',
     'method.response.header.Cache-Control': 'integration.response.header.Cache-Control',
+    'method.response.header.X-Content-Type-Options': "'nosniff'",
     'method.response.header.x-correlation-id': 'context.requestId',
   };
   return {
@@ -104,10 +105,18 @@ function documentIntegration(op: Operation, key: string, targets: IntegrationTar
 }
 
 function documentMethodResponses(object: Json): Json {
-  const headers = { 'Content-Type': { schema: { type: 'string' } }, ETag: { schema: { type: 'string' } }, 'Cache-Control': { schema: { type: 'string' } }, 'x-correlation-id': { schema: { type: 'string' } } };
+  const headers = {
+    'Content-Type': { schema: { type: 'string' } },
+    ETag: { schema: { type: 'string' } },
+    'Cache-Control': { schema: { type: 'string' } },
+    'X-Content-Type-Options': { schema: { type: 'string' } },
+    'x-correlation-id': { schema: { type: 'string' } },
+  };
+  const parameters: Json[] = object.parameters ?? [];
   return {
     ...object,
-    parameters: [...(object.parameters ?? []), { name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' } }],
+    // The published contract already declares If-None-Match on conditional operations; API Gateway needs it declared to forward it.
+    parameters: parameters.some((p) => p.name === 'If-None-Match') ? parameters : [...parameters, { name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' } }],
     responses: {
       ...object.responses,
       '200': { ...object.responses['200'], headers },

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { operations } from '../../functions/contract/operations';
-import type { Operation } from '../../functions/contract/operation';
+import { LIVE_STATE_MEANINGS, type Operation } from '../../functions/contract/operation';
 import { contractRegistry } from '../../functions/contract/registry';
 import { CONTRACT_VERSION, SERVICE_NAME } from '../../functions/contract/service';
 import { PROBLEMS } from '../../functions/http/problem';
@@ -17,7 +17,36 @@ const STATUS_TEXT: Record<number, string> = {
   413: 'Request body too large',
   415: 'Unsupported media type',
   422: 'Request rejected',
+  429: 'Too many requests (retry after the Retry-After seconds)',
+  500: 'Unexpected error (no internals are disclosed)',
   503: 'Dependency temporarily unavailable',
+};
+
+/**
+ * Problem statuses an operation can answer: its own, 429 from gateway throttling (every
+ * operation), and 500 where a function runs (an unexpected error; documents never answer 500).
+ */
+export function errorStatuses(op: Operation): number[] {
+  const statuses = new Set([...op.errors, 429]);
+  if (op.integration.kind === 'lambda') statuses.add(500);
+  return [...statuses].sort((a, b) => a - b);
+}
+
+const INT32 = { min: -(2 ** 31), max: 2 ** 31 - 1 };
+
+/** Integer parameters bounded within 32 bits say so (format int32), as OpenAPI formats expect. */
+function withIntegerFormat(schema: Json): Json {
+  if (schema.type !== 'integer' || schema.format) return schema;
+  const bounded = typeof schema.minimum === 'number' && typeof schema.maximum === 'number' && schema.minimum >= INT32.min && schema.maximum <= INT32.max;
+  return { ...schema, format: bounded ? 'int32' : 'int64' };
+}
+
+/** RFC 9110 If-None-Match: "*" or a comma-separated list of (weak or strong) entity tags. */
+const ENTITY_TAG_LIST = '^(\\*|(W/)?"[^"]*"(\\s*,\\s*(W/)?"[^"]*")*)$';
+
+const CONDITIONAL_HEADERS = {
+  ETag: { description: 'Strong entity tag of the document bytes; send it back in If-None-Match.', schema: { type: 'string' } },
+  'Cache-Control': { description: 'Caching rule for the document.', schema: { type: 'string' } },
 };
 
 function stripMeta(schema: Json): Json {
@@ -44,7 +73,10 @@ function parameters(op: Operation, target: Target): Json[] {
     params.push({ name, in: 'path', required: true, description: schema.description, schema: schemaRef(schema, target) });
   }
   for (const [name, schema] of Object.entries(op.queryParams ?? {})) {
-    params.push({ name, in: 'query', required: false, description: schema.description, schema: schemaRef(schema, target) });
+    params.push({ name, in: 'query', required: false, description: schema.description, schema: withIntegerFormat(schemaRef(schema, target)) });
+  }
+  if (op.conditional) {
+    params.push({ name: 'If-None-Match', in: 'header', required: false, description: 'An ETag from an earlier answer: 304 when the document is unchanged.', schema: { type: 'string', maxLength: 1024, pattern: ENTITY_TAG_LIST } });
   }
   return params;
 }
@@ -55,17 +87,21 @@ export function operationObject(op: Operation, target: Target): Json {
   const responses: Json = {
     '200': {
       description: op.summary,
-      headers: { 'x-correlation-id': { $ref: '#/components/headers/CorrelationId' } },
+      headers: { 'x-correlation-id': { $ref: '#/components/headers/CorrelationId' }, ...(op.conditional ? CONDITIONAL_HEADERS : {}) },
       content: { [mediaType]: { schema: schemaRef(op.response.schema, target) } },
     },
   };
-  for (const status of op.errors) responses[String(status)] = { $ref: `#/components/responses/Problem${status}` };
+  if (op.conditional) {
+    responses['304'] = { description: 'Not modified: the If-None-Match ETag matches.', headers: { 'x-correlation-id': { $ref: '#/components/headers/CorrelationId' }, ...CONDITIONAL_HEADERS } };
+  }
+  for (const status of errorStatuses(op)) responses[String(status)] = { $ref: `#/components/responses/Problem${status}` };
   const object: Json = {
     operationId: op.operationId,
     tags: [op.tag],
     summary: op.summary,
-    ...(op.description ? { description: op.description } : {}),
+    description: [op.description, `liveState ${op.liveState}: ${LIVE_STATE_MEANINGS[op.liveState]}`].filter(Boolean).join(' '),
     'x-svc-live-state': op.liveState,
+    'x-svc-served-by': op.integration.kind === 'document' ? 'DOCUMENT' : 'FUNCTION',
     security: [],
     parameters: [...parameters(op, target), { $ref: '#/components/parameters/CorrelationId' }],
     responses,
@@ -77,13 +113,16 @@ export function operationObject(op: Operation, target: Target): Json {
 }
 
 function sharedComponents(target: Target): Json {
-  const statuses = [...new Set(operations.flatMap((op) => op.errors))].sort();
+  const statuses = [...new Set(operations.flatMap(errorStatuses))].sort((a, b) => a - b);
   const problemResponses: Json = {};
   for (const status of statuses) {
     const codes = Object.entries(PROBLEMS).filter(([, p]) => p.status === status).map(([code]) => code);
     problemResponses[`Problem${status}`] = {
       description: `${STATUS_TEXT[status] ?? 'Problem'} (codes: ${codes.join(', ')})`,
-      headers: { 'x-correlation-id': { $ref: '#/components/headers/CorrelationId' } },
+      headers: {
+        'x-correlation-id': { $ref: '#/components/headers/CorrelationId' },
+        ...(status === 429 || status === 503 ? { 'Retry-After': { description: 'Seconds to wait before retrying.', schema: { type: 'integer', format: 'int32', minimum: 0, maximum: 3600 } } } : {}),
+      },
       content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/ErrorResponse' } } },
     };
   }
@@ -96,7 +135,7 @@ function sharedComponents(target: Target): Json {
         in: 'header',
         required: false,
         description: 'Correlation id to echo (8 to 128 of A-Z a-z 0-9 . _ : -); otherwise the request id is used.',
-        schema: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]{7,127}$' },
+        schema: { type: 'string', minLength: 8, maxLength: 128, pattern: '^[A-Za-z0-9][A-Za-z0-9._:-]{7,127}$' },
       },
     },
     headers: {
@@ -132,7 +171,7 @@ export function buildOpenApi(): Json {
   return {
     openapi: '3.1.0',
     info: INFO,
-    servers: [{ url: '{base_url}', variables: { base_url: { default: 'http://127.0.0.1:3000', description: 'Verification and general origin' } } }],
+    servers: [{ url: '{base_url}', 'x-internal': false, variables: { base_url: { default: 'http://127.0.0.1:3000', description: 'Verification and general origin' } } }],
     'x-svc': X_SVC,
     security: [],
     tags,

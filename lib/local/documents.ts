@@ -1,12 +1,12 @@
-import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { DOCUMENT_CACHE_CONTROL, documentEtag, matchesIfNoneMatch } from '../../functions/domain/documents';
 
 /** The build output folder: `npm run build` writes every published document here, keyed as in the bucket. */
 export const SITE_DIR = path.resolve(__dirname, '../../dist/site');
 
 /** Cache policy for published documents (the same value the stack sets on the bucket objects). */
-export const DOCUMENT_CACHE_CONTROL = 'public, max-age=300';
+export { DOCUMENT_CACHE_CONTROL };
 
 export function mediaTypeOf(key: string): string {
   if (key.endsWith('.json')) return 'application/json';
@@ -15,9 +15,7 @@ export function mediaTypeOf(key: string): string {
 }
 
 /** A strong ETag over the bytes, as S3 gives for single-part uploads (MD5, quoted). */
-export function etagOf(bytes: Buffer): string {
-  return `"${createHash('md5').update(bytes).digest('hex')}"`;
-}
+export const etagOf = (bytes: Buffer): string => documentEtag(bytes);
 
 export interface DocumentResponse {
   status: 200 | 304;
@@ -25,7 +23,11 @@ export interface DocumentResponse {
   body: Buffer | null;
 }
 
-/** Serves one built document the way the S3 integration does: ETag, Cache-Control, 304 on a match. */
+/**
+ * Serves one built document the way the bucket integration does: the headers API Gateway passes
+ * through (Content-Type, ETag, Cache-Control) plus the one it adds (X-Content-Type-Options), and
+ * 304 with no body when If-None-Match matches.
+ */
 export async function readDocument(key: string, ifNoneMatch: string | undefined, siteDir = SITE_DIR): Promise<DocumentResponse | null> {
   let bytes: Buffer;
   try {
@@ -35,8 +37,6 @@ export async function readDocument(key: string, ifNoneMatch: string | undefined,
   }
   const etag = etagOf(bytes);
   const headers = { 'content-type': mediaTypeOf(key), etag, 'cache-control': DOCUMENT_CACHE_CONTROL, 'x-content-type-options': 'nosniff' };
-  if (ifNoneMatch && ifNoneMatch.split(',').some((t) => t.trim() === etag || t.trim() === '*')) {
-    return { status: 304, headers, body: null };
-  }
+  if (matchesIfNoneMatch(ifNoneMatch, etag)) return { status: 304, headers, body: null };
   return { status: 200, headers, body: bytes };
 }

@@ -36,6 +36,8 @@ export interface LocalServiceOptions {
   anchor?: Date;
   onProgress?: (written: number, total: number) => void;
   onLedgerProgress?: (stage: string, done: number, total: number) => void;
+  /** Folder of built documents to serve (default: dist/site). */
+  siteDir?: string;
 }
 
 /** Embedded store + table + demo data (through the loader) + the HTTP server. */
@@ -56,7 +58,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
   });
   client.destroy();
   process.env.LEDGER_VERIFIER_KEYS = signer.verifierKey;
-  const server = await startLocalServer({ port: options.port });
+  const server = await startLocalServer({ port: options.port, siteDir: options.siteDir });
   return {
     url: server.url,
     storeEndpoint: store.endpoint,

@@ -49,6 +49,6 @@ export const Reference = z
 
 /** An RFC 3339 instant with an explicit offset (Z or +hh:mm), as the contract's date-time. */
 export const Instant = z.iso.datetime({ offset: true });
-export const AsOf = Instant.describe(
+export const AsOf = Instant.max(64).describe(
   'RFC 3339 instant. The view as it stood at that instant; must not be later than the service clock.',
 );

@@ -1,0 +1,48 @@
+import type { Operation } from '../../functions/contract/operation';
+
+/** Demo references that exist in the demo data, by the record family they belong to. */
+export interface DemoReferences {
+  objects: string[];
+  commercialProofs: string[];
+  credentials: string[];
+  /** Status list identifiers (credential status lists). */
+  statusLists: string[];
+}
+
+/**
+ * Candidate demo values for one path parameter of an operation, the most fitting first: a
+ * reference under /v1/commercial-proofs is a proof, a claimId is a credential, a providerId
+ * is a synthetic provider; anything else may be any record.
+ */
+export function demoValuesFor(op: Pick<Operation, 'path'>, param: string, demo: DemoReferences, providerIds: readonly string[]): string[] {
+  if (/provider/i.test(param)) return [...providerIds];
+  if (/list/i.test(param)) return [...demo.statusLists];
+  if (/claim|credential/i.test(param)) return [...demo.credentials];
+  const all = [...demo.objects, ...demo.commercialProofs, ...demo.credentials];
+  if (op.path.startsWith('/v1/commercial-proofs')) return [...demo.commercialProofs, ...all.filter((r) => !demo.commercialProofs.includes(r))];
+  if (op.path.includes('credential')) return [...demo.credentials, ...all.filter((r) => !demo.credentials.includes(r))];
+  return all;
+}
+
+export function pathParamsOf(path: string): string[] {
+  return [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+}
+
+/** A path template with its parameters filled in (percent-encoded). */
+export function fillPath(template: string, values: Record<string, string>): string {
+  return template.replace(/\{(\w+)\}/g, (_, name: string) => {
+    if (values[name] === undefined) throw new Error(`no value for {${name}} in ${template}`);
+    return encodeURIComponent(values[name]);
+  });
+}
+
+/** The operation's path with the first demo value of each parameter, or null when a parameter has none. */
+export function demoPath(op: Pick<Operation, 'path'>, demo: DemoReferences, providerIds: readonly string[]): string | null {
+  const values: Record<string, string> = {};
+  for (const name of pathParamsOf(op.path)) {
+    const [first] = demoValuesFor(op, name, demo, providerIds);
+    if (first === undefined) return null;
+    values[name] = first;
+  }
+  return fillPath(op.path, values);
+}

@@ -1,0 +1,150 @@
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { DEMO_OBJECTS } from '../../fixtures/demo';
+import { DEMO_CREDENTIALS } from '../../fixtures/demo-credentials';
+import { DEMO_PROOFS } from '../../fixtures/demo-proofs';
+import { CHANNELS } from '../../functions/contract/channels';
+import {
+  CLOUDEVENTS_SPEC_VERSION,
+  cloudEventEnvelope,
+  EVENT_CONTENT_TYPE,
+  type EventContract,
+} from '../../functions/contract/events';
+import { CONTRACT_VERSION, SERVICE_NAME } from '../../functions/contract/service';
+import type { PublishSources } from './sources';
+
+type Json = Record<string, any>;
+
+/** Examples use one fixed instant, so the published examples never change between builds. */
+export const EXAMPLE_INSTANT = '2026-01-15T09:30:00Z';
+
+/** Payload examples about demo records that exist, keyed by event type. */
+export function examplePayloads(_sources: PublishSources): Record<string, unknown> {
+  const proof = DEMO_PROOFS.modified;
+  const credential = DEMO_CREDENTIALS.suspended;
+  const disclosure = { containsCustomerPii: false, containsPaymentAccountData: false };
+  return {
+    'svc.living-object.state-changed.v1': {
+      reference: DEMO_OBJECTS.revoked,
+      objectType: 'ORDER',
+      previousState: 'PLACED',
+      state: 'CANCELLED',
+      changedAt: EXAMPLE_INSTANT,
+      recordVersion: 2,
+      resolveUrl: `/v1/objects/${DEMO_OBJECTS.revoked}`,
+      disclosure,
+    },
+    'svc.commercial-proof.source-modified.v1': {
+      reference: proof,
+      previousDisposition: 'CURRENT',
+      disposition: 'MODIFIED',
+      sourceState: 'RETURNED',
+      observedAt: EXAMPLE_INSTANT,
+      proofUrl: `/v1/commercial-proofs/${proof}`,
+      disclosure,
+    },
+    'svc.credential.status-changed.v1': {
+      claimId: credential,
+      previousStatus: 'ACTIVE',
+      status: 'SUSPENDED',
+      changedAt: EXAMPLE_INSTANT,
+      verifyUrl: `/v1/credentials/verify/${credential}`,
+      disclosure,
+    },
+  };
+}
+
+/** A deterministic event id: the same event always has the same id (UUID-shaped hex of its digest). */
+function eventId(type: string, subject: string, time: string): string {
+  const hex = createHash('sha256').update(`${type}\n${subject}\n${time}`).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+}
+
+/** One event as a CloudEvent (structured mode), validated against its contract before it is published. */
+export function exampleEvent(contract: EventContract, payload: unknown): Json {
+  const data = contract.payload.parse(payload) as Json;
+  const subject = (data.reference ?? data.claimId) as string;
+  const event = {
+    specversion: CLOUDEVENTS_SPEC_VERSION,
+    id: eventId(contract.type, subject, EXAMPLE_INSTANT),
+    source: contract.source,
+    type: contract.type,
+    subject,
+    time: EXAMPLE_INSTANT,
+    datacontenttype: 'application/json',
+    data,
+  };
+  return cloudEventEnvelope(contract).parse(event) as Json;
+}
+
+export function buildEventExample(sources: PublishSources): Json {
+  const [first] = sources.events;
+  return exampleEvent(first, examplePayloads(sources)[first.type]);
+}
+
+function jsonSchema(schema: z.ZodType): Json {
+  const { $schema: _s, ...rest } = z.toJSONSchema(schema, { target: 'draft-7', io: 'input' }) as Json;
+  return rest;
+}
+
+function deliveryOf(contract: EventContract): string {
+  return contract.channels
+    .map((key) => {
+      const channel = CHANNELS.find((c) => c.key === key)!;
+      return `${key} (${channel.readiness})`;
+    })
+    .join(', ');
+}
+
+/** AsyncAPI 3.0 from the canonical event contracts: one channel, one send operation and one message per event type. */
+export function buildAsyncApi(sources: PublishSources): Json {
+  const examples = examplePayloads(sources);
+  const channels: Json = {};
+  const operations: Json = {};
+  const messages: Json = {};
+  const schemas: Json = {};
+  for (const contract of sources.events) {
+    const { name } = contract;
+    const envelope = jsonSchema(cloudEventEnvelope(contract));
+    schemas[`${name}Data`] = jsonSchema(contract.payload);
+    schemas[`${name}Event`] = { ...envelope, properties: { ...envelope.properties, data: { $ref: `#/components/schemas/${name}Data` } } };
+    messages[name] = {
+      name,
+      title: contract.title,
+      summary: contract.summary,
+      contentType: EVENT_CONTENT_TYPE,
+      payload: { $ref: `#/components/schemas/${name}Event` },
+      examples: [{ name: `${name}Example`, summary: `One ${contract.title.toLowerCase()} event.`, payload: exampleEvent(contract, examples[contract.type]) }],
+    };
+    channels[name] = {
+      address: contract.type,
+      title: contract.title,
+      description: `${contract.summary} Subject: ${contract.subject} Delivered through ${deliveryOf(contract)}; READY channels have a published contract and deliver nothing yet.`,
+      messages: { [name]: { $ref: `#/components/messages/${name}` } },
+    };
+    operations[`send${name}`] = {
+      action: 'send',
+      channel: { $ref: `#/channels/${name}` },
+      title: `Send ${contract.title.toLowerCase()}`,
+      summary: contract.summary,
+      messages: [{ $ref: `#/channels/${name}/messages/${name}` }],
+    };
+  }
+  return {
+    asyncapi: '3.0.0',
+    info: {
+      title: 'Public Trust and Verification Service events',
+      version: CONTRACT_VERSION,
+      description:
+        'Lifecycle and webhook events of the platform, each a CloudEvents 1.0 envelope whose payload carries references, states and instants only: ' +
+        'never customer personal data or payment account data. No operation of the HTTP contract emits an event; events follow lifecycle changes ' +
+        'of the records the platform holds. Delivery channels are READY: contracts are published, nothing is delivered yet.',
+      license: { name: 'Apache-2.0' },
+      contact: { name: SERVICE_NAME },
+    },
+    defaultContentType: EVENT_CONTENT_TYPE,
+    channels,
+    operations,
+    components: { schemas, messages },
+  };
+}

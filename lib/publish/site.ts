@@ -1,0 +1,85 @@
+import { createHash } from 'node:crypto';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { SandboxProvider } from '../../functions/domain/sandbox/providers';
+import { runProvider } from '../../functions/domain/sandbox/providers';
+import { serializeDocument } from '../../functions/domain/documents';
+import { buildOpenApi } from '../contract/openapi';
+import { buildAdapterManifest, buildNetworkConformance } from './adapters';
+import { buildAssetAudit, buildAssetCatalogue } from './assets';
+import { buildDeveloperCatalogue } from './catalogue';
+import { buildContractCatalogue, CONTRACT_DOCUMENTS } from './contracts';
+import { buildAsyncApi, buildEventExample } from './events';
+import { buildProblemDetailsExample } from './problem-details';
+import { buildReleaseEvidence } from './release-evidence';
+import { buildProviderCertification, buildSandboxExamples, buildSandboxProviders } from './sandbox';
+import type { PublishSources } from './sources';
+import { buildEudiArf3, buildIso20022, buildStandardsCatalogue } from './standards';
+import { buildTelemetryReadiness } from './telemetry';
+
+/** Bucket key of a document path: /developers/catalogue.json -> developers/catalogue.json. */
+export const keyOf = (documentPath: string): string => documentPath.replace(/^\//, '');
+
+const sha256 = (bytes: string) => createHash('sha256').update(bytes).digest('hex');
+
+/** Builders whose documents nothing else depends on, by document path. */
+function independentBuilders(sources: PublishSources): Record<string, () => unknown> {
+  return {
+    '/developers/openapi.json': () => buildOpenApi(),
+    '/developers/asyncapi.json': () => buildAsyncApi(sources),
+    '/developers/events/example.json': () => buildEventExample(sources),
+    '/developers/problem-details/example.json': () => buildProblemDetailsExample(),
+    '/developers/catalogue.json': () => buildDeveloperCatalogue(sources),
+    '/developers/assets.json': () => buildAssetCatalogue(sources),
+    '/developers/assets/audit.json': () => buildAssetAudit(sources),
+    '/developers/provider-certification/v1.json': () => buildProviderCertification(sources, (p, r) => runProvider(p as SandboxProvider, r)),
+    '/developers/network-conformance.json': () => buildNetworkConformance(sources),
+    '/developers/sandbox/providers.json': () => buildSandboxProviders(sources),
+    '/developers/sandbox/examples.json': () => buildSandboxExamples(sources),
+    '/developers/adapters/v2.json': () => buildAdapterManifest(sources),
+    '/developers/telemetry/readiness.json': () => buildTelemetryReadiness(),
+    '/developers/standards/catalogue.json': () => buildStandardsCatalogue(sources),
+    '/developers/standards/eudi-arf3.json': () => buildEudiArf3(),
+    '/developers/standards/iso20022.json': () => buildIso20022(),
+  };
+}
+
+/**
+ * Every developer document, serialised, keyed by its bucket key. Each document is parsed against
+ * its operation's response schema before it is accepted, and every GET /developers/ operation of
+ * the contract table must get exactly one document: a route without a document, or a document
+ * without a route, fails the build.
+ */
+export function buildSite(sources: PublishSources): Map<string, string> {
+  const routes = new Map(
+    sources.operations.filter((op) => op.method === 'GET' && op.path.startsWith('/developers/')).map((op) => [op.path, op] as const),
+  );
+  const documents = new Map<string, string>();
+  const add = (documentPath: string, document: unknown) => {
+    const op = routes.get(documentPath);
+    if (!op) throw new Error(`${documentPath} is built but no GET operation of the contract table serves it`);
+    const parsed = op.response.schema.safeParse(document);
+    if (!parsed.success) throw new Error(`${documentPath} does not satisfy its response schema: ${parsed.error.message}`);
+    documents.set(documentPath, serializeDocument(document));
+  };
+  for (const [documentPath, build] of Object.entries(independentBuilders(sources))) add(documentPath, build());
+
+  const digestsOf = (paths: Iterable<string>) => Object.fromEntries([...paths].map((p) => [p, sha256(documents.get(p)!)]));
+  add('/developers/contracts.json', buildContractCatalogue(sources, digestsOf(CONTRACT_DOCUMENTS.map((c) => c.path))));
+  add('/developers/release-evidence/example.json', buildReleaseEvidence(sources, Object.fromEntries(Object.entries(digestsOf(documents.keys())).map(([p, d]) => [keyOf(p), d]))));
+
+  const missing = [...routes.keys()].filter((p) => !documents.has(p));
+  if (missing.length > 0) throw new Error(`no builder for ${missing.join(', ')}`);
+  return new Map([...documents].map(([p, bytes]) => [keyOf(p), bytes]));
+}
+
+/** Writes each document atomically (temporary file, then rename), so a reader never sees half a document. */
+export async function writeSite(dir: string, site: Map<string, string>): Promise<void> {
+  for (const [key, bytes] of site) {
+    const file = path.join(dir, key);
+    await mkdir(path.dirname(file), { recursive: true });
+    const temporary = `${file}.${process.pid}.tmp`;
+    await writeFile(temporary, bytes);
+    await rename(temporary, file);
+  }
+}
