@@ -1,10 +1,11 @@
 import { ErrorResponse } from '../../functions/contract/schemas/common';
-import { MAX_ADVANCE_MS, ProviderRunResult, TestClock, TestClockRequest, TrustPolicyDecision, TrustPolicyRequest } from '../../functions/contract/schemas/sandbox';
+import { MAX_ADVANCE_MS, OfflineVerificationRequest, OfflineVerificationResult, ProviderRunResult, TestClock, TestClockRequest, TrustPolicyDecision, TrustPolicyRequest } from '../../functions/contract/schemas/sandbox';
 import { sandboxOperations } from '../../functions/contract/operations/sandbox';
 import { testClock } from '../../functions/domain/sandbox/clock';
 import { SANDBOX_EXAMPLES } from '../../functions/domain/sandbox/examples';
 import { parseJsonBody } from '../../functions/domain/sandbox/input';
 import { findProvider, providerRequest, runProvider, SANDBOX_PROVIDERS } from '../../functions/domain/sandbox/providers';
+import { verifyOfflineBundle } from '../../functions/domain/sandbox/offline';
 import { evaluateTrustPolicy } from '../../functions/domain/sandbox/trust-policy';
 import { MAX_BODY_BYTES } from '../../functions/http/boundary';
 import type { LocalService } from '../../lib/local/service';
@@ -37,6 +38,7 @@ function expectedFor(path: string, body: unknown): unknown {
   const text = JSON.stringify(body);
   if (path.endsWith('/test-clock')) return testClock(parseJsonBody(text, TestClockRequest, { optional: true }));
   if (path.endsWith('/trust-policy')) return evaluateTrustPolicy(parseJsonBody(text, TrustPolicyRequest, { optional: false }));
+  if (path.endsWith('/offline-verification')) return verifyOfflineBundle(parseJsonBody(text, OfflineVerificationRequest, { optional: false }));
   const provider = findProvider(path.split('/')[4])!;
   return runProvider(provider, providerRequest(provider, body));
 }
@@ -134,6 +136,25 @@ describe('POST /developers/sandbox/trust-policy', () => {
     const deep = '['.repeat(200) + ']'.repeat(200);
     const res = await post('/developers/sandbox/trust-policy', `{"subject":${deep}}`);
     expectProblem(res, 422, 'INVALID_REQUEST');
+  });
+});
+
+describe('POST /developers/sandbox/offline-verification', () => {
+  it('answers PASS, HOLD and FAIL for the published bundles, each result validating against its schema', async () => {
+    const outcomes: Record<string, string> = {};
+    for (const example of SANDBOX_EXAMPLES.filter((e) => e.path.endsWith('/offline-verification'))) {
+      const res = await post(example.path, JSON.stringify(example.body));
+      expect(res.status).toBe(200);
+      outcomes[example.name] = OfflineVerificationResult.parse(res.body).outcome;
+    }
+    expect(outcomes).toEqual({ 'offline-verification-pass': 'PASS', 'offline-verification-hold': 'HOLD', 'offline-verification-fail': 'FAIL' });
+  });
+
+  it('422 naming the field for a bundle without trusted keys', async () => {
+    const example = SANDBOX_EXAMPLES.find((e) => e.name === 'offline-verification-pass')!;
+    const res = await post(example.path, JSON.stringify({ ...(example.body as object), trustedKeys: undefined }));
+    expectProblem(res, 422, 'INVALID_REQUEST');
+    expect(res.body.field).toBe('trustedKeys');
   });
 });
 

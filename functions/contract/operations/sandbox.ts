@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { defineOperations } from '../operation';
 import {
+  OfflineVerificationRequest,
+  OfflineVerificationResult,
   PROVIDER_ID_PATTERN,
   ProviderRunRequest,
   ProviderRunResult,
@@ -65,5 +67,18 @@ export const sandboxOperations = defineOperations([
     response: { schema: TrustPolicyDecision },
     errors: [413, 422],
     integration: { kind: 'lambda', entry: 'functions/handlers/sandbox-trust-policy.ts', access: 'none' },
+  },
+  {
+    operationId: 'verifyOffline',
+    method: 'POST',
+    path: '/developers/sandbox/offline-verification',
+    tag: TAG,
+    summary: 'Assess a verification bundle offline (SHADOW): PASS, HOLD or FAIL, one result per check',
+    description: `${NO_SIDE_EFFECTS} SHADOW. The result never claims live lifecycle freshness.`,
+    liveState: 'SHADOW',
+    requestBody: { schema: OfflineVerificationRequest, required: true },
+    response: { schema: OfflineVerificationResult },
+    errors: [413, 422],
+    integration: { kind: 'lambda', entry: 'functions/handlers/sandbox-offline-verification.ts', access: 'none' },
   },
 ]);

@@ -456,7 +456,7 @@ export const OfflineVerificationRequest = component(
       .loose()
       .describe('A LivingObjectResolution or CommercialProofEvidence exactly as this API returned it.'),
     evidence: z
-      .object({ version: z.number().int().min(1) })
+      .object({})
       .loose()
       .optional()
       .describe('The ledger evidence of the record shown; default: the evidence the response itself carries.'),

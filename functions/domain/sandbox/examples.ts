@@ -1,5 +1,6 @@
-import type { TestClockRequest, TrustPolicy, TrustPolicyRequest } from '../../contract/schemas/sandbox';
+import type { OfflineVerificationRequest, TestClockRequest, TrustPolicy, TrustPolicyRequest } from '../../contract/schemas/sandbox';
 import { testClock } from './clock';
+import { EXAMPLE_LEDGER, EXAMPLE_OBJECT_RESPONSE, EXAMPLE_SERVED_AT } from './offline-example';
 import { SANDBOX_PROVIDERS } from './providers';
 
 /**
@@ -73,6 +74,22 @@ export const EXAMPLE_CUSTOM_POLICY: TrustPolicy = {
   ],
 };
 
+/**
+ * A verification bundle: the object response as served (it carries the ledger evidence of its
+ * record in current.ledger; `evidence` may also be given on its own), the example log's key as
+ * the trusted key, and when the verifier last checked the status online; evaluated at the
+ * example clock. The example ledger is described in offline-example.ts.
+ */
+function offlineBundle(lastOnlineStatusCheckAt: string, options: { explicitEvidence: boolean }): OfflineVerificationRequest {
+  return {
+    response: EXAMPLE_OBJECT_RESPONSE,
+    ...(options.explicitEvidence ? { evidence: EXAMPLE_LEDGER.evidence } : {}),
+    trustedKeys: [EXAMPLE_LEDGER.verifierKey],
+    lastOnlineStatusCheckAt,
+    clock: exampleClock,
+  };
+}
+
 export const SANDBOX_EXAMPLES: readonly SandboxExample[] = [
   {
     name: 'test-clock-default',
@@ -145,5 +162,32 @@ export const SANDBOX_EXAMPLES: readonly SandboxExample[] = [
       now: '2026-03-02T20:00:00Z',
     } satisfies TrustPolicyRequest,
     lookAt: 'decidedBy names the custom rule step-up-new-device; a request matching no rule is denied (fail closed).',
+  },
+  {
+    name: 'offline-verification-pass',
+    title: 'Offline verification: PASS (integrity verified, status checked within the offline window)',
+    method: 'POST',
+    path: '/developers/sandbox/offline-verification',
+    body: offlineBundle(EXAMPLE_SERVED_AT, { explicitEvidence: false }),
+    lookAt: 'outcome PASS, one result per check (evidence-format, record-version, canonical-hash, inclusion-proof, checkpoint-signature, status-check-age).',
+  },
+  {
+    name: 'offline-verification-hold',
+    title: 'Offline verification: HOLD (integrity verified, status check too old to rely on offline)',
+    method: 'POST',
+    path: '/developers/sandbox/offline-verification',
+    body: offlineBundle('2026-02-28T18:00:00Z', { explicitEvidence: true }),
+    lookAt: 'outcome HOLD: status-check-age is HOLD, every integrity check PASS; check the status online.',
+  },
+  {
+    name: 'offline-verification-fail',
+    title: 'Offline verification: FAIL (the record was changed after it was logged)',
+    method: 'POST',
+    path: '/developers/sandbox/offline-verification',
+    body: {
+      ...offlineBundle(EXAMPLE_SERVED_AT, { explicitEvidence: false }),
+      response: { ...EXAMPLE_OBJECT_RESPONSE, object: { ...EXAMPLE_OBJECT_RESPONSE.object, state: 'CANCELLED' } },
+    },
+    lookAt: 'outcome FAIL: canonical-hash and inclusion-proof fail for the altered record.',
   },
 ];
