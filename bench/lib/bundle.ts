@@ -1,0 +1,54 @@
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { build, type Metafile } from 'esbuild';
+import { BUNDLE_AWS_SDK, BUNDLE_OPTIONS } from '../../lib/stack/bundling';
+
+export interface Bundle {
+  /** The written index.js (what Lambda loads). */
+  file: string;
+  /** Size of index.js in bytes (the source map is not loaded unless a stack trace is printed). */
+  bytes: number;
+  /** The largest contributors (npm package or project folder) with their bytes in the output. */
+  largest: { name: string; bytes: number }[];
+}
+
+function contributors(metafile: Metafile, outfile: string): { name: string; bytes: number }[] {
+  const output = Object.entries(metafile.outputs).find(([file]) => file.endsWith(path.basename(outfile)))![1];
+  const byName = new Map<string, number>();
+  for (const [input, { bytesInOutput }] of Object.entries(output.inputs)) {
+    const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(input);
+    const name = pkg ? pkg[1] : input.split('/').slice(0, 2).join('/');
+    byName.set(name, (byName.get(name) ?? 0) + bytesInOutput);
+  }
+  return [...byName].map(([name, bytes]) => ({ name, bytes })).sort((a, b) => b.bytes - a.bytes);
+}
+
+/**
+ * Bundles an entry the way the stack's NodejsFunction does (lib/stack/bundling.ts: esbuild,
+ * CommonJS for Node.js, minified, external source map without sources, the AWS SDK bundled).
+ * `entry` is a file, or `{ contents }` resolved from the repository root.
+ */
+export async function bundle(entry: string | { contents: string; name: string }, outdir: string, root: string): Promise<Bundle> {
+  mkdirSync(outdir, { recursive: true });
+  const outfile = path.join(outdir, 'index.js');
+  const result = await build({
+    ...(typeof entry === 'string'
+      ? { entryPoints: [path.resolve(root, entry)] }
+      : { stdin: { contents: entry.contents, resolveDir: root, sourcefile: entry.name, loader: 'ts' as const } }),
+    absWorkingDir: root,
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: BUNDLE_OPTIONS.target,
+    minify: BUNDLE_OPTIONS.minify,
+    sourcemap: BUNDLE_OPTIONS.sourceMap,
+    sourcesContent: BUNDLE_OPTIONS.sourcesContent,
+    external: BUNDLE_AWS_SDK ? [] : ['@aws-sdk/*'],
+    outfile,
+    metafile: true,
+    logLevel: 'silent',
+  });
+  const largest = contributors(result.metafile, outfile);
+  const bytes = Object.entries(result.metafile.outputs).find(([file]) => file.endsWith('index.js'))![1].bytes;
+  return { file: outfile, bytes, largest };
+}

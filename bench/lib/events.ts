@@ -1,0 +1,28 @@
+import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+
+export type LambdaHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+
+/** A REST proxy event as API Gateway sends it for a GET (only the fields the boundary reads are meaningful). */
+export function getEvent(resource: string, path: string, pathParameters: Record<string, string> | null, query: Record<string, string> | null = null): APIGatewayProxyEvent {
+  return {
+    resource,
+    path,
+    httpMethod: 'GET',
+    headers: { host: 'bench.local', 'x-forwarded-proto': 'https' },
+    multiValueHeaders: {},
+    queryStringParameters: query,
+    multiValueQueryStringParameters: query ? Object.fromEntries(Object.entries(query).map(([k, v]) => [k, [v]])) : null,
+    pathParameters,
+    stageVariables: null,
+    body: null,
+    isBase64Encoded: false,
+    requestContext: { path, requestId: 'bench-request', domainName: 'bench.local', stage: 'bench', httpMethod: 'GET' } as APIGatewayProxyEvent['requestContext'],
+  };
+}
+
+export const lambdaContext = {
+  functionName: 'bench',
+  functionVersion: '$LATEST',
+  awsRequestId: 'bench-request',
+  getRemainingTimeInMillis: () => 10_000,
+} as unknown as Context;

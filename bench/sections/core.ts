@@ -1,0 +1,295 @@
+/**
+ * The living-object read path: what each Lambda bundle weighs and costs at cold start, what the
+ * resolve handler costs with the store taken out, how the local HTTP path compares with a bare
+ * server doing the same read, how many store requests one read takes, and whether a long history
+ * slows an as-of read.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { DEMO_OBJECTS, demoObjectRecords } from '../../fixtures/demo';
+import { TIMELINE_WINDOW_DEFAULT } from '../../functions/contract/operations/core';
+import { operations } from '../../functions/contract/operations';
+import { SERVICE_NAME } from '../../functions/contract/service';
+import { storeClient } from '../../functions/store/client';
+import { readRecordWindow } from '../../functions/store/records';
+import type { LocalService } from '../../lib/local/service';
+import { lambdaOperations, type LambdaOperation } from '../../lib/stack/operation-functions';
+import { bundle, type Bundle } from '../lib/bundle';
+import { coldInit } from '../lib/cold-start';
+import { getEvent, lambdaContext, type LambdaHandler } from '../lib/events';
+import { httpLoad } from '../lib/http-load';
+import { median, percentile, ratio, round, timeCalls } from '../lib/stats';
+import { countStoreRequests } from '../lib/store-requests';
+import type { BenchContext, BenchRow, BenchSection } from '../lib/types';
+
+const COLD_RUNS = 9;
+const HANDLER_WARMUP = 200;
+const HANDLER_ITERATIONS = 2000;
+const AS_OF_WARMUP = 30;
+const AS_OF_ITERATIONS = 300;
+const HTTP_SECONDS = 5;
+const HTTP_CONNECTIONS = 10;
+const READS_COUNTED = 10;
+
+const SHORT = DEMO_OBJECTS.current;
+const LONG = DEMO_OBJECTS.longHistory;
+
+const kib = (bytes: number) => round(bytes / 1024, 1);
+
+/** The environment a deployed function starts with (lib/stack/operation-functions.ts), minus real resources. */
+function functionEnvironment(op: LambdaOperation | null): Record<string, string> {
+  return {
+    AWS_REGION: 'eu-central-1',
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+    POWERTOOLS_LOG_LEVEL: 'INFO',
+    ...(op?.integration.access === 'table-read' ? { TABLE_NAME: 'records', LEDGER_VERIFIER_KEYS: '' } : {}),
+    ...(op?.integration.access === 'bucket-read' ? { CATALOGUE_BUCKET: 'catalogue' } : {}),
+  };
+}
+
+async function bundlesAndColdInit(ctx: BenchContext): Promise<BenchRow[]> {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'bench-bundles-'));
+  try {
+    const ops = lambdaOperations(operations);
+    const baseline = await bundle(
+      {
+        name: 'baseline.ts',
+        contents: "import { DynamoDBClient } from '@aws-sdk/client-dynamodb';\nlet client: DynamoDBClient | undefined;\nexport const handler = async () => { client ??= new DynamoDBClient({}); return { statusCode: 200, body: '' }; };\n",
+      },
+      path.join(dir, 'baseline'),
+      ctx.root,
+    );
+    const bundles = new Map<string, Bundle>();
+    for (const op of ops) bundles.set(op.operationId, await bundle(op.integration.entry, path.join(dir, op.operationId), ctx.root));
+
+    // Round-robin over the bundles so that machine noise spreads evenly instead of hitting one bundle's runs.
+    const ready = new Map<string, number[]>([['baseline', []], ...ops.map((op) => [op.operationId, []] as [string, number[]])]);
+    const requireTimes = new Map<string, number[]>([...ready.keys()].map((k) => [k, []]));
+    for (let run = 0; run < COLD_RUNS; run++) {
+      for (const [id, file, op] of [['baseline', baseline.file, null] as const, ...ops.map((op) => [op.operationId, bundles.get(op.operationId)!.file, op] as const)]) {
+        const init = await coldInit(file, functionEnvironment(op));
+        ready.get(id)!.push(init.readyMs);
+        requireTimes.get(id)!.push(init.requireMs);
+      }
+    }
+
+    const baselineReady = median(ready.get('baseline')!);
+    const rows: BenchRow[] = [
+      { metric: 'bundle size: baseline (DynamoDB client only)', value: kib(baseline.bytes), unit: 'KiB', note: 'minified index.js, esbuild with the stack\'s options' },
+      {
+        metric: 'cold init: baseline (DynamoDB client only)',
+        value: round(baselineReady, 1),
+        unit: 'ms',
+        note: `median of ${COLD_RUNS} fresh node processes, start to handler export; require ${round(median(requireTimes.get('baseline')!), 1)} ms`,
+      },
+    ];
+    for (const op of ops) {
+      const b = bundles.get(op.operationId)!;
+      const opReady = median(ready.get(op.operationId)!);
+      rows.push(
+        {
+          metric: `bundle size: ${op.operationId}`,
+          value: kib(b.bytes),
+          unit: 'KiB',
+          note: `largest: ${b.largest.slice(0, 3).map((c) => `${c.name} ${kib(c.bytes)} KiB`).join(', ')}`,
+        },
+        {
+          metric: `cold init: ${op.operationId}`,
+          value: round(opReady, 1),
+          unit: 'ms',
+          note: `median of ${COLD_RUNS}; require ${round(median(requireTimes.get(op.operationId)!), 1)} ms`,
+        },
+        { metric: `cold init ratio: ${op.operationId}`, value: ratio(opReady, baselineReady), unit: 'x baseline' },
+      );
+    }
+    return rows;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function handlerOf(ctx: BenchContext, operationId: string): { op: LambdaOperation; handler: LambdaHandler } {
+  const op = lambdaOperations(operations).find((o) => o.operationId === operationId);
+  if (!op) throw new Error(`the contract table has no Lambda operation ${operationId}`);
+  // The same module the local server and the Lambda run (here from source; the bundle holds the same code).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return { op, handler: require(path.join(ctx.root, op.integration.entry)).handler as LambdaHandler };
+}
+
+function objectEvent(reference: string, asOf?: string) {
+  return getEvent('/v1/objects/{reference}', `/v1/objects/${encodeURIComponent(reference)}`, { reference }, asOf ? { asOf } : null);
+}
+
+async function expectOk(handler: LambdaHandler, event: ReturnType<typeof getEvent>): Promise<void> {
+  const out = await handler(event, lambdaContext);
+  if (out.statusCode !== 200) throw new Error(`${event.path} answered ${out.statusCode}: ${out.body}`);
+}
+
+/** An instant in the middle of a demo object's history: an as-of view that cuts the timeline. */
+function midHistory(ctx: BenchContext, reference: string): string {
+  const record = (demoObjectRecords(ctx.anchor) as { reference: string; history: { at: string }[] }[]).find((r) => r.reference === reference);
+  if (!record) throw new Error(`no demo object ${reference}`);
+  const instants = record.history.map((h) => h.at).sort();
+  return instants[Math.floor(instants.length / 2)];
+}
+
+async function storeRequestsPerRead(ctx: BenchContext, service: LocalService): Promise<BenchRow[]> {
+  const counter = countStoreRequests(service.storeEndpoint);
+  const rows: BenchRow[] = [];
+  try {
+    for (const [reference, label] of [[SHORT, 'short history'], [LONG, 'long history']] as const) {
+      counter.reset();
+      for (let i = 0; i < READS_COUNTED; i++) {
+        for (const query of ['', `?asOf=${encodeURIComponent(midHistory(ctx, reference))}`]) {
+          const res = await fetch(`${service.url}/v1/objects/${encodeURIComponent(reference)}${query}`);
+          await res.arrayBuffer();
+          if (res.status !== 200) throw new Error(`GET /v1/objects/${reference}${query} answered ${res.status}`);
+        }
+      }
+      if (counter.count === 0) throw new Error('no store request was seen: the counter does not see the SDK\'s requests');
+      rows.push({
+        metric: `store requests per object read: ${reference} (${label})`,
+        value: counter.count / (2 * READS_COUNTED),
+        unit: 'requests/read',
+        note: `${2 * READS_COUNTED} HTTP reads (current and asOf), every HTTP request the SDK sent to the store counted`,
+      });
+    }
+  } finally {
+    counter.stop();
+  }
+  return rows;
+}
+
+async function asOfLatency(ctx: BenchContext): Promise<BenchRow[]> {
+  const { handler } = handlerOf(ctx, 'resolveObject');
+  const samples = new Map<string, number[]>([[SHORT, []], [LONG, []]]);
+  for (const reference of samples.keys()) await expectOk(handler, objectEvent(reference, midHistory(ctx, reference)));
+  // Interleaved, so that both objects see the same machine conditions.
+  for (let i = 0; i < AS_OF_WARMUP + AS_OF_ITERATIONS; i++) {
+    for (const [reference, times] of samples) {
+      const event = objectEvent(reference, midHistory(ctx, reference));
+      const t = await timeCalls(() => expectOk(handler, event), 1, 0);
+      if (i >= AS_OF_WARMUP) times.push(t[0]);
+    }
+  }
+  const short = samples.get(SHORT)!;
+  const long = samples.get(LONG)!;
+  const history = (ref: string) => (demoObjectRecords(ctx.anchor) as { reference: string; history: unknown[] }[]).find((r) => r.reference === ref)!.history.length;
+  const note = `${AS_OF_ITERATIONS} in-process handler calls each with the real SDK and embedded store, asOf in the middle of the history`;
+  return [
+    { metric: `asOf read p50: ${SHORT} (${history(SHORT)} entries)`, value: round(median(short)), unit: 'ms', note },
+    { metric: `asOf read p50: ${LONG} (${history(LONG)} entries)`, value: round(median(long)), unit: 'ms', note },
+    { metric: `asOf read p99: ${LONG}`, value: round(percentile(long, 99)), unit: 'ms' },
+    { metric: 'asOf latency ratio long/short (p50)', value: ratio(median(long), median(short)), unit: 'x', note: `timeline window ${TIMELINE_WINDOW_DEFAULT} entries` },
+  ];
+}
+
+/** Replays recorded store answers from memory: the handler's own CPU cost, without I/O. */
+async function handlerLatencyWithoutStore(ctx: BenchContext): Promise<BenchRow[]> {
+  const client = storeClient() as unknown as { send: (command: { constructor: { name: string }; input: any }) => Promise<unknown> };
+  const realSend = client.send.bind(client);
+  const keyOf = (command: { constructor: { name: string }; input: any }) =>
+    `${command.constructor.name} ${command.input.ExpressionAttributeValues?.[':pk']?.S ?? JSON.stringify(command.input.Key ?? null)}`;
+  const recorded = new Map<string, unknown>();
+  let replayed = 0;
+  const targets: { label: string; operationId: string; event: ReturnType<typeof getEvent> }[] = [
+    { label: 'getHealth', operationId: 'getHealth', event: getEvent('/health', '/health', null) },
+    { label: `resolveObject ${SHORT}`, operationId: 'resolveObject', event: objectEvent(SHORT) },
+    { label: `resolveObject ${LONG}`, operationId: 'resolveObject', event: objectEvent(LONG) },
+  ];
+  const rows: BenchRow[] = [];
+  try {
+    client.send = async (command) => {
+      const out = await realSend(command);
+      recorded.set(keyOf(command), out);
+      return out;
+    };
+    for (const t of targets) await expectOk(handlerOf(ctx, t.operationId).handler, t.event);
+    client.send = async (command) => {
+      const out = recorded.get(keyOf(command));
+      if (!out) throw new Error(`no recorded answer for ${keyOf(command)}`);
+      replayed++;
+      return out;
+    };
+    for (const t of targets) {
+      const { handler } = handlerOf(ctx, t.operationId);
+      const before = replayed;
+      const times = await timeCalls(() => expectOk(handler, t.event), HANDLER_ITERATIONS, HANDLER_WARMUP);
+      const storeCalls = (replayed - before) / (HANDLER_ITERATIONS + HANDLER_WARMUP);
+      const note = `${HANDLER_ITERATIONS} in-process calls after ${HANDLER_WARMUP} warm-up; store answers replayed from memory (${storeCalls} per call)`;
+      rows.push(
+        { metric: `handler p50 without store: ${t.label}`, value: round(median(times)), unit: 'ms', note },
+        { metric: `handler p99 without store: ${t.label}`, value: round(percentile(times, 99)), unit: 'ms' },
+      );
+    }
+  } finally {
+    delete (client as { send?: unknown }).send;
+  }
+  return rows;
+}
+
+/** A node:http server that does the same single store read and answers its result as JSON, nothing more. */
+async function startBareServer(): Promise<{ url: string; close(): Promise<void> }> {
+  const server = http.createServer((req, res) => {
+    const reference = decodeURIComponent(new URL(req.url ?? '/', 'http://bare').pathname.split('/').pop() ?? '');
+    readRecordWindow(reference, new Date().toISOString(), TIMELINE_WINDOW_DEFAULT).then(
+      (window) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(window));
+      },
+      () => {
+        res.writeHead(503);
+        res.end();
+      },
+    );
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () => new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}
+
+async function httpThroughput(service: LocalService): Promise<BenchRow[]> {
+  const bare = await startBareServer();
+  try {
+    const path = `/v1/objects/${SHORT}`;
+    const ours = await httpLoad(`${service.url}${path}`, { seconds: HTTP_SECONDS, connections: HTTP_CONNECTIONS });
+    const base = await httpLoad(`${bare.url}${path}`, { seconds: HTTP_SECONDS, connections: HTTP_CONNECTIONS });
+    for (const [name, r] of [['local service', ours], ['bare server', base]] as const) {
+      if (r.non2xx > 0 || r.errors > 0) throw new Error(`${name}: ${r.non2xx} non-2xx answers and ${r.errors} errors under load`);
+    }
+    const note = `autocannon in its own process, ${HTTP_CONNECTIONS} connections, ${HTTP_SECONDS} s after a 1 s warm-up; both servers read the same embedded store in this process`;
+    return [
+      { metric: `HTTP throughput: GET ${path}`, value: Math.round(ours.requestsPerSecond), unit: 'req/s', note },
+      { metric: 'HTTP throughput: bare node:http, same single read', value: Math.round(base.requestsPerSecond), unit: 'req/s' },
+      { metric: 'HTTP throughput ratio (service/bare)', value: ratio(ours.requestsPerSecond, base.requestsPerSecond), unit: 'x' },
+      { metric: `HTTP p99: GET ${path}`, value: ours.p99Ms, unit: 'ms' },
+      { metric: 'HTTP p99: bare node:http, same single read', value: base.p99Ms, unit: 'ms' },
+      { metric: 'HTTP p99 ratio (service/bare)', value: ratio(Math.max(ours.p99Ms, 1), Math.max(base.p99Ms, 1)), unit: 'x', note: 'autocannon reports whole milliseconds; below 1 ms counts as 1' },
+    ];
+  } finally {
+    await bare.close();
+  }
+}
+
+export const section: BenchSection = {
+  name: 'core',
+  run: async (ctx) => {
+    const rows = await bundlesAndColdInit(ctx);
+    const service = await ctx.service();
+    rows.push(...(await storeRequestsPerRead(ctx, service)));
+    rows.push(...(await asOfLatency(ctx)));
+    rows.push(...(await httpThroughput(service)));
+    rows.push(...(await handlerLatencyWithoutStore(ctx)));
+    return rows;
+  },
+};
