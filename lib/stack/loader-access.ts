@@ -26,7 +26,8 @@ export class LoaderAccess extends Construct {
     });
     this.role.addToPolicy(
       new PolicyStatement({
-        actions: ['dynamodb:DescribeTable', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:BatchWriteItem'],
+        // What lib/loader and the ledger's store code call: reads, item writes and the ledger head's conditional updates (its lock).
+        actions: ['dynamodb:DescribeTable', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:BatchWriteItem', 'dynamodb:UpdateItem'],
         resources: [props.table.tableArn],
       }),
     );
