@@ -3,16 +3,22 @@ import { prefersHtml } from '../domain/surfaces/negotiation';
 import { httpHandler, type HttpRequest, type HttpResponse } from '../http/boundary';
 import { parseReference } from '../http/params';
 import { Problem, PROBLEMS } from '../http/problem';
-import { ledgerUrl, readObjectForPage } from './surface-object-read';
+import { ledgerUrl, readRecordForPage } from './surface-record-read';
 import { htmlPage } from './surface-responses';
 
-async function answer(request: HttpRequest, entered: string): Promise<{ outcome: VerifyOutcome; status: number }> {
+async function answer(request: HttpRequest, entered: string): Promise<VerifyOutcome> {
   if (entered.trim() === '') throw new Problem('INVALID_REFERENCE', 'Enter a reference to check.', { parameter: 'reference' });
   const reference = parseReference(entered.trim());
-  const read = await readObjectForPage(reference, request.baseUrl, 1);
+  const read = await readRecordForPage(reference, request.baseUrl, 1);
   if (!read.found) throw new Problem('NOT_FOUND', `No record is held under reference '${reference}'. Check it against the receipt or label.`);
-  if (read.kind !== 'OBJECT' || !('view' in read)) return { status: 200, outcome: { kind: 'other-kind', reference, recordKind: read.kind } };
-  return { status: 200, outcome: { kind: 'object', ...read.view } };
+  switch (read.kind) {
+    case 'OBJECT':
+      return { kind: 'object', ...read.view };
+    case 'COMMERCIAL_PROOF':
+      return { kind: 'proof', evidence: read.evidence };
+    case 'OTHER':
+      return { kind: 'other-kind', reference, recordKind: read.recordKind };
+  }
 }
 
 /**
@@ -25,8 +31,7 @@ export const handler = httpHandler(
     const render = (outcome: VerifyOutcome) => renderVerifyPage({ baseUrl: request.baseUrl, entered, outcome, ledgerUrl: ledgerUrl(request.baseUrl) });
     if (entered === undefined) return { status: 200, body: render({ kind: 'form' }) };
     try {
-      const { status, outcome } = await answer(request, entered);
-      return { status, body: render(outcome) };
+      return { status: 200, body: render(await answer(request, entered)) };
     } catch (error) {
       if (!(error instanceof Problem) || !prefersHtml(request.headers.accept)) throw error;
       const outcome: VerifyOutcome = { kind: 'problem', status: error.status, title: PROBLEMS[error.code].title, detail: error.detail, correlationId: request.correlationId };

@@ -4,6 +4,8 @@ import { ErrorResponse } from '../../functions/contract/schemas/common';
 import { ActivationReadiness, ProductionFoundations, TrustFabricCatalogue, TrustInfrastructure } from '../../functions/contract/schemas/surfaces';
 import { DISPOSITION_WORDING } from '../../functions/domain/surfaces/presentation';
 import { DEMO_CREDENTIALS } from '../../fixtures/demo-credentials';
+import { DEMO_PROOFS } from '../../fixtures/demo-proofs';
+import { PROOF_STATUS_WORDING } from '../../functions/domain/surfaces/proof-presentation';
 import { DEMO_OBJECTS, DEMO_RESTRICTED_VALUES } from '../../fixtures/demo';
 import type { LocalService } from '../../lib/local/service';
 import { getJson, startTestService } from '../support/local';
@@ -113,6 +115,30 @@ describe('pages', () => {
     expect(page).toContain(`<code>${json.current.disposition}</code>`);
     for (const secret of DEMO_RESTRICTED_VALUES) expect(page).not.toContain(secret);
     if (reference === DEMO_OBJECTS.longHistory) expect(page).toContain('older entries not shown');
+  });
+
+  it.each(Object.entries(DEMO_PROOFS))('the trust receipt of the %s demo proof says what the JSON evidence says, and nothing restricted', async (_name, reference) => {
+    const json = (await getJson(url(`/v1/commercial-proofs/${reference}`))).body;
+    expect(json.verification.trustReceiptUrl).toBe(url(`/trust-receipt/${reference}`));
+    for (const page of [await (await fetch(json.verification.trustReceiptUrl)).text(), await (await fetch(json.verification.verifyUrl)).text()]) {
+      const wording = PROOF_STATUS_WORDING[json.verification.status as keyof typeof PROOF_STATUS_WORDING];
+      expect(page).toContain(`<span class="status ${wording.tone}">${wording.label}</span>`);
+      expect(page).toContain(`<code>${json.verification.currentSourceStatus.disposition}</code>`);
+      expect(page).toContain(`(${json.verification.currentSourceStatus.state})`);
+      for (const secret of DEMO_RESTRICTED_VALUES) expect(page).not.toContain(secret);
+    }
+  });
+
+  it('every disclosure class a read route answers with is described by the trust fabric catalogue', async () => {
+    const catalogue = (await getJson(url('/v1/trust-fabric/catalogue'))).body;
+    const described = new Set(catalogue.disclosureClasses.map((c: { key: string }) => c.key));
+    const reads = [`/v1/objects/${DEMO_OBJECTS.current}`, `/v1/commercial-proofs/${DEMO_PROOFS.current}`, `/v1/credentials/verify/${DEMO_CREDENTIALS.active}`, '/v1/ledger'];
+    for (const path of reads) {
+      const res = await getJson(url(path));
+      expect([path, res.status]).toEqual([path, 200]);
+      expect([path, described.has(res.body.disclosure.class)]).toEqual([path, true]);
+    }
+    for (const service of catalogue.trustServices) expect(described.has(service.disclosureClass)).toBe(true);
   });
 
   it('/verify answers a reference with surrounding spaces, and points a credential to its own answer', async () => {

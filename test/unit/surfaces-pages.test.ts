@@ -1,9 +1,11 @@
 import { resolveObject, type ObjectWindowEntry } from '../../functions/domain/objects';
+import { commercialProofEvidence, type ProofWindowEntry } from '../../functions/domain/proofs';
+import { claimName, PROOF_STATUS_WORDING } from '../../functions/domain/surfaces/proof-presentation';
 import { buildActivationReadiness, buildProductionFoundations } from '../../functions/domain/surfaces/readiness';
 import { renderErrorPage } from '../../functions/domain/surfaces/error-page';
 import { DISPOSITION_WORDING } from '../../functions/domain/surfaces/presentation';
 import { renderStudio } from '../../functions/domain/surfaces/studio-page';
-import { renderTrustReceipt } from '../../functions/domain/surfaces/trust-receipt-page';
+import { renderProofReceipt, renderTrustReceipt } from '../../functions/domain/surfaces/trust-receipt-page';
 import { renderVerifyPage } from '../../functions/domain/surfaces/verify-page';
 import { operations } from '../../functions/contract/operations';
 import { TABLE_SCHEMA_VERSION } from '../../functions/store/layout';
@@ -70,6 +72,55 @@ describe('trust receipt page', () => {
     expect(page).toContain('3 entries, newest first, older entries not shown.');
     expect(page).toContain(`href="${BASE}/v1/ledger"`);
     expect(page).toContain(`href="${BASE}/v1/objects/ORD-9"`);
+  });
+});
+
+describe('commercial proof receipt', () => {
+  const at = '2026-04-20T10:00:00.000Z';
+  const newest: ProofWindowEntry = {
+    at: '2026-05-01T11:00:00.000Z',
+    entry: { at: '2026-05-01T11:00:00.000Z', type: 'SOURCE_SYNCHRONIZED', state: 'CONFIRMED', source: HOSTILE },
+    view: { lastSynchronization: { at: '2026-05-01T11:00:00.000Z', state: 'CONFIRMED', digest: 'sha256:aa' }, synchronizations: 1 },
+    head: {
+      kind: 'COMMERCIAL_PROOF',
+      reference: 'PRF-9',
+      version: 1,
+      content: {
+        reference: 'PRF-9',
+        proofType: 'PURCHASE',
+        title: HOSTILE,
+        issuer: ATTRIBUTE_BREAK,
+        issuedAt: at,
+        subjectReference: 'ORD-9',
+        claims: { purchasedOn: '2026-04-20', [HOSTILE]: ATTRIBUTE_BREAK, giftWrapped: true },
+        source: { system: HOSTILE, recordType: 'PURCHASE', digest: 'sha256:aa' },
+        freshnessSeconds: 3600,
+        version: 1,
+      },
+      evidence: null,
+      restricted: PII,
+    },
+  };
+  const evidence = commercialProofEvidence({ newest, integrity: { confirmed: false, reason: 'No ledger evidence <none>.', checks: [] }, now: NOW, baseUrl: BASE });
+  const page = renderProofReceipt({ baseUrl: BASE, reference: 'PRF-9', evidence, timeline: [{ at, type: 'PROOF_ISSUED', state: 'ISSUED', source: 'Issuer' }, newest.entry], olderEntriesExist: false });
+
+  it('escapes every value of the proof, claim names included, and shows nothing restricted', () => {
+    expect(page).not.toContain(HOSTILE);
+    expect(page).not.toContain(ATTRIBUTE_BREAK);
+    expect(page).toContain('Not confirmed: No ledger evidence is held for this proof.');
+    for (const value of Object.values(PII)) expect(page).not.toContain(value);
+  });
+
+  it('says what the evidence says: status, source disposition, claims as words, subject linked', () => {
+    expect(evidence.verification.status).toBe('NOT_CONFIRMED');
+    expect(page).toContain(PROOF_STATUS_WORDING.NOT_CONFIRMED.label);
+    expect(page).toContain('<code>CURRENT</code>');
+    expect(page).toContain('<dt>Purchased on</dt><dd>2026-04-20</dd>');
+    expect(page).toContain('<dt>Gift wrapped</dt><dd>yes</dd>');
+    expect(page).toContain(`href="${BASE}/trust-receipt/ORD-9"`);
+    expect(page).toContain(`href="${BASE}/v1/commercial-proofs/PRF-9"`);
+    expect(page.indexOf('Source observed')).toBeLessThan(page.indexOf('Proof issued'));
+    expect(claimName('coverage_ends')).toBe('Coverage ends');
   });
 });
 

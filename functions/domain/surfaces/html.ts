@@ -58,7 +58,7 @@ h2{font-size:1.2rem;margin:1.5rem 0 .5rem;border-bottom:1px solid var(--line);pa
 .status{display:inline-block;font-weight:700;padding:.15rem .6rem;border-radius:4px;border:2px solid currentColor}
 .status.ok{color:var(--ok)}.status.warn{color:var(--warn)}.status.bad{color:var(--bad)}.status.info{color:var(--info)}
 dl.facts{display:grid;grid-template-columns:minmax(10rem,max-content) 1fr;gap:.25rem 1rem;margin:0}
-dl.facts dt{color:var(--muted)}dl.facts dd{margin:0}
+dl.facts dt{color:var(--muted)}dl.facts dd{margin:0;overflow-wrap:anywhere}
 table{border-collapse:collapse;width:100%;margin:.5rem 0}
 th,td{text-align:left;padding:.35rem .5rem;border-bottom:1px solid var(--line);vertical-align:top}
 caption{text-align:left;color:var(--muted);padding:.25rem 0}

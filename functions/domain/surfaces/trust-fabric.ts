@@ -1,5 +1,7 @@
 import type { AssuranceLevelKey, TrustFabricCatalogue } from '../../contract/schemas/surfaces';
+import { CREDENTIAL_DISCLOSURE } from '../credentials/verification';
 import { PUBLIC_DISCLOSURE } from '../objects';
+import { PROOF_DISCLOSURE } from '../proofs';
 import { ASSURANCE_RULES } from './assurance';
 import { bestLiveState, endpointRef, findOperation, type OperationRow } from './endpoints';
 
@@ -44,7 +46,7 @@ export const TRUST_SERVICES: readonly TrustServiceDefinition[] = [
     description: 'Returns a commercial proof with the current lifecycle of its source; ledger evidence attests integrity only.',
     authority: 'EXTERNAL_COMMERCE_PLATFORM',
     assuranceLevels: ALL_LEVELS,
-    disclosureClass: 'PUBLIC_PROOF_EVIDENCE',
+    disclosureClass: PROOF_DISCLOSURE.class!,
     providerBinding: 'GATED',
     endpoints: [['GET', '/v1/commercial-proofs/{reference}']],
   },
@@ -54,7 +56,7 @@ export const TRUST_SERVICES: readonly TrustServiceDefinition[] = [
     description: 'Reports the public verification state of a credential and projects it as a W3C Verifiable Credential; issues nothing.',
     authority: 'SERVICE_PLATFORM',
     assuranceLevels: ALL_LEVELS,
-    disclosureClass: 'PUBLIC_CREDENTIAL_STATUS',
+    disclosureClass: CREDENTIAL_DISCLOSURE.class!,
     providerBinding: 'GATED',
     endpoints: [
       ['GET', '/v1/credentials/verify/{claimId}'],
@@ -67,7 +69,7 @@ export const TRUST_SERVICES: readonly TrustServiceDefinition[] = [
     description: 'Publishes the log origin and verifier key so anyone can re-check inclusion proofs offline. Proves integrity, never authority.',
     authority: 'SERVICE_PLATFORM',
     assuranceLevels: [],
-    disclosureClass: 'PUBLIC_INTEGRITY_EVIDENCE',
+    disclosureClass: 'PUBLIC_LEDGER',
     providerBinding: 'NONE',
     endpoints: [['GET', '/v1/ledger']],
   },
@@ -94,10 +96,10 @@ export const TRUST_SERVICES: readonly TrustServiceDefinition[] = [
 ];
 
 export const DISCLOSURE_CLASSES: TrustFabricCatalogue['disclosureClasses'] = [
-  { key: 'PUBLIC_LIFECYCLE', disclosedInResponses: true, description: 'Public record content, lifecycle state, freshness and timeline of a living object.', containsCustomerPii: false, containsPaymentAccountData: false },
-  { key: 'PUBLIC_PROOF_EVIDENCE', disclosedInResponses: true, description: 'A commercial proof, the lifecycle of its source and its synchronisation state.', containsCustomerPii: false, containsPaymentAccountData: false },
-  { key: 'PUBLIC_CREDENTIAL_STATUS', disclosedInResponses: true, description: 'Whether a credential is valid, suspended or revoked, without its subject data.', containsCustomerPii: false, containsPaymentAccountData: false },
-  { key: 'PUBLIC_INTEGRITY_EVIDENCE', disclosedInResponses: true, description: 'Hashes, inclusion proofs, signed checkpoints and the verifier key.', containsCustomerPii: false, containsPaymentAccountData: false },
+  { key: PUBLIC_DISCLOSURE.class!, disclosedInResponses: true, description: 'Public record content, lifecycle state, freshness and timeline of a living object.', containsCustomerPii: false, containsPaymentAccountData: false },
+  { key: PROOF_DISCLOSURE.class!, disclosedInResponses: true, description: 'A commercial proof, the lifecycle of its source and its synchronisation state.', containsCustomerPii: false, containsPaymentAccountData: false },
+  { key: CREDENTIAL_DISCLOSURE.class!, disclosedInResponses: true, description: 'Whether a credential is valid, suspended or revoked, without its subject data.', containsCustomerPii: false, containsPaymentAccountData: false },
+  { key: 'PUBLIC_LEDGER', disclosedInResponses: true, description: 'Hashes, inclusion proofs, signed checkpoints and the verifier key.', containsCustomerPii: false, containsPaymentAccountData: false },
   { key: 'PUBLIC_CATALOGUE', disclosedInResponses: true, description: 'Catalogues, contracts and readiness reports (presence of settings, never values).', containsCustomerPii: false, containsPaymentAccountData: false },
   { key: 'SYNTHETIC_SANDBOX', disclosedInResponses: true, description: 'Deterministic synthetic results computed from the request alone.', containsCustomerPii: false, containsPaymentAccountData: false },
   {

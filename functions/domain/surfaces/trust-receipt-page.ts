@@ -1,4 +1,7 @@
 import type { LivingObjectResolution, TimelineEntry } from '../../contract/schemas/objects';
+import type { CommercialProofEvidence } from '../../contract/schemas/proofs';
+import type { ProofTimelineEntry } from '../proofs';
+import { proofStatusCard, proofTimeline } from './proof-presentation';
 import { html, pageDocument, segment, timeElement, type SafeHtml } from './html';
 import { objectLinksList, rightsSection, stateWords, statusCard, type ResolutionView } from './presentation';
 
@@ -51,6 +54,35 @@ ${timelineSection(input)}
 <h2 id="check-heading">Check it yourself</h2>
 ${objectLinksList(input.baseUrl, input.reference, 'receipt', input.ledgerUrl)}
 <p class="muted">This receipt contains no personal or payment data. Ledger evidence proves the integrity of the record shown, not anyone's authority.</p>
+</section>`;
+  return pageDocument({ title: `Trust receipt ${input.reference}`, baseUrl: input.baseUrl, main });
+}
+
+export interface ProofReceiptInput {
+  baseUrl: string;
+  reference: string;
+  evidence: CommercialProofEvidence;
+  /** Timeline window, oldest first. */
+  timeline: ProofTimelineEntry[];
+  olderEntriesExist: boolean;
+  ledgerUrl?: string;
+}
+
+/** /trust-receipt/{reference} for a commercial proof: the proof, where its source stands now, and its history. */
+export function renderProofReceipt(input: ProofReceiptInput): string {
+  const ref = segment(input.reference);
+  const main = html`<h1>Trust receipt</h1>
+<p class="muted">What this service holds about commercial proof <code>${input.reference}</code>, as of ${timeElement(String(input.evidence.verification.synchronization.evaluatedAt ?? ''))}.</p>
+${proofStatusCard(input.evidence, input.baseUrl, 'status-heading')}
+${proofTimeline(input.timeline, input.olderEntriesExist)}
+<section aria-labelledby="check-heading">
+<h2 id="check-heading">Check it yourself</h2>
+<ul>
+<li><a href="${input.baseUrl}/verify?reference=${ref}">Check the current status again</a></li>
+<li><a href="${input.baseUrl}/v1/commercial-proofs/${ref}">Machine-readable evidence (JSON)</a>, with the ledger inclusion proof</li>
+${input.ledgerUrl ? html`<li><a href="${input.ledgerUrl}">Ledger origin and verifier key</a>, to re-check the integrity evidence yourself</li>` : ''}
+</ul>
+<p class="muted">This receipt contains no personal or payment data. Ledger evidence proves the integrity of the proof shown, not anyone's authority.</p>
 </section>`;
   return pageDocument({ title: `Trust receipt ${input.reference}`, baseUrl: input.baseUrl, main });
 }

@@ -1,15 +1,17 @@
+import type { CommercialProofEvidence } from '../../contract/schemas/proofs';
 import { html, pageDocument, segment, type SafeHtml } from './html';
+import { proofStatusCard } from './proof-presentation';
 import { objectLinksList, statusCard, type ResolutionView } from './presentation';
 
 /** The kinds of record /verify can point to beyond living objects, and where their answer lives. */
 export const OTHER_KIND_ROUTES: Record<string, { label: string; path: (ref: string) => string }> = {
-  COMMERCIAL_PROOF: { label: 'a commercial proof', path: (ref) => `/v1/commercial-proofs/${ref}` },
   CREDENTIAL: { label: 'a credential', path: (ref) => `/v1/credentials/verify/${ref}` },
 };
 
 export type VerifyOutcome =
   | { kind: 'form' }
   | ({ kind: 'object' } & ResolutionView)
+  | { kind: 'proof'; evidence: CommercialProofEvidence }
   | { kind: 'other-kind'; reference: string; recordKind: string }
   | { kind: 'problem'; status: number; title: string; detail: string; correlationId: string };
 
@@ -45,6 +47,16 @@ function outcomeSection(input: VerifyPageInput): SafeHtml {
 <h2>Next</h2>
 ${objectLinksList(baseUrl, reference, 'verify', input.ledgerUrl)}`;
     }
+    case 'proof': {
+      const ref = segment(outcome.evidence.proof.reference);
+      return html`${proofStatusCard(outcome.evidence, baseUrl, 'result-heading')}
+<h2>Next</h2>
+<ul>
+<li><a href="${baseUrl}/trust-receipt/${ref}">Full trust receipt</a>, with the timeline</li>
+<li><a href="${baseUrl}/v1/commercial-proofs/${ref}">Machine-readable evidence (JSON)</a></li>
+${input.ledgerUrl ? html`<li><a href="${input.ledgerUrl}">Ledger origin and verifier key</a>, to re-check the integrity evidence yourself</li>` : ''}
+</ul>`;
+    }
     case 'other-kind': {
       const route = OTHER_KIND_ROUTES[outcome.recordKind];
       return html`<section class="card" aria-labelledby="result-heading">
@@ -69,5 +81,11 @@ export function renderVerifyPage(input: VerifyPageInput): string {
 <p>Enter the reference printed on a receipt, label or credential to see what is true about it right now.</p>
 ${lookupForm(input.baseUrl, input.entered, invalid)}
 ${outcomeSection(input)}`;
-  return pageDocument({ title: input.outcome.kind === 'object' ? `Status of ${String(input.outcome.resolution.object.reference ?? '')}` : 'Verify', baseUrl: input.baseUrl, main });
+  const title =
+    input.outcome.kind === 'object'
+      ? `Status of ${String(input.outcome.resolution.object.reference ?? '')}`
+      : input.outcome.kind === 'proof'
+        ? `Status of ${input.outcome.evidence.proof.reference}`
+        : 'Verify';
+  return pageDocument({ title, baseUrl: input.baseUrl, main });
 }
