@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import { logger, type HttpRequest, type HttpResponse } from '../http/boundary';
 import { Problem, PROBLEMS } from '../http/problem';
+import { documentEtag, DOCUMENT_CACHE_CONTROL, matchesIfNoneMatch, serializeDocument } from '../domain/documents';
 import { renderErrorPage } from '../domain/surfaces/error-page';
 import { PAGE_HEADERS } from '../domain/surfaces/html';
 import { prefersHtml } from '../domain/surfaces/negotiation';
@@ -34,17 +34,15 @@ export function htmlPage(operation: Operation): Operation {
   };
 }
 
-/** Catalogue documents change only with a release: cacheable, with a strong ETag and 304 on a match. */
-export const CATALOGUE_CACHE_CONTROL = 'public, max-age=300';
-
+/**
+ * Catalogue documents change only with a release: served like the developer documents (same
+ * serialisation, ETag and caching rule, 304 on a matching If-None-Match).
+ */
 export function catalogueResponse(request: HttpRequest, body: unknown): HttpResponse {
-  const text = JSON.stringify(body);
-  const etag = `"${createHash('sha256').update(text).digest('base64url')}"`;
-  const headers = { etag, 'cache-control': CATALOGUE_CACHE_CONTROL };
-  const ifNoneMatch = request.headers['if-none-match'];
-  if (ifNoneMatch && ifNoneMatch.split(',').some((tag) => tag.trim() === etag || tag.trim() === '*')) {
-    return { status: 304, headers, body: '' };
-  }
+  const text = serializeDocument(body);
+  const etag = documentEtag(text);
+  const headers = { etag, 'cache-control': DOCUMENT_CACHE_CONTROL };
+  if (matchesIfNoneMatch(request.headers['if-none-match'], etag)) return { status: 304, headers, body: '' };
   return { status: 200, headers, body: text };
 }
 
