@@ -20,6 +20,11 @@ export async function startEmbeddedStore(options: { port?: number; dataDir?: str
   const { port } = server.address() as AddressInfo;
   return {
     endpoint: `http://127.0.0.1:${port}`,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    // Clients keep connections alive; drop them so close() ends now, as a crashed store would.
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        (server as Server & { closeAllConnections(): void }).closeAllConnections();
+      }),
   };
 }

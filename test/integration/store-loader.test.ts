@@ -12,7 +12,7 @@ let client: DynamoDBClient;
 
 async function scanAll(table: string): Promise<string[]> {
   const items: string[] = [];
-  let ExclusiveStartKey;
+  let ExclusiveStartKey: Record<string, import("@aws-sdk/client-dynamodb").AttributeValue> | undefined;
   do {
     const out = await client.send(new ScanCommand({ TableName: table, ExclusiveStartKey }));
     for (const item of out.Items ?? []) items.push(JSON.stringify(item, Object.keys(item).sort()));
