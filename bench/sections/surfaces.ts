@@ -88,7 +88,7 @@ async function bundleRows(root: string): Promise<BenchRow[]> {
         outfile: file,
         logLevel: 'silent',
       });
-      rows.push({ metric: `${op.operationId} bundle`, value: round((await stat(file)).size / 1024, 1), unit: 'KiB', note: 'minified, AWS SDK included, as deployed' });
+      rows.push({ metric: `${op.operationId} bundle`, value: round((await stat(file)).size / 1024, 1), unit: 'KiB', note: 'minified, as the stack bundles it (AWS SDK bundled where used)' });
       const loads: number[] = [];
       for (let i = 0; i < COLD_STARTS; i++) {
         const script = `const t=process.hrtime.bigint();require(${JSON.stringify(file)});process.stdout.write(String(Number(process.hrtime.bigint()-t)/1e6))`;

@@ -1,6 +1,6 @@
 import type { ActivationReadiness, ProductionFoundations } from '../../contract/schemas/surfaces';
 import type { TableInspection } from '../../store/table-meta';
-import { CATALOGUE_DISCLOSURE } from './trust-fabric';
+import { CATALOGUE_DISCLOSURE } from './disclosure';
 
 type Env = Record<string, string | undefined>;
 type SettingStatus = ActivationReadiness['gates'][number]['settings'][number]['status'];

@@ -3,9 +3,9 @@ import { CREDENTIAL_DISCLOSURE } from '../credentials/verification';
 import { PUBLIC_DISCLOSURE } from '../objects';
 import { PROOF_DISCLOSURE } from '../proofs';
 import { ASSURANCE_RULES } from './assurance';
+import { CATALOGUE_DISCLOSURE } from './disclosure';
 import { bestLiveState, endpointRef, findOperation, type OperationRow } from './endpoints';
 
-export const CATALOGUE_DISCLOSURE = { class: 'PUBLIC_CATALOGUE', containsCustomerPii: false, containsPaymentAccountData: false } as const;
 
 interface TrustServiceDefinition {
   key: string;

@@ -4,7 +4,8 @@ import type { TrustInfrastructure } from '../../contract/schemas/surfaces';
 import { STANDARD_MATURITIES, STANDARDS, type StandardKey, type StandardMaturity } from '../../contract/standards';
 import { ORDER_LIKE_TYPES } from '../lifecycle';
 import { countBy, definedLinks, endpointRef, linkIfPublished, type OperationRow } from './endpoints';
-import { CATALOGUE_DISCLOSURE, TRUST_SERVICES } from './trust-fabric';
+import { CATALOGUE_DISCLOSURE } from './disclosure';
+import { TRUST_SERVICES } from './trust-fabric';
 
 type TrustServiceKey = (typeof TRUST_SERVICES)[number]['key'];
 
