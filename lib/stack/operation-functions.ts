@@ -28,6 +28,7 @@ export interface OperationFunctionsProps {
   logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
   logRetention: RetentionDays;
   publicBaseUrl: string;
+  releaseCommit: string;
 }
 
 /**
@@ -62,6 +63,7 @@ export class OperationFunctions extends Construct {
       POWERTOOLS_LOG_LEVEL: props.logLevel,
       NODE_OPTIONS,
       ...(props.publicBaseUrl ? { PUBLIC_BASE_URL: props.publicBaseUrl } : {}),
+      ...(props.releaseCommit ? { RELEASE_COMMIT: props.releaseCommit } : {}),
     };
     switch (op.integration.access) {
       case 'table-read':

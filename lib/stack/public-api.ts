@@ -1,4 +1,4 @@
-import { Aws, RemovalPolicy } from 'aws-cdk-lib';
+import { Aws, RemovalPolicy, Size } from 'aws-cdk-lib';
 import { AccessLogFormat, ApiDefinition, EndpointType, LogGroupLogDestination, MethodLoggingLevel, SpecRestApi } from 'aws-cdk-lib/aws-apigateway';
 import type { IRole } from 'aws-cdk-lib/aws-iam';
 import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -83,6 +83,8 @@ export class PublicApi extends Construct {
     this.api = new SpecRestApi(this, 'Api', {
       apiDefinition: ApiDefinition.fromInline(this.definition),
       endpointTypes: [EndpointType.REGIONAL],
+      // Catalogues and the contract run to hundreds of KiB; small answers are not worth compressing.
+      minCompressionSize: Size.kibibytes(1),
       cloudWatchRole: props.cloudWatchRole,
       // The account setting outlives this stack: other APIs of the account log through the same role.
       ...(props.cloudWatchRole ? { cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN } : {}),

@@ -28,6 +28,8 @@ export interface StackSettings {
   logRetentionDays: RetentionDays;
   /** Absolute base URL of a custom domain, when the API is served under one. */
   publicBaseUrl: string;
+  /** The commit being deployed (`-c releaseCommit=$(git rev-parse HEAD)`), reported by GET /health. */
+  releaseCommit: string;
 }
 
 export const DEFAULT_SETTINGS: StackSettings = {
@@ -40,6 +42,7 @@ export const DEFAULT_SETTINGS: StackSettings = {
   apiGatewayCloudWatchRole: true,
   logRetentionDays: RetentionDays.ONE_MONTH,
   publicBaseUrl: '',
+  releaseCommit: '',
 };
 
 const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
@@ -87,7 +90,10 @@ export function settingsFrom(node: Node): StackSettings {
   if (!/^[A-Za-z0-9_]{1,64}$/.test(stageName)) throw new Error(`context 'stageName' must be 1-64 letters, digits or underscores`);
   const publicBaseUrl = asString('publicBaseUrl', get('publicBaseUrl'), DEFAULT_SETTINGS.publicBaseUrl);
   if (publicBaseUrl && !/^https:\/\/[^\s/]+(\/[^\s]*)?$/.test(publicBaseUrl)) throw new Error(`context 'publicBaseUrl' must be an https URL`);
+  const releaseCommit = asString('releaseCommit', get('releaseCommit'), DEFAULT_SETTINGS.releaseCommit);
+  if (releaseCommit && !/^[0-9a-f]{7,64}$/.test(releaseCommit)) throw new Error(`context 'releaseCommit' must be a commit id (hex)`);
   return {
+    releaseCommit,
     deletionProtection: asBoolean('deletionProtection', get('deletionProtection'), DEFAULT_SETTINGS.deletionProtection),
     ledgerVerifierKeys: asVerifierKeys(get('ledgerVerifierKeys')),
     logLevel: logLevel as StackSettings['logLevel'],

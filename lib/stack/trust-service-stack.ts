@@ -52,6 +52,7 @@ export class TrustServiceStack extends Stack {
       logLevel: settings.logLevel,
       logRetention: settings.logRetentionDays,
       publicBaseUrl: settings.publicBaseUrl,
+      releaseCommit: settings.releaseCommit,
     });
     this.loader = new LoaderAccess(this, 'Loader', { table: this.records.table });
     this.publicApi = new PublicApi(this, 'PublicApi', {

@@ -246,6 +246,8 @@ describe('REST API imported from the contract table', () => {
 
   test('OpenAPI 3.0 (API Gateway rejects 3.1), every operation of the table present with an integration', () => {
     expect(body.openapi).toMatch(/^3\.0\./);
+    expect(api.Properties.EndpointConfiguration).toEqual({ Types: ['REGIONAL'] });
+    expect(api.Properties.MinimumCompressionSize).toBe(1024);
     for (const op of operations) {
       const object = body.paths[op.path]?.[op.method.toLowerCase()];
       expect(object).toBeDefined();
@@ -330,7 +332,15 @@ describe('REST API imported from the contract table', () => {
   });
 
   test('context settings reach the stage and the functions', () => {
-    const custom = synthesize({ throttleRateLimit: '7', throttleBurstLimit: '9', stageName: 'v2', ledgerVerifierKeys: 'key-1', logRetentionDays: 90 });
+    const custom = synthesize({
+      throttleRateLimit: '7',
+      throttleBurstLimit: '9',
+      stageName: 'v2',
+      ledgerVerifierKeys: 'key-1',
+      logRetentionDays: 90,
+      releaseCommit: 'abc1234',
+      publicBaseUrl: 'https://trust.example.org/',
+    });
     custom.template.hasResourceProperties('AWS::ApiGateway::Stage', {
       StageName: 'v2',
       MethodSettings: [Match.objectLike({ ThrottlingRateLimit: 7, ThrottlingBurstLimit: 9 })],
@@ -340,12 +350,19 @@ describe('REST API imported from the contract table', () => {
       expect(custom.json.Resources[logicalIdOf(custom.stack, fn)].Properties.Environment.Variables.LEDGER_VERIFIER_KEYS).toBe('key-1');
     }
     custom.template.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 90 });
+    for (const fn of custom.stack.functions.byOperationId.values()) {
+      expect(custom.json.Resources[logicalIdOf(custom.stack, fn)].Properties.Environment.Variables).toMatchObject({
+        RELEASE_COMMIT: 'abc1234',
+        PUBLIC_BASE_URL: 'https://trust.example.org',
+      });
+    }
   });
 
   test('a wrong context value stops the synth and names the key', () => {
     expect(() => createApp({ context: { ...SKIP_BUNDLING, deletionProtection: 'maybe' } }, { siteDir: fixtureSite() })).toThrow('deletionProtection');
     expect(() => createApp({ context: { ...SKIP_BUNDLING, logRetentionDays: 8 } }, { siteDir: fixtureSite() })).toThrow('logRetentionDays');
     expect(() => createApp({ context: { ...SKIP_BUNDLING, throttleRateLimit: '-1' } }, { siteDir: fixtureSite() })).toThrow('throttleRateLimit');
+    expect(() => createApp({ context: { ...SKIP_BUNDLING, publicBaseUrl: 'http://plain.example' } }, { siteDir: fixtureSite() })).toThrow('publicBaseUrl');
   });
 });
 
