@@ -85,8 +85,11 @@ export class PublicApi extends Construct {
       endpointTypes: [EndpointType.REGIONAL],
       // Catalogues and the contract run to hundreds of KiB; small answers are not worth compressing.
       minCompressionSize: Size.kibibytes(1),
+      // Access and execution logs need the account's API Gateway CloudWatch role (one per account and
+      // region). A fresh account has none, and the stage would fail to deploy without it, so the stack
+      // sets it by default; where the account already manages it, context apiGatewayCloudWatchRole=false
+      // leaves it alone. The setting outlives this stack: other APIs of the account log through it.
       cloudWatchRole: props.cloudWatchRole,
-      // The account setting outlives this stack: other APIs of the account log through the same role.
       ...(props.cloudWatchRole ? { cloudWatchRoleRemovalPolicy: RemovalPolicy.RETAIN } : {}),
       deployOptions: {
         stageName: props.stageName,
@@ -97,7 +100,8 @@ export class PublicApi extends Construct {
         // Execution logs for errors only; request and response bodies are never logged.
         loggingLevel: MethodLoggingLevel.ERROR,
         dataTraceEnabled: false,
-        metricsEnabled: true,
+        // Per-method detailed metrics are billed per metric (dozens of routes); the API-level metrics are enough.
+        metricsEnabled: false,
       },
     });
 
