@@ -24,6 +24,7 @@ const NO_SIDE_EFFECTS =
 
 export const ProviderId = z
   .string()
+  .max(64)
   .regex(new RegExp(PROVIDER_ID_PATTERN))
   .describe('A registered synthetic provider (see /developers/sandbox/providers.json); any other value is 404.');
 

@@ -21,10 +21,11 @@ export const ClaimId = z
 export const STATUS_LIST_ID_PATTERN = '^[a-z0-9][a-z0-9-]{2,79}$';
 export const StatusListId = z
   .string()
+  .max(80)
   .regex(new RegExp(STATUS_LIST_ID_PATTERN))
   .describe('Status list identifier: 3 to 80 characters of a-z 0-9 -, starting with a letter or digit (e.g. demo-2026-revocation).');
 
-export const StatusListTimestamp = Instant.describe(
+export const StatusListTimestamp = Instant.max(64).describe(
   'XML Schema dateTimeStamp (an RFC 3339 instant with its offset). The list as it stood at that instant; must not be later than the service clock.',
 );
 
