@@ -1,16 +1,53 @@
 /**
  * npm run load -- FILE|--demo [--endpoint URL] [--table NAME] [--region R] [--create-table]
+ *                  [--signing-key-secret ARN | --signing-key-file FILE | --dev-key-dir DIR] [--unlock-ledger]
+ * npm run load -- --new-signing-key ORIGIN
+ *
  * Validates every record (reporting each bad one by record and field), writes nothing when any
- * is bad, shows progress, and is idempotent. Without --endpoint it writes to AWS with the
- * ambient credentials.
+ * is bad, logs every new record version in the integrity ledger, shows progress, and is
+ * idempotent. Without --endpoint it writes to AWS with the ambient credentials, and then the
+ * log's signing key must come from Secrets Manager (--signing-key-secret) or a file; with
+ * --endpoint (a local store) the development key in .data/ (or --dev-key-dir) is used.
+ * --new-signing-key prints a fresh signing key on stdout (for the secret) and its verifier key
+ * on stderr (for LEDGER_VERIFIER_KEYS / the ledgerVerifierKeys context). See docs/ledger.md.
  */
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { demoDocument } from '../fixtures/demo';
+import { devLedgerSigner } from '../lib/ledger/dev-key';
+import { signerFromSecret } from '../lib/ledger/secret-key';
+import { generateSignerKey, signerFromKey, type LedgerSigner } from '../lib/ledger/signer';
 import { InvalidRecordsError, loadDocument } from '../lib/loader/load';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+
+const USAGE =
+  'usage: npm run load -- FILE|--demo [--endpoint URL] [--table NAME] [--region R] [--create-table]\n' +
+  '                       [--signing-key-secret ARN | --signing-key-file FILE | --dev-key-dir DIR] [--unlock-ledger]\n' +
+  '       npm run load -- --new-signing-key ORIGIN';
+
+/** A progress line on stderr, redrawn at most once per percent so long loads stay cheap to watch. */
+function progress(label: string): (done: number, total: number) => void {
+  let shown = -1;
+  return (done, total) => {
+    const percent = total === 0 ? 100 : Math.floor((100 * done) / total);
+    if (percent === shown && done !== total) return;
+    shown = percent;
+    process.stderr.write(`\r${label}: ${done}/${total} (${percent}%)${done === total ? '\n' : ''}`);
+  };
+}
+
+async function signerFor(values: { endpoint?: string; region?: string; 'signing-key-secret'?: string; 'signing-key-file'?: string; 'dev-key-dir'?: string }): Promise<LedgerSigner> {
+  if (values['signing-key-secret']) return signerFromSecret({ secretId: values['signing-key-secret'], region: values.region });
+  if (values['signing-key-file']) return signerFromKey(await readFile(values['signing-key-file'], 'utf8'));
+  if (!values.endpoint) {
+    throw new Error('loading into AWS needs the ledger signing key: pass --signing-key-secret ARN (see docs/ledger.md)');
+  }
+  const dev = await devLedgerSigner(values['dev-key-dir']);
+  console.error(`ledger: development signing key ${dev.file}`);
+  return dev.signer;
+}
 
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -21,26 +58,52 @@ async function main(): Promise<number> {
       region: { type: 'string', default: process.env.AWS_REGION ?? 'eu-central-1' },
       demo: { type: 'boolean', default: false },
       'create-table': { type: 'boolean', default: false },
+      'signing-key-secret': { type: 'string' },
+      'signing-key-file': { type: 'string' },
+      'dev-key-dir': { type: 'string' },
+      'unlock-ledger': { type: 'boolean', default: false },
+      'new-signing-key': { type: 'string' },
     },
   });
+  if (values['new-signing-key'] !== undefined) {
+    const key = generateSignerKey(values['new-signing-key']);
+    process.stdout.write(`${key}\n`);
+    console.error(`verifier key (public; set it as LEDGER_VERIFIER_KEYS / CDK context ledgerVerifierKeys):\n${signerFromKey(key).verifierKey}`);
+    return 0;
+  }
   if (!values.demo && positionals.length !== 1) {
-    console.error('usage: npm run load -- FILE|--demo [--endpoint URL] [--table NAME] [--region R] [--create-table]');
+    console.error(USAGE);
     return 2;
   }
-  const document = values.demo ? demoDocument(new Date()) : JSON.parse(await readFile(positionals[0], 'utf8'));
   const client = new DynamoDBClient({
     region: values.region,
     ...(values.endpoint ? { endpoint: values.endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
   });
   try {
+    const document = values.demo ? demoDocument(new Date()) : JSON.parse(await readFile(positionals[0], 'utf8'));
+    const signer = await signerFor(values);
+    const stages = new Map<string, (done: number, total: number) => void>();
     const summary = await loadDocument(document, {
       client,
       table: values.table!,
       createTable: values['create-table'],
-      onProgress: (written, total) => process.stderr.write(`\rwriting items: ${written}/${total} (${Math.round((100 * written) / total)}%)`),
+      signer,
+      unlockLedger: values['unlock-ledger'],
+      onLedgerProgress: (stage, done, total) => {
+        if (!stages.has(stage)) stages.set(stage, progress(stage));
+        stages.get(stage)!(done, total);
+      },
+      onProgress: progress('writing items'),
     });
-    process.stderr.write('\n');
     console.log(`loaded ${summary.records} records as ${summary.items} items into ${values.table}`);
+    if (summary.ledger) {
+      const l = summary.ledger;
+      console.log(`ledger ${l.origin}: ${l.appended} new leaves, ${l.logged} record versions logged, tree size ${l.treeSize}`);
+      console.log(`verifier key: ${l.verifierKey}`);
+      for (const reference of l.alteredAfterLogging) {
+        console.warn(`warning: ${reference} was stored with content altered after logging (alterStoredContentAfterLogging): its evidence will not verify`);
+      }
+    }
     return 0;
   } catch (error) {
     if (error instanceof InvalidRecordsError) {

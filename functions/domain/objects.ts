@@ -1,5 +1,6 @@
 import type { CustomerAccountOrderCard, Disposition, LivingObjectResolution, OverallDisposition, TimelineEntry } from '../contract/schemas/objects';
 import type { MinimalDisclosure } from '../contract/schemas/common';
+import { isLogEvidence } from './ledger/evidence-format';
 import { isOrderLike, lifecycleClass } from './lifecycle';
 import type { RecordHead } from './record';
 
@@ -150,6 +151,8 @@ export function resolveObject(input: ResolveObjectInput): LivingObjectResolution
       observedAt,
       evidenceIntegrityConfirmed: integrityConfirmed,
       evaluatedAt: input.evaluation.at,
+      // Well-formed evidence as stored, so anyone can re-check `object` offline (docs/ledger.md).
+      ledger: newest && isLogEvidence(newest.head.evidence) ? newest.head.evidence : null,
     },
     timeline: input.entries.map((e) => e.entry).reverse(),
     disclosure: PUBLIC_DISCLOSURE,

@@ -2,6 +2,7 @@ import type { MinimalDisclosure } from '../contract/schemas/common';
 import type { Disposition } from '../contract/schemas/objects';
 import type { CommercialProofEvidence, CurrentSourceStatus, ProofVerificationStatus } from '../contract/schemas/proofs';
 import type { IntegrityInspection } from './evidence';
+import { isLogEvidence } from './ledger/evidence-format';
 import { lifecycleClass } from './lifecycle';
 import type { RecordHead } from './record';
 
@@ -141,8 +142,6 @@ export function publicProof(content: ProofContent): ProofContent {
   return proof;
 }
 
-type LedgerInResponse = NonNullable<CommercialProofEvidence['verification']['ledger']>;
-
 export interface ProofEvidenceInput {
   /** The newest entry at the evaluation instant. */
   newest: ProofWindowEntry;
@@ -176,9 +175,9 @@ export function commercialProofEvidence(input: ProofEvidenceInput): CommercialPr
         digestObserved: snapshot ? snapshot.digest : null,
         evaluatedAt: input.now,
       },
-      // The evidence exactly as stored (malformed or not), so a verifier sees what the service judged.
-      ledger: head.evidence
-        ? ({ ...head.evidence, integrity: { confirmed: proofVerified, reason: input.integrity.reason, checks: input.integrity.checks } } as LedgerInResponse)
+      // Well-formed evidence as stored, with the service's own checks beside it; null when there is none.
+      ledger: isLogEvidence(head.evidence)
+        ? { ...head.evidence, integrity: { confirmed: proofVerified, reason: input.integrity.reason, checks: input.integrity.checks } }
         : null,
       ...proofLinks(input.baseUrl, content.reference),
     },

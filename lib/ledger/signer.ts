@@ -9,6 +9,7 @@ import {
   keyIdHex,
   SIGNATURE_TYPE_ED25519,
   signatureLine,
+  splitPlus,
 } from '../../functions/domain/ledger/note';
 
 /**
@@ -57,8 +58,8 @@ export function generateSignerKey(origin: string): string {
 }
 
 export function signerFromKey(encoded: string): LedgerSigner {
-  const parts = encoded.trim().split('+');
-  if (parts.length !== 5 || parts[0] !== 'PRIVATE' || parts[1] !== 'KEY') {
+  const parts = splitPlus(encoded.trim(), 5);
+  if (!parts || parts[0] !== 'PRIVATE' || parts[1] !== 'KEY') {
     throw new SigningKeyError('a signing key has the form PRIVATE+KEY+<name>+<hex key id>+<base64 key>');
   }
   const [, , name, idHex, material] = parts;

@@ -1,6 +1,7 @@
 import { defineOperations } from '../operation';
 import { Reference } from '../schemas/common';
-import { CommercialProofEvidence, LedgerDescription } from '../schemas/proofs';
+import { LedgerDescription } from '../schemas/ledger';
+import { CommercialProofEvidence } from '../schemas/proofs';
 
 export const proofsOperations = defineOperations([
   {

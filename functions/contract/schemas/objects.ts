@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { component } from '../registry';
 import { Instant, MinimalDisclosure } from './common';
+import { LedgerEvidence } from './ledger';
 
 export const DISPOSITIONS = ['CURRENT', 'HISTORICAL_ONLY', 'MODIFIED', 'STALE', 'UNKNOWN'] as const;
 export const Disposition = z.enum(DISPOSITIONS);
@@ -24,6 +25,7 @@ export const CurrentStatus = component(
     observedAt: Instant.nullable().optional(),
     evidenceIntegrityConfirmed: z.boolean(),
     evaluatedAt: Instant.optional().describe('The instant this view was taken at: asOf, or the service clock.'),
+    ledger: LedgerEvidence.nullable().optional().describe('Ledger evidence for `object` (integrity only); re-check it offline with npm run verify.'),
   }),
 );
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { component } from '../registry';
 import { Instant, MinimalDisclosure } from './common';
+import { LedgerCheck, LedgerEvidence } from './ledger';
 import { Disposition } from './objects';
 
 export const PROOF_VERIFICATION_STATUSES = ['CONFIRMED', 'REVIEW_REQUIRED', 'NOT_CONFIRMED'] as const;
@@ -12,35 +13,6 @@ export const ProofVerificationStatus = z
       'NOT_CONFIRMED: the evidence does not verify against the proof shown (or there is none).',
   );
 export type ProofVerificationStatus = z.infer<typeof ProofVerificationStatus>;
-
-const Base64Hash = z.string().describe('SHA-256 hash, standard base64 (44 characters).');
-
-export const LedgerEvidence = component(
-  'LedgerEvidence',
-  z
-    .object({
-      format: z.literal('svc.ledger-evidence.v1'),
-      version: z.number().int().min(1).describe('The record version the leaf holds.'),
-      origin: z.string().describe("The log's origin: first line of the checkpoint and name of its signing key."),
-      leafIndex: z.number().int().min(0),
-      treeSize: z.number().int().min(1),
-      leafHash: Base64Hash.describe('SHA-256(0x00 || RFC 8785 canonical JSON of the record version shown).'),
-      inclusionProof: z.array(Base64Hash).describe('RFC 9162 inclusion path, sibling hashes from the leaf up.'),
-      checkpoint: z.string().describe('C2SP tlog-checkpoint text in a C2SP signed note, signed with Ed25519 by the log key.'),
-    })
-    .loose(),
-  'Ledger evidence for one record version: integrity only, never authority. Verify offline with the log key published at /v1/ledger.',
-);
-
-export const LedgerCheck = component(
-  'LedgerCheck',
-  z.object({
-    name: z.enum(['evidence-format', 'record-version', 'canonical-hash', 'inclusion-proof', 'checkpoint-signature']),
-    ok: z.boolean(),
-    detail: z.string(),
-  }),
-  'One check the service ran on the evidence (anyone can re-run it offline).',
-);
 
 export const CurrentSourceStatus = component(
   'CurrentSourceStatus',
@@ -107,38 +79,3 @@ export const CommercialProofEvidence = component(
   'A commercial proof, the current lifecycle of its source, and ledger evidence (integrity only).',
 );
 export type CommercialProofEvidence = z.infer<typeof CommercialProofEvidence>;
-
-export const LedgerDescription = component(
-  'LedgerDescription',
-  z
-    .object({
-      schemaVersion: z.literal('svc.ledger.v1'),
-      status: z.enum(['ACTIVE', 'EMPTY', 'NOT_CONFIGURED']).describe('NOT_CONFIGURED: no verifier key is configured, so no evidence is confirmed.'),
-      origin: z.string().nullable(),
-      verifierKeys: z.array(
-        z.object({
-          name: z.string(),
-          keyId: z.string().describe('Eight hex digits (C2SP key id).'),
-          algorithm: z.literal('Ed25519'),
-          publicKey: z.string().describe('Raw 32-byte Ed25519 public key, base64.'),
-          verifierKey: z.string().describe('C2SP verifier key: <name>+<hex key id>+<base64(0x01 || public key)>.'),
-        }),
-      ),
-      latestCheckpoint: z
-        .object({
-          note: z.string(),
-          origin: z.string(),
-          treeSize: z.number().int(),
-          rootHash: z.string(),
-          signatureVerified: z.boolean(),
-        })
-        .nullable(),
-      hashing: z.object({ tree: z.string(), leaf: z.string(), node: z.string(), leafData: z.string() }).loose(),
-      formats: z.object({ checkpoint: z.string(), signedNote: z.string(), verifierKey: z.string(), evidence: z.string() }).loose(),
-      howToVerify: z.string(),
-      disclosure: MinimalDisclosure,
-    })
-    .loose(),
-  "The log's origin, verifier key and latest signed checkpoint: what anyone needs to verify evidence offline.",
-);
-export type LedgerDescription = z.infer<typeof LedgerDescription>;

@@ -1,4 +1,4 @@
-import type { LedgerDescription } from '../../contract/schemas/proofs';
+import type { LedgerDescription } from '../../contract/schemas/ledger';
 import { parseCheckpointText } from './checkpoint';
 import { encodeBase64 } from './encoding';
 import { EVIDENCE_FORMAT } from './evidence-format';

@@ -33,6 +33,23 @@ export function keyIdFor(name: string, signatureType: number, publicKey: Uint8Ar
   return digest.readUInt32BE(0);
 }
 
+/**
+ * Splits at the first `count - 1` plus signs: names and key ids hold no '+', but base64 key
+ * material may, so the last part takes the rest.
+ */
+export function splitPlus(text: string, count: number): string[] | null {
+  const parts: string[] = [];
+  let rest = text;
+  for (let i = 1; i < count; i++) {
+    const at = rest.indexOf('+');
+    if (at < 0) return null;
+    parts.push(rest.slice(0, at));
+    rest = rest.slice(at + 1);
+  }
+  parts.push(rest);
+  return parts;
+}
+
 export const keyIdHex = (keyId: number): string => keyId.toString(16).padStart(8, '0');
 
 export interface VerifierKey {
@@ -57,8 +74,8 @@ export function encodeVerifierKey(name: string, publicKey: Uint8Array): string {
 /** Parses `<name>+<hex key id>+<base64(0x01 || public key)>`; throws NoteError on anything else. */
 export function parseVerifierKey(encoded: string): VerifierKey {
   if (typeof encoded !== 'string') throw new NoteError('a verifier key is a string');
-  const parts = encoded.split('+');
-  if (parts.length !== 3) throw new NoteError('a verifier key has three parts separated by "+": name, key id, key');
+  const parts = splitPlus(encoded, 3);
+  if (!parts) throw new NoteError('a verifier key has three parts separated by "+": name, key id, key');
   const [name, idHex, material] = parts;
   if (!isValidKeyName(name)) throw new NoteError('the verifier key name is empty or contains spaces');
   if (!/^[0-9a-f]{8}$/.test(idHex)) throw new NoteError('the verifier key id is not eight lower-case hex digits');
