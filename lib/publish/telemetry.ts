@@ -18,7 +18,7 @@ export function buildTelemetryReadiness(): z.input<typeof TelemetryReadiness> {
         readiness: 'ACTIVE',
         format: 'One JSON object per line (AWS Lambda Powertools Logger)',
         fields: ['timestamp', 'level', 'message', 'service', 'correlationId', 'endpoint', 'status', 'function_request_id'],
-        correlation: 'x-correlation-id: echoed when well formed, else the request id; present in every log line and problem body.',
+        correlation: 'The caller\'s x-correlation-id when well formed, else the request id; present in every log line and problem body.',
       },
       {
         signal: 'METRICS',
