@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { SITE_DIR } from '../lib/local/documents';
-import { buildSite, writeSite } from '../lib/publish/site';
+import { buildSite, pruneSite, writeSite } from '../lib/publish/site';
 import { canonicalSources } from '../lib/publish/sources';
 
 const run = (script: string) => execFileSync(process.execPath, [require.resolve('tsx/cli'), path.join(__dirname, script)], { stdio: 'inherit' });
@@ -18,6 +18,7 @@ async function main(): Promise<void> {
   const out = path.resolve(values.out ?? SITE_DIR);
   const site = buildSite(canonicalSources());
   await writeSite(out, site);
+  for (const key of await pruneSite(out, site)) console.log(`removed ${key} (no longer built)`);
   console.log(`wrote ${site.size} documents to ${path.relative(process.cwd(), out) || '.'}`);
 }
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { SandboxProvider } from '../../functions/domain/sandbox/providers';
 import { runProvider } from '../../functions/domain/sandbox/providers';
@@ -82,4 +82,18 @@ export async function writeSite(dir: string, site: Map<string, string>): Promise
     await writeFile(temporary, bytes);
     await rename(temporary, file);
   }
+}
+
+/**
+ * Removes files of an earlier build that this build no longer produces, so a document dropped
+ * from the contract table is not deployed to the bucket again.
+ */
+export async function pruneSite(dir: string, site: Map<string, string>): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true }).catch(() => []);
+  const stale = entries
+    .filter((e) => e.isFile())
+    .map((e) => path.relative(dir, path.join(e.parentPath, e.name)).split(path.sep).join('/'))
+    .filter((key) => !site.has(key));
+  for (const key of stale) await rm(path.join(dir, key), { force: true });
+  return stale;
 }
