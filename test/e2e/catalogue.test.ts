@@ -204,3 +204,17 @@ describe('sandbox/examples.json', () => {
     }
   });
 });
+
+describe('provider-certification/v1.json', () => {
+  test('every kit vector, sent to its provider run route, answers the promised status and exact response', async () => {
+    const kits = JSON.parse(fx.site.get('developers/provider-certification/v1.json')!);
+    expect(kits.kits.length).toBeGreaterThan(0);
+    for (const kit of kits.kits) {
+      for (const vector of kit.vectors) {
+        const res = await request(fx.service.url, 'POST', `/developers/sandbox/providers/${kit.providerId}/run`, vector.request);
+        expect(`${kit.providerId}/${vector.name} ${res.status}`).toBe(`${kit.providerId}/${vector.name} ${vector.expectStatus}`);
+        if (vector.expectResponse !== undefined) expect(res.json).toEqual(vector.expectResponse);
+      }
+    }
+  });
+});
