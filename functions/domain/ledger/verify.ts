@@ -40,6 +40,25 @@ function trustedVerifiers(trustedKeys: readonly string[]): { keys: VerifierKey[]
   return { keys, refused };
 }
 
+/**
+ * Opened checkpoints by note text and trusted keys. Every record loaded together shares one
+ * checkpoint, so a warm function checks each signature once instead of on every read. The
+ * outcome depends only on the key, so remembering it changes no answer.
+ */
+const openedCheckpoints = new Map<string, ReturnType<typeof verifyNote>>();
+const OPENED_CHECKPOINTS_KEPT = 256;
+
+function openCheckpoint(note: string, keys: readonly VerifierKey[]): ReturnType<typeof verifyNote> {
+  const key = `${keys.map((k) => k.encoded).join(',')}\n${note}`;
+  let opened = openedCheckpoints.get(key);
+  if (!opened) {
+    opened = verifyNote(note, keys);
+    if (openedCheckpoints.size >= OPENED_CHECKPOINTS_KEPT) openedCheckpoints.delete(openedCheckpoints.keys().next().value!);
+    openedCheckpoints.set(key, opened);
+  }
+  return opened;
+}
+
 const pass = (name: EvidenceCheck['name'], detail: string): EvidenceCheck => ({ name, ok: true, detail });
 const fail = (name: EvidenceCheck['name'], detail: string): EvidenceCheck => ({ name, ok: false, detail });
 
@@ -65,7 +84,7 @@ function checkSignature(evidence: LogEvidence, trustedKeys: readonly string[]): 
   if (keys.length === 0) {
     return fail('checkpoint-signature', refused.length > 0 ? `no usable trusted key (${refused.join('; ')})` : 'no trusted verifier key was given');
   }
-  const opened = verifyNote(evidence.checkpoint, keys);
+  const opened = openCheckpoint(evidence.checkpoint, keys);
   if (!opened.ok) return fail('checkpoint-signature', `the checkpoint is not signed by a trusted key: ${opened.reason}`);
   let checkpoint: Checkpoint;
   try {

@@ -1,0 +1,209 @@
+/**
+ * The integrity ledger: what verifying the evidence of one response costs (the check every
+ * object and proof read runs), how fast the loader logs records, and how the cost of one
+ * inclusion proof grows with the size of the log (it must follow log n, not n).
+ */
+import { DEMO_PROOFS, demoProofRecords } from '../../fixtures/demo-proofs';
+import { inspectIntegrity, assessIntegrity } from '../../functions/domain/evidence';
+import type { LogEvidence } from '../../functions/domain/ledger/evidence-format';
+import { leafHash, rootFromInclusionProof } from '../../functions/domain/ledger/hashing';
+import { parseVerifierKey, verifyNote } from '../../functions/domain/ledger/note';
+import { commercialProofEvidence, publicProof, type ProofHead, type ProofWindowEntry } from '../../functions/domain/proofs';
+import type { RecordToStore } from '../../functions/store/write';
+import { storeClient } from '../../functions/store/client';
+import { AppendOnlyLog } from '../../lib/ledger/log';
+import { MerkleTree } from '../../lib/ledger/merkle-tree';
+import { generateSignerKey, signerFromKey } from '../../lib/ledger/signer';
+import { startEmbeddedStore } from '../../lib/local/embedded-store';
+import { configureLocalEnvironment, localClient } from '../../lib/local/service';
+import { attachLedgerEvidence } from '../../lib/loader/evidence';
+import { loadDocument, validateRecords } from '../../lib/loader/load';
+import { percentile, ratio, round } from '../lib/stats';
+import type { BenchContext, BenchRow, BenchSection } from '../lib/types';
+
+const LOADER_RECORDS = 100_000;
+const STORE_LOAD_RECORDS = 5_000;
+const VERIFY_WARMUP = 300;
+const VERIFY_ITERATIONS = 3_000;
+const PROOF_SIZES = [2 ** 10, 2 ** 13, 2 ** 16, 2 ** 20];
+const PROOFS_PER_SIZE = 2_000;
+
+const signer = signerFromKey(generateSignerKey('bench.example/ledger'));
+
+/** Microseconds of each call of a synchronous function, after a warm-up. */
+function timeSync(fn: () => unknown, iterations: number, warmup: number): number[] {
+  const samples: number[] = [];
+  for (let i = 0; i < warmup + iterations; i++) {
+    const start = process.hrtime.bigint();
+    fn();
+    if (i >= warmup) samples.push(Number(process.hrtime.bigint() - start) / 1e3);
+  }
+  return samples;
+}
+
+/** Records shaped like loaded objects: one version each, public content of realistic size. */
+function syntheticRecords(count: number, anchor: Date): RecordToStore[] {
+  const at = anchor.toISOString();
+  return Array.from({ length: count }, (_, i) => {
+    const reference = `BENCH-${String(i).padStart(7, '0')}`;
+    const content = {
+      reference,
+      objectType: 'ORDER',
+      businessReference: `ORDER ${i}`,
+      title: `Order ${i}`,
+      authority: 'Service platform',
+      state: 'DELIVERED',
+      stateSince: at,
+      version: 1,
+      freshnessSeconds: 3600,
+    };
+    const head = { kind: 'OBJECT', reference, version: 1, content, evidence: null };
+    return { reference, kind: 'OBJECT', entries: [{ at, entry: { at, type: 'STATE_CHANGED', state: 'DELIVERED', source: 'x' }, view: { state: 'DELIVERED', lastObservedAt: null }, head }] };
+  });
+}
+
+function verificationRows(ctx: BenchContext): BenchRow[] {
+  const records = validateRecords({ records: demoProofRecords(ctx.anchor) });
+  // A log of realistic depth: the demo proofs followed by many other records.
+  const log = new AppendOnlyLog(signer);
+  attachLedgerEvidence([...records, ...syntheticRecords(50_000, ctx.anchor)], log);
+  const proofRecord = records.find((r) => r.reference === DEMO_PROOFS.current)!;
+  const newest = proofRecord.entries[proofRecord.entries.length - 1] as unknown as ProofWindowEntry;
+  // Evidence in the record is against the final checkpoint (as the loader stores it).
+  const head = newest.head as ProofHead;
+  process.env.LEDGER_VERIFIER_KEYS = signer.verifierKey;
+  if (!assessIntegrity(head).confirmed) throw new Error('the benchmark evidence does not verify');
+
+  const integrity = timeSync(() => assessIntegrity(head), VERIFY_ITERATIONS, VERIFY_WARMUP);
+  const now = new Date(ctx.anchor.getTime()).toISOString();
+  const response = timeSync(
+    () => commercialProofEvidence({ newest, integrity: inspectIntegrity({ ...head, content: publicProof(head.content) }), now, baseUrl: 'https://bench.example' }),
+    VERIFY_ITERATIONS,
+    VERIFY_WARMUP,
+  );
+  const evidence = head.evidence as LogEvidence;
+  const proofLength = evidence.inclusionProof.length;
+  const keys = [parseVerifierKey(signer.verifierKey)];
+  const signature = timeSync(() => verifyNote(evidence.checkpoint, keys), VERIFY_ITERATIONS, VERIFY_WARMUP);
+  const note = `tree of ${log.size} leaves, ${proofLength}-hash proof: JCS, leaf hash, inclusion proof, checkpoint signature (remembered after the first check)`;
+  return [
+    { metric: 'verify evidence of one response, p50', value: round(percentile(integrity, 50), 1), unit: 'µs', note },
+    { metric: 'verify evidence of one response, p99', value: round(percentile(integrity, 99), 1), unit: 'µs', note },
+    {
+      metric: 'Ed25519 checkpoint signature check, p50',
+      value: round(percentile(signature, 50), 1),
+      unit: 'µs',
+      note: 'paid once per checkpoint and function instance: records loaded together share one checkpoint, and the opened checkpoint is remembered',
+    },
+    { metric: 'build a verified proof response, p50', value: round(percentile(response, 50), 1), unit: 'µs', note: 'verification plus the CommercialProofEvidence body (no store read)' },
+    { metric: 'build a verified proof response, p99', value: round(percentile(response, 99), 1), unit: 'µs' },
+  ];
+}
+
+function loaderRows(ctx: BenchContext): BenchRow[] {
+  const records = syntheticRecords(LOADER_RECORDS, ctx.anchor);
+  const log = new AppendOnlyLog(signer);
+  const start = process.hrtime.bigint();
+  const attachment = attachLedgerEvidence(records, log);
+  const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+  if (attachment.appended !== LOADER_RECORDS) throw new Error(`appended ${attachment.appended}`);
+  const again = process.hrtime.bigint();
+  const rerun = attachLedgerEvidence(syntheticRecords(LOADER_RECORDS, ctx.anchor), log);
+  const rerunSeconds = Number(process.hrtime.bigint() - again) / 1e9;
+  return [
+    {
+      metric: `loader: log ${LOADER_RECORDS.toLocaleString('en')} new records`,
+      value: Math.round(LOADER_RECORDS / seconds),
+      unit: 'records/s',
+      note: `in-process log (no DynamoDB): JCS, leaf hash, append, one signed checkpoint, an inclusion proof per record; ${round(seconds, 2)} s`,
+    },
+    {
+      metric: `loader: re-run the same ${LOADER_RECORDS.toLocaleString('en')} records`,
+      value: Math.round(LOADER_RECORDS / rerunSeconds),
+      unit: 'records/s',
+      note: `appends ${rerun.appended} leaves (idempotent); proofs against the unchanged checkpoint`,
+    },
+  ];
+}
+
+async function storeLoadRows(ctx: BenchContext): Promise<BenchRow[]> {
+  const store = await startEmbeddedStore();
+  try {
+    configureLocalEnvironment(store.endpoint, 'bench-ledger');
+    const client = localClient(store.endpoint);
+    const document = {
+      records: Array.from({ length: STORE_LOAD_RECORDS }, (_, i) => ({
+        kind: 'OBJECT',
+        reference: `BENCH-${String(i).padStart(7, '0')}`,
+        objectType: 'ORDER',
+        businessReference: `ORDER ${i}`,
+        title: `Order ${i}`,
+        authority: 'Service platform',
+        freshnessSeconds: 3600,
+        history: [{ type: 'STATE_CHANGED', at: ctx.anchor.toISOString(), state: 'DELIVERED' }],
+      })),
+    };
+    const start = process.hrtime.bigint();
+    const summary = await loadDocument(document, { client, table: 'bench-ledger', createTable: true, signer });
+    const seconds = Number(process.hrtime.bigint() - start) / 1e9;
+    client.destroy();
+    storeClient().destroy();
+    return [
+      {
+        metric: `loader: ${STORE_LOAD_RECORDS.toLocaleString('en')} records into the embedded store`,
+        value: Math.round(STORE_LOAD_RECORDS / seconds),
+        unit: 'records/s',
+        note: `whole load through the DynamoDB API (dynalite, in memory): ${summary.items} record items + ${summary.ledger?.appended} leaf items; the store, not the log, sets the pace`,
+      },
+    ];
+  } finally {
+    await store.close();
+  }
+}
+
+function inclusionRows(): BenchRow[] {
+  const rows: BenchRow[] = [];
+  const tree = new MerkleTree();
+  const perProof: number[] = [];
+  let next = 0;
+  for (const size of PROOF_SIZES) {
+    while (tree.size < size) tree.append(leafHash(Buffer.from(String(next++))));
+    const root = tree.root();
+    let state = 0x9e3779b9;
+    const indexes = Array.from({ length: PROOFS_PER_SIZE }, () => {
+      state = (state * 1103515245 + 12345) % 2 ** 31;
+      return state % size;
+    });
+    let hashes = 0;
+    for (const i of indexes.slice(0, 200)) tree.inclusionProof(i);
+    const start = process.hrtime.bigint();
+    for (const i of indexes) hashes += tree.inclusionProof(i).length;
+    const micros = Number(process.hrtime.bigint() - start) / 1e3 / PROOFS_PER_SIZE;
+    perProof.push(micros);
+    const proof = tree.inclusionProof(indexes[0]);
+    if (!rootFromInclusionProof(indexes[0], size, tree.leaf(indexes[0]), proof).equals(root)) throw new Error('proof does not verify');
+    const verify = timeSync(() => rootFromInclusionProof(indexes[0], size, tree.leaf(indexes[0]), proof), 1000, 100);
+    rows.push({
+      metric: `inclusion proof at n = ${size.toLocaleString('en')} (2^${Math.log2(size)})`,
+      value: round(micros, 2),
+      unit: 'µs',
+      note: `${round(hashes / PROOFS_PER_SIZE, 1)} hashes per proof; verifying one: ${round(percentile(verify, 50), 1)} µs`,
+    });
+  }
+  const first = PROOF_SIZES[0];
+  const last = PROOF_SIZES[PROOF_SIZES.length - 1];
+  rows.push({
+    metric: `inclusion proof cost, n = 2^${Math.log2(last)} vs 2^${Math.log2(first)}`,
+    value: ratio(perProof[perProof.length - 1], perProof[0]),
+    unit: 'x',
+    note: `log n grew ${ratio(Math.log2(last), Math.log2(first))}x while n grew ${last / first}x`,
+  });
+  return rows;
+}
+
+export const section: BenchSection = {
+  name: 'ledger',
+  async run(ctx: BenchContext): Promise<BenchRow[]> {
+    return [...verificationRows(ctx), ...loaderRows(ctx), ...(await storeLoadRows(ctx)), ...inclusionRows()];
+  },
+};
