@@ -1,9 +1,12 @@
 /**
  * npm start [-- --data DIR]: embedded DynamoDB-compatible store, demo data through the loader,
- * and every operation of the contract table on http://127.0.0.1:3000 (PORT overrides).
+ * and every operation of the contract table on http://127.0.0.1:3000 (PORT overrides). The
+ * ledger's development signing key lives in DIR (in .data/ for an in-memory store); its verifier
+ * key is what the handlers trust (LEDGER_VERIFIER_KEYS), as a deployment's configuration would.
  */
 import { parseArgs } from 'node:util';
 import { DEMO_OBJECTS } from '../fixtures/demo';
+import { DEMO_PROOFS } from '../fixtures/demo-proofs';
 import { startLocalService } from '../lib/local/service';
 
 async function main(): Promise<void> {
@@ -25,7 +28,12 @@ Try:
   curl -s ${u}/v1/objects/${DEMO_OBJECTS.current}
   curl -s "${u}/v1/objects/${DEMO_OBJECTS.current}?asOf=$(date -u -d '-3 days' +%Y-%m-%dT%H:%M:%SZ)"
   curl -si "${u}/v1/objects/${DEMO_OBJECTS.longHistory}?limit=5"
+  curl -s ${u}/v1/commercial-proofs/${DEMO_PROOFS.current}
+  curl -s ${u}/v1/ledger
+  npm run verify -- ${u}/v1/commercial-proofs/${DEMO_PROOFS.tampered}
   curl -s ${u}/developers/sandbox/examples.json
+
+Ledger verifier key (development key, kept in ${values.data ?? '.data/'}): ${process.env.LEDGER_VERIFIER_KEYS}
 
 Ctrl-C stops everything.`);
   let stopping = false;
