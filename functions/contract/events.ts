@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { LIFECYCLE_STATES, type LifecycleState } from '../domain/lifecycle';
 import type { ChannelKey } from './channels';
 import { Instant, Reference } from './schemas/common';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { findProvider, runProvider, SANDBOX_PROVIDERS } from '../domain/sandbox/providers';
 import { parseJsonBody } from '../domain/sandbox/input';
 import { Problem } from '../http/problem';

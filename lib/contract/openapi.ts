@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { operations } from '../../functions/contract/operations';
 import { LIVE_STATE_MEANINGS, type Operation } from '../../functions/contract/operation';
 import { contractRegistry } from '../../functions/contract/registry';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { DEMO_OBJECTS } from '../../fixtures/demo';
 import { DEMO_CREDENTIALS } from '../../fixtures/demo-credentials';
 import { DEMO_PROOFS } from '../../fixtures/demo-proofs';

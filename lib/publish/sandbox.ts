@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { ProviderCertificationKits, SandboxExamples, SandboxProviderCatalogue } from '../../functions/contract/schemas/catalogues';
 import { SANDBOX_RUN_PATH } from '../../functions/domain/assets';
 import { OFFLINE_VERIFICATION_STATEMENT } from '../../functions/contract/channels';

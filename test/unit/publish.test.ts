@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 import { DEMO_RESTRICTED_VALUES } from '../../fixtures/demo';
 import { DEMO_CREDENTIAL_RESTRICTED_VALUES } from '../../fixtures/demo-credentials';
 import { ADAPTERS, type AdapterEntry } from '../../functions/contract/adapters';

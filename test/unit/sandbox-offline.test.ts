@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import { z } from 'zod';
+import * as z from 'zod';
 import { OFFLINE_VERIFICATION_STATEMENT } from '../../functions/contract/channels';
 import { LivingObjectResolution } from '../../functions/contract/schemas/objects';
 import { OfflineVerificationRequest, OfflineVerificationResult } from '../../functions/contract/schemas/sandbox';

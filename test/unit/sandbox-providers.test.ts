@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ProviderRunRequest, ProviderRunResult } from '../../functions/contract/schemas/sandbox';
 import { testClock } from '../../functions/domain/sandbox/clock';
 import { SandboxInputError } from '../../functions/domain/sandbox/input';

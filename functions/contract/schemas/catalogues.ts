@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { ADAPTER_DIRECTIONS } from '../adapters';
 import { CHANNEL_READINESS } from '../channels';
 import { LIVE_STATES } from '../operation';

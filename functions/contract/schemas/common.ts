@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { component } from '../registry';
 
 /** Public, read-only disclosure statement carried by every trust response. */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { component } from '../registry';
 import { MinimalDisclosure } from './common';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { component } from '../registry';
 import { Instant, MinimalDisclosure } from './common';
 import { LedgerEvidence } from './ledger';

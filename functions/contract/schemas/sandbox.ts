@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { CHANNELS, OFFLINE_VERIFICATION_STATEMENT } from '../channels';
 import { component } from '../registry';
 import { Instant } from './common';

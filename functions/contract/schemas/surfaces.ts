@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { LIVE_STATES } from '../operation';
 import { component } from '../registry';
 import { Instant, MinimalDisclosure } from './common';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { Instant } from '../../../functions/contract/schemas/common';
 import { ClaimId, STATUS_PURPOSES, type CredentialLifecycleState } from '../../../functions/contract/schemas/credentials';
 import { encodeStatusList, MIN_STATUS_LIST_ENTRIES } from '../../../functions/domain/credentials/bitstring';

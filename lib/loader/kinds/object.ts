@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { Instant, Reference } from '../../../functions/contract/schemas/common';
 import { LIFECYCLE_STATES, type LifecycleState } from '../../../functions/domain/lifecycle';
 import type { ObjectContent, ObjectHead, ObjectView } from '../../../functions/domain/objects';
