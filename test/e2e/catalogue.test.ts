@@ -178,6 +178,7 @@ describe('sandbox/examples.json', () => {
       ['/v1/objects/', references.objects],
       ['/v1/commercial-proofs/', references.commercialProofs],
       ['/v1/credentials/verify/', references.credentials],
+      ['/v1/status-lists/', references.statusLists ?? []],
     ];
     for (const [prefix, refs] of reads) {
       for (const ref of refs) {
