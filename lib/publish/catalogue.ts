@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { CHANNELS, OFFLINE_VERIFICATION_STATEMENT } from '../../functions/contract/channels';
-import type { LiveState, Operation } from '../../functions/contract/operation';
+import { LIVE_STATE_MEANINGS, type LiveState, type Operation } from '../../functions/contract/operation';
 import type { DeveloperCatalogue, DeveloperQuickstarts } from '../../functions/contract/schemas/catalogues';
 import { CONTRACT_VERSION, SERVICE_NAME } from '../../functions/contract/service';
 import { STANDARDS } from '../../functions/contract/standards';
@@ -12,13 +12,6 @@ import type { PublishSources } from './sources';
 type Catalogue = z.input<typeof DeveloperCatalogue>;
 type Quickstarts = z.input<typeof DeveloperQuickstarts>;
 type Step = Quickstarts['quickstarts'][number]['steps'][number];
-
-export const LIVE_STATE_MEANINGS: Record<LiveState, string> = {
-  LIVE: 'Served now, on the published contract.',
-  READY: 'Contract published and served, but what it describes is not activated (nothing depends on it in production yet).',
-  GATED_BY_PERSISTENCE: 'Served only where its persistence dependency is configured; otherwise answers 503 problem details.',
-  SHADOW: 'Served for evaluation: computes a decision that nothing acts on.',
-};
 
 interface StepPlan {
   title: string;
