@@ -20,13 +20,13 @@ export class NoteError extends Error {
   override name = 'NoteError';
 }
 
+/** No lone surrogate halves: the text has one UTF-8 encoding. */
+export const isWellFormedText = (text: string): boolean => !/\p{Cs}/u.test(text);
+
 /** A key name: non-empty, no Unicode white space, no '+' (it separates the parts of an encoded key). */
 export function isValidKeyName(name: string): boolean {
   return typeof name === 'string' && name.length > 0 && !/[\s+\u0085]/u.test(name) && isWellFormedText(name);
 }
-
-/** No lone surrogate halves: the text has one UTF-8 encoding. */
-export const isWellFormedText = (text: string): boolean => !/\p{Cs}/u.test(text);
 
 export function keyIdFor(name: string, signatureType: number, publicKey: Uint8Array): number {
   const digest = createHash('sha256').update(name, 'utf8').update(Buffer.from([0x0a, signatureType])).update(publicKey).digest();
