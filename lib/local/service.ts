@@ -59,14 +59,16 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
   client.destroy();
   process.env.LEDGER_VERIFIER_KEYS = signer.verifierKey;
   const server = await startLocalServer({ port: options.port, siteDir: options.siteDir });
-  return {
+  const service: LocalService = {
     url: server.url,
     storeEndpoint: store.endpoint,
     store,
     server,
+    // The store in use now: a caller may have restarted it (service.store = ...).
     close: async () => {
-      await server.close();
-      await store.close();
+      await service.server.close();
+      await service.store.close();
     },
   };
+  return service;
 }
