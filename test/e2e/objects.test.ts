@@ -191,9 +191,11 @@ describe('errors as problem details', () => {
     expect(took).toBeLessThan(10_000); // bound only: the configured budget is ~2.5 s
     const health = await get('/health');
     expect(health.status).toBe(200);
+    expect(health.body).toMatchObject({ status: 'DEGRADED', readiness: { persistence: 'UNREACHABLE' } });
     service.store = await startEmbeddedStore({ port, dataDir });
     const back = await get(`/v1/objects/${DEMO_OBJECTS.current}`);
     expect(back.status).toBe(200);
     expect(back.body.current.state).toBe('DELIVERED');
+    expect((await get('/health')).body).toMatchObject({ status: 'OK', readiness: { persistence: 'READY' } });
   });
 });

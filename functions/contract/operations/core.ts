@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import { defineOperations } from '../operation';
 import { AsOf, Reference } from '../schemas/common';
-import { Health, LivingObjectResolution } from '../schemas/objects';
+import { Health } from '../schemas/health';
+import { LivingObjectResolution } from '../schemas/objects';
 
 export const TIMELINE_WINDOW_DEFAULT = 50;
 export const TIMELINE_WINDOW_MAX = 200;
@@ -26,7 +27,7 @@ export const coreOperations = defineOperations([
     liveState: 'LIVE',
     response: { schema: Health },
     errors: [],
-    integration: { kind: 'lambda', entry: 'functions/handlers/get-health.ts', access: 'none' },
+    integration: { kind: 'lambda', entry: 'functions/handlers/get-health.ts', access: 'table-read' },
   },
   {
     operationId: 'resolveObject',

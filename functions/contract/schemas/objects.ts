@@ -80,18 +80,3 @@ export const LivingObjectResolution = component(
   'A living object resolved to its state at the evaluation instant, with its timeline.',
 );
 export type LivingObjectResolution = z.infer<typeof LivingObjectResolution>;
-
-export const Health = component(
-  'Health',
-  z
-    .object({
-      schemaVersion: z.literal('svc.health.v1'),
-      status: z.enum(['OK']),
-      service: z.string(),
-      release: z.object({ version: z.string(), contractVersion: z.string(), commit: z.string().nullable() }),
-      readiness: z.object({ persistence: z.enum(['CONFIGURED', 'NOT_CONFIGURED']) }),
-      checkedAt: Instant,
-    })
-    .loose(),
-  'Liveness and release identity. Does not call dependencies (see /v1/activation-readiness).',
-);
