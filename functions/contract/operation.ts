@@ -14,7 +14,13 @@ export const LIVE_STATE_MEANINGS: Record<LiveState, string> = {
 /** What the deployed API connects an operation to. */
 export type Integration =
   /** One Lambda per operation; `entry` is the handler module, `access` the only resource it may read. */
-  | { kind: 'lambda'; entry: string; access: 'table-read' | 'bucket-read' | 'none' }
+  | {
+      kind: 'lambda';
+      entry: string;
+      access: 'table-read' | 'bucket-read' | 'none';
+      /** Deployment settings (environment variable names) the function reads; the stack passes only these. */
+      settings?: readonly string[];
+    }
   /** A generated document served straight from the catalogue bucket (key below the build folder). */
   | { kind: 'document'; key: string };
 

@@ -29,6 +29,8 @@ export interface OperationFunctionsProps {
   logRetention: RetentionDays;
   publicBaseUrl: string;
   releaseCommit: string;
+  /** Deployment settings by name; a function receives only those its operation declares. */
+  activationSettings: Record<string, string>;
 }
 
 /**
@@ -65,6 +67,10 @@ export class OperationFunctions extends Construct {
       ...(props.publicBaseUrl ? { PUBLIC_BASE_URL: props.publicBaseUrl } : {}),
       ...(props.releaseCommit ? { RELEASE_COMMIT: props.releaseCommit } : {}),
     };
+    for (const name of op.integration.settings ?? []) {
+      const value = props.activationSettings[name];
+      if (value !== undefined) environment[name] = value;
+    }
     switch (op.integration.access) {
       case 'table-read':
         environment.TABLE_NAME = props.table.tableName;

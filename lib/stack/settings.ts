@@ -30,6 +30,12 @@ export interface StackSettings {
   publicBaseUrl: string;
   /** The commit being deployed (`-c releaseCommit=$(git rev-parse HEAD)`), reported by GET /health. */
   releaseCommit: string;
+  /**
+   * Identity and wallet-protocol settings (`-c activationSettings='{"OIDC_ISSUER_URL":"https://..."}'`),
+   * given only to the functions whose operation declares the name (activation readiness, studio).
+   * Values are URLs, client ids and ARNs, never secrets; readiness reports presence, never values.
+   */
+  activationSettings: Record<string, string>;
 }
 
 export const DEFAULT_SETTINGS: StackSettings = {
@@ -43,6 +49,7 @@ export const DEFAULT_SETTINGS: StackSettings = {
   logRetentionDays: RetentionDays.ONE_MONTH,
   publicBaseUrl: '',
   releaseCommit: '',
+  activationSettings: {},
 };
 
 const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
@@ -81,6 +88,16 @@ function asVerifierKeys(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
+function asSettingsMap(value: unknown): Record<string, string> {
+  if (value === undefined || value === null || value === '') return {};
+  const parsed = typeof value === 'string' ? JSON.parse(value) : value;
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error(`context 'activationSettings' must be a JSON object of names to strings`);
+  for (const [name, v] of Object.entries(parsed)) {
+    if (!/^[A-Z][A-Z0-9_]*$/.test(name) || typeof v !== 'string') throw new Error(`context 'activationSettings': '${name}' must be an UPPER_SNAKE name with a string value`);
+  }
+  return parsed as Record<string, string>;
+}
+
 /** Reads and checks the settings; a wrong value stops the synth with the key named. */
 export function settingsFrom(node: Node): StackSettings {
   const get = (key: keyof StackSettings) => node.tryGetContext(key);
@@ -94,6 +111,7 @@ export function settingsFrom(node: Node): StackSettings {
   if (releaseCommit && !/^[0-9a-f]{7,64}$/.test(releaseCommit)) throw new Error(`context 'releaseCommit' must be a commit id (hex)`);
   return {
     releaseCommit,
+    activationSettings: asSettingsMap(get('activationSettings')),
     deletionProtection: asBoolean('deletionProtection', get('deletionProtection'), DEFAULT_SETTINGS.deletionProtection),
     ledgerVerifierKeys: asVerifierKeys(get('ledgerVerifierKeys')),
     logLevel: logLevel as StackSettings['logLevel'],

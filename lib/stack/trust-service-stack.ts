@@ -53,6 +53,7 @@ export class TrustServiceStack extends Stack {
       logRetention: settings.logRetentionDays,
       publicBaseUrl: settings.publicBaseUrl,
       releaseCommit: settings.releaseCommit,
+      activationSettings: settings.activationSettings,
     });
     this.loader = new LoaderAccess(this, 'Loader', { table: this.records.table });
     this.publicApi = new PublicApi(this, 'PublicApi', {

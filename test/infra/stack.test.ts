@@ -358,6 +358,22 @@ describe('REST API imported from the contract table', () => {
     }
   });
 
+  test('activation settings reach only the functions whose operation declares them', () => {
+    const custom = synthesize({ activationSettings: JSON.stringify({ OIDC_ISSUER_URL: 'https://id.example.org', OIDC_CLIENT_ID: 'svc-client' }) });
+    for (const op of lambdaOps) {
+      const fn = custom.stack.functions.byOperationId.get(op.operationId)!;
+      const variables = custom.json.Resources[logicalIdOf(custom.stack, fn)].Properties.Environment.Variables;
+      if (op.integration.settings?.includes('OIDC_ISSUER_URL')) {
+        expect(variables).toMatchObject({ OIDC_ISSUER_URL: 'https://id.example.org', OIDC_CLIENT_ID: 'svc-client' });
+      } else {
+        expect(variables.OIDC_ISSUER_URL).toBeUndefined();
+        expect(variables.OIDC_CLIENT_ID).toBeUndefined();
+      }
+    }
+    expect(lambdaOps.filter((op) => op.integration.settings?.includes('OIDC_ISSUER_URL')).map((op) => op.operationId).sort()).toEqual(['getActivationReadiness', 'getStudio']);
+    expect(() => synthesize({ activationSettings: '["not", "an object"]' })).toThrow('activationSettings');
+  });
+
   test('a wrong context value stops the synth and names the key', () => {
     expect(() => createApp({ context: { ...SKIP_BUNDLING, deletionProtection: 'maybe' } }, { siteDir: fixtureSite() })).toThrow('deletionProtection');
     expect(() => createApp({ context: { ...SKIP_BUNDLING, logRetentionDays: 8 } }, { siteDir: fixtureSite() })).toThrow('logRetentionDays');

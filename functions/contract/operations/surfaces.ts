@@ -1,3 +1,4 @@
+import { ACTIVATION_SETTING_NAMES } from '../../domain/surfaces/readiness';
 import { defineOperations } from '../operation';
 import { Reference } from '../schemas/common';
 import { ActivationReadiness, HtmlPage, ProductionFoundations, TrustFabricCatalogue, TrustInfrastructure } from '../schemas/surfaces';
@@ -42,7 +43,7 @@ export const surfacesOperations = defineOperations([
     liveState: 'LIVE',
     response: { schema: ActivationReadiness },
     errors: [],
-    integration: { kind: 'lambda', entry: 'functions/handlers/get-activation-readiness.ts', access: 'none' },
+    integration: { kind: 'lambda', entry: 'functions/handlers/get-activation-readiness.ts', access: 'none', settings: ACTIVATION_SETTING_NAMES },
   },
   {
     operationId: 'getProductionFoundations',
@@ -65,7 +66,7 @@ export const surfacesOperations = defineOperations([
     liveState: 'LIVE',
     response: html(HtmlPage),
     errors: [],
-    integration: { kind: 'lambda', entry: 'functions/handlers/get-studio.ts', access: 'table-read' },
+    integration: { kind: 'lambda', entry: 'functions/handlers/get-studio.ts', access: 'table-read', settings: ACTIVATION_SETTING_NAMES },
   },
   {
     operationId: 'getVerifyPage',
