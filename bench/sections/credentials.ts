@@ -1,20 +1,15 @@
 /**
  * Credentials: in-process latency of the verify, vc.json and status-list handlers (the Lambda
  * handler modules, real AWS SDK, embedded store with the demo data loaded through the loader),
- * each handler's deployed bundle and cold module load, the size of a published status list and
- * the cost of encoding a busy one.
+ * the size of a published status list and the cost of encoding a busy one. Bundle size and cold
+ * init of every function are measured by the core section.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { build } from 'esbuild';
 import { DEMO_CREDENTIALS, DEMO_STATUS_LISTS } from '../../fixtures/demo-credentials';
 import { credentialsOperations } from '../../functions/contract/operations/credentials';
 import { encodeStatusList, MIN_STATUS_LIST_ENTRIES } from '../../functions/domain/credentials/bitstring';
 import { logger } from '../../functions/http/boundary';
-import { BUNDLE_OPTIONS } from '../../lib/stack/bundling';
 import { median, percentile, round, timeCalls } from '../lib/stats';
 import type { BenchContext, BenchRow, BenchSection } from '../lib/types';
 
@@ -22,7 +17,6 @@ type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGat
 
 const WARMUP = 30;
 const ITERATIONS = 400;
-const COLD_STARTS = 5;
 const DAY = 86_400_000;
 
 function event(resource: string, pathname: string, pathParameters: Record<string, string>, query: Record<string, string> | null = null): APIGatewayProxyEvent {
@@ -102,44 +96,12 @@ function encodingRows(): BenchRow[] {
   ];
 }
 
-/** Each handler bundled as the stack bundles it, then loaded in fresh Node.js processes. */
-async function bundleRows(root: string): Promise<BenchRow[]> {
-  const out = await mkdtemp(path.join(os.tmpdir(), 'bench-credentials-'));
-  const rows: BenchRow[] = [];
-  try {
-    for (const op of credentialsOperations) {
-      if (op.integration.kind !== 'lambda') continue;
-      const file = path.join(out, `${op.operationId}.js`);
-      await build({
-        entryPoints: [path.join(root, op.integration.entry)],
-        bundle: true,
-        platform: 'node',
-        format: 'cjs',
-        minify: BUNDLE_OPTIONS.minify,
-        target: BUNDLE_OPTIONS.target,
-        outfile: file,
-        logLevel: 'silent',
-      });
-      rows.push({ metric: `${op.operationId} bundle`, value: round((await stat(file)).size / 1024, 1), unit: 'KiB', note: 'minified, AWS SDK included, as deployed' });
-      const loads: number[] = [];
-      for (let i = 0; i < COLD_STARTS; i++) {
-        const script = `const t=process.hrtime.bigint();require(${JSON.stringify(file)});process.stdout.write(String(Number(process.hrtime.bigint()-t)/1e6))`;
-        loads.push(Number(execFileSync(process.execPath, ['-e', script], { env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'SILENT' } }).toString()));
-      }
-      rows.push({ metric: `${op.operationId} cold module load`, value: round(median(loads)), unit: 'ms', note: `median of ${COLD_STARTS} fresh processes (module init only, no request)` });
-    }
-  } finally {
-    await rm(out, { recursive: true, force: true });
-  }
-  return rows;
-}
-
 export const section: BenchSection = {
   name: 'credentials',
   run: async (ctx: BenchContext): Promise<BenchRow[]> => {
     logger.setLogLevel('SILENT');
     // Starting the local service loads the demo data (credentials and derived status lists) and points the handlers at its store.
     await ctx.service();
-    return [...(await latencyRows(ctx)), ...encodingRows(), ...(await bundleRows(ctx.root))];
+    return [...(await latencyRows(ctx)), ...encodingRows()];
   },
 };

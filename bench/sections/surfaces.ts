@@ -3,24 +3,18 @@
  * handlers (the Lambda handler modules, real AWS SDK, embedded store with the demo data), and
  * for each its deployed bundle (same esbuild options as the stack) and cold module load.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
-import { build } from 'esbuild';
 import { surfacesOperations } from '../../functions/contract/operations/surfaces';
 import { DEMO_OBJECTS } from '../../fixtures/demo';
 import { logger } from '../../functions/http/boundary';
-import { BUNDLE_OPTIONS } from '../../lib/stack/bundling';
-import { median, percentile, round, timeCalls } from '../lib/stats';
+import { percentile, round, timeCalls } from '../lib/stats';
 import type { BenchContext, BenchRow, BenchSection } from '../lib/types';
 
 type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
 const WARMUP = 30;
 const ITERATIONS = 400;
-const COLD_STARTS = 5;
 
 function event(resource: string, pathname: string, pathParameters: Record<string, string> | null, query: Record<string, string> | null, headers: Record<string, string> = {}): APIGatewayProxyEvent {
   return {
@@ -70,44 +64,12 @@ async function latencyRows(root: string): Promise<BenchRow[]> {
   return rows;
 }
 
-/** Each handler bundled as the stack bundles it, then loaded in fresh Node.js processes. */
-async function bundleRows(root: string): Promise<BenchRow[]> {
-  const out = await mkdtemp(path.join(os.tmpdir(), 'bench-surfaces-'));
-  const rows: BenchRow[] = [];
-  try {
-    for (const op of surfacesOperations) {
-      if (op.integration.kind !== 'lambda') continue;
-      const file = path.join(out, `${op.operationId}.js`);
-      await build({
-        entryPoints: [path.join(root, op.integration.entry)],
-        bundle: true,
-        platform: 'node',
-        format: 'cjs',
-        minify: BUNDLE_OPTIONS.minify,
-        target: BUNDLE_OPTIONS.target,
-        outfile: file,
-        logLevel: 'silent',
-      });
-      rows.push({ metric: `${op.operationId} bundle`, value: round((await stat(file)).size / 1024, 1), unit: 'KiB', note: 'minified, as the stack bundles it (AWS SDK bundled where used)' });
-      const loads: number[] = [];
-      for (let i = 0; i < COLD_STARTS; i++) {
-        const script = `const t=process.hrtime.bigint();require(${JSON.stringify(file)});process.stdout.write(String(Number(process.hrtime.bigint()-t)/1e6))`;
-        loads.push(Number(execFileSync(process.execPath, ['-e', script], { env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'SILENT' } }).toString()));
-      }
-      rows.push({ metric: `${op.operationId} cold module load`, value: round(median(loads)), unit: 'ms', note: `median of ${COLD_STARTS} fresh processes (module init only, no request)` });
-    }
-  } finally {
-    await rm(out, { recursive: true, force: true });
-  }
-  return rows;
-}
-
 export const section: BenchSection = {
   name: 'surfaces',
   run: async (ctx: BenchContext): Promise<BenchRow[]> => {
     logger.setLogLevel('SILENT');
     // Starting the local service loads the demo data and points the handlers at its store.
     await ctx.service();
-    return [...(await latencyRows(ctx.root)), ...(await bundleRows(ctx.root))];
+    return [...(await latencyRows(ctx.root))];
   },
 };
