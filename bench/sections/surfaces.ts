@@ -1,7 +1,7 @@
 /**
  * Surfaces: in-process latency of the trust-fabric, trust-infrastructure, readiness and page
- * handlers (the Lambda handler modules, real AWS SDK, embedded store with the demo data), and
- * for each its deployed bundle (same esbuild options as the stack) and cold module load.
+ * handlers (the Lambda handler modules, real AWS SDK, embedded store with the demo data). Bundle
+ * size and cold init of every function are measured by the core section.
  */
 import path from 'node:path';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
