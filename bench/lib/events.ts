@@ -3,12 +3,18 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 export type LambdaHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
 /** A REST proxy event as API Gateway sends it for a GET (only the fields the boundary reads are meaningful). */
-export function getEvent(resource: string, path: string, pathParameters: Record<string, string> | null, query: Record<string, string> | null = null): APIGatewayProxyEvent {
+export function getEvent(
+  resource: string,
+  path: string,
+  pathParameters: Record<string, string> | null,
+  query: Record<string, string> | null = null,
+  headers: Record<string, string> = {},
+): APIGatewayProxyEvent {
   return {
     resource,
     path,
     httpMethod: 'GET',
-    headers: { host: 'bench.local', 'x-forwarded-proto': 'https' },
+    headers: { host: 'bench.local', 'x-forwarded-proto': 'https', ...headers },
     multiValueHeaders: {},
     queryStringParameters: query,
     multiValueQueryStringParameters: query ? Object.fromEntries(Object.entries(query).map(([k, v]) => [k, [v]])) : null,

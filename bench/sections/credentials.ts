@@ -5,37 +5,23 @@
  * init of every function are measured by the core section.
  */
 import path from 'node:path';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { DEMO_CREDENTIALS, DEMO_STATUS_LISTS } from '../../fixtures/demo-credentials';
 import { credentialsOperations } from '../../functions/contract/operations/credentials';
 import { encodeStatusList, MIN_STATUS_LIST_ENTRIES } from '../../functions/domain/credentials/bitstring';
 import { logger } from '../../functions/http/boundary';
 import { median, percentile, round, timeCalls } from '../lib/stats';
+import { getEvent, lambdaContext, type LambdaHandler } from '../lib/events';
 import type { BenchContext, BenchRow, BenchSection } from '../lib/types';
 
-type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+type Handler = LambdaHandler;
 
 const WARMUP = 30;
 const ITERATIONS = 400;
 const DAY = 86_400_000;
 
-function event(resource: string, pathname: string, pathParameters: Record<string, string>, query: Record<string, string> | null = null): APIGatewayProxyEvent {
-  return {
-    resource,
-    path: pathname,
-    httpMethod: 'GET',
-    headers: { host: 'bench.local', 'x-forwarded-proto': 'http' },
-    multiValueHeaders: {},
-    queryStringParameters: query,
-    multiValueQueryStringParameters: null,
-    pathParameters,
-    stageVariables: null,
-    body: null,
-    isBase64Encoded: false,
-    requestContext: { path: pathname, requestId: 'bench', domainName: 'bench.local' } as APIGatewayProxyEvent['requestContext'],
-  };
-}
-const context = { functionName: 'bench', awsRequestId: 'bench', getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
+const event = getEvent;
+const context = lambdaContext;
 
 /** Representative requests: an active credential (it passes every check) and the suspension list, now and as of 20 days ago. */
 function requests(anchor: Date): { label: string; operationId: string; event: APIGatewayProxyEvent }[] {

@@ -4,35 +4,21 @@
  * size and cold init of every function are measured by the core section.
  */
 import path from 'node:path';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { surfacesOperations } from '../../functions/contract/operations/surfaces';
 import { DEMO_OBJECTS } from '../../fixtures/demo';
 import { logger } from '../../functions/http/boundary';
 import { percentile, round, timeCalls } from '../lib/stats';
+import { getEvent, lambdaContext, type LambdaHandler } from '../lib/events';
 import type { BenchContext, BenchRow, BenchSection } from '../lib/types';
 
-type Handler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
+type Handler = LambdaHandler;
 
 const WARMUP = 30;
 const ITERATIONS = 400;
 
-function event(resource: string, pathname: string, pathParameters: Record<string, string> | null, query: Record<string, string> | null, headers: Record<string, string> = {}): APIGatewayProxyEvent {
-  return {
-    resource,
-    path: pathname,
-    httpMethod: 'GET',
-    headers: { host: 'bench.local', 'x-forwarded-proto': 'http', ...headers },
-    multiValueHeaders: {},
-    queryStringParameters: query,
-    multiValueQueryStringParameters: null,
-    pathParameters,
-    stageVariables: null,
-    body: null,
-    isBase64Encoded: false,
-    requestContext: { path: pathname, requestId: 'bench', domainName: 'bench.local' } as APIGatewayProxyEvent['requestContext'],
-  };
-}
-const context = { functionName: 'bench', awsRequestId: 'bench', getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
+const event = getEvent;
+const context = lambdaContext;
 
 /** What each handler is called with: a representative request (a demo reference for the pages). */
 const REQUESTS: Record<string, APIGatewayProxyEvent> = {
