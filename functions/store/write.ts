@@ -95,6 +95,3 @@ export async function writeTableMeta(client: DynamoDBClient, table: string): Pro
     }),
   );
 }
-
-/** The read side (activation readiness) lives in table-meta.ts. */
-export { readTableSchemaVersion } from './table-meta';

@@ -1,6 +1,6 @@
 import type { RecordToStore } from '../../functions/store/write';
 import { deriveStatusLists } from './kinds/credential';
-import { InvalidRecordsError, type RecordProblem } from './load';
+import { InvalidRecordsError, type RecordProblem } from './problems';
 
 /**
  * A derivation computes records from all validated records at once (an aggregate no single

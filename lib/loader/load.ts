@@ -6,19 +6,9 @@ import { TableLedger, type LedgerPublication } from '../ledger/table-ledger';
 import { attachLedgerEvidence, type LedgerAttachment } from './evidence';
 import { withDerivedRecords } from './derive';
 import { RECORD_KINDS } from './kinds';
+import { InvalidRecordsError, type RecordProblem } from './problems';
 
-export interface RecordProblem {
-  index: number;
-  reference: string | null;
-  field: string;
-  message: string;
-}
-
-export class InvalidRecordsError extends Error {
-  constructor(readonly problems: RecordProblem[]) {
-    super(`${problems.length} problem(s) in the records; nothing was written`);
-  }
-}
+export { InvalidRecordsError, type RecordProblem } from './problems';
 
 /** Validates every record and reports every problem (record index, reference, field); throws when any. */
 export function validateRecords(document: unknown): RecordToStore[] {

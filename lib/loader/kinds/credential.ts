@@ -21,7 +21,7 @@ import {
 } from '../../../functions/domain/credentials/model';
 import { canonicalInstant } from '../../../functions/store/layout';
 import type { RecordToStore } from '../../../functions/store/write';
-import type { RecordProblem } from '../load';
+import type { RecordProblem } from '../problems';
 import { increasingInstants, Restricted, type RecordKind } from './shared';
 
 /**
