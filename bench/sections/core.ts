@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { DEMO_OBJECTS, demoObjectRecords } from '../../fixtures/demo';
-import { TIMELINE_WINDOW_DEFAULT } from '../../functions/contract/operations/core';
+import { TIMELINE_WINDOW_DEFAULT } from '../../functions/contract/schemas/objects';
 import { operations } from '../../functions/contract/operations';
 import { SERVICE_NAME } from '../../functions/contract/service';
 import { storeClient } from '../../functions/store/client';

@@ -1,4 +1,4 @@
-import { TIMELINE_WINDOW_DEFAULT, TimelineLimit } from '../contract/operations/core';
+import { TIMELINE_WINDOW_DEFAULT, TimelineLimit } from '../contract/schemas/objects';
 import { AsOf } from '../contract/schemas/common';
 import { assessIntegrity } from '../domain/evidence';
 import { resolveObject, type ObjectWindowEntry, type Evaluation } from '../domain/objects';

@@ -1,21 +1,7 @@
-import * as z from 'zod';
 import { defineOperations } from '../operation';
 import { AsOf, Reference } from '../schemas/common';
 import { Health } from '../schemas/health';
-import { LivingObjectResolution } from '../schemas/objects';
-
-export const TIMELINE_WINDOW_DEFAULT = 50;
-export const TIMELINE_WINDOW_MAX = 200;
-
-export const TimelineLimit = z.coerce
-  .number()
-  .int()
-  .min(1)
-  .max(TIMELINE_WINDOW_MAX)
-  .describe(
-    `How many timeline entries (newest at the evaluation instant) to return, 1 to ${TIMELINE_WINDOW_MAX}; default ${TIMELINE_WINDOW_DEFAULT}. ` +
-      'When more exist, the Link header (rel="next") gives the older window.',
-  );
+import { LivingObjectResolution, TimelineLimit } from '../schemas/objects';
 
 export const coreOperations = defineOperations([
   {

@@ -80,3 +80,16 @@ export const LivingObjectResolution = component(
   'A living object resolved to its state at the evaluation instant, with its timeline.',
 );
 export type LivingObjectResolution = z.infer<typeof LivingObjectResolution>;
+
+export const TIMELINE_WINDOW_DEFAULT = 50;
+export const TIMELINE_WINDOW_MAX = 200;
+
+export const TimelineLimit = z.coerce
+  .number()
+  .int()
+  .min(1)
+  .max(TIMELINE_WINDOW_MAX)
+  .describe(
+    `How many timeline entries (newest at the evaluation instant) to return, 1 to ${TIMELINE_WINDOW_MAX}; default ${TIMELINE_WINDOW_DEFAULT}. ` +
+      'When more exist, the Link header (rel="next") gives the older window.',
+  );
