@@ -1,21 +1,9 @@
-import { existsSync } from 'node:fs';
-import { chromium, type Browser, type ConsoleMessage, type Page } from 'playwright-core';
+import type { Browser, ConsoleMessage, Page } from 'playwright-core';
 import { DEMO_OBJECTS, DEMO_RESTRICTED_VALUES } from '../../fixtures/demo';
 import { startTestService } from '../support/local';
 import type { LocalService } from '../../lib/local/service';
+import { launchChromium } from '../support/browser';
 
-/** The system Chromium (Debian package); `npx playwright install` cannot download here. */
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 export const SCREENSHOTS = { verify: '/tmp/surfaces-verify.png', receipt: '/tmp/surfaces-trust-receipt.png', studio: '/tmp/surfaces-studio.png' };
 
 let service: LocalService;
@@ -25,9 +13,8 @@ const cspViolations: string[] = [];
 const referenceField = () => page.getByRole('textbox', { name: 'Reference' });
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium is missing at ${CHROMIUM}: run apt-get install -y chromium`);
   service = await startTestService();
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  browser = await launchChromium();
   page = await browser.newPage({ viewport: { width: 1100, height: 900 } });
   page.on('console', (message: ConsoleMessage) => {
     if (/Content Security Policy|Refused to/i.test(message.text())) cspViolations.push(message.text());
