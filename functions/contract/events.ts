@@ -1,5 +1,5 @@
 import * as z from 'zod';
-import { LIFECYCLE_STATES, type LifecycleState } from '../domain/lifecycle';
+import { LIFECYCLE_STATES, type LifecycleState } from './lifecycle';
 import type { ChannelKey } from './channels';
 import { Instant, Reference } from './schemas/common';
 import { DISPOSITIONS } from './schemas/objects';

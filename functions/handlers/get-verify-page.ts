@@ -1,6 +1,6 @@
 import { renderVerifyPage, type VerifyOutcome } from '../domain/surfaces/verify-page';
 import { prefersHtml } from '../domain/surfaces/negotiation';
-import { httpHandler, type HttpRequest, type HttpResponse } from '../http/boundary';
+import { httpHandler, problemOf, type HttpRequest, type HttpResponse } from '../http/boundary';
 import { parseReference } from '../http/params';
 import { Problem, PROBLEMS } from '../http/problem';
 import { ledgerUrl, readRecordForPage } from './surface-record-read';
@@ -33,9 +33,10 @@ export const handler = httpHandler(
     try {
       return { status: 200, body: render(await answer(request, entered)) };
     } catch (error) {
-      if (!(error instanceof Problem) || !prefersHtml(request.headers.accept)) throw error;
-      const outcome: VerifyOutcome = { kind: 'problem', status: error.status, title: PROBLEMS[error.code].title, detail: error.detail, correlationId: request.correlationId };
-      return { status: error.status, headers: error.headers, body: render(outcome) };
+      const problem = problemOf(error);
+      if (!problem || !prefersHtml(request.headers.accept)) throw error;
+      const outcome: VerifyOutcome = { kind: 'problem', status: problem.status, title: PROBLEMS[problem.code].title, detail: problem.detail, correlationId: request.correlationId };
+      return { status: problem.status, headers: problem.headers, body: render(outcome) };
     }
   }),
 );

@@ -1,4 +1,4 @@
-import { logger, type HttpRequest, type HttpResponse } from '../http/boundary';
+import { logger, problemOf, type HttpRequest, type HttpResponse } from '../http/boundary';
 import { Problem, PROBLEMS } from '../http/problem';
 import { documentEtag, DOCUMENT_CACHE_CONTROL, matchesIfNoneMatch, serializeDocument } from '../domain/documents';
 import { renderErrorPage } from '../domain/surfaces/error-page';
@@ -15,8 +15,9 @@ export function htmlPage(operation: Operation): Operation {
       return { ...response, mediaType: 'text/html', headers: { ...PAGE_HEADERS, ...response.headers } };
     } catch (error) {
       if (!prefersHtml(request.headers.accept)) throw error;
-      if (!(error instanceof Problem)) logger.error('unexpected error', { error: error as Error });
-      const problem = error instanceof Problem ? error : new Problem('INTERNAL_ERROR', 'The service could not complete the request.');
+      const known = problemOf(error);
+      if (!known) logger.error('unexpected error', { error: error as Error });
+      const problem = known ?? new Problem('INTERNAL_ERROR', 'The service could not complete the request.');
       return {
         status: problem.status,
         mediaType: 'text/html',

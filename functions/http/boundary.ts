@@ -3,6 +3,7 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { SERVICE_NAME } from '../contract/service';
 import { correlationIdFrom } from './correlation';
+import { StoreNotConfigured, StoreUnavailable } from '../store/errors';
 import { Problem, problemBody } from './problem';
 
 export const logger = new Logger({ serviceName: SERVICE_NAME });
@@ -103,10 +104,23 @@ export function toProxyResult(response: HttpResponse, correlationId: string): AP
   };
 }
 
+/**
+ * The problem an error stands for: a Problem as thrown, the store's conditions as 503s (the
+ * store itself knows nothing of HTTP), anything else as a 500 that discloses nothing.
+ */
+export function problemOf(error: unknown): Problem | null {
+  if (error instanceof Problem) return error;
+  if (error instanceof StoreUnavailable) {
+    return new Problem('DEPENDENCY_UNAVAILABLE', 'The record store did not answer in time. Retry shortly.', {}, { 'retry-after': String(error.retryAfterSeconds) });
+  }
+  if (error instanceof StoreNotConfigured) return new Problem('PERSISTENCE_NOT_CONFIGURED', 'The record store is not configured for this deployment.');
+  return null;
+}
+
 export function problemResult(error: unknown, request: Pick<HttpRequest, 'correlationId' | 'path' | 'endpoint'>): APIGatewayProxyResult {
-  const problem =
-    error instanceof Problem ? error : new Problem('INTERNAL_ERROR', 'The service could not complete the request.');
-  if (!(error instanceof Problem)) logger.error('unexpected error', { error: error as Error });
+  const known = problemOf(error);
+  const problem = known ?? new Problem('INTERNAL_ERROR', 'The service could not complete the request.');
+  if (!known) logger.error('unexpected error', { error: error as Error });
   else if (problem.status >= 500) logger.warn('dependency problem', { code: problem.code, detail: problem.detail });
   const body = problemBody(problem, {
     correlationId: request.correlationId,

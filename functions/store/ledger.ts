@@ -7,7 +7,7 @@ import {
   type AttributeValue,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
-import { Problem } from '../http/problem';
+import { StoreNotConfigured, StoreUnavailable } from './errors';
 import { storeClient, tableName } from './client';
 
 /**
@@ -53,12 +53,12 @@ const headKey = (): Item => ({ pk: { S: LEDGER_PK }, sk: { S: LEDGER_HEAD_SK } }
 /** The published head for the read path: one GetItem; null when nothing was ever published. */
 export async function readLedgerHead(): Promise<LedgerHead | null> {
   const table = tableName();
-  if (!table) throw new Problem('PERSISTENCE_NOT_CONFIGURED', 'The record store is not configured for this deployment.');
+  if (!table) throw new StoreNotConfigured();
   let item: Item | undefined;
   try {
     item = (await storeClient().send(new GetItemCommand({ TableName: table, Key: headKey() }))).Item;
-  } catch {
-    throw new Problem('DEPENDENCY_UNAVAILABLE', 'The record store did not answer in time. Retry shortly.', {}, { 'retry-after': '1' });
+  } catch (error) {
+    throw new StoreUnavailable('GetItem ledger head', { cause: error });
   }
   const head = headFrom(item);
   return head && head.checkpoint ? head : null;

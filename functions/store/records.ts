@@ -1,5 +1,5 @@
 import { QueryCommand } from '@aws-sdk/client-dynamodb';
-import { Problem } from '../http/problem';
+import { StoreNotConfigured, StoreUnavailable } from './errors';
 import { storeClient, tableName } from './client';
 import { cutSk, GENESIS_SK, recordPk } from './layout';
 
@@ -28,7 +28,7 @@ export interface RecordWindow<E = Record<string, unknown>, V = Record<string, un
  */
 export async function readRecordWindow<E, V, H>(reference: string, at: string, limit: number): Promise<RecordWindow<E, V, H>> {
   const table = tableName();
-  if (!table) throw new Problem('PERSISTENCE_NOT_CONFIGURED', 'The record store is not configured for this deployment.');
+  if (!table) throw new StoreNotConfigured();
   let items;
   try {
     const out = await storeClient().send(
@@ -41,8 +41,8 @@ export async function readRecordWindow<E, V, H>(reference: string, at: string, l
       }),
     );
     items = out.Items ?? [];
-  } catch {
-    throw new Problem('DEPENDENCY_UNAVAILABLE', 'The record store did not answer in time. Retry shortly.', {}, { 'retry-after': '1' });
+  } catch (error) {
+    throw new StoreUnavailable('Query record window', { cause: error });
   }
   const entries: StoredEntry<E, V, H>[] = [];
   let kind: string | null = null;

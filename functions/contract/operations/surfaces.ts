@@ -1,4 +1,4 @@
-import { ACTIVATION_SETTING_NAMES } from '../../domain/surfaces/readiness';
+import { ACTIVATION_SETTING_NAMES } from '../activation-settings';
 import { defineOperations } from '../operation';
 import { Reference } from '../schemas/common';
 import { ActivationReadiness, HtmlPage, ProductionFoundations, TrustFabricCatalogue, TrustInfrastructure } from '../schemas/surfaces';

@@ -1,3 +1,4 @@
+import { ACTIVATION_GATE_SETTINGS, ACTIVATION_SETTING_NAMES, type ActivationGateKey, type ActivationSettingName } from '../../contract/activation-settings';
 import type { ActivationReadiness, ProductionFoundations } from '../../contract/schemas/surfaces';
 import type { TableInspection } from '../../store/table-meta';
 import { CATALOGUE_DISCLOSURE } from './disclosure';
@@ -7,7 +8,7 @@ type SettingStatus = ActivationReadiness['gates'][number]['settings'][number]['s
 type GateStatus = ActivationReadiness['gates'][number]['status'];
 
 interface SettingDefinition {
-  name: string;
+  name: ActivationSettingName;
   expects: string;
   isValid(value: string): boolean;
 }
@@ -26,7 +27,7 @@ const clientId = (value: string): boolean => /^[\x21-\x7e]{1,255}$/.test(value);
 const secretArn = (value: string): boolean => /^arn:aws[a-z-]*:secretsmanager:[a-z0-9-]+:\d{12}:secret:[A-Za-z0-9/_+=.@-]+$/.test(value);
 
 interface GateDefinition {
-  key: string;
+  key: ActivationGateKey;
   name: string;
   standard: string;
   explanation: string;
@@ -72,8 +73,14 @@ export const ACTIVATION_GATES: readonly GateDefinition[] = [
   },
 ];
 
-/** Every environment variable the readiness reports look at (for docs and tests). */
-export const ACTIVATION_SETTING_NAMES: readonly string[] = ACTIVATION_GATES.flatMap((g) => g.settings.map((s) => s.name));
+/** Every environment variable the readiness reports look at (published by the contract). */
+export { ACTIVATION_SETTING_NAMES };
+
+/** The gates here define exactly the settings the contract publishes for them. */
+for (const gate of ACTIVATION_GATES) {
+  const published: readonly string[] = ACTIVATION_GATE_SETTINGS[gate.key];
+  if (gate.settings.map((s) => s.name).join() !== published.join()) throw new Error(`activation gate ${gate.key} disagrees with the contract's settings`);
+}
 
 function settingStatus(value: string | undefined, setting: SettingDefinition): SettingStatus {
   if (value === undefined || value.trim() === '') return 'NOT_CONFIGURED';

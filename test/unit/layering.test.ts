@@ -1,0 +1,40 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+
+/**
+ * The layers of functions/ (DESIGN.md): the contract publishes vocabularies and never reaches into
+ * domain rules; the store speaks in store terms (errors.ts), never HTTP problems; nothing that
+ * ships in a Lambda imports the hosting code in lib/ or the CDK.
+ */
+const ROOT = path.resolve(__dirname, '../..');
+
+function sourcesBelow(dir: string): string[] {
+  return readdirSync(path.join(ROOT, dir), { recursive: true, withFileTypes: true })
+    .filter((e) => e.isFile() && e.name.endsWith('.ts'))
+    .map((e) => path.relative(ROOT, path.join(e.parentPath, e.name)));
+}
+
+/** Every module a file imports, resolved to a project-relative path (packages stay as named). */
+function importsOf(file: string): string[] {
+  const text = readFileSync(path.join(ROOT, file), 'utf8');
+  const specifiers = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+'([^']+)'/g)].map((m) => m[1]);
+  return specifiers.map((s) => (s.startsWith('.') ? path.relative(ROOT, path.resolve(path.dirname(path.join(ROOT, file)), s)) : s));
+}
+
+const rules: { layer: string; forbidden: (target: string) => boolean; why: string }[] = [
+  { layer: 'functions/contract', forbidden: (t) => t.startsWith('functions/domain') || t.startsWith('functions/handlers') || t.startsWith('functions/store'), why: 'the contract publishes vocabularies; domain rules use them, not the reverse' },
+  { layer: 'functions/store', forbidden: (t) => t.startsWith('functions/http') || t.startsWith('functions/handlers'), why: 'the store reports store conditions; the HTTP boundary maps them' },
+  { layer: 'functions/domain', forbidden: (t) => t.startsWith('functions/http') || t.startsWith('functions/handlers') || t.startsWith('@aws-sdk'), why: 'domain rules are pure' },
+  { layer: 'functions', forbidden: (t) => t.startsWith('lib/') || t.startsWith('bin/') || t.startsWith('aws-cdk-lib') || t === 'constructs', why: 'Lambda code never carries hosting code' },
+];
+
+describe.each(rules)('$layer', ({ layer, forbidden, why }) => {
+  test(`imports nothing it must not (${why})`, () => {
+    const offending = sourcesBelow(layer).flatMap((file) => importsOf(file).filter(forbidden).map((target) => `${file} -> ${target}`));
+    expect(offending).toEqual([]);
+  });
+});
+
+test('the import scanner sees imports (a layer with none would prove nothing)', () => {
+  expect(importsOf('functions/handlers/resolve-object.ts')).toContain('functions/store/records');
+});
