@@ -42,5 +42,9 @@ export const handler = httpHandler(async (request) => {
     const next = `${request.baseUrl}/v1/objects/${encodeURIComponent(reference)}?asOf=${encodeURIComponent(before)}&limit=${limit}`;
     headers.link = `<${next}>; rel="next"`;
   }
-  return { status: 200, body, headers };
+  // An as-of view is the same bytes every time: a strong ETag. A current view names the instant it
+  // was evaluated at, so its ETag is weak, over everything else it says (version, state, freshness).
+  const { evaluatedAt: _evaluatedAt, ...currentMeaning } = body.current;
+  const revalidate = evaluation.historical ? {} : { weakOver: { ...body, current: currentMeaning } };
+  return { status: 200, body, headers, revalidate };
 });

@@ -5,7 +5,8 @@ import { Problem } from '../http/problem';
 /**
  * The shared shape of a sandbox operation: a pure evaluation of the request, answered 200, with
  * every refused input as a 422 problem naming the field (`field`, and every issue in `errors`
- * with an RFC 6901 pointer). Sandbox functions import nothing that reaches a store.
+ * with an RFC 6901 pointer); a body not labelled JSON is a 415. Sandbox functions import nothing
+ * that reaches a store.
  */
 export function sandboxHandler(evaluate: (request: HttpRequest) => unknown) {
   return httpHandler(async (request) => {
@@ -19,5 +20,5 @@ export function sandboxHandler(evaluate: (request: HttpRequest) => unknown) {
       }
       throw error;
     }
-  });
+  }, { jsonBody: true });
 }

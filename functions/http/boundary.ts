@@ -1,8 +1,10 @@
+import { createHash } from 'node:crypto';
 import middy from '@middy/core';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { SERVICE_NAME } from '../contract/service';
 import { correlationIdFrom } from './correlation';
+import { CORS_RESPONSE_HEADERS } from './cors';
 import { StoreNotConfigured, StoreUnavailable } from '../store/errors';
 import { Problem, problemBody } from './problem';
 
@@ -33,11 +35,69 @@ export interface HttpResponse {
   headers?: Record<string, string>;
   /** Defaults to application/json; text/html bodies are strings. */
   mediaType?: string;
+  /**
+   * Tag the answer with an ETag and answer 304 to a matching If-None-Match, so a client
+   * revalidates without downloading an unchanged view again. `{}`: a strong ETag over the exact
+   * bytes (answers that are the same bytes every time). `{ weakOver }`: a weak ETag over what the
+   * answer says apart from per-request detail (e.g. the instant a current view was evaluated at),
+   * since equal meaning with different bytes is exactly what RFC 9110 calls weak.
+   */
+  revalidate?: { weakOver?: unknown };
 }
 
 type Operation = (request: HttpRequest) => Promise<HttpResponse>;
 
-const COMMON_HEADERS = { 'x-content-type-options': 'nosniff' };
+export interface HttpHandlerOptions {
+  /**
+   * The operation takes a JSON request body: a non-empty body must be labelled application/json
+   * (or a +json type), else 415. A form-encoded body (what `curl -d` sends unlabelled) is refused
+   * instead of being read as something the caller did not declare.
+   */
+  jsonBody?: true;
+}
+
+const COMMON_HEADERS = { 'x-content-type-options': 'nosniff', ...CORS_RESPONSE_HEADERS };
+
+/** application/json, application/problem+json, application/cloudevents+json; parameters allowed. */
+const JSON_MEDIA_TYPE = /^application\/(?:[a-z0-9.!#$&^_-]+\+)?json\s*(?:;.*)?$/i;
+
+export function isJsonMediaType(contentType: string | undefined): boolean {
+  return contentType !== undefined && JSON_MEDIA_TYPE.test(contentType.trim());
+}
+
+/** A strong entity tag over the exact bytes of an answer (SHA-256, base64url, quoted). */
+export function strongEtag(bytes: string): string {
+  return `"${createHash('sha256').update(bytes).digest('base64url')}"`;
+}
+
+/** RFC 9110 If-None-Match for GET/HEAD: any listed tag equal to ours (weak comparison), or "*". */
+export function ifNoneMatchHits(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
+  return header.split(',').some((candidate) => candidate.trim() === '*' || opaque(candidate) === opaque(etag));
+}
+
+/**
+ * Refusals that depend on the request's shape, not on the operation: a query parameter given
+ * twice (the API Gateway event keeps only the last value, so accepting it would silently ignore
+ * one), a body over the limit, a body of a media type a JSON operation does not read.
+ */
+function refuseMalformed(event: APIGatewayProxyEvent, request: HttpRequest, options: HttpHandlerOptions): void {
+  for (const [name, values] of Object.entries(event.multiValueQueryStringParameters ?? {})) {
+    if (values && values.length > 1) {
+      throw new Problem('INVALID_PARAMETER', `Parameter '${name.slice(0, 64)}' is given ${values.length} times; give it once.`, { parameter: name.slice(0, 64) });
+    }
+  }
+  if (request.body === null) return;
+  if (Buffer.byteLength(request.body, 'utf8') > MAX_BODY_BYTES) {
+    throw new Problem('PAYLOAD_TOO_LARGE', `The request body exceeds ${MAX_BODY_BYTES} bytes.`, { maxBodyBytes: MAX_BODY_BYTES });
+  }
+  if (options.jsonBody && request.body.length > 0 && !isJsonMediaType(request.headers['content-type'])) {
+    throw new Problem('UNSUPPORTED_MEDIA_TYPE', 'The request body must be JSON, sent with Content-Type: application/json.', {
+      acceptedMediaTypes: ['application/json'],
+    });
+  }
+}
 
 function lowerCaseKeys(input: Record<string, string | undefined> | null): Record<string, string> {
   const out: Record<string, string> = {};
@@ -88,6 +148,19 @@ export function toHttpRequest(event: APIGatewayProxyEvent): HttpRequest {
   };
 }
 
+/** The answer to HEAD is the answer to GET without its body (same status and headers). */
+function withoutBodyFor(method: string, result: APIGatewayProxyResult): APIGatewayProxyResult {
+  return method === 'HEAD' ? { ...result, body: '' } : result;
+}
+
+/** Adds the answer's ETag (see HttpResponse.revalidate); a matching If-None-Match gets 304 with no body. */
+function revalidated(result: APIGatewayProxyResult, revalidate: { weakOver?: unknown }, ifNoneMatch: string | undefined): APIGatewayProxyResult {
+  const etag = 'weakOver' in revalidate ? `W/${strongEtag(JSON.stringify(revalidate.weakOver))}` : strongEtag(result.body);
+  const headers = { ...result.headers, etag };
+  if (result.statusCode === 200 && ifNoneMatchHits(ifNoneMatch, etag)) return { statusCode: 304, headers, body: '' };
+  return { ...result, headers };
+}
+
 export function toProxyResult(response: HttpResponse, correlationId: string): APIGatewayProxyResult {
   const mediaType = response.mediaType ?? 'application/json';
   const body = typeof response.body === 'string' ? response.body : JSON.stringify(response.body);
@@ -134,10 +207,12 @@ export function problemResult(error: unknown, request: Pick<HttpRequest, 'correl
 }
 
 /**
- * Wraps an operation as a Lambda handler (middy): correlation id in, logging with it,
- * body size guard, JSON out, and every failure as RFC 9457 problem details with no internals.
+ * Wraps an operation as a Lambda handler (middy): correlation id in, logging with it, request
+ * shape guards (repeated parameters, body size and media type), JSON out with CORS headers,
+ * HEAD answered as GET without the body, and every failure as RFC 9457 problem details with no
+ * internals.
  */
-export function httpHandler(operation: Operation) {
+export function httpHandler(operation: Operation, options: HttpHandlerOptions = {}) {
   return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>()
     .use({
       before: (request) => {
@@ -149,18 +224,16 @@ export function httpHandler(operation: Operation) {
       const httpRequest = toHttpRequest(event);
       logger.appendKeys({ correlationId: httpRequest.correlationId, endpoint: httpRequest.endpoint });
       try {
-        if (httpRequest.body !== null && Buffer.byteLength(httpRequest.body, 'utf8') > MAX_BODY_BYTES) {
-          throw new Problem('PAYLOAD_TOO_LARGE', `The request body exceeds ${MAX_BODY_BYTES} bytes.`, {
-            maxBodyBytes: MAX_BODY_BYTES,
-          });
-        }
+        refuseMalformed(event, httpRequest, options);
         const response = await operation(httpRequest);
-        logger.info('request served', { status: response.status });
-        return toProxyResult(response, httpRequest.correlationId);
+        let result = toProxyResult(response, httpRequest.correlationId);
+        if (response.revalidate) result = revalidated(result, response.revalidate, httpRequest.headers['if-none-match']);
+        logger.info('request served', { status: result.statusCode });
+        return withoutBodyFor(httpRequest.method, result);
       } catch (error) {
         const result = problemResult(error, httpRequest);
         logger.info('request refused', { status: result.statusCode });
-        return result;
+        return withoutBodyFor(httpRequest.method, result);
       }
     });
 }

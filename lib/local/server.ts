@@ -1,15 +1,20 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
 import path from 'node:path';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { operations } from '../../functions/contract/operations';
-import type { Operation } from '../../functions/contract/operation';
-import { problemResult } from '../../functions/http/boundary';
+import { MAX_BODY_BYTES, problemResult } from '../../functions/http/boundary';
 import { correlationIdFrom } from '../../functions/http/correlation';
+import { CORS_RESPONSE_HEADERS, preflightHeaders } from '../../functions/http/cors';
 import { Problem } from '../../functions/http/problem';
 import { readDocument, SITE_DIR } from './documents';
+import { answerClientError, BODY_TIMEOUT_MS, encodeForClient, HEADERS_TIMEOUT_MS, readBody } from './http-edge';
+import { lambdaContext, parseTarget, proxyEvent } from './proxy-event';
 import { buildRouter } from './router';
+
+export { parseTarget, proxyEvent } from './proxy-event';
 
 type LambdaHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
@@ -27,86 +32,23 @@ function handlerFor(entry: string): LambdaHandler {
   return handler;
 }
 
-function lambdaContext(operation: Operation, requestId: string): Context {
-  return {
-    callbackWaitsForEmptyEventLoop: false,
-    functionName: operation.operationId,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:local:000000000000:function:${operation.operationId}`,
-    memoryLimitInMB: '256',
-    awsRequestId: requestId,
-    logGroupName: `/local/${operation.operationId}`,
-    logStreamName: 'local',
-    getRemainingTimeInMillis: () => 10_000,
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
+interface Answer {
+  statusCode: number;
+  headers?: Record<string, unknown>;
+  body: string | Buffer | null;
 }
 
-/** The API Gateway REST proxy event for a node:http request, as API Gateway builds it. */
-export function proxyEvent(
-  req: http.IncomingMessage,
-  body: Buffer,
-  operation: Operation,
-  pathParameters: Record<string, string>,
-  requestId: string,
-): APIGatewayProxyEvent {
-  const url = new URL(req.url ?? '/', 'http://local');
-  const headers: Record<string, string> = { 'x-forwarded-proto': 'http' };
-  const multiValueHeaders: Record<string, string[]> = {};
-  for (const [k, v] of Object.entries(req.headers)) {
-    if (v === undefined) continue;
-    const values = Array.isArray(v) ? v : [v];
-    headers[k] = values[values.length - 1];
-    multiValueHeaders[k] = values;
-  }
-  const query: Record<string, string> = {};
-  const multiQuery: Record<string, string[]> = {};
-  for (const [k, v] of url.searchParams) {
-    query[k] = v;
-    (multiQuery[k] ??= []).push(v);
-  }
-  const hasQuery = Object.keys(query).length > 0;
-  return {
-    resource: operation.path,
-    path: url.pathname,
-    httpMethod: req.method ?? 'GET',
-    headers,
-    multiValueHeaders,
-    queryStringParameters: hasQuery ? query : null,
-    multiValueQueryStringParameters: hasQuery ? multiQuery : null,
-    pathParameters: Object.keys(pathParameters).length > 0 ? pathParameters : null,
-    stageVariables: null,
-    body: body.length > 0 ? body.toString('utf8') : null,
-    isBase64Encoded: false,
-    requestContext: {
-      accountId: '000000000000',
-      apiId: 'local',
-      authorizer: null,
-      protocol: `HTTP/${req.httpVersion}`,
-      httpMethod: req.method ?? 'GET',
-      identity: { sourceIp: req.socket.remoteAddress ?? '127.0.0.1' } as APIGatewayProxyEvent['requestContext']['identity'],
-      path: url.pathname,
-      stage: 'local',
-      requestId,
-      requestTimeEpoch: Date.now(),
-      resourceId: 'local',
-      resourcePath: operation.path,
-      domainName: headers.host,
-    },
-  };
-}
-
-function send(res: http.ServerResponse, result: { statusCode: number; headers?: Record<string, unknown>; body: string | Buffer | null }): void {
-  res.writeHead(result.statusCode, result.headers as http.OutgoingHttpHeaders);
-  res.end(result.body ?? undefined);
-}
+/** Statuses that never carry a body (RFC 9110): compressing or sending one would be wrong. */
+const BODYLESS = new Set([204, 304]);
 
 export interface LocalServerOptions {
   port?: number;
   host?: string;
   siteDir?: string;
+  /** Time a client has to send a body once its headers arrived (default BODY_TIMEOUT_MS). */
+  bodyTimeoutMs?: number;
+  /** Time a client has to send its request line and headers (default HEADERS_TIMEOUT_MS). */
+  headersTimeoutMs?: number;
 }
 
 export interface LocalServer {
@@ -117,43 +59,78 @@ export interface LocalServer {
 /**
  * Serves every operation of the contract table: Lambda operations through the very handler
  * modules the functions run, document operations from the build output as the bucket serves them.
+ * In front of them, what API Gateway does on AWS: HEAD for every GET route, CORS preflights,
+ * bounded bodies, time limits and compression. No request, however malformed, ends the process
+ * or gets anything but a well-formed answer (4xx problem details for what the caller got wrong).
  */
 export async function startLocalServer(options: LocalServerOptions = {}): Promise<LocalServer> {
   const match = buildRouter(operations);
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      void (async () => {
-        const requestId = randomUUID();
-        const pathname = new URL(req.url ?? '/', 'http://local').pathname;
-        const correlationId = correlationIdFrom(req.headers['x-correlation-id'] as string | undefined, requestId);
-        const refuse = (problem: Problem, endpoint: string | null) =>
-          send(res, problemResult(problem, { correlationId, path: pathname, endpoint: endpoint ?? '' }));
-        try {
-          const found = match(req.method ?? 'GET', pathname);
-          if (found.kind === 'not-found') return refuse(new Problem('ROUTE_NOT_FOUND', `No endpoint is published at ${pathname}.`), null);
-          if (found.kind === 'method-not-allowed') {
-            return refuse(
-              new Problem('METHOD_NOT_ALLOWED', `${req.method} is not allowed here; allowed: ${found.allow.join(', ')}.`, {}, { allow: found.allow.join(', ') }),
-              found.template,
-            );
-          }
-          const { operation } = found;
-          if (operation.integration.kind === 'document') {
-            const doc = await readDocument(operation.integration.key, req.headers['if-none-match'], options.siteDir ?? SITE_DIR);
-            if (!doc) return refuse(new Problem('ROUTE_NOT_FOUND', `The document ${pathname} has not been built (run npm run build).`), operation.path);
-            return send(res, { statusCode: doc.status, headers: { ...doc.headers, 'x-correlation-id': correlationId }, body: doc.body });
-          }
-          const event = proxyEvent(req, Buffer.concat(chunks), operation, found.pathParameters, requestId);
-          const result = await handlerFor(operation.integration.entry)(event, lambdaContext(operation, requestId));
-          send(res, result);
-        } catch (error) {
-          send(res, problemResult(error, { correlationId, path: pathname, endpoint: '' }));
-        }
-      })();
+  const siteDir = options.siteDir ?? SITE_DIR;
+
+  async function serve(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const requestId = randomUUID();
+    const target = parseTarget(req.url);
+    const correlationHeader = req.headers['x-correlation-id'];
+    const correlationId = correlationIdFrom(typeof correlationHeader === 'string' ? correlationHeader : undefined, requestId);
+    const method = req.method ?? 'GET';
+
+    const send = async (answer: Answer, closeAfter = false): Promise<void> => {
+      if (res.headersSent || res.destroyed) return;
+      let headers: Record<string, string> = { ...CORS_RESPONSE_HEADERS, ...(answer.headers as Record<string, string>), 'x-correlation-id': correlationId };
+      let body: Buffer = answer.body === null ? Buffer.alloc(0) : Buffer.from(answer.body);
+      if (BODYLESS.has(answer.statusCode)) body = Buffer.alloc(0);
+      else if (method !== 'HEAD') ({ headers, body } = await encodeForClient(req.headers['accept-encoding'], headers, body));
+      if (closeAfter) headers.connection = 'close';
+      // HEAD: the headers of the GET answer; its length is known when the handler gave the body.
+      if (!BODYLESS.has(answer.statusCode) && (method !== 'HEAD' || body.length > 0)) headers['content-length'] = String(body.length);
+      res.writeHead(answer.statusCode, headers);
+      res.end(method === 'HEAD' ? undefined : body);
+    };
+    const refuse = (problem: Problem, endpoint: string | null, closeAfter = false) =>
+      send(problemResult(problem, { correlationId, path: target.path, endpoint: endpoint ?? '' }), closeAfter);
+
+    // HEAD is GET without the body; OPTIONS is a preflight for the path's methods.
+    const routedMethod = method === 'HEAD' ? 'GET' : method;
+    const found = match(method === 'OPTIONS' ? 'GET' : routedMethod, target.path);
+    if (found.kind === 'not-found') return refuse(new Problem('ROUTE_NOT_FOUND', 'No endpoint is published at this path.'), null);
+    if (method === 'OPTIONS') {
+      const methods = found.kind === 'found' ? [found.operation.method] : found.allow;
+      return send({ statusCode: 204, headers: preflightHeaders(methods), body: null });
+    }
+    if (found.kind === 'method-not-allowed') {
+      const allow = preflightHeaders(found.allow).allow;
+      return refuse(new Problem('METHOD_NOT_ALLOWED', `${method.slice(0, 32)} is not allowed here; allowed: ${allow}.`, {}, { allow }), found.template);
+    }
+    const { operation } = found;
+
+    const body = await readBody(req, MAX_BODY_BYTES, options.bodyTimeoutMs ?? BODY_TIMEOUT_MS);
+    if (body.kind === 'aborted') return void res.destroy();
+    if (body.kind === 'too-large') {
+      return refuse(new Problem('PAYLOAD_TOO_LARGE', `The request body exceeds ${MAX_BODY_BYTES} bytes.`, { maxBodyBytes: MAX_BODY_BYTES }), operation.path, true);
+    }
+    if (body.kind === 'timeout') return refuse(new Problem('REQUEST_TIMEOUT', 'The request body was not received in time.'), operation.path, true);
+
+    if (operation.integration.kind === 'document') {
+      const doc = await readDocument(operation.integration.key, singleHeader(req.headers['if-none-match']), siteDir);
+      if (!doc) return refuse(new Problem('ROUTE_NOT_FOUND', 'This document has not been built (run npm run build).'), operation.path);
+      return send({ statusCode: doc.status, headers: doc.headers, body: doc.body });
+    }
+    const event = proxyEvent(req, body.bytes, operation, found.pathParameters, requestId, target);
+    return send(await handlerFor(operation.integration.entry)(event, lambdaContext(operation, requestId)));
+  }
+
+  const server = http.createServer({ headersTimeout: options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS, requestTimeout: 0, connectionsCheckingInterval: 250 }, (req, res) => {
+    // A client may reset the connection at any moment: that is its business, never a crash.
+    req.on('error', () => undefined);
+    res.on('error', () => undefined);
+    serve(req, res).catch((error: unknown) => {
+      // Handlers answer their own failures; this is the last line for a fault in the host itself.
+      const fallback = problemResult(error, { correlationId: randomUUID(), path: '/', endpoint: '' });
+      if (!res.headersSent && !res.destroyed) res.writeHead(fallback.statusCode, { ...CORS_RESPONSE_HEADERS, ...(fallback.headers as Record<string, string>) }).end(fallback.body);
+      else res.destroy();
     });
   });
+  server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, randomUUID()));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
@@ -167,4 +144,9 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
         server.close(() => resolve());
       }),
   };
+}
+
+/** A header node:http may give as a list (duplicates): the last value, as API Gateway keeps it. */
+function singleHeader(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[value.length - 1] : value;
 }
