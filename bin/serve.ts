@@ -1,39 +1,74 @@
 /**
- * npm start [-- --data DIR]: embedded DynamoDB-compatible store, demo data through the loader,
- * and every operation of the contract table on http://127.0.0.1:3000 (PORT overrides). The
- * ledger's development signing key lives in DIR (in .data/ for an in-memory store); its verifier
- * key is what the handlers trust (LEDGER_VERIFIER_KEYS), as a deployment's configuration would.
+ * npm start [-- --data DIR]
+ * npm start -- --endpoint URL [--table NAME] [--region R] [--demo]
+ *
+ * Every operation of the contract table on http://127.0.0.1:3000 (PORT overrides), through the
+ * same handler modules the Lambdas run. By default the store is embedded (dynalite, in memory or
+ * on disk under DIR) and loaded with the demo data. With --endpoint the handlers read an external
+ * DynamoDB-compatible endpoint instead (`npm run store`, DynamoDB Local, or DynamoDB itself with
+ * the ambient AWS credentials); its table is loaded with the demo data only when --demo is given.
+ * The ledger's development signing key lives in DIR (in .data/ otherwise); its verifier key is
+ * what the handlers trust (LEDGER_VERIFIER_KEYS), unless the environment sets other keys for an
+ * external table.
  */
 import { parseArgs } from 'node:util';
 import { DEMO_OBJECTS } from '../fixtures/demo';
 import { DEMO_PROOFS } from '../fixtures/demo-proofs';
 import { startLocalService } from '../lib/local/service';
 
-async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { data: { type: 'string' } } });
+const USAGE = 'usage: npm start [-- --data DIR]\n       npm start -- --endpoint URL [--table NAME] [--region R] [--demo]';
+
+async function main(): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      options: {
+        data: { type: 'string' },
+        endpoint: { type: 'string' },
+        table: { type: 'string' },
+        region: { type: 'string' },
+        demo: { type: 'boolean', default: false },
+      },
+    }));
+  } catch (error) {
+    console.error(`${(error as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  if (values.endpoint === undefined && (values.table || values.region || values.demo)) {
+    console.error(`--table, --region and --demo go with --endpoint\n${USAGE}`);
+    return 2;
+  }
   const port = Number(process.env.PORT ?? 3000);
   const service = await startLocalService({
     port,
     dataDir: values.data,
+    endpoint: values.endpoint,
+    table: values.table,
+    region: values.region,
+    loadDemo: values.demo,
     onProgress: (written, total) => {
       if (total > 1000 && (written === total || written % 1000 < 25)) process.stderr.write(`\rloading demo data: ${written}/${total} items`);
       if (written === total && total > 1000) process.stderr.write('\n');
     },
   });
   const u = service.url;
-  console.log(`Public trust and verification service on ${u} (store: ${service.storeEndpoint}${values.data ? `, data in ${values.data}` : ', in memory'})
+  const store = values.endpoint
+    ? `store: ${values.endpoint}, table ${values.table ?? 'trust-records'}${values.demo ? ', demo data loaded' : ''}`
+    : `store: embedded at ${service.storeEndpoint}, ${values.data ? `data in ${values.data}` : 'in memory'}`;
+  console.log(`Public trust and verification service on ${u} (${store})
 
-Try:
+Open ${u}/verify or ${u}/trust-receipt/${DEMO_OBJECTS.current} in a browser, or try:
   curl -s ${u}/health
   curl -s ${u}/v1/objects/${DEMO_OBJECTS.current}
-  curl -s "${u}/v1/objects/${DEMO_OBJECTS.current}?asOf=$(date -u -d '-3 days' +%Y-%m-%dT%H:%M:%SZ)"
+  curl -s "${u}/v1/objects/${DEMO_OBJECTS.current}?asOf=$(date -u -d '-2 days' +%Y-%m-%dT%H:%M:%SZ)"
   curl -si "${u}/v1/objects/${DEMO_OBJECTS.longHistory}?limit=5"
   curl -s ${u}/v1/commercial-proofs/${DEMO_PROOFS.current}
   curl -s ${u}/v1/ledger
-  npm run verify -- ${u}/v1/commercial-proofs/${DEMO_PROOFS.tampered}
+  npm run verify -- ${u}/v1/objects/${DEMO_OBJECTS.current}
+  npm run verify -- ${u}/v1/commercial-proofs/${DEMO_PROOFS.tampered}   # fails on purpose: a demo record altered after logging
   curl -s ${u}/developers/sandbox/examples.json
 
-Ledger verifier key (development key, kept in ${values.data ?? '.data/'}): ${process.env.LEDGER_VERIFIER_KEYS}
+Ledger verifier key${values.endpoint && !values.demo ? '' : ` (development key, kept in ${values.data ?? '.data/'})`}: ${process.env.LEDGER_VERIFIER_KEYS}
 
 Ctrl-C stops everything.`);
   let stopping = false;
@@ -45,9 +80,15 @@ Ctrl-C stops everything.`);
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
+  return 0;
 }
 
-main().catch((error) => {
-  console.error(`could not start: ${(error as Error).message}`);
-  process.exit(1);
-});
+main().then(
+  (code) => {
+    if (code !== 0) process.exit(code);
+  },
+  (error) => {
+    console.error(`could not start: ${(error as Error).message}`);
+    process.exit(1);
+  },
+);

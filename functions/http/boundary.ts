@@ -219,6 +219,16 @@ export function httpHandler(operation: Operation, options: HttpHandlerOptions = 
         logger.resetKeys();
         logger.addContext(request.context);
       },
+      // What escapes the handler below: middy's own time limit (it stops waiting shortly before
+      // the function's time is up) becomes a 503 the caller may retry, never a bare failure.
+      onError: (request) => {
+        const httpRequest = toHttpRequest(request.event);
+        const timedOut = request.error?.name === 'TimeoutError';
+        const error = timedOut
+          ? new Problem('DEPENDENCY_UNAVAILABLE', 'The service could not answer in time. Retry shortly.', {}, { 'retry-after': '1' })
+          : request.error;
+        request.response = withoutBodyFor(httpRequest.method, problemResult(error, httpRequest));
+      },
     })
     .handler(async (event) => {
       const httpRequest = toHttpRequest(event);

@@ -23,6 +23,9 @@ export function storeClient(): DynamoDBClient {
     requestHandler: {
       connectionTimeout: STORE_TIMEOUTS.connectionTimeout,
       requestTimeout: STORE_TIMEOUTS.requestTimeout,
+      // Without this the SDK only logs a warning when requestTimeout passes and keeps waiting on a
+      // store that accepted the connection but never answers (a frozen process, a black hole).
+      throwOnRequestTimeout: true,
     },
   });
   return shared;

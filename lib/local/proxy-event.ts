@@ -1,6 +1,7 @@
 import type http from 'node:http';
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import type { Operation } from '../../functions/contract/operation';
+import { FUNCTION_TIMEOUT_SECONDS } from '../stack/bundling';
 
 /** A request target split as API Gateway sees it; never throws, whatever the bytes. */
 export interface RequestTarget {
@@ -90,7 +91,9 @@ export function proxyEvent(
   };
 }
 
+/** The context Lambda gives a handler, with the deployed time limit counting down from now. */
 export function lambdaContext(operation: Operation, requestId: string): Context {
+  const deadline = Date.now() + FUNCTION_TIMEOUT_SECONDS * 1000;
   return {
     callbackWaitsForEmptyEventLoop: false,
     functionName: operation.operationId,
@@ -100,7 +103,7 @@ export function lambdaContext(operation: Operation, requestId: string): Context 
     awsRequestId: requestId,
     logGroupName: `/local/${operation.operationId}`,
     logStreamName: 'local',
-    getRemainingTimeInMillis: () => 10_000,
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
     done: () => undefined,
     fail: () => undefined,
     succeed: () => undefined,

@@ -7,24 +7,45 @@ import { startLocalServer, type LocalServer } from './server';
 
 export const LOCAL_TABLE = 'trust-records';
 
-/** Points the handlers (and the AWS SDK) at a local store, with dummy credentials. */
-export function configureLocalEnvironment(endpoint: string, table = LOCAL_TABLE): void {
+export const LOCAL_REGION = 'eu-central-1';
+
+/**
+ * A store on this machine (dynalite, DynamoDB Local) takes any credentials; anything else is a
+ * real DynamoDB endpoint, reached with the ambient AWS credentials.
+ */
+export function isLoopbackEndpoint(endpoint: string): boolean {
+  try {
+    return ['127.0.0.1', 'localhost', '[::1]'].includes(new URL(endpoint).hostname);
+  } catch {
+    return false;
+  }
+}
+
+/** Points the handlers (and the AWS SDK) at a store: dummy credentials for a loopback store. */
+export function configureLocalEnvironment(endpoint: string, table = LOCAL_TABLE, region = LOCAL_REGION): void {
   process.env.DYNAMODB_ENDPOINT = endpoint;
   process.env.TABLE_NAME = table;
-  process.env.AWS_REGION ??= 'eu-central-1';
-  process.env.AWS_ACCESS_KEY_ID ??= 'local';
-  process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
+  process.env.AWS_REGION = region;
+  if (isLoopbackEndpoint(endpoint)) {
+    process.env.AWS_ACCESS_KEY_ID ??= 'local';
+    process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
+  }
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 }
 
-export function localClient(endpoint: string): DynamoDBClient {
-  return new DynamoDBClient({ endpoint, region: 'eu-central-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } });
+export function localClient(endpoint: string, region = LOCAL_REGION): DynamoDBClient {
+  return new DynamoDBClient({
+    endpoint,
+    region,
+    ...(isLoopbackEndpoint(endpoint) ? { credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
+  });
 }
 
 export interface LocalService {
   url: string;
   storeEndpoint: string;
-  store: EmbeddedStore;
+  /** The embedded store, or null when serving from an external endpoint. */
+  store: EmbeddedStore | null;
   server: LocalServer;
   close(): Promise<void>;
 }
@@ -32,6 +53,25 @@ export interface LocalService {
 export interface LocalServiceOptions {
   port?: number;
   dataDir?: string;
+  /**
+   * Serve from this DynamoDB-compatible endpoint instead of an embedded store (a separately
+   * started `npm run store`, DynamoDB Local, or a real DynamoDB endpoint).
+   */
+  endpoint?: string;
+  /** Table to serve (default trust-records). */
+  table?: string;
+  /** Region of the endpoint (default eu-central-1). */
+  region?: string;
+  /**
+   * Load the demo data (creating the table when missing). Always true for the embedded store;
+   * for an external endpoint only when asked, so a real table is never written by accident.
+   */
+  loadDemo?: boolean;
+  /**
+   * Verifier keys the handlers trust (LEDGER_VERIFIER_KEYS). Default: the environment's, else
+   * the development key's.
+   */
+  verifierKeys?: string;
   /** Instant the demo data is generated around (default: now). */
   anchor?: Date;
   onProgress?: (written: number, total: number) => void;
@@ -40,34 +80,45 @@ export interface LocalServiceOptions {
   siteDir?: string;
 }
 
-/** Embedded store + table + demo data (through the loader) + the HTTP server. */
+/**
+ * The store (embedded, or the external endpoint given), the table with demo data (through the
+ * loader) when asked, and the HTTP server running the same handler modules as the Lambdas.
+ */
 export async function startLocalService(options: LocalServiceOptions = {}): Promise<LocalService> {
-  const store = await startEmbeddedStore({ dataDir: options.dataDir });
-  configureLocalEnvironment(store.endpoint);
-  const client = localClient(store.endpoint);
+  const store = options.endpoint ? null : await startEmbeddedStore({ dataDir: options.dataDir });
+  const endpoint = options.endpoint ?? store!.endpoint;
+  const table = options.table ?? LOCAL_TABLE;
+  const region = options.region ?? LOCAL_REGION;
+  configureLocalEnvironment(endpoint, table, region);
   // The development ledger key lives beside the data (in .data/ when the store is in memory);
   // the handlers trust its verifier key, as a deployment trusts LEDGER_VERIFIER_KEYS.
   const { signer } = await devLedgerSigner(options.dataDir);
-  await loadDocument(demoDocument(options.anchor ?? new Date()), {
-    client,
-    table: LOCAL_TABLE,
-    createTable: true,
-    signer,
-    onProgress: options.onProgress,
-    onLedgerProgress: options.onLedgerProgress,
-  });
-  client.destroy();
-  process.env.LEDGER_VERIFIER_KEYS = signer.verifierKey;
+  if (store || options.loadDemo) {
+    const client = localClient(endpoint, region);
+    try {
+      await loadDocument(demoDocument(options.anchor ?? new Date()), {
+        client,
+        table,
+        createTable: true,
+        signer,
+        onProgress: options.onProgress,
+        onLedgerProgress: options.onLedgerProgress,
+      });
+    } finally {
+      client.destroy();
+    }
+  }
+  process.env.LEDGER_VERIFIER_KEYS = options.verifierKeys ?? (store || options.loadDemo ? signer.verifierKey : (process.env.LEDGER_VERIFIER_KEYS ?? signer.verifierKey));
   const server = await startLocalServer({ port: options.port, siteDir: options.siteDir });
   const service: LocalService = {
     url: server.url,
-    storeEndpoint: store.endpoint,
+    storeEndpoint: endpoint,
     store,
     server,
     // The store in use now: a caller may have restarted it (service.store = ...).
     close: async () => {
       await service.server.close();
-      await service.store.close();
+      await service.store?.close();
     },
   };
   return service;

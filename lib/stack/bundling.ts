@@ -29,3 +29,9 @@ export const BUNDLE_OPTIONS = {
  * sources through the bundle's source map.
  */
 export const NODE_OPTIONS = '--enable-source-maps';
+
+/**
+ * Each function's time limit. The middy boundary answers 503 a few milliseconds before it (the
+ * store's own budget is far shorter), and the local host gives handlers the same limit.
+ */
+export const FUNCTION_TIMEOUT_SECONDS = 6;

@@ -9,7 +9,7 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import type { Operation } from '../../functions/contract/operation';
 import { SERVICE_NAME } from '../../functions/contract/service';
-import { BUNDLE_AWS_SDK, BUNDLE_OPTIONS, NODE_OPTIONS } from './bundling';
+import { BUNDLE_AWS_SDK, BUNDLE_OPTIONS, FUNCTION_TIMEOUT_SECONDS, NODE_OPTIONS } from './bundling';
 
 /** The contract table's rows that run as a Lambda function. */
 export type LambdaOperation = Operation & { integration: Extract<Operation['integration'], { kind: 'lambda' }> };
@@ -95,7 +95,7 @@ export class OperationFunctions extends Construct {
       architecture: Architecture.ARM_64,
       memorySize: 512,
       // Well above the store's worst case (about 2.5 s, functions/store/client.ts), well below API Gateway's 29 s.
-      timeout: Duration.seconds(6),
+      timeout: Duration.seconds(FUNCTION_TIMEOUT_SECONDS),
       role,
       logGroup,
       loggingFormat: LoggingFormat.JSON,

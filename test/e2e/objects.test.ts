@@ -164,7 +164,7 @@ describe('errors as problem details', () => {
     expectProblem(await get('/v1/nothing-here'), 404, 'ROUTE_NOT_FOUND');
     const res = await getJson(`${service.url}/v1/objects/${DEMO_OBJECTS.current}`, { method: 'DELETE' });
     expectProblem(res, 405, 'METHOD_NOT_ALLOWED');
-    expect(res.headers.get('allow')).toBe('GET');
+    expect(res.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
     const post = await getJson(`${service.url}/health`, { method: 'POST', body: '{}' });
     expectProblem(post, 405, 'METHOD_NOT_ALLOWED');
   });
@@ -182,7 +182,7 @@ describe('errors as problem details', () => {
 
   it('503 quickly while the store is down, and recovers by itself when it returns', async () => {
     const port = Number(new URL(service.storeEndpoint).port);
-    await service.store.close();
+    await service.store!.close();
     const started = Date.now();
     const down = await get(`/v1/objects/${DEMO_OBJECTS.current}`);
     const took = Date.now() - started;

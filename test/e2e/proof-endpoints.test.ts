@@ -169,7 +169,7 @@ describe('npm run verify', () => {
 
 describe('a store that stops answering', () => {
   it('503 for proofs and the ledger (runs last: it stops the store of this file)', async () => {
-    await service.store.close();
+    await service.store!.close();
     const proof = await get(`/v1/commercial-proofs/${DEMO_PROOFS.current}`);
     expectProblem(proof, 503, 'DEPENDENCY_UNAVAILABLE');
     expect(proof.headers.get('retry-after')).toBe('1');

@@ -70,10 +70,12 @@ describe('POST /developers/sandbox/test-clock', () => {
     expect(TestClock.parse(res.body)).toMatchObject({ startAt: '2026-01-01T00:00:00.000Z', now: '2026-01-01T00:00:00.000Z', startAtSource: 'DEFAULT' });
   });
 
-  it('reads JSON whatever the content type says (curl -d)', async () => {
+  it('refuses a body not labelled JSON (what curl -d sends) with 415, and reads one labelled application/json', async () => {
     const res = await getJson(`${service.url}/developers/sandbox/test-clock`, { method: 'POST', body: '{"advanceMs":1000}', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
-    expect(res.status).toBe(200);
-    expect(res.body.now).toBe('2026-01-01T00:00:01.000Z');
+    expectProblem(res, 415, 'UNSUPPORTED_MEDIA_TYPE');
+    const ok = await post('/developers/sandbox/test-clock', '{"advanceMs":1000}');
+    expect(ok.status).toBe(200);
+    expect(ok.body.now).toBe('2026-01-01T00:00:01.000Z');
   });
 
   it.each([
@@ -167,17 +169,21 @@ describe('limits and methods on every sandbox route', () => {
     expect(res.body.maxBodyBytes).toBe(MAX_BODY_BYTES);
   });
 
-  it.each(paths)('%s: only POST (405 with Allow: POST otherwise)', async (path) => {
+  it.each(paths)('%s: only POST (405 with Allow: POST, OPTIONS otherwise)', async (path) => {
     for (const method of ['GET', 'PUT', 'DELETE', 'PATCH']) {
       const res = await getJson(`${service.url}${path}`, { method });
       expectProblem(res, 405, 'METHOD_NOT_ALLOWED');
-      expect(res.headers.get('allow')).toBe('POST');
+      expect(res.headers.get('allow')).toBe('POST, OPTIONS');
     }
   });
 
   it('every error answer carries a correlation id, echoing a well-formed caller one', async () => {
     for (const call of sandboxCalls().filter((c) => c.expectStatus !== 200)) {
-      const res = await getJson(`${service.url}${call.path}`, { method: call.method, body: call.body, headers: { 'x-correlation-id': 'sandbox-corr-0001' } });
+      const res = await getJson(`${service.url}${call.path}`, {
+        method: call.method,
+        body: call.body,
+        headers: { 'x-correlation-id': 'sandbox-corr-0001', ...(call.body === undefined ? {} : { 'content-type': 'application/json' }) },
+      });
       expect(res.status).toBe(call.expectStatus);
       expect(res.body.correlationId).toBe('sandbox-corr-0001');
       expect(res.headers.get('x-correlation-id')).toBe('sandbox-corr-0001');

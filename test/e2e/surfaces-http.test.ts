@@ -91,7 +91,7 @@ describe('JSON surfaces', () => {
       const path = op.path.replace('{reference}', DEMO_OBJECTS.current);
       const res = await getJson(url(path), { method: 'POST', body: '{}' });
       expect(res.status).toBe(405);
-      expect(res.headers.get('allow')).toBe('GET');
+      expect(res.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
     }
   });
 });

@@ -54,7 +54,7 @@ it('the embedded store is byte-for-byte unchanged after every sandbox operation 
     expect(calls.some((call) => call.method === 'POST' && call.expectStatus === 200 && pattern.test(call.path))).toBe(true);
   }
   for (const call of calls) {
-    const res = await getJson(`${service.url}${call.path}`, { method: call.method, body: call.body });
+    const res = await getJson(`${service.url}${call.path}`, { method: call.method, body: call.body, headers: call.body === undefined ? {} : { 'content-type': 'application/json' } });
     expect({ what: call.what, status: res.status }).toEqual({ what: call.what, status: call.expectStatus });
   }
 

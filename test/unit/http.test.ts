@@ -1,3 +1,6 @@
+import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
+import { httpHandler } from '../../functions/http/boundary';
+import { StoreNotConfigured, StoreUnavailable } from '../../functions/store/errors';
 import { correlationIdFrom } from '../../functions/http/correlation';
 import { parseReference } from '../../functions/http/params';
 import { Problem, problemBody, PROBLEMS } from '../../functions/http/problem';
@@ -86,5 +89,59 @@ describe('router from the contract table', () => {
     const routes = operations.map((o) => `${o.method} ${o.path}`);
     expect(new Set(ids).size).toBe(ids.length);
     expect(new Set(routes).size).toBe(routes.length);
+  });
+});
+
+describe('the middy boundary', () => {
+  const event = (overrides: Partial<APIGatewayProxyEvent> = {}): APIGatewayProxyEvent =>
+    ({
+      resource: '/x',
+      path: '/x',
+      httpMethod: 'GET',
+      headers: { 'x-correlation-id': 'boundary-test-0001' },
+      multiValueHeaders: {},
+      queryStringParameters: null,
+      multiValueQueryStringParameters: null,
+      pathParameters: null,
+      stageVariables: null,
+      body: null,
+      isBase64Encoded: false,
+      requestContext: { requestId: 'req-1', path: '/x' },
+      ...overrides,
+    }) as unknown as APIGatewayProxyEvent;
+  const context = (remainingMs: number) => ({ getRemainingTimeInMillis: () => remainingMs, functionName: 'f', awsRequestId: 'req-1' }) as unknown as Context;
+
+  it('answers 503 with Retry-After when the function runs out of time, not a bare failure', async () => {
+    const handler = httpHandler(() => new Promise(() => undefined));
+    const result = await handler(event(), context(80));
+    expect(result.statusCode).toBe(503);
+    expect(result.headers!['retry-after']).toBe('1');
+    expect(JSON.parse(result.body)).toMatchObject({ code: 'DEPENDENCY_UNAVAILABLE', correlationId: 'boundary-test-0001' });
+  });
+
+  it('maps the store conditions to 503s and anything unexpected to a 500 that says nothing', async () => {
+    const unavailable = await httpHandler(async () => {
+      throw new StoreUnavailable('Query');
+    })(event(), context(5000));
+    expect(unavailable.statusCode).toBe(503);
+    expect(unavailable.headers!['retry-after']).toBe('1');
+    const gated = await httpHandler(async () => {
+      throw new StoreNotConfigured();
+    })(event(), context(5000));
+    expect(JSON.parse(gated.body).code).toBe('PERSISTENCE_NOT_CONFIGURED');
+    const fault = await httpHandler(async () => {
+      throw new TypeError('secret internals at /work/x.ts:1');
+    })(event(), context(5000));
+    expect(fault.statusCode).toBe(500);
+    expect(fault.body).not.toContain('secret');
+  });
+
+  it('answers HEAD like GET without the body', async () => {
+    const handler = httpHandler(async () => ({ status: 200, body: { hello: 'world' } }));
+    const get = await handler(event(), context(5000));
+    const head = await handler(event({ httpMethod: 'HEAD' }), context(5000));
+    expect(head.statusCode).toBe(200);
+    expect(head.body).toBe('');
+    expect(head.headers).toEqual({ ...get.headers, 'x-correlation-id': head.headers!['x-correlation-id'] });
   });
 });
