@@ -18,7 +18,8 @@ const SECTION_TIMEOUT_MS = 5 * 60_000;
 function runSection(file: string, anchor: Date): Promise<{ rows: SectionResult['rows']; error?: string }> {
   return new Promise((resolve) => {
     const child = fork(path.join(__dirname, 'lib/section-runner.ts'), [file, anchor.toISOString()], {
-      execArgv: process.execArgv,
+      // --expose-gc: sections that report memory measure it after a collection, not mid-cycle garbage.
+      execArgv: [...process.execArgv, '--expose-gc'],
       env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'SILENT', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });

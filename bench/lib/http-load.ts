@@ -11,6 +11,8 @@ export interface LoadResult {
   total: number;
   non2xx: number;
   errors: number;
+  /** Answers by HTTP status. */
+  statuses: Record<string, number>;
 }
 
 /**
@@ -30,5 +32,6 @@ export async function httpLoad(url: string, options: { seconds: number; connecti
     total: out.requests.total,
     non2xx: out.non2xx,
     errors: out.errors + out.timeouts,
+    statuses: Object.fromEntries(Object.entries((out.statusCodeStats ?? {}) as Record<string, { count: number }>).map(([code, s]) => [code, s.count])),
   };
 }
