@@ -166,8 +166,14 @@ const INFO = {
   contact: { name: SERVICE_NAME },
 };
 
+/**
+ * One origin as a Server Object: public (x-internal false), and saying which environment it is:
+ * the loopback URL of `npm start` is the local environment, any other URL a deployment.
+ */
 function server(origins: Origins, name: OriginName): Json {
-  return { url: originUrl(origins, name), description: ORIGIN_DESCRIPTIONS[name], 'x-svc-origin': name };
+  const url = originUrl(origins, name);
+  const environment = /^http:\/\/127\.0\.0\.1(:\d+)?$/.test(url) ? 'Environment: local (npm start).' : 'Environment: production (a deployment of the stack).';
+  return { url, description: `${ORIGIN_DESCRIPTIONS[name]} ${environment}`, 'x-internal': false, 'x-svc-origin': name };
 }
 
 /**
