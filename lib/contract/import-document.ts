@@ -232,8 +232,11 @@ export function buildImportDocument(targets: IntegrationTargets, operations: rea
   }
   for (const [path, item] of Object.entries(paths)) {
     const methods = operations.filter((op) => op.path === path).map((op) => op.method);
-    item.options = preflight(methods);
-    item['x-amazon-apigateway-any-method'] = methodNotAllowed(path, methods);
+    // OpenAPI requires every template expression of the path to be a declared parameter of each operation.
+    const pathParameters = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
+    const withPathParameters = (object: Json) => (pathParameters.length > 0 ? { ...object, parameters: pathParameters } : object);
+    item.options = withPathParameters(preflight(methods));
+    item['x-amazon-apigateway-any-method'] = withPathParameters(methodNotAllowed(path, methods));
   }
   return {
     openapi: '3.0.3',

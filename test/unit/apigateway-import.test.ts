@@ -1,3 +1,8 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { operations } from '../../functions/contract/operations';
 import { APIGATEWAY_RULES, lintImportDocument } from '../../lib/contract/apigateway-rules';
 import { buildImportDocument, PLACEHOLDER_TARGETS } from '../../lib/contract/import-document';
@@ -79,6 +84,42 @@ describe('the generated import document', () => {
       }
     }
   });
+});
+
+describe('a second implementation: Redocly reads the import document as OpenAPI 3.0', () => {
+  const ROOT = path.resolve(__dirname, '../..');
+  const lint = async (doc: Json) => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'import-doc-'));
+    try {
+      const file = path.join(dir, 'import.json');
+      await writeFile(file, JSON.stringify(doc));
+      const { stdout } = await promisify(execFile)(path.join(ROOT, 'node_modules/.bin/redocly'), ['lint', file, '--extends', 'minimal', '--format', 'json'], {
+        cwd: ROOT,
+        env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+        maxBuffer: 64 * 1024 * 1024,
+      }).catch((e: { stdout: string }) => ({ stdout: e.stdout }));
+      return JSON.parse(stdout) as { totals: { errors: number }; problems: { ruleId: string; severity: string }[] };
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  };
+
+  test('no error, and only the warnings this document accepts', async () => {
+    const report = await lint(importDoc);
+    expect(report.totals.errors).toBe(0);
+    // No servers (API Gateway would take a server URL's path as the base path), no operationId on the
+    // OPTIONS and catch-all mocks, no security requirement (public API; API Gateway ignores them).
+    expect(report.problems.map((p) => p.ruleId).filter((r) => !['no-empty-servers', 'operation-operationId', 'security-defined'].includes(r))).toEqual([]);
+  }, 30_000);
+
+  test('the check is real: an undeclared path parameter and a method without responses are reported', async () => {
+    const broken = JSON.parse(JSON.stringify(importDoc));
+    delete broken.paths['/v1/objects/{reference}'].options.parameters;
+    delete broken.paths['/health'].get.responses;
+    const report = await lint(broken);
+    expect(report.totals.errors).toBeGreaterThan(0);
+    expect(report.problems.map((p) => p.ruleId)).toEqual(expect.arrayContaining(['path-parameters-defined']));
+  }, 30_000);
 });
 
 describe('the linter (each rule against a small bad document)', () => {
