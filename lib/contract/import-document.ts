@@ -238,9 +238,16 @@ export function buildImportDocument(targets: IntegrationTargets, operations: rea
     item.options = withPathParameters(preflight(methods));
     item['x-amazon-apigateway-any-method'] = withPathParameters(methodNotAllowed(path, methods));
   }
+  const template = targets === PLACEHOLDER_TARGETS;
   return {
     openapi: '3.0.3',
-    info: { title: 'Public Trust and Verification Service', version: CONTRACT_VERSION },
+    info: {
+      title: 'Public Trust and Verification Service',
+      version: CONTRACT_VERSION,
+      ...(template
+        ? { description: 'TEMPLATE: the names in braces ({region}, {<operationId>FunctionArn}, {catalogueBucket}, {catalogueReadRoleArn}) are placeholders; the stack imports this document with the real ARNs.' }
+        : {}),
+    },
     paths,
     'x-amazon-apigateway-gateway-responses': GATEWAY_RESPONSES,
     'x-amazon-apigateway-api-key-source': 'HEADER',

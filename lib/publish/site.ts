@@ -134,13 +134,13 @@ export function buildOriginDocuments(sources: PublishSources, origins: Origins):
 }
 
 /**
- * Builds every published document for the given origins and writes it below `dir` (the local
- * host calls this at start-up with its own URL, so the served documents name it). Removes files
- * of an earlier build that this one no longer produces. Returns the bucket keys written.
+ * Builds every published document for the given origins and writes it below `dir`, each file
+ * atomically (the local host calls this at start-up with its own URL, so the documents it serves
+ * name it). Other files in `dir` are left alone (pages or documents other builders put there).
+ * Returns the bucket keys written.
  */
 export async function publishSite(dir: string, origins: Origins = localOrigins(), sources?: PublishSources): Promise<string[]> {
   const site = buildSite(sources ?? canonicalSources(), origins);
   await writeSite(dir, site);
-  await pruneSite(dir, site);
   return [...site.keys()];
 }
