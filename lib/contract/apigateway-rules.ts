@@ -10,6 +10,7 @@
  *   GWRESP  supported-gateway-response-types, api-gateway-swagger-extensions-gateway-responses.*
  *   ANY     api-gateway-swagger-extensions-any-method
  *   MODEL   API_Model ("name: Must be an alphanumeric string"; "JSON schema draft 4 model")
+ *   MAPPING rest-api-parameter-mapping-sources (parameter mapping source reference for REST APIs)
  */
 
 type Json = Record<string, any>;
@@ -352,8 +353,9 @@ export const APIGATEWAY_RULES: readonly Rule[] = [
   {
     id: 'mapping-sources',
     cites:
-      'INTEG (requestParameters, responses.responseParameters): a mapping value is a method request parameter, a body expression, a stage variable, ' +
-      'a context variable or a static value in single quotes; a request mapping may read only a method request parameter the method declares.',
+      'MAPPING: request mappings read method.request.{path|querystring|multivaluequerystring|header|multivalueheader}.name, method.request.body[.JSONPath], ' +
+      'stageVariables.name, context.name or a static value in single quotes; method response headers map "from any integration response header or ' +
+      'integration response body, $context variables, or static values". A request mapping may read only a parameter the method declares.',
     check: (doc) =>
       operationsOf(doc).flatMap(({ op, at }) => {
         const integration = op['x-amazon-apigateway-integration'];
