@@ -78,7 +78,10 @@ const GATEWAY_RESPONSES = {
     responseParameters: PROBLEM_HEADERS,
     responseTemplates: { 'application/json': problemTemplate('INVALID_PARAMETER', 400, 'Request refused', '$context.error.messageString', null) },
   },
+  // A fixed status for every gateway fault (integration timeout or failure, configuration error):
+  // the caller sees 503 with Retry-After, as the body says, never a bare 500/502/504.
   DEFAULT_5XX: {
+    statusCode: 503,
     responseParameters: { ...PROBLEM_HEADERS, 'gatewayresponse.header.Retry-After': "'1'" },
     responseTemplates: { 'application/json': problemTemplate('DEPENDENCY_UNAVAILABLE', 503, 'Dependency temporarily unavailable', 'The service could not be reached. Retry shortly.', null) },
   },
@@ -119,6 +122,9 @@ function lambdaMethod(op: Operation, targets: IntegrationTargets, method: 'GET' 
   };
 }
 
+/** Time API Gateway waits for S3 (objects of at most a few hundred KiB, normally read in tens of ms). */
+export const DOCUMENT_TIMEOUT_MS = 5_000;
+
 const DOCUMENT_HEADERS = ['Content-Type', 'ETag', 'Cache-Control', 'X-Content-Type-Options', 'x-correlation-id', ...Object.keys(CORS_HEADERS)];
 
 /** A document straight from the bucket: ETag/Cache-Control/Content-Type passed through, If-None-Match forwarded, CORS added. */
@@ -152,6 +158,8 @@ function documentMethod(op: Operation, key: string, targets: IntegrationTargets,
       // S3 answers HEAD with the object's headers and no body; the role's s3:GetObject covers HeadObject.
       httpMethod: method,
       uri: targets.documentUri(key),
+      // A bucket that does not answer becomes 503 problem details within seconds, not after API Gateway's 29 s.
+      timeoutInMillis: DOCUMENT_TIMEOUT_MS,
       credentials: targets.documentRole,
       passthroughBehavior: 'when_no_match',
       requestParameters: { 'integration.request.header.If-None-Match': 'method.request.header.If-None-Match' },

@@ -11,6 +11,7 @@ import { NODE_MAJOR } from '../../lib/stack/bundling';
 import { lambdaOperations } from '../../lib/stack/operation-functions';
 import { CORS_RESPONSE_HEADERS, preflightHeaders } from '../../functions/http/cors';
 import { lintImportDocument } from '../../lib/contract/apigateway-rules';
+import { DOCUMENT_TIMEOUT_MS } from '../../lib/contract/import-document';
 import { ACCESS_LOG_FIELDS } from '../../lib/stack/public-api';
 import { DEFAULT_SETTINGS } from '../../lib/stack/settings';
 import { documentKeys, fixtureSite, grantsOf, logicalIdOf, referencedIds, SKIP_BUNDLING, synthesize, type CfnResourceJson } from './support';
@@ -314,6 +315,7 @@ describe('REST API imported from the contract table', () => {
       for (const method of ['get', 'head']) {
         const integration = body.paths[op.path][method]['x-amazon-apigateway-integration'];
         expect(integration.httpMethod).toBe(method.toUpperCase());
+        expect(integration.timeoutInMillis).toBe(DOCUMENT_TIMEOUT_MS);
         for (const response of Object.values(integration.responses) as any[]) {
           expect(response.responseParameters['method.response.header.Access-Control-Allow-Origin']).toBe("'*'");
           expect(response.responseParameters['method.response.header.Access-Control-Expose-Headers']).toBe(`'${CORS_RESPONSE_HEADERS['access-control-expose-headers']}'`);
@@ -325,6 +327,9 @@ describe('REST API imported from the contract table', () => {
   test('every gateway response (404, 429, 4XX, 5XX) is problem details readable cross-origin', () => {
     const responses = body['x-amazon-apigateway-gateway-responses'];
     expect(Object.keys(responses)).toEqual(expect.arrayContaining(['MISSING_AUTHENTICATION_TOKEN', 'THROTTLED', 'DEFAULT_4XX', 'DEFAULT_5XX']));
+    // Every gateway fault answers 503 with Retry-After, as its body says (never a bare 500/502/504).
+    expect(responses.DEFAULT_5XX).toMatchObject({ statusCode: 503, responseParameters: { 'gatewayresponse.header.Retry-After': "'1'" } });
+    expect(JSON.parse(responses.DEFAULT_5XX.responseTemplates['application/json']).status).toBe(503);
     for (const response of Object.values(responses) as any[]) {
       expect(response.responseParameters).toMatchObject({
         'gatewayresponse.header.Access-Control-Allow-Origin': "'*'",
@@ -451,11 +456,13 @@ describe('the two origins named by the published contract and catalogue', () => 
     Object.values(j.Resources).find((r) => r.Type === 'Custom::CDKBucketDeployment' && r.Properties.SystemMetadata['content-type'] === 'application/json')!;
 
   test('by default both are the deployed API\'s own URL, filled in at deploy time', () => {
-    const expected = `https://${stack.resolve(stack.publicApi.api.restApiId).Ref}`;
-    expect(expected).toContain('PublicApi');
     for (const origin of [stack.origins.verificationOrigin, stack.origins.generalOrigin]) {
-      expect(JSON.stringify(stack.resolve(origin))).toContain(stack.resolve(stack.publicApi.api.restApiId).Ref);
-      expect(JSON.stringify(stack.resolve(origin))).toContain(`/${DEFAULT_SETTINGS.stageName}`);
+      const resolved = stack.resolve(origin);
+      expect(referencedIds(resolved)).toEqual([apiIdOf(stack)]);
+      expect(JSON.stringify(resolved)).toContain('{"Ref":"AWS::Region"}');
+      expect(JSON.stringify(resolved)).toMatch(/^\{"Fn::Join":\["",\["https:\/\/",/);
+      expect(JSON.stringify(resolved)).toContain(`.execute-api.`);
+      expect(JSON.stringify(resolved)).toMatch(new RegExp(`/${DEFAULT_SETTINGS.stageName}"\\]\\]\\}$`));
     }
     // The origin documents go with the JSON deployment as data whose markers are the API's id, region and stage.
     const deployment = jsonDeployment(json);
