@@ -74,6 +74,12 @@ const GATEWAY_RESPONSES = {
     responseParameters: { ...PROBLEM_HEADERS, 'gatewayresponse.header.Retry-After': "'1'" },
     responseTemplates: { 'application/json': problemTemplate('THROTTLED', 429, 'Too many requests', 'The request rate limit was exceeded. Retry shortly.', null) },
   },
+  // The 405 catch-all takes JSON (or no) bodies only; another media type is refused before it, as 415.
+  UNSUPPORTED_MEDIA_TYPE: {
+    statusCode: 415,
+    responseParameters: PROBLEM_HEADERS,
+    responseTemplates: { 'application/json': problemTemplate('UNSUPPORTED_MEDIA_TYPE', 415, 'Unsupported media type', 'The request body\'s media type is not accepted here.', null) },
+  },
   DEFAULT_4XX: {
     responseParameters: PROBLEM_HEADERS,
     responseTemplates: { 'application/json': problemTemplate('INVALID_PARAMETER', 400, 'Request refused', '$context.error.messageString', null) },
