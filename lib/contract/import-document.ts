@@ -1,8 +1,10 @@
+import type { z } from 'zod';
 import type { Operation } from '../../functions/contract/operation';
-import { SERVICE_NAME } from '../../functions/contract/service';
-import { problemType } from '../../functions/http/problem';
-import { operations } from '../../functions/contract/operations';
-import { buildOpenApi30Base } from './openapi';
+import { operations as contractOperations } from '../../functions/contract/operations';
+import { CONTRACT_VERSION, SERVICE_NAME } from '../../functions/contract/service';
+import { CORS_RESPONSE_HEADERS, preflightHeaders } from '../../functions/http/cors';
+import { problemType, type ProblemCode } from '../../functions/http/problem';
+import { errorStatuses, schemaRef } from './openapi';
 
 type Json = Record<string, any>;
 
@@ -16,21 +18,24 @@ export interface IntegrationTargets {
   documentRole: string;
 }
 
-/** API Gateway's REST import rejects some JSON Schema keywords; drop or rewrite them. */
-function sanitizeForApiGateway(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(sanitizeForApiGateway);
-  if (!node || typeof node !== 'object') return node;
-  const out: Json = {};
-  for (const [k, v] of Object.entries(node as Json)) {
-    if (k === 'example' || k === 'examples' || k === 'discriminator' || k === 'const') continue;
-    out[k === 'oneOf' ? 'anyOf' : k] = sanitizeForApiGateway(v);
-  }
-  return out;
-}
+/** `access-control-allow-origin` -> `Access-Control-Allow-Origin` (how the headers are declared on method responses). */
+const headerName = (lower: string) => lower.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase());
+/** A literal value in an API Gateway mapping: single-quoted. Values come from our own constants and hold no quote. */
+const literal = (value: string) => {
+  if (value.includes("'")) throw new Error(`a mapped header value cannot hold a single quote: ${value}`);
+  return `'${value}'`;
+};
 
-function problemTemplate(code: string, status: number, title: string, detail: string, endpoint: string | null): string {
+/** CORS headers every answer API Gateway writes itself carries (documents, 405, gateway responses). */
+const CORS_HEADERS: Record<string, string> = Object.fromEntries(Object.entries(CORS_RESPONSE_HEADERS).map(([k, v]) => [headerName(k), v]));
+
+const declareHeaders = (names: string[]): Json => Object.fromEntries(names.map((name) => [name, { schema: { type: 'string' } }]));
+const mapLiterals = (prefix: string, headers: Record<string, string>): Json =>
+  Object.fromEntries(Object.entries(headers).map(([name, value]) => [`${prefix}${name}`, literal(value)]));
+
+function problemTemplate(code: ProblemCode, status: number, title: string, detail: string, endpoint: string | null): string {
   return JSON.stringify({
-    type: problemType(code as never),
+    type: problemType(code),
     title,
     status,
     detail,
@@ -42,15 +47,24 @@ function problemTemplate(code: string, status: number, title: string, detail: st
   });
 }
 
+/**
+ * Gateway responses take only request parameters or literals as header values (no $context), so
+ * the correlation id of a gateway-made problem is in its body (correlationId), not in a header.
+ */
 const PROBLEM_HEADERS = {
   'gatewayresponse.header.Content-Type': "'application/problem+json'",
-  'gatewayresponse.header.x-correlation-id': 'context.requestId',
   'gatewayresponse.header.X-Content-Type-Options': "'nosniff'",
+  ...mapLiterals('gatewayresponse.header.', CORS_HEADERS),
 };
 
-/** Unknown paths, throttling and gateway faults answer as problem details too. */
+/** Unknown paths, throttling and gateway faults answer as problem details too, readable cross-origin. */
 const GATEWAY_RESPONSES = {
   MISSING_AUTHENTICATION_TOKEN: {
+    statusCode: 404,
+    responseParameters: PROBLEM_HEADERS,
+    responseTemplates: { 'application/json': problemTemplate('ROUTE_NOT_FOUND', 404, 'No such endpoint', 'No endpoint is published at this path.', null) },
+  },
+  RESOURCE_NOT_FOUND: {
     statusCode: 404,
     responseParameters: PROBLEM_HEADERS,
     responseTemplates: { 'application/json': problemTemplate('ROUTE_NOT_FOUND', 404, 'No such endpoint', 'No endpoint is published at this path.', null) },
@@ -60,77 +74,138 @@ const GATEWAY_RESPONSES = {
     responseParameters: { ...PROBLEM_HEADERS, 'gatewayresponse.header.Retry-After': "'1'" },
     responseTemplates: { 'application/json': problemTemplate('THROTTLED', 429, 'Too many requests', 'The request rate limit was exceeded. Retry shortly.', null) },
   },
+  // The 405 catch-all takes JSON (or no) bodies only; another media type is refused before it, as 415.
+  UNSUPPORTED_MEDIA_TYPE: {
+    statusCode: 415,
+    responseParameters: PROBLEM_HEADERS,
+    responseTemplates: { 'application/json': problemTemplate('UNSUPPORTED_MEDIA_TYPE', 415, 'Unsupported media type', 'The request body\'s media type is not accepted here.', null) },
+  },
   DEFAULT_4XX: {
     responseParameters: PROBLEM_HEADERS,
     responseTemplates: { 'application/json': problemTemplate('INVALID_PARAMETER', 400, 'Request refused', '$context.error.messageString', null) },
   },
+  // A fixed status for every gateway fault (integration timeout or failure, configuration error):
+  // the caller sees 503 with Retry-After, as the body says, never a bare 500/502/504.
   DEFAULT_5XX: {
+    statusCode: 503,
     responseParameters: { ...PROBLEM_HEADERS, 'gatewayresponse.header.Retry-After': "'1'" },
     responseTemplates: { 'application/json': problemTemplate('DEPENDENCY_UNAVAILABLE', 503, 'Dependency temporarily unavailable', 'The service could not be reached. Retry shortly.', null) },
   },
 };
 
-function lambdaIntegration(op: Operation, targets: IntegrationTargets): Json {
-  return { type: 'aws_proxy', httpMethod: 'POST', uri: targets.lambdaUri(op), passthroughBehavior: 'when_no_match' };
+/**
+ * Parameters as API Gateway reads them: name, in, required, description and the type, nothing
+ * else (it ignores every other attribute). Their constraints live in the public contract and are
+ * enforced by the function.
+ */
+function parameters(op: Operation): Json[] {
+  const typeOf = (schema: z.ZodType) => {
+    const json = schemaRef(schema, 'openapi-3.0');
+    return { type: typeof json.type === 'string' ? json.type : 'string' };
+  };
+  const params: Json[] = [];
+  for (const [name, schema] of Object.entries(op.pathParams ?? {})) params.push({ name, in: 'path', required: true, schema: typeOf(schema) });
+  for (const [name, schema] of Object.entries(op.queryParams ?? {})) params.push({ name, in: 'query', required: false, schema: typeOf(schema) });
+  return params;
 }
 
-/** A document straight from the bucket: ETag/Cache-Control/Content-Type passed through, If-None-Match forwarded. */
-function documentIntegration(op: Operation, key: string, targets: IntegrationTargets): Json {
+/** Declared responses of a proxy method: documentation only (the function's answer passes as is), so no models. */
+function proxyResponses(op: Operation): Json {
+  const responses: Json = { '200': { description: op.summary } };
+  if (op.conditional) responses['304'] = { description: 'Not modified' };
+  for (const status of errorStatuses(op)) responses[String(status)] = { description: 'Problem details (application/problem+json)' };
+  return responses;
+}
+
+function lambdaMethod(op: Operation, targets: IntegrationTargets, method: 'GET' | 'HEAD' | 'POST'): Json {
+  return {
+    ...(method === 'HEAD' ? { operationId: `${op.operationId}Head` } : { operationId: op.operationId }),
+    summary: method === 'HEAD' ? `${op.summary} (headers only)` : op.summary,
+    parameters: parameters(op),
+    responses: proxyResponses(op),
+    // The same function answers HEAD: the boundary gives the GET answer's status and headers without the body.
+    'x-amazon-apigateway-integration': { type: 'aws_proxy', httpMethod: 'POST', uri: targets.lambdaUri(op), passthroughBehavior: 'when_no_match' },
+  };
+}
+
+/** Time API Gateway waits for S3 (objects of at most a few hundred KiB, normally read in tens of ms). */
+export const DOCUMENT_TIMEOUT_MS = 5_000;
+
+const DOCUMENT_HEADERS = ['Content-Type', 'ETag', 'Cache-Control', 'X-Content-Type-Options', 'x-correlation-id', ...Object.keys(CORS_HEADERS)];
+
+/** A document straight from the bucket: ETag/Cache-Control/Content-Type passed through, If-None-Match forwarded, CORS added. */
+function documentMethod(op: Operation, key: string, targets: IntegrationTargets, method: 'GET' | 'HEAD'): Json {
   const passHeaders = {
     'method.response.header.Content-Type': 'integration.response.header.Content-Type',
     'method.response.header.ETag': 'integration.response.header.ETag',
     'method.response.header.Cache-Control': 'integration.response.header.Cache-Control',
     'method.response.header.X-Content-Type-Options': "'nosniff'",
     'method.response.header.x-correlation-id': 'context.requestId',
+    ...mapLiterals('method.response.header.', CORS_HEADERS),
+  };
+  const problemHeaders = {
+    'method.response.header.Content-Type': "'application/problem+json'",
+    'method.response.header.x-correlation-id': 'context.requestId',
+    'method.response.header.Retry-After': "'1'",
+    ...mapLiterals('method.response.header.', CORS_HEADERS),
   };
   return {
-    type: 'aws',
-    httpMethod: 'GET',
-    uri: targets.documentUri(key),
-    credentials: targets.documentRole,
-    passthroughBehavior: 'when_no_match',
-    requestParameters: { 'integration.request.header.If-None-Match': 'method.request.header.If-None-Match' },
+    operationId: method === 'HEAD' ? `${op.operationId}Head` : op.operationId,
+    summary: method === 'HEAD' ? `${op.summary} (headers only)` : op.summary,
+    // API Gateway forwards only the request headers a method declares.
+    parameters: [{ name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' } }],
     responses: {
-      '2\\d{2}': { statusCode: '200', responseParameters: passHeaders },
-      '304': { statusCode: '304', responseParameters: passHeaders },
-      default: {
-        statusCode: '503',
-        responseParameters: { 'method.response.header.Content-Type': "'application/problem+json'", 'method.response.header.x-correlation-id': 'context.requestId' },
-        responseTemplates: {
-          'application/json': problemTemplate('DEPENDENCY_UNAVAILABLE', 503, 'Dependency temporarily unavailable', 'The catalogue store did not answer. Retry shortly.', op.path),
+      '200': { description: op.summary, headers: declareHeaders(DOCUMENT_HEADERS) },
+      '304': { description: 'Not modified', headers: declareHeaders(DOCUMENT_HEADERS) },
+      '503': { description: 'Catalogue store unavailable', headers: declareHeaders(['Content-Type', 'x-correlation-id', 'Retry-After', ...Object.keys(CORS_HEADERS)]) },
+    },
+    'x-amazon-apigateway-integration': {
+      type: 'aws',
+      // S3 answers HEAD with the object's headers and no body; the role's s3:GetObject covers HeadObject.
+      httpMethod: method,
+      uri: targets.documentUri(key),
+      // A bucket that does not answer becomes 503 problem details within seconds, not after API Gateway's 29 s.
+      timeoutInMillis: DOCUMENT_TIMEOUT_MS,
+      credentials: targets.documentRole,
+      passthroughBehavior: 'when_no_match',
+      requestParameters: { 'integration.request.header.If-None-Match': 'method.request.header.If-None-Match' },
+      responses: {
+        '2\\d{2}': { statusCode: '200', responseParameters: passHeaders },
+        '304': { statusCode: '304', responseParameters: passHeaders },
+        default: {
+          statusCode: '503',
+          responseParameters: problemHeaders,
+          // HEAD answers carry no body, so only GET renders the problem.
+          ...(method === 'GET'
+            ? { responseTemplates: { 'application/json': problemTemplate('DEPENDENCY_UNAVAILABLE', 503, 'Dependency temporarily unavailable', 'The catalogue store did not answer. Retry shortly.', op.path) } }
+            : {}),
         },
       },
     },
   };
 }
 
-function documentMethodResponses(object: Json): Json {
-  const headers = {
-    'Content-Type': { schema: { type: 'string' } },
-    ETag: { schema: { type: 'string' } },
-    'Cache-Control': { schema: { type: 'string' } },
-    'X-Content-Type-Options': { schema: { type: 'string' } },
-    'x-correlation-id': { schema: { type: 'string' } },
-  };
-  const parameters: Json[] = object.parameters ?? [];
+/** The CORS preflight of a path: a mock answering 204 with the path's methods and the allowed request headers. */
+function preflight(methods: string[]): Json {
+  const headers = Object.fromEntries(Object.entries(preflightHeaders(methods)).map(([k, v]) => [headerName(k), v]));
   return {
-    ...object,
-    // The published contract already declares If-None-Match on conditional operations; API Gateway needs it declared to forward it.
-    parameters: parameters.some((p) => p.name === 'If-None-Match') ? parameters : [...parameters, { name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' } }],
-    responses: {
-      ...object.responses,
-      '200': { ...object.responses['200'], headers },
-      '304': { description: 'Not modified', headers },
-      '503': { description: 'Catalogue store unavailable', headers: { 'x-correlation-id': { schema: { type: 'string' } } } },
+    summary: 'CORS preflight',
+    responses: { '204': { description: 'Preflight answer', headers: declareHeaders(Object.keys(headers)) } },
+    'x-amazon-apigateway-integration': {
+      type: 'mock',
+      requestTemplates: { 'application/json': '{"statusCode": 204}' },
+      passthroughBehavior: 'when_no_match',
+      responses: { default: { statusCode: '204', responseParameters: mapLiterals('method.response.header.', headers) } },
     },
   };
 }
 
-function methodNotAllowed(path: string, allow: string[]): Json {
-  const allowList = allow.join(', ');
+/** Any method the path does not declare: 405 problem details with Allow (the path's methods, HEAD, OPTIONS). */
+function methodNotAllowed(path: string, methods: string[]): Json {
+  const allow = preflightHeaders(methods).allow;
   return {
     summary: 'Any other method on this path',
-    responses: { '405': { description: 'Method not allowed', headers: { Allow: { schema: { type: 'string' } }, 'x-correlation-id': { schema: { type: 'string' } } } } },
+    responses: { '405': { description: 'Method not allowed', headers: declareHeaders(['Allow', 'Content-Type', 'x-correlation-id', ...Object.keys(CORS_HEADERS)]) } },
     'x-amazon-apigateway-integration': {
       type: 'mock',
       requestTemplates: { 'application/json': '{"statusCode": 405}' },
@@ -139,12 +214,12 @@ function methodNotAllowed(path: string, allow: string[]): Json {
         default: {
           statusCode: '405',
           responseParameters: {
-            'method.response.header.Allow': `'${allowList}'`,
+            'method.response.header.Allow': literal(allow),
+            'method.response.header.Content-Type': "'application/problem+json'",
             'method.response.header.x-correlation-id': 'context.requestId',
+            ...mapLiterals('method.response.header.', CORS_HEADERS),
           },
-          responseTemplates: {
-            'application/json': problemTemplate('METHOD_NOT_ALLOWED', 405, 'Method not allowed', `Allowed: ${allowList}.`, path),
-          },
+          responseTemplates: { 'application/json': problemTemplate('METHOD_NOT_ALLOWED', 405, 'Method not allowed', `Allowed: ${allow}.`, path) },
         },
       },
     },
@@ -152,29 +227,42 @@ function methodNotAllowed(path: string, allow: string[]): Json {
 }
 
 /**
- * The API Gateway REST import document: OpenAPI 3.0.3 from the same contract table, with
- * x-amazon-apigateway-integration on every operation, a 405 problem for any other method on a
- * known path, and problem-details gateway responses for unknown paths, throttling and faults.
+ * The API Gateway REST import document: OpenAPI 3.0.3 from the contract table, carrying only what
+ * API Gateway uses (lib/contract/apigateway-rules.ts lints it against every documented restriction).
+ * Per path: each operation with its integration, HEAD beside every GET (same function, or S3 HEAD
+ * for documents), an OPTIONS preflight mock, and a 405 mock for any other method. No models: no
+ * request validator is configured (the functions validate against the contract and answer problem
+ * details) and proxy responses are never validated; the full schemas are in the public contract.
  */
-export function buildImportDocument(targets: IntegrationTargets): Json {
-  const base = buildOpenApi30Base();
+export function buildImportDocument(targets: IntegrationTargets, operations: readonly Operation[] = contractOperations): Json {
+  const paths: Record<string, Json> = {};
   for (const op of operations) {
-    const pathItem = base.paths[op.path];
-    const method = op.method.toLowerCase();
-    let object = pathItem[method];
-    if (op.integration.kind === 'lambda') {
-      object['x-amazon-apigateway-integration'] = lambdaIntegration(op, targets);
-    } else {
-      object = documentMethodResponses(object);
-      object['x-amazon-apigateway-integration'] = documentIntegration(op, op.integration.key, targets);
+    const item = (paths[op.path] ??= {});
+    const methods: ('GET' | 'HEAD' | 'POST')[] = op.method === 'GET' ? ['GET', 'HEAD'] : [op.method];
+    for (const method of methods) {
+      item[method.toLowerCase()] =
+        op.integration.kind === 'lambda' ? lambdaMethod(op, targets, method) : documentMethod(op, op.integration.key, targets, method as 'GET' | 'HEAD');
     }
-    pathItem[method] = object;
   }
-  for (const [path, pathItem] of Object.entries(base.paths as Record<string, Json>)) {
-    pathItem['x-amazon-apigateway-any-method'] = methodNotAllowed(path, Object.keys(pathItem).map((m) => m.toUpperCase()));
+  for (const [path, item] of Object.entries(paths)) {
+    const methods = operations.filter((op) => op.path === path).map((op) => op.method);
+    // OpenAPI requires every template expression of the path to be a declared parameter of each operation.
+    const pathParameters = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
+    const withPathParameters = (object: Json) => (pathParameters.length > 0 ? { ...object, parameters: pathParameters } : object);
+    item.options = withPathParameters(preflight(methods));
+    item['x-amazon-apigateway-any-method'] = withPathParameters(methodNotAllowed(path, methods));
   }
+  const template = targets === PLACEHOLDER_TARGETS;
   return {
-    ...(sanitizeForApiGateway(base) as Json),
+    openapi: '3.0.3',
+    info: {
+      title: 'Public Trust and Verification Service',
+      version: CONTRACT_VERSION,
+      ...(template
+        ? { description: 'TEMPLATE: the names in braces ({region}, {<operationId>FunctionArn}, {catalogueBucket}, {catalogueReadRoleArn}) are placeholders; the stack imports this document with the real ARNs.' }
+        : {}),
+    },
+    paths,
     'x-amazon-apigateway-gateway-responses': GATEWAY_RESPONSES,
     'x-amazon-apigateway-api-key-source': 'HEADER',
   };

@@ -4,6 +4,7 @@ import { LIVE_STATE_MEANINGS, type Operation } from '../../functions/contract/op
 import { contractRegistry } from '../../functions/contract/registry';
 import { CONTRACT_VERSION, SERVICE_NAME } from '../../functions/contract/service';
 import { PROBLEMS } from '../../functions/http/problem';
+import { localOrigins, ORIGIN_DESCRIPTIONS, originsOfPath, originUrl, type OriginName, type Origins } from './origins';
 import { X_SVC } from './x-svc';
 
 export type Target = 'draft-2020-12' | 'openapi-3.0';
@@ -165,29 +166,35 @@ const INFO = {
   contact: { name: SERVICE_NAME },
 };
 
-/** The public OpenAPI 3.1.0 contract (published at /developers/openapi.json). */
-export function buildOpenApi(): Json {
+/**
+ * One origin as a Server Object: public (x-internal false), and saying which environment it is:
+ * the loopback URL of `npm start` is the local environment, any other URL a deployment.
+ */
+function server(origins: Origins, name: OriginName): Json {
+  const url = originUrl(origins, name);
+  const environment = /^http:\/\/127\.0\.0\.1(:\d+)?$/.test(url) ? 'Environment: local (npm start).' : 'Environment: production (a deployment of the stack).';
+  return { url, description: `${ORIGIN_DESCRIPTIONS[name]} ${environment}`, 'x-internal': false, 'x-svc-origin': name };
+}
+
+/**
+ * The public OpenAPI 3.1.0 contract (published at /developers/openapi.json). `servers` declares the
+ * two origins; each path repeats the origin(s) it belongs to, so a client generator sends each
+ * operation to its own origin.
+ */
+export function buildOpenApi(origins: Origins = localOrigins()): Json {
   const tags = [...new Set(operations.map((op) => op.tag))].map((name) => ({ name }));
+  const paths = pathsOf('draft-2020-12');
+  for (const [path, item] of Object.entries(paths as Record<string, Json>)) {
+    paths[path] = { servers: originsOfPath(path).map((name) => server(origins, name)), ...item };
+  }
   return {
     openapi: '3.1.0',
     info: INFO,
-    servers: [{ url: '{base_url}', 'x-internal': false, variables: { base_url: { default: 'http://127.0.0.1:3000', description: 'Verification and general origin' } } }],
+    servers: [server(origins, 'verification'), server(origins, 'general')],
     'x-svc': X_SVC,
     security: [],
     tags,
-    paths: pathsOf('draft-2020-12'),
+    paths,
     components: sharedComponents('draft-2020-12'),
-  };
-}
-
-/** Shared pieces for the API Gateway import document (OpenAPI 3.0). */
-export function buildOpenApi30Base(): Json {
-  const { license: _l, ...info } = INFO;
-  return {
-    openapi: '3.0.3',
-    info: { ...info, license: { name: 'Apache-2.0' } },
-    'x-svc': X_SVC,
-    paths: pathsOf('openapi-3.0'),
-    components: sharedComponents('openapi-3.0'),
   };
 }

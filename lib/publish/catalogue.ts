@@ -8,6 +8,7 @@ import { openApiPointer, SANDBOX_RUN_PATH } from '../../functions/domain/assets'
 import { fillPath } from './demo-values';
 import { declaredVersion } from './versions';
 import type { PublishSources } from './sources';
+import { localOrigins, originsOfPath, originUrl, type Origins } from '../contract/origins';
 
 type Catalogue = z.input<typeof DeveloperCatalogue>;
 type Quickstarts = z.input<typeof DeveloperQuickstarts>;
@@ -160,12 +161,17 @@ function servedBy(op: Operation): 'DOCUMENT' | 'FUNCTION' {
   return op.integration.kind === 'document' ? 'DOCUMENT' : 'FUNCTION';
 }
 
-export function buildDeveloperCatalogue(sources: PublishSources): Catalogue {
+/**
+ * `baseUrl` is the general origin (where this catalogue and every developer document are served);
+ * `origins` names both, and each endpoint carries the base URL of its own origin.
+ */
+export function buildDeveloperCatalogue(sources: PublishSources, origins: Origins = localOrigins()): Catalogue {
   return {
     schemaVersion: 'svc.developer-catalogue.v1',
     service: SERVICE_NAME,
     contractVersion: CONTRACT_VERSION,
-    baseUrl: '{base_url}',
+    baseUrl: origins.generalOrigin,
+    origins: { verification: origins.verificationOrigin, general: origins.generalOrigin },
     scope: 'PUBLIC_READ_ONLY',
     productionAuthorityCreated: false,
     liveStates: Object.entries(LIVE_STATE_MEANINGS).map(([liveState, meaning]) => ({ liveState: liveState as LiveState, meaning })),
@@ -177,6 +183,7 @@ export function buildDeveloperCatalogue(sources: PublishSources): Catalogue {
       summary: op.summary,
       tag: op.tag,
       servedBy: servedBy(op),
+      baseUrl: originUrl(origins, originsOfPath(op.path)[0]),
       contract: openApiPointer(op),
     })),
     channels: CHANNELS.map((c) => ({ key: c.key, readiness: c.readiness, description: c.description })),

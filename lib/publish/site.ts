@@ -5,6 +5,7 @@ import type { SandboxProvider } from '../../functions/domain/sandbox/providers';
 import { runProvider } from '../../functions/domain/sandbox/providers';
 import { serializeDocument } from '../../functions/domain/documents';
 import { buildOpenApi } from '../contract/openapi';
+import { localOrigins, NEUTRAL_ORIGINS, type Origins } from '../contract/origins';
 import { buildAdapterManifest, buildNetworkConformance } from './adapters';
 import { buildAssetAudit, buildAssetCatalogue } from './assets';
 import { buildDeveloperCatalogue } from './catalogue';
@@ -13,7 +14,7 @@ import { buildAsyncApi, buildEventExample } from './events';
 import { buildProblemDetailsExample } from './problem-details';
 import { buildReleaseEvidence } from './release-evidence';
 import { buildProviderCertification, buildSandboxExamples, buildSandboxProviders } from './sandbox';
-import type { PublishSources } from './sources';
+import { canonicalSources, type PublishSources } from './sources';
 import { buildEudiArf3, buildIso20022, buildStandardsCatalogue } from './standards';
 import { buildTelemetryReadiness } from './telemetry';
 
@@ -22,14 +23,27 @@ export const keyOf = (documentPath: string): string => documentPath.replace(/^\/
 
 const sha256 = (bytes: string) => createHash('sha256').update(bytes).digest('hex');
 
+/**
+ * Documents that name the service's origins (server URLs, base URLs). The stack fills their
+ * origins in at deploy time (the API's own URL is known only then); every other document is the
+ * same bytes for every host.
+ */
+export const ORIGIN_DOCUMENTS: readonly string[] = ['/developers/openapi.json', '/developers/catalogue.json'];
+
+/** Builders of the documents that name origins. */
+function originBuilders(sources: PublishSources, origins: Origins): Record<string, () => unknown> {
+  return {
+    '/developers/openapi.json': () => buildOpenApi(origins),
+    '/developers/catalogue.json': () => buildDeveloperCatalogue(sources, origins),
+  };
+}
+
 /** Builders whose documents nothing else depends on, by document path. */
 function independentBuilders(sources: PublishSources): Record<string, () => unknown> {
   return {
-    '/developers/openapi.json': () => buildOpenApi(),
     '/developers/asyncapi.json': () => buildAsyncApi(sources),
     '/developers/events/example.json': () => buildEventExample(sources),
     '/developers/problem-details/example.json': () => buildProblemDetailsExample(),
-    '/developers/catalogue.json': () => buildDeveloperCatalogue(sources),
     '/developers/assets.json': () => buildAssetCatalogue(sources),
     '/developers/assets/audit.json': () => buildAssetAudit(sources),
     '/developers/provider-certification/v1.json': () => buildProviderCertification(sources, (p, r) => runProvider(p as SandboxProvider, r)),
@@ -50,7 +64,7 @@ function independentBuilders(sources: PublishSources): Record<string, () => unkn
  * the contract table must get exactly one document: a route without a document, or a document
  * without a route, fails the build.
  */
-export function buildSite(sources: PublishSources): Map<string, string> {
+export function buildSite(sources: PublishSources, origins: Origins = localOrigins()): Map<string, string> {
   const routes = new Map(
     sources.operations.filter((op) => op.method === 'GET' && op.path.startsWith('/developers/')).map((op) => [op.path, op] as const),
   );
@@ -63,8 +77,11 @@ export function buildSite(sources: PublishSources): Map<string, string> {
     documents.set(documentPath, serializeDocument(document));
   };
   for (const [documentPath, build] of Object.entries(independentBuilders(sources))) add(documentPath, build());
+  for (const [documentPath, build] of Object.entries(originBuilders(sources, origins))) add(documentPath, build());
 
-  const digestsOf = (paths: Iterable<string>) => Object.fromEntries([...paths].map((p) => [p, sha256(documents.get(p)!)]));
+  // Digests are of the origin-neutral form (NEUTRAL_ORIGINS), the same for every host: see docs/catalogues.md.
+  const neutral = new Map(Object.entries(originBuilders(sources, NEUTRAL_ORIGINS)).map(([p, build]) => [p, serializeDocument(build())]));
+  const digestsOf = (paths: Iterable<string>) => Object.fromEntries([...paths].map((p) => [p, sha256(neutral.get(p) ?? documents.get(p)!)]));
   add('/developers/contracts.json', buildContractCatalogue(sources, digestsOf(CONTRACT_DOCUMENTS.map((c) => c.path))));
   add('/developers/release-evidence/example.json', buildReleaseEvidence(sources, Object.fromEntries(Object.entries(digestsOf(documents.keys())).map(([p, d]) => [keyOf(p), d]))));
 
@@ -96,4 +113,34 @@ export async function pruneSite(dir: string, site: Map<string, string>): Promise
     .filter((key) => !site.has(key));
   for (const key of stale) await rm(path.join(dir, key), { force: true });
   return stale;
+}
+
+/**
+ * Only the documents that name origins (ORIGIN_DOCUMENTS), for the given origins, keyed by bucket
+ * key and checked against their schemas like every document: what the stack deploys in place of
+ * the build output's copies.
+ */
+export function buildOriginDocuments(sources: PublishSources, origins: Origins): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [documentPath, build] of Object.entries(originBuilders(sources, origins))) {
+    const op = sources.operations.find((o) => o.method === 'GET' && o.path === documentPath);
+    if (!op) throw new Error(`${documentPath} is built but no GET operation of the contract table serves it`);
+    const document = build();
+    const parsed = op.response.schema.safeParse(document);
+    if (!parsed.success) throw new Error(`${documentPath} does not satisfy its response schema: ${parsed.error.message}`);
+    out.set(keyOf(documentPath), serializeDocument(document));
+  }
+  return out;
+}
+
+/**
+ * Builds every published document for the given origins and writes it below `dir`, each file
+ * atomically (the local host calls this at start-up with its own URL, so the documents it serves
+ * name it). Other files in `dir` are left alone (pages or documents other builders put there).
+ * Returns the bucket keys written.
+ */
+export async function publishSite(dir: string, origins: Origins = localOrigins(), sources?: PublishSources): Promise<string[]> {
+  const site = buildSite(sources ?? canonicalSources(), origins);
+  await writeSite(dir, site);
+  return [...site.keys()];
 }

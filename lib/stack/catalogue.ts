@@ -14,6 +14,11 @@ export interface CatalogueProps {
   /** Keys the API serves straight from the bucket (the contract table's document operations). */
   documentKeys: readonly string[];
   logRetention: RetentionDays;
+  /**
+   * Keys of the documents that name the service's origins: not taken from the build output but
+   * deployed by `publishOriginDocuments` with the origins of this deployment.
+   */
+  originKeys?: readonly string[];
 }
 
 /** Every file below `dir`, as bucket keys with forward slashes. */
@@ -53,6 +58,10 @@ export class Catalogue extends Construct {
   readonly accessLogBucket: Bucket;
   readonly apiReadRole: Role;
   readonly deployments: BucketDeployment[] = [];
+  readonly originKeys: readonly string[];
+  private readonly deploymentsByType = new Map<string, BucketDeployment>();
+  /** The origin-naming documents as deployed (they may hold deploy-time values such as the API's URL). */
+  readonly originDocuments = new Map<string, string>();
 
   constructor(scope: Construct, id: string, props: CatalogueProps) {
     super(scope, id);
@@ -89,11 +98,11 @@ export class Catalogue extends Construct {
 
     // The deployments share one provider function; its logs are kept like every other log of the stack.
     const deploymentLogs = new LogGroup(this, 'DeploymentLogs', { retention: props.logRetention, removalPolicy: RemovalPolicy.DESTROY });
+    const originKeys = [...(props.originKeys ?? [])];
     for (const [mediaType, patterns] of mediaTypeGroups(published)) {
       const name = mediaType.split(';')[0].replace(/[^A-Za-z0-9]/g, '');
-      this.deployments.push(
-        new BucketDeployment(this, `Deploy${name}`, {
-          sources: [Source.asset(props.siteDir)],
+      const deployment = new BucketDeployment(this, `Deploy${name}`, {
+          sources: [Source.asset(props.siteDir, originKeys.length > 0 ? { exclude: originKeys } : {})],
           destinationBucket: this.bucket,
           // Only this media type's files: the deployments share the bucket and none prunes another's files.
           exclude: ['*'],
@@ -103,10 +112,12 @@ export class Catalogue extends Construct {
           prune: true,
           memoryLimit: 256,
           logGroup: deploymentLogs,
-        }),
-      );
+      });
+      this.deployments.push(deployment);
+      this.deploymentsByType.set(mediaType, deployment);
     }
 
+    this.originKeys = originKeys;
     this.apiReadRole = new Role(this, 'ApiReadRole', {
       assumedBy: new ServicePrincipal('apigateway.amazonaws.com'),
       description: 'API Gateway reads the published catalogue documents (and nothing else) from the catalogue bucket.',
@@ -118,6 +129,24 @@ export class Catalogue extends Construct {
           resources: [...new Set(props.documentKeys)].sort().map((key) => this.bucket.arnForObjects(key)),
         }),
       );
+    }
+  }
+
+  /**
+   * Deploys the documents that name origins, built for this deployment's origins. A value known
+   * only at deploy time (the API's own URL) is filled in by the deployment (Source.data markers,
+   * JSON-escaped), so the bucket holds the URL callers actually use. Each goes with its media
+   * type's deployment (same Content-Type and Cache-Control as the rest).
+   */
+  publishOriginDocuments(documents: ReadonlyMap<string, string>): void {
+    const missing = this.originKeys.filter((key) => !documents.has(key));
+    if (missing.length > 0) throw new Error(`origin documents not built: ${missing.join(', ')}`);
+    for (const [key, bytes] of documents) {
+      if (!this.originKeys.includes(key)) throw new Error(`${key} is not an origin document of this catalogue`);
+      const deployment = this.deploymentsByType.get(mediaTypeOf(key));
+      if (!deployment) throw new Error(`no deployment for the media type of ${key}`);
+      deployment.addSource(Source.data(key, bytes, { jsonEscape: key.endsWith('.json') }));
+      this.originDocuments.set(key, bytes);
     }
   }
 }

@@ -65,6 +65,8 @@ export class PublicApi extends Construct {
   readonly accessLogs: LogGroup;
   readonly executionLogs: LogGroup;
   readonly definition: Record<string, unknown>;
+  /** https://{api}.execute-api.{region}.{suffix}/{stage}: the base URL of the deployed API (a deploy-time value). */
+  readonly url: string;
 
   constructor(scope: Construct, id: string, props: PublicApiProps) {
     super(scope, id);
@@ -113,12 +115,18 @@ export class PublicApi extends Construct {
     }));
     this.api.deploymentStage.node.addDependency(executionLogs);
 
+    // The stage's own URL, without the trailing slash `api.url` has (an origin names no slash).
+    this.url = `https://${this.api.restApiId}.execute-api.${Aws.REGION}.${Aws.URL_SUFFIX}/${props.stageName}`;
+
     for (const op of lambdaOperations(props.operations)) {
-      props.functions.get(op.operationId)!.addPermission(`InvokeBy${this.node.id}`, {
-        principal: new ServicePrincipal('apigateway.amazonaws.com'),
-        action: 'lambda:InvokeFunction',
-        sourceArn: this.api.arnForExecuteApi(op.method, executeApiPath(op.path), props.stageName),
-      });
+      // A GET route is also served for HEAD by the same function (the import document declares both).
+      for (const method of op.method === 'GET' ? ['GET', 'HEAD'] : [op.method]) {
+        props.functions.get(op.operationId)!.addPermission(`InvokeBy${this.node.id}${method === op.method ? '' : method}`, {
+          principal: new ServicePrincipal('apigateway.amazonaws.com'),
+          action: 'lambda:InvokeFunction',
+          sourceArn: this.api.arnForExecuteApi(method, executeApiPath(op.path), props.stageName),
+        });
+      }
     }
   }
 }

@@ -28,6 +28,14 @@ export interface StackSettings {
   logRetentionDays: RetentionDays;
   /** Absolute base URL of a custom domain, when the API is served under one. */
   publicBaseUrl: string;
+  /**
+   * The contract's verification origin (https URL of the custom domain serving the trust and
+   * verification reads and pages), named in the published OpenAPI contract and catalogue. Empty:
+   * publicBaseUrl if set, else the deployed API's own URL.
+   */
+  verificationOrigin: string;
+  /** The contract's general origin (developer documents, sandbox, studio); empty as for verificationOrigin. */
+  generalOrigin: string;
   /** The commit being deployed (`-c releaseCommit=$(git rev-parse HEAD)`), reported by GET /health. */
   releaseCommit: string;
   /**
@@ -48,6 +56,8 @@ export const DEFAULT_SETTINGS: StackSettings = {
   apiGatewayCloudWatchRole: true,
   logRetentionDays: RetentionDays.ONE_MONTH,
   publicBaseUrl: '',
+  verificationOrigin: '',
+  generalOrigin: '',
   releaseCommit: '',
   activationSettings: {},
 };
@@ -98,6 +108,13 @@ function asSettingsMap(value: unknown): Record<string, string> {
   return parsed as Record<string, string>;
 }
 
+/** An https origin (optionally with a base path), without a trailing slash, query or fragment. */
+function asHttpsUrl(key: string, value: unknown): string {
+  const url = asString(key, value, '');
+  if (url && !/^https:\/\/[A-Za-z0-9.-]+(:\d+)?(\/[A-Za-z0-9._~!$&'()*+,;=:@%/-]*)?$/.test(url)) throw new Error(`context '${key}' must be an https URL without query or fragment`);
+  return url.replace(/\/+$/, '');
+}
+
 /** Reads and checks the settings; a wrong value stops the synth with the key named. */
 export function settingsFrom(node: Node): StackSettings {
   const get = (key: keyof StackSettings) => node.tryGetContext(key);
@@ -121,5 +138,7 @@ export function settingsFrom(node: Node): StackSettings {
     apiGatewayCloudWatchRole: asBoolean('apiGatewayCloudWatchRole', get('apiGatewayCloudWatchRole'), DEFAULT_SETTINGS.apiGatewayCloudWatchRole),
     logRetentionDays: asRetention(get('logRetentionDays'), DEFAULT_SETTINGS.logRetentionDays),
     publicBaseUrl: publicBaseUrl.replace(/\/+$/, ''),
+    verificationOrigin: asHttpsUrl('verificationOrigin', get('verificationOrigin')),
+    generalOrigin: asHttpsUrl('generalOrigin', get('generalOrigin')),
   };
 }

@@ -1,5 +1,8 @@
 import path from 'node:path';
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import type { Origins } from '../contract/origins';
+import { buildOriginDocuments, ORIGIN_DOCUMENTS, keyOf } from '../publish/site';
+import { canonicalSources } from '../publish/sources';
 import { Construct } from 'constructs';
 import { operations as contractOperations } from '../../functions/contract/operations';
 import { SITE_DIR } from '../local/documents';
@@ -30,6 +33,7 @@ export class TrustServiceStack extends Stack {
   readonly functions: OperationFunctions;
   readonly loader: LoaderAccess;
   readonly publicApi: PublicApi;
+  readonly origins: Origins;
 
   constructor(scope: Construct, id: string, props: TrustServiceStackProps = {}) {
     super(scope, id, props);
@@ -42,6 +46,7 @@ export class TrustServiceStack extends Stack {
       siteDir: props.siteDir ?? SITE_DIR,
       documentKeys: operations.flatMap((op) => (op.integration.kind === 'document' ? [op.integration.key] : [])),
       logRetention: settings.logRetentionDays,
+      originKeys: ORIGIN_DOCUMENTS.map(keyOf),
     });
     this.functions = new OperationFunctions(this, 'Operations', {
       operations,
@@ -68,6 +73,13 @@ export class TrustServiceStack extends Stack {
       cloudWatchRole: settings.apiGatewayCloudWatchRole,
     });
 
+    // The origins the published contract and catalogue name: context for custom domains, else the API's own URL.
+    const fallback = settings.publicBaseUrl || this.publicApi.url;
+    this.origins = { verificationOrigin: settings.verificationOrigin || fallback, generalOrigin: settings.generalOrigin || fallback };
+    this.catalogue.publishOriginDocuments(buildOriginDocuments(canonicalSources(), this.origins));
+
+    new CfnOutput(this, 'VerificationOrigin', { value: this.origins.verificationOrigin, description: 'Verification origin named in the published contract.' });
+    new CfnOutput(this, 'GeneralOrigin', { value: this.origins.generalOrigin, description: 'General origin named in the published contract.' });
     new CfnOutput(this, 'ApiUrl', { value: this.publicApi.api.url, description: 'Base URL of the public API (stage included).' });
     new CfnOutput(this, 'TableName', { value: this.records.table.tableName, description: 'Record table: npm run load -- FILE --table <this>' });
     new CfnOutput(this, 'CatalogueBucketName', { value: this.catalogue.bucket.bucketName });

@@ -1,4 +1,4 @@
-import { readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { Validations } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
@@ -9,6 +9,9 @@ import { DOCUMENT_CACHE_CONTROL } from '../../lib/local/documents';
 import { createApp } from '../../lib/stack/app';
 import { NODE_MAJOR } from '../../lib/stack/bundling';
 import { lambdaOperations } from '../../lib/stack/operation-functions';
+import { CORS_RESPONSE_HEADERS, preflightHeaders } from '../../functions/http/cors';
+import { lintImportDocument } from '../../lib/contract/apigateway-rules';
+import { DOCUMENT_TIMEOUT_MS } from '../../lib/contract/import-document';
 import { ACCESS_LOG_FIELDS } from '../../lib/stack/public-api';
 import { DEFAULT_SETTINGS } from '../../lib/stack/settings';
 import { documentKeys, fixtureSite, grantsOf, logicalIdOf, referencedIds, SKIP_BUNDLING, synthesize, type CfnResourceJson } from './support';
@@ -22,6 +25,8 @@ const tableId = logicalIdOf(stack, stack.records.table);
 const bucketId = logicalIdOf(stack, stack.catalogue.bucket);
 const secretId = logicalIdOf(stack, stack.loader.signingKey);
 const loaderRoleId = logicalIdOf(stack, stack.loader.role);
+
+const apiIdOf = (s: typeof stack) => logicalIdOf(s, s.publicApi.api);
 
 function functionOf(operationId: string): { id: string; resource: CfnResourceJson; roleId: string } {
   const fn = stack.functions.byOperationId.get(operationId);
@@ -262,21 +267,85 @@ describe('REST API imported from the contract table', () => {
     }
   });
 
-  test('Lambda operations invoke their own function; API Gateway may invoke it for that route only', () => {
+  test('Lambda operations invoke their own function (GET routes for HEAD too); API Gateway may invoke it for those routes only', () => {
     for (const op of lambdaOps) {
       const { id } = functionOf(op.operationId);
-      const integration = body.paths[op.path][op.method.toLowerCase()]['x-amazon-apigateway-integration'];
-      expect(integration).toMatchObject({ type: 'aws_proxy', httpMethod: 'POST' });
-      expect(referencedIds(integration.uri)).toEqual([id]);
+      const methods = op.method === 'GET' ? ['GET', 'HEAD'] : [op.method];
+      for (const method of methods) {
+        const integration = body.paths[op.path][method.toLowerCase()]['x-amazon-apigateway-integration'];
+        expect(integration).toMatchObject({ type: 'aws_proxy', httpMethod: 'POST' });
+        expect(referencedIds(integration.uri)).toEqual([id]);
+      }
 
       const permissions = ofType('AWS::Lambda::Permission').filter(([, p]) => referencedIds(p.Properties.FunctionName).includes(id));
-      expect(permissions).toHaveLength(1);
-      const permission = permissions[0][1].Properties;
-      expect(permission).toMatchObject({ Action: 'lambda:InvokeFunction', Principal: 'apigateway.amazonaws.com' });
-      const sourceArn = JSON.stringify(permission.SourceArn);
-      expect(sourceArn).toContain(`/${DEFAULT_SETTINGS.stageName}/${op.method}${op.path.replace(/\{[^}]+\}/g, '*')}`);
-      expect(referencedIds(permission.SourceArn)).toContain(apiId);
+      expect(permissions).toHaveLength(methods.length);
+      const routes = permissions.map(([, p]) => {
+        expect(p.Properties).toMatchObject({ Action: 'lambda:InvokeFunction', Principal: 'apigateway.amazonaws.com' });
+        expect(referencedIds(p.Properties.SourceArn)).toContain(apiId);
+        return JSON.stringify(p.Properties.SourceArn).match(new RegExp(`/${DEFAULT_SETTINGS.stageName}/([A-Z]+)(/[^"]*)"`))!.slice(1).join(' ');
+      });
+      expect(routes.sort()).toEqual(methods.map((m) => `${m} ${op.path.replace(/\{[^}]+\}/g, '*')}`).sort());
     }
+  });
+
+  test('HEAD beside every GET, an OPTIONS preflight on every path, and the 405 catch-all answering neither', () => {
+    const cors = Object.fromEntries(Object.entries(CORS_RESPONSE_HEADERS).map(([k, v]) => [k.toLowerCase(), v]));
+    for (const [path, item] of Object.entries(body.paths) as [string, any][]) {
+      const methods = operations.filter((op) => op.path === path).map((op) => op.method);
+      if (methods.includes('GET')) expect(item.head['x-amazon-apigateway-integration']).toBeDefined();
+      const preflight = item.options['x-amazon-apigateway-integration'];
+      expect(preflight.type).toBe('mock');
+      expect(preflight.responses.default.statusCode).toBe('204');
+      const answered = Object.fromEntries(
+        Object.entries(preflight.responses.default.responseParameters as Record<string, string>).map(([k, v]) => [k.replace('method.response.header.', '').toLowerCase(), v.slice(1, -1)]),
+      );
+      expect(answered).toEqual(preflightHeaders(methods));
+      expect(answered['access-control-allow-methods'].split(', ')).toEqual(expect.arrayContaining([...methods, 'OPTIONS', ...(methods.includes('GET') ? ['HEAD'] : [])]));
+      expect(answered['access-control-allow-headers'].split(', ')).toEqual(expect.arrayContaining(['content-type', 'if-none-match', 'x-correlation-id', 'webhook-id', 'webhook-timestamp', 'webhook-signature']));
+      expect(Number(answered['access-control-max-age'])).toBeGreaterThan(0);
+
+      const notAllowed = item['x-amazon-apigateway-any-method']['x-amazon-apigateway-integration'].responses.default;
+      expect(notAllowed.responseParameters['method.response.header.Allow']).toBe(`'${preflightHeaders(methods).allow}'`);
+      expect(notAllowed.responseParameters['method.response.header.Access-Control-Allow-Origin']).toBe(`'${cors['access-control-allow-origin']}'`);
+    }
+  });
+
+  test('documents: S3 HEAD beside GET, CORS headers on every answer the bucket integration gives', () => {
+    for (const op of operations.filter((o) => o.integration.kind === 'document')) {
+      for (const method of ['get', 'head']) {
+        const integration = body.paths[op.path][method]['x-amazon-apigateway-integration'];
+        expect(integration.httpMethod).toBe(method.toUpperCase());
+        expect(integration.timeoutInMillis).toBe(DOCUMENT_TIMEOUT_MS);
+        for (const response of Object.values(integration.responses) as any[]) {
+          expect(response.responseParameters['method.response.header.Access-Control-Allow-Origin']).toBe("'*'");
+          expect(response.responseParameters['method.response.header.Access-Control-Expose-Headers']).toBe(`'${CORS_RESPONSE_HEADERS['access-control-expose-headers']}'`);
+        }
+      }
+    }
+  });
+
+  test('every gateway response (404, 429, 4XX, 5XX) is problem details readable cross-origin', () => {
+    const responses = body['x-amazon-apigateway-gateway-responses'];
+    expect(Object.keys(responses)).toEqual(expect.arrayContaining(['MISSING_AUTHENTICATION_TOKEN', 'THROTTLED', 'DEFAULT_4XX', 'DEFAULT_5XX']));
+    // Every gateway fault answers 503 with Retry-After, as its body says (never a bare 500/502/504).
+    expect(responses.DEFAULT_5XX).toMatchObject({ statusCode: 503, responseParameters: { 'gatewayresponse.header.Retry-After': "'1'" } });
+    expect(JSON.parse(responses.DEFAULT_5XX.responseTemplates['application/json']).status).toBe(503);
+    for (const response of Object.values(responses) as any[]) {
+      expect(response.responseParameters).toMatchObject({
+        'gatewayresponse.header.Access-Control-Allow-Origin': "'*'",
+        'gatewayresponse.header.Access-Control-Expose-Headers': `'${CORS_RESPONSE_HEADERS['access-control-expose-headers']}'`,
+        'gatewayresponse.header.Content-Type': "'application/problem+json'",
+      });
+      expect(JSON.parse(response.responseTemplates['application/json']).correlationId).toBe('$context.requestId');
+    }
+  });
+
+  test('the import document in the template meets every documented API Gateway restriction', () => {
+    expect(lintImportDocument(body)).toEqual([]);
+  });
+
+  test('answers of 1 KiB or more are compressed (minimum compression size)', () => {
+    expect(api.Properties.MinimumCompressionSize).toBe(1024);
   });
 
   test('document operations read their object from the catalogue bucket through the read role, which may read only those', () => {
@@ -379,6 +448,63 @@ describe('REST API imported from the contract table', () => {
     expect(() => createApp({ context: { ...SKIP_BUNDLING, logRetentionDays: 8 } }, { siteDir: fixtureSite() })).toThrow('logRetentionDays');
     expect(() => createApp({ context: { ...SKIP_BUNDLING, throttleRateLimit: '-1' } }, { siteDir: fixtureSite() })).toThrow('throttleRateLimit');
     expect(() => createApp({ context: { ...SKIP_BUNDLING, publicBaseUrl: 'http://plain.example' } }, { siteDir: fixtureSite() })).toThrow('publicBaseUrl');
+  });
+});
+
+describe('the two origins named by the published contract and catalogue', () => {
+  const jsonDeployment = (j: typeof json) =>
+    Object.values(j.Resources).find((r) => r.Type === 'Custom::CDKBucketDeployment' && r.Properties.SystemMetadata['content-type'] === 'application/json')!;
+
+  test('by default both are the deployed API\'s own URL, filled in at deploy time', () => {
+    for (const origin of [stack.origins.verificationOrigin, stack.origins.generalOrigin]) {
+      const resolved = stack.resolve(origin);
+      expect(referencedIds(resolved)).toEqual([apiIdOf(stack)]);
+      expect(JSON.stringify(resolved)).toContain('{"Ref":"AWS::Region"}');
+      expect(JSON.stringify(resolved)).toMatch(/^\{"Fn::Join":\["",\["https:\/\/",/);
+      expect(JSON.stringify(resolved)).toContain(`.execute-api.`);
+      expect(JSON.stringify(resolved)).toMatch(new RegExp(`/${DEFAULT_SETTINGS.stageName}"\\]\\]\\}$`));
+    }
+    // The origin documents go with the JSON deployment as data whose markers are the API's id, region and stage.
+    const deployment = jsonDeployment(json);
+    expect(deployment.Properties.SourceObjectKeys.length).toBe(1 + stack.catalogue.originKeys.length);
+    expect(referencedIds(deployment.Properties.SourceMarkers)).toContain(apiIdOf(stack));
+    expect(stack.catalogue.originKeys).toEqual(['developers/openapi.json', 'developers/catalogue.json']);
+    for (const key of stack.catalogue.originKeys) expect(stack.catalogue.originDocuments.get(key)).toBeDefined();
+    expect(JSON.stringify(json.Outputs.VerificationOrigin.Value)).toContain(apiIdOf(stack));
+  });
+
+  test('the build output\'s copies of those documents (local origins) are not deployed; every other document is', () => {
+    const fresh = synthesize();
+    const assembly = fresh.app.synth();
+    const [hash] = String(jsonDeployment(fresh.json).Properties.SourceObjectKeys[0]).split('.');
+    const staged = path.join(assembly.directory, `asset.${hash}`);
+    expect(existsSync(staged)).toBe(true);
+    for (const key of fresh.stack.catalogue.originKeys) expect(existsSync(path.join(staged, key))).toBe(false);
+    for (const key of documentKeys.filter((k) => !fresh.stack.catalogue.originKeys.includes(k))) expect(existsSync(path.join(staged, key))).toBe(true);
+    for (const [key, bytes] of fresh.stack.catalogue.originDocuments) expect(`${key}: ${bytes.includes('127.0.0.1')}`).toBe(`${key}: false`);
+  });
+
+  test('context verificationOrigin and generalOrigin (custom domains) are named in the contract and catalogue', () => {
+    const custom = synthesize({ verificationOrigin: 'https://verify.example.org/', generalOrigin: 'https://developers.example.org' });
+    expect(custom.stack.origins).toEqual({ verificationOrigin: 'https://verify.example.org', generalOrigin: 'https://developers.example.org' });
+    const openapi = JSON.parse(custom.stack.catalogue.originDocuments.get('developers/openapi.json')!);
+    expect(openapi.servers.map((s: { url: string }) => s.url)).toEqual(['https://verify.example.org', 'https://developers.example.org']);
+    expect(openapi.paths['/v1/objects/{reference}'].servers.map((s: { url: string }) => s.url)).toEqual(['https://verify.example.org']);
+    expect(openapi.paths['/developers/catalogue.json'].servers.map((s: { url: string }) => s.url)).toEqual(['https://developers.example.org']);
+    const catalogue = JSON.parse(custom.stack.catalogue.originDocuments.get('developers/catalogue.json')!);
+    expect(catalogue.baseUrl).toBe('https://developers.example.org');
+    expect(catalogue.origins).toEqual({ verification: 'https://verify.example.org', general: 'https://developers.example.org' });
+    expect(custom.json.Outputs.GeneralOrigin.Value).toBe('https://developers.example.org');
+  });
+
+  test('publicBaseUrl stands for both when the origins are not given', () => {
+    const custom = synthesize({ publicBaseUrl: 'https://trust.example.org' });
+    expect(custom.stack.origins).toEqual({ verificationOrigin: 'https://trust.example.org', generalOrigin: 'https://trust.example.org' });
+  });
+
+  test('an origin that is not an https URL stops the synth', () => {
+    expect(() => createApp({ context: { ...SKIP_BUNDLING, verificationOrigin: 'http://verify.example.org' } }, { siteDir: fixtureSite() })).toThrow('verificationOrigin');
+    expect(() => createApp({ context: { ...SKIP_BUNDLING, generalOrigin: 'https://x.example.org/?q=1' } }, { siteDir: fixtureSite() })).toThrow('generalOrigin');
   });
 });
 

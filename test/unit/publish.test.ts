@@ -20,7 +20,8 @@ import { examplePayloads } from '../../lib/publish/events';
 import { buildProblemDetailsExample } from '../../lib/publish/problem-details';
 import { runtimePackages } from '../../lib/publish/release-evidence';
 import { buildProviderCertification } from '../../lib/publish/sandbox';
-import { buildSite } from '../../lib/publish/site';
+import { NEUTRAL_ORIGINS } from '../../lib/contract/origins';
+import { buildOriginDocuments, buildSite } from '../../lib/publish/site';
 import { canonicalSources, releaseIdentity, type PublishSources } from '../../lib/publish/sources';
 import { buildIso20022, buildStandardsCatalogue } from '../../lib/publish/standards';
 import { buildTelemetryReadiness } from '../../lib/publish/telemetry';
@@ -304,14 +305,20 @@ describe('release evidence', () => {
       expect(c.hashes.map((h: { alg: string }) => h.alg)).toContain('SHA-512');
     }
     const subjects = Object.fromEntries(evidence.provenance.subject.map((s: { name: string; digest: { sha256: string } }) => [s.name, s.digest.sha256]));
+    // Documents that name origins are digested in their origin-neutral form (docs/catalogues.md).
+    const neutral = buildOriginDocuments(sources(), NEUTRAL_ORIGINS);
     const others = [...site].filter(([key]) => key !== 'developers/release-evidence/example.json');
-    expect(subjects).toEqual(Object.fromEntries(others.map(([key, bytes]) => [key, sha256(bytes)])));
+    expect(subjects).toEqual(Object.fromEntries(others.map(([key, bytes]) => [key, sha256(neutral.get(key) ?? bytes)])));
     expect(evidence.provenance.predicate.buildDefinition.resolvedDependencies[0]).toEqual({ name: 'source', digest: { gitCommit: FIXED_RELEASE.commit } });
   });
 
-  test('contracts.json pins each contract document by the digest of its published bytes', () => {
+  test('contracts.json pins each contract document by the digest of its published bytes (origin-neutral form where it names origins)', () => {
     const site = buildSite(sources());
-    for (const c of json(site, 'developers/contracts.json').contracts) expect(c.sha256).toBe(sha256(site.get(c.path.slice(1))!));
+    const neutral = buildOriginDocuments(sources(), NEUTRAL_ORIGINS);
+    for (const c of json(site, 'developers/contracts.json').contracts) {
+      const key = c.path.slice(1);
+      expect(c.sha256).toBe(sha256(neutral.get(key) ?? site.get(key)!));
+    }
   });
 });
 
