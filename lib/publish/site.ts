@@ -12,6 +12,7 @@ import { buildContractCatalogue, CONTRACT_DOCUMENTS } from './contracts';
 import { buildAsyncApi, buildEventExample } from './events';
 import { buildProblemDetailsExample } from './problem-details';
 import { buildReleaseEvidence } from './release-evidence';
+import { buildStaticFiles } from './reference';
 import { buildProviderCertification, buildSandboxExamples, buildSandboxProviders } from './sandbox';
 import type { PublishSources } from './sources';
 import { buildEudiArf3, buildIso20022, buildStandardsCatalogue } from './standards';
@@ -52,7 +53,7 @@ function independentBuilders(sources: PublishSources): Record<string, () => unkn
  */
 export function buildSite(sources: PublishSources): Map<string, string> {
   const routes = new Map(
-    sources.operations.filter((op) => op.method === 'GET' && op.path.startsWith('/developers/')).map((op) => [op.path, op] as const),
+    sources.operations.filter((op) => op.method === 'GET' && op.path.startsWith('/developers/') && (op.response.mediaType ?? 'application/json') === 'application/json').map((op) => [op.path, op] as const),
   );
   const documents = new Map<string, string>();
   const add = (documentPath: string, document: unknown) => {
@@ -63,6 +64,7 @@ export function buildSite(sources: PublishSources): Map<string, string> {
     documents.set(documentPath, serializeDocument(document));
   };
   for (const [documentPath, build] of Object.entries(independentBuilders(sources))) add(documentPath, build());
+  for (const [filePath, text] of buildStaticFiles(sources.operations)) documents.set(filePath, text); // the API reference files and the icon (reference.ts checks their routes)
 
   const digestsOf = (paths: Iterable<string>) => Object.fromEntries([...paths].map((p) => [p, sha256(documents.get(p)!)]));
   add('/developers/contracts.json', buildContractCatalogue(sources, digestsOf(CONTRACT_DOCUMENTS.map((c) => c.path))));
