@@ -12,18 +12,21 @@ export type LandingSection = 'trustRoutes' | 'pages' | 'developerDocuments' | 's
 const SANDBOX_PREFIX = '/developers/sandbox/';
 const DEVELOPER_PREFIX = '/developers/';
 
+/** The landing and the developer start declare their JSON answer, and answer browsers with a page. */
+const NEGOTIATED_PAGES = new Set<string>([SITE_PATHS.home, SITE_PATHS.developers]);
+
 const mediaTypeOf = (op: LandingRow): string => op.response.mediaType ?? 'application/json';
 
 /**
  * Which section of the index an operation belongs to; every operation belongs to exactly one, so
  * the index is the whole contract table and a new operation appears without being typed again.
- * First match wins: HTML answers are pages; sandbox POSTs are the sandbox; any other answer that
- * is not JSON is a static file; JSON under /developers/ is a developer document; the rest
- * (/health, /v1/...) are the trust routes.
+ * First match wins: HTML answers (and the landing and developer start, which negotiate) are
+ * pages; sandbox POSTs are the sandbox; any other answer that is not JSON is a static file; JSON
+ * under /developers/ is a developer document; the rest (/health, /v1/...) are the trust routes.
  */
 export function landingSection(op: LandingRow): LandingSection {
   const mediaType = mediaTypeOf(op);
-  if (mediaType === 'text/html') return 'pages';
+  if (mediaType === 'text/html' || NEGOTIATED_PAGES.has(op.path)) return 'pages';
   if (op.method === 'POST' && op.path.startsWith(SANDBOX_PREFIX)) return 'sandbox';
   if (mediaType !== 'application/json') return 'files';
   if (op.path.startsWith(DEVELOPER_PREFIX)) return 'developerDocuments';
