@@ -135,7 +135,7 @@ ${links.catalogue ? html`<li>${link(links.catalogue, 'Developer catalogue')}: en
 </section>
 <section aria-labelledby="routes-heading">
 <h2 id="routes-heading">Trust and verification routes</h2>
-${routeTable('Read-only; {braces} are parameters to fill in', index.trustRoutes, true)}
+${routeTable('{braces} are parameters to fill in', index.trustRoutes, true)}
 ${jsonNote(index)}
 </section>`;
   return pageDocument({ title: 'Start', baseUrl: linksBase(index), main });
@@ -158,7 +158,7 @@ ${routeTable('POST with a JSON body', index.sandbox, false)}
 </section>
 <section aria-labelledby="routes-heading">
 <h2 id="routes-heading">Trust and verification routes</h2>
-${routeTable('Read-only; {braces} are parameters to fill in', index.trustRoutes, true)}
+${routeTable('{braces} are parameters to fill in', index.trustRoutes, true)}
 </section>
 <section aria-labelledby="pages-heading">
 <h2 id="pages-heading">Pages and files</h2>
