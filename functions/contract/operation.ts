@@ -24,6 +24,9 @@ export type Integration =
   /** A generated document served straight from the catalogue bucket (key below the build folder). */
   | { kind: 'document'; key: string };
 
+/** Media types of 200 answers: JSON (the default), pages, and the static files beside them. */
+export type ResponseMediaType = 'application/json' | 'text/html' | 'text/javascript' | 'text/css' | 'text/plain' | 'image/svg+xml';
+
 export interface Operation {
   operationId: string;
   method: 'GET' | 'POST';
@@ -38,7 +41,7 @@ export interface Operation {
   /** JSON request body (sandbox POSTs). */
   requestBody?: { schema: z.ZodType; required: boolean };
   /** The 200 response. */
-  response: { schema: z.ZodType; mediaType?: 'application/json' | 'text/html' };
+  response: { schema: z.ZodType; mediaType?: ResponseMediaType };
   /** Statuses answered with an ErrorResponse (problem details), beyond the 200. */
   errors: number[];
   /** Answers carry ETag and Cache-Control and honour If-None-Match with 304 (developer documents). */

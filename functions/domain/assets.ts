@@ -96,7 +96,8 @@ function operationAssetType(op: Operation): AssetEntry['assetType'] {
 
 function operationReuseScope(op: Operation): ReuseScope {
   if (isSandboxPath(op.path) && op.method === 'POST') return 'SANDBOX_ONLY';
-  if (op.response.mediaType === 'text/html' || /\/examples?(\.json|\/)/.test(op.path)) return 'INFORMATIVE';
+  // Pages and static files (the reference renderer, the icon) are for people, not for building clients against.
+  if ((op.response.mediaType ?? 'application/json') !== 'application/json' || /\/examples?(\.json|\/)/.test(op.path)) return 'INFORMATIVE';
   return 'PUBLIC_CONTRACT';
 }
 

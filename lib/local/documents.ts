@@ -11,6 +11,10 @@ export { DOCUMENT_CACHE_CONTROL };
 export function mediaTypeOf(key: string): string {
   if (key.endsWith('.json')) return 'application/json';
   if (key.endsWith('.html')) return 'text/html; charset=utf-8';
+  if (key.endsWith('.js')) return 'text/javascript; charset=utf-8';
+  if (key.endsWith('.css')) return 'text/css; charset=utf-8';
+  if (key.endsWith('.txt')) return 'text/plain; charset=utf-8';
+  if (key.endsWith('.svg')) return 'image/svg+xml';
   return 'application/octet-stream';
 }
 

@@ -13,6 +13,7 @@ import { buildContractCatalogue, CONTRACT_DOCUMENTS } from './contracts';
 import { buildAsyncApi, buildEventExample } from './events';
 import { buildProblemDetailsExample } from './problem-details';
 import { buildReleaseEvidence } from './release-evidence';
+import { buildStaticFiles } from './reference';
 import { buildProviderCertification, buildSandboxExamples, buildSandboxProviders } from './sandbox';
 import { canonicalSources, type PublishSources } from './sources';
 import { buildEudiArf3, buildIso20022, buildStandardsCatalogue } from './standards';
@@ -66,7 +67,7 @@ function independentBuilders(sources: PublishSources): Record<string, () => unkn
  */
 export function buildSite(sources: PublishSources, origins: Origins = localOrigins()): Map<string, string> {
   const routes = new Map(
-    sources.operations.filter((op) => op.method === 'GET' && op.path.startsWith('/developers/')).map((op) => [op.path, op] as const),
+    sources.operations.filter((op) => op.method === 'GET' && op.path.startsWith('/developers/') && (op.response.mediaType ?? 'application/json') === 'application/json').map((op) => [op.path, op] as const),
   );
   const documents = new Map<string, string>();
   const add = (documentPath: string, document: unknown) => {
@@ -78,6 +79,7 @@ export function buildSite(sources: PublishSources, origins: Origins = localOrigi
   };
   for (const [documentPath, build] of Object.entries(independentBuilders(sources))) add(documentPath, build());
   for (const [documentPath, build] of Object.entries(originBuilders(sources, origins))) add(documentPath, build());
+  for (const [filePath, text] of buildStaticFiles(sources.operations)) documents.set(filePath, text); // the API reference files and the icon (reference.ts checks their routes)
 
   // Digests are of the origin-neutral form (NEUTRAL_ORIGINS), the same for every host: see docs/catalogues.md.
   const neutral = new Map(Object.entries(originBuilders(sources, NEUTRAL_ORIGINS)).map(([p, build]) => [p, serializeDocument(build())]));

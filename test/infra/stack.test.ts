@@ -194,7 +194,8 @@ describe('catalogue bucket', () => {
   test('the build output is deployed per media type with its Content-Type and the documents cache policy', () => {
     const deployments = ofType('Custom::CDKBucketDeployment').map(([, d]) => d.Properties);
     const byType = Object.fromEntries(deployments.map((d) => [d.SystemMetadata['content-type'], d]));
-    expect(Object.keys(byType).sort()).toEqual(['application/json', 'text/html; charset=utf-8']);
+    expect(Object.keys(byType).sort()).toEqual(['application/json', 'image/svg+xml', 'text/css; charset=utf-8', 'text/html; charset=utf-8', 'text/javascript; charset=utf-8', 'text/plain; charset=utf-8']);
+    expect(byType['text/javascript; charset=utf-8']).toMatchObject({ Include: ['*.js'], Exclude: ['*'] });
     expect(byType['application/json']).toMatchObject({ Include: ['*.json'], Exclude: ['*'], DestinationBucketName: { Ref: bucketId } });
     expect(byType['text/html; charset=utf-8']).toMatchObject({ Include: ['*.html'], Exclude: ['*'] });
     for (const d of deployments) expect(d.SystemMetadata['cache-control']).toBe(DOCUMENT_CACHE_CONTROL);

@@ -86,11 +86,15 @@ describe('the build', () => {
     expect(fromGit.committedAt).toBe(new Date(execFileSync('git', ['show', '-s', '--format=%cI', head], { cwd: ROOT, encoding: 'utf8' }).trim()).toISOString().replace('.000Z', 'Z'));
   });
 
-  test('writes one document per GET /developers/ operation, keyed by its path, each satisfying its response schema', () => {
+  test('writes one document per GET /developers/ JSON operation and one file per static-file operation, each satisfying its response schema', () => {
     const site = buildSite(sources());
-    const routes = canonicalSources().operations.filter((op) => op.method === 'GET' && op.path.startsWith('/developers/'));
-    expect([...site.keys()].sort()).toEqual(routes.map((op) => op.path.slice(1)).sort());
+    const operations = canonicalSources().operations;
+    const routes = operations.filter((op) => op.method === 'GET' && op.path.startsWith('/developers/') && (op.response.mediaType ?? 'application/json') === 'application/json');
+    const files = operations.filter((op) => op.integration.kind === 'document' && (op.response.mediaType ?? 'application/json') !== 'application/json');
+    const fileKeys = files.map((op) => (op.integration.kind === 'document' ? op.integration.key : ''));
+    expect([...site.keys()].sort()).toEqual([...new Set([...routes.map((op) => op.path.slice(1)), ...fileKeys])].sort());
     for (const op of routes) expect(`${op.path} ${op.response.schema.safeParse(json(site, op.path.slice(1))).success}`).toBe(`${op.path} true`);
+    for (const op of files) expect(`${op.path} ${op.response.schema.safeParse(site.get(fileKeys[files.indexOf(op)])).success}`).toBe(`${op.path} true`);
   });
 
   test('fails when a document route has no builder', () => {

@@ -2,6 +2,7 @@ import type { Operation } from '../operation';
 import { cataloguesOperations } from './catalogues';
 import { coreOperations } from './core';
 import { credentialsOperations } from './credentials';
+import { landingOperations } from './landing';
 import { proofsOperations } from './proofs';
 import { sandboxOperations } from './sandbox';
 import { surfacesOperations } from './surfaces';
@@ -18,4 +19,5 @@ export const operations: readonly Operation[] = [
   ...cataloguesOperations,
   ...sandboxOperations,
   ...surfacesOperations,
+  ...landingOperations,
 ];

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { SITE_PATHS } from '../../contract/site-paths';
 
 /** Markup that is already safe: produced by `html` or `raw` only. */
 export class SafeHtml {
@@ -120,6 +121,7 @@ export function pageDocument({ title, baseUrl, main, wide }: PageInput): string 
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>${title} · Public Trust and Verification</title>
+<link rel="icon" href="${baseUrl}${SITE_PATHS.favicon}" type="image/svg+xml">
 <style>${raw(STYLE)}</style>
 </head>
 <body>

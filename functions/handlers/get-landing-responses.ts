@@ -1,0 +1,21 @@
+import { operations } from '../contract/operations';
+import type { LandingIndex } from '../contract/schemas/landing';
+import { buildLandingIndex } from '../domain/surfaces/landing-page';
+import { prefersHtml } from '../domain/surfaces/negotiation';
+import type { HttpRequest, HttpResponse } from '../http/boundary';
+import { catalogueResponse, htmlPage } from './surface-responses';
+
+/**
+ * GET / and GET /developers: one index of the contract table, answered as a page to clients that
+ * prefer HTML and as JSON to every other client. The JSON is static per release and base URL, so
+ * it is cached and revalidated like the catalogues; both answers vary on Accept, so a cache never
+ * hands the JSON to a browser or the page to a script.
+ */
+export function landingOperation(selfPath: string, render: (index: LandingIndex) => string) {
+  const page = htmlPage(async (request) => ({ status: 200, body: render(buildLandingIndex(operations, request.baseUrl, selfPath)) }));
+  return async (request: HttpRequest): Promise<HttpResponse> => {
+    if (prefersHtml(request.headers.accept)) return page(request);
+    const response = catalogueResponse(request, buildLandingIndex(operations, request.baseUrl, selfPath));
+    return { ...response, headers: { ...response.headers, vary: 'Accept' } };
+  };
+}

@@ -1,0 +1,7 @@
+import { SITE_PATHS } from '../contract/site-paths';
+import { renderLanding } from '../domain/surfaces/landing-page';
+import { httpHandler } from '../http/boundary';
+import { landingOperation } from './get-landing-responses';
+
+/** GET /: the landing page for browsers, the JSON index of every route otherwise. */
+export const handler = httpHandler(landingOperation(SITE_PATHS.home, renderLanding));

@@ -1,0 +1,179 @@
+import fc from 'fast-check';
+import { mediaTypeOf } from '../../lib/local/documents';
+import { buildStaticFiles, SITE_ICON, startScript, stylesheet } from '../../lib/publish/reference';
+import { operations } from '../../functions/contract/operations';
+import { landingOperations } from '../../functions/contract/operations/landing';
+import type { Operation } from '../../functions/contract/operation';
+import { LandingIndex } from '../../functions/contract/schemas/landing';
+import { API_REFERENCE_ASSETS, SITE_PATHS } from '../../functions/contract/site-paths';
+import { PAGE_CSP } from '../../functions/domain/surfaces/html';
+import { buildLandingIndex, landingSection, renderDeveloperLanding, renderLanding, type LandingSection } from '../../functions/domain/surfaces/landing-page';
+import { REFERENCE_MOUNT_ID, referencePolicy, renderReferencePage } from '../../functions/domain/surfaces/reference-page';
+
+const BASE = 'https://trust.example.test/prod';
+const SECTIONS: LandingSection[] = ['trustRoutes', 'pages', 'developerDocuments', 'sandbox', 'files'];
+const entriesOf = (index: LandingIndex) => SECTIONS.flatMap((s) => index[s]);
+
+describe('the landing index', () => {
+  const index = buildLandingIndex(operations, BASE, SITE_PATHS.home);
+
+  test('satisfies its published schema', () => {
+    expect(LandingIndex.safeParse(index).success).toBe(true);
+  });
+
+  test('lists every operation of the contract table exactly once, in table order within each section', () => {
+    const listed = entriesOf(index).map((e) => `${e.method} ${e.path}`);
+    expect([...listed].sort()).toEqual(operations.map((op) => `${op.method} ${op.path}`).sort());
+    for (const section of SECTIONS) {
+      const order = index[section].map((e) => operations.findIndex((op) => op.operationId === e.operationId));
+      expect(order).toEqual([...order].sort((a, b) => a - b));
+    }
+  });
+
+  test('gives every entry its absolute URL on the base URL callers used, templates marked', () => {
+    for (const e of entriesOf(index)) {
+      expect(e.href).toBe(`${BASE}${e.path}`);
+      expect(e.templated).toBe(e.path.includes('{'));
+    }
+    expect(index.links).toMatchObject({ self: `${BASE}/`, home: `${BASE}/`, developers: `${BASE}/developers`, apiReference: `${BASE}/developers/reference` });
+    expect(buildLandingIndex(operations, BASE, SITE_PATHS.developers).links.self).toBe(`${BASE}/developers`);
+  });
+
+  test('links only to routes the table publishes, found by operationId (never a dead link)', () => {
+    const paths = new Set(operations.filter((op) => op.method === 'GET').map((op) => `${BASE}${op.path}`));
+    for (const href of Object.values(index.links)) expect(paths.has(href!)).toBe(true);
+    const withoutStudio = buildLandingIndex(operations.filter((op) => op.operationId !== 'getStudio'), BASE, '/');
+    expect(withoutStudio.links.studio).toBeUndefined();
+    expect(renderLanding(withoutStudio)).not.toContain('Studio</a>: the live status');
+    expect(renderLanding(index)).toContain('Studio</a>: the live status');
+  });
+
+  test('sections: pages are HTML, the sandbox is POST, files are neither JSON nor HTML, documents are JSON under /developers/', () => {
+    expect(index.pages.map((e) => e.path)).toEqual(expect.arrayContaining(['/verify', '/studio', '/trust-receipt/{reference}', '/', '/developers', '/developers/reference']));
+    expect(index.files.map((e) => e.path)).toEqual(expect.arrayContaining([SITE_PATHS.favicon, SITE_PATHS.faviconIco, ...Object.values(API_REFERENCE_ASSETS)]));
+    expect(index.developerDocuments.map((e) => e.path)).toContain('/developers/openapi.json');
+    expect(index.trustRoutes.map((e) => e.path)).toEqual(expect.arrayContaining(['/health', '/v1/objects/{reference}']));
+    expect(index.sandbox.every((e) => e.method === 'POST')).toBe(true);
+    expect(index.developerDocuments.every((e) => e.mediaType === 'application/json' && e.path.startsWith('/developers/'))).toBe(true);
+  });
+
+  test('any table: each operation lands in exactly one section, and the index holds the whole table (property, seeded)', () => {
+    const row = fc.record({
+      operationId: fc.stringMatching(/^[a-z][A-Za-z]{0,12}$/),
+      method: fc.constantFrom('GET' as const, 'POST' as const),
+      path: fc.constantFrom('/', '/developers', '/health', '/v1/x/{id}', '/developers/a.json', '/developers/sandbox/run', '/developers/r/x.js', '/favicon.ico'),
+      liveState: fc.constantFrom('LIVE' as const, 'READY' as const, 'SHADOW' as const, 'GATED_BY_PERSISTENCE' as const),
+      summary: fc.string({ maxLength: 20 }),
+      response: fc.record({ mediaType: fc.constantFrom(undefined, 'application/json' as const, 'text/html' as const, 'text/javascript' as const, 'image/svg+xml' as const) }),
+    });
+    fc.assert(
+      fc.property(fc.array(row, { maxLength: 25 }), (rows) => {
+        const built = buildLandingIndex(rows, BASE, '/');
+        expect(entriesOf(built)).toHaveLength(rows.length);
+        for (const r of rows) {
+          const section = landingSection(r);
+          expect(built[section].some((e) => e.operationId === r.operationId && e.path === r.path)).toBe(true);
+        }
+      }),
+      { seed: 20261122, numRuns: 200 },
+    );
+  });
+});
+
+describe('the landing pages', () => {
+  const index = buildLandingIndex(operations, BASE, SITE_PATHS.home);
+
+  test('/ links the verify page, the developer start, the reference and the contract, and says where the JSON is', () => {
+    const page = renderLanding(index);
+    for (const href of [index.links.verify, index.links.developers, index.links.apiReference, index.links.openApi]) expect(page).toContain(`href="${href}"`);
+    expect(page).toContain(`curl ${BASE}/`);
+    expect(page).toMatch(/<html lang="en">/);
+    expect(page).not.toMatch(/<script/);
+  });
+
+  test('/developers lists every developer document, the sandbox and the trust routes, linking only what can be followed as is', () => {
+    const page = renderDeveloperLanding(buildLandingIndex(operations, BASE, SITE_PATHS.developers));
+    for (const e of index.developerDocuments) expect(page).toContain(`<a href="${e.href}"><code>${e.path}</code></a>`);
+    for (const e of index.sandbox) expect(page).toContain(`<code>${e.path}</code>`);
+    expect(page).not.toContain(`href="${BASE}/v1/objects/{reference}"`);
+  });
+
+  test('every page links the site icon in its head', () => {
+    for (const page of [renderLanding(index), renderDeveloperLanding(index), renderReferencePage(BASE)]) {
+      const head = page.slice(0, page.indexOf('</head>'));
+      expect(head).toContain(`<link rel="icon" href="${BASE}${SITE_PATHS.favicon}" type="image/svg+xml">`);
+    }
+  });
+});
+
+describe('the API reference page', () => {
+  test('loads the renderer, its stylesheet and the start script from this service, and nothing inline but the pages style', () => {
+    const page = renderReferencePage(BASE);
+    const sources = [...page.matchAll(/<script([^>]*)>/g)].map((m) => m[1]);
+    expect(sources).toEqual([` src="${BASE}${API_REFERENCE_ASSETS.script}"`, ` src="${BASE}${API_REFERENCE_ASSETS.start}"`]);
+    expect(page).toContain(`<link rel="stylesheet" href="${BASE}${API_REFERENCE_ASSETS.style}">`);
+    expect(page).toContain(`<div id="${REFERENCE_MOUNT_ID}"></div>`);
+    expect(page).not.toMatch(/ on[a-z]+=/);
+  });
+
+  test('its policy adds same-origin scripts, styles and fetches, and data: images, to the pages policy and nothing else', () => {
+    const policy = referencePolicy();
+    const directives = Object.fromEntries(policy.split('; ').map((d) => [d.split(' ')[0], d.split(' ').slice(1)]));
+    const base = Object.fromEntries(PAGE_CSP.split('; ').map((d) => [d.split(' ')[0], d.split(' ').slice(1)]));
+    expect(directives['default-src']).toEqual(["'none'"]);
+    expect(directives['script-src']).toEqual(["'self'"]);
+    expect(directives['connect-src']).toEqual(["'self'"]);
+    expect(directives['style-src']).toEqual([...base['style-src'], "'self'"]);
+    expect(directives['img-src']).toEqual([...base['img-src'], 'data:']);
+    expect(policy).not.toMatch(/unsafe|\*|https?:/);
+    for (const name of ['form-action', 'base-uri', 'frame-ancestors']) expect(directives[name]).toEqual(base[name]);
+    expect(referencePolicy("default-src 'none'; script-src 'self'")).toBe("default-src 'none'; script-src 'self'; style-src 'self'; img-src data:; connect-src 'self'");
+  });
+});
+
+describe('the static files', () => {
+  const files = buildStaticFiles(operations);
+
+  test('one file per static-file operation, served under its own key with the media type the contract declares', () => {
+    const declared = operations.filter((op) => op.integration.kind === 'document' && (op.response.mediaType ?? 'application/json') !== 'application/json');
+    expect(declared.length).toBeGreaterThanOrEqual(6);
+    for (const op of declared) {
+      const key = op.integration.kind === 'document' ? op.integration.key : '';
+      expect(files.has(`/${key}`)).toBe(true);
+      expect(`${op.path} ${mediaTypeOf(key).split(';')[0]}`).toBe(`${op.path} ${op.response.mediaType}`);
+    }
+    expect(landingOperations.find((op) => op.path === SITE_PATHS.faviconIco)?.integration).toEqual({ kind: 'document', key: SITE_PATHS.favicon.slice(1) });
+  });
+
+  test('a file without an operation, or an operation without a file, fails the build', () => {
+    expect(() => buildStaticFiles(operations.filter((op) => op.path !== API_REFERENCE_ASSETS.style))).toThrow(/swagger-ui\.css is built but no GET document operation/);
+    const orphan: Operation = { ...landingOperations.find((op) => op.path === SITE_PATHS.favicon)!, operationId: 'getOrphan', path: '/developers/orphan.svg', integration: { kind: 'document', key: 'developers/orphan.svg' } };
+    expect(() => buildStaticFiles([...operations, orphan])).toThrow(/no file for \/developers\/orphan\.svg/);
+  });
+
+  test('the renderer is the package file byte for byte; the stylesheet loses only its source-map comment', () => {
+    const dir = require('node:path').dirname(require.resolve('swagger-ui-dist/package.json'));
+    const read = (f: string) => require('node:fs').readFileSync(`${dir}/${f}`, 'utf8');
+    expect(files.get(API_REFERENCE_ASSETS.script)).toBe(read('swagger-ui-bundle.js'));
+    const css = read('swagger-ui.css');
+    expect(files.get(API_REFERENCE_ASSETS.style)).toBe(stylesheet(css));
+    expect(stylesheet(css)).not.toContain('sourceMappingURL');
+    expect(css.length - stylesheet(css).length).toBeLessThan(60);
+    expect(files.get(API_REFERENCE_ASSETS.licences)).toContain('Apache License');
+  });
+
+  test('the start script points the renderer at the contract relative to the page (stage prefixes kept), with no outside validator and no query-string configuration', () => {
+    const script = startScript('/developers/openapi.json');
+    expect(script).toContain('new URL("openapi.json", document.baseURI)');
+    expect(script).toContain('validatorUrl: null');
+    expect(script).toContain('queryConfigEnabled: false');
+    expect(new URL('openapi.json', `${BASE}/developers/reference`).href).toBe(`${BASE}/developers/openapi.json`);
+    expect(files.get(API_REFERENCE_ASSETS.start)).toBe(startScript(operations.find((op) => op.operationId === 'getOpenApiContract')!.path));
+  });
+
+  test('the icon is a small SVG with no script and no external reference', () => {
+    expect(SITE_ICON.length).toBeLessThan(1024);
+    expect(SITE_ICON).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
+    expect(SITE_ICON).not.toMatch(/<script|href=|url\(/);
+  });
+});
