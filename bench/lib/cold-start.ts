@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { NODE_OPTIONS } from '../../lib/stack/bundling';
+import { BENCH_LOG_LEVEL, nodeOptionsFor } from '../../lib/stack/bundling';
 
 const run = promisify(execFile);
 
@@ -22,7 +22,7 @@ export interface ColdInit {
 }
 
 export async function coldInit(bundleFile: string, env: Record<string, string>): Promise<ColdInit> {
-  const { stdout } = await run(process.execPath, [...NODE_OPTIONS.split(' '), '-e', PROBE, bundleFile], {
+  const { stdout } = await run(process.execPath, [...(nodeOptionsFor(BENCH_LOG_LEVEL)?.split(' ') ?? []), '-e', PROBE, bundleFile], {
     // Only what the function's configuration would hold: no tsx loader, no inherited NODE_OPTIONS.
     env: { PATH: process.env.PATH ?? '', ...env },
   });
