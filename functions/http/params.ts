@@ -26,7 +26,7 @@ export function parseParam<T extends z.ZodType>(schema: T, name: string, value: 
 
 /**
  * A record reference. Every operation that takes one declares the same contract schema
- * (Reference); test/unit/generated-params.test.ts holds each of their generated checks to it.
+ * (Reference); test/unit/generated-from-contract.test.ts holds each of their generated checks to it.
  */
 export function parseReference(value: string | undefined): string {
   return checkParam(resolveObjectParams.reference, 'reference', value, 'INVALID_REFERENCE');

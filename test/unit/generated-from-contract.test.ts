@@ -5,6 +5,8 @@ import type { z } from 'zod';
 import { operations } from '../../functions/contract/operations';
 import * as generated from '../../functions/generated/params';
 import { GENERATED_PARAMS_FILE, generateParamValidators } from '../../lib/contract/generate-params';
+import { GENERATED_ROUTES_FILE, generateRoutes } from '../../lib/contract/generate-routes';
+import { GET_PATHS, ROUTES } from '../../functions/generated/routes';
 
 const ROOT = path.resolve(__dirname, '../..');
 const validators = generated as unknown as Record<string, Record<string, generated.ParamValidator<unknown>>>;
@@ -15,6 +17,12 @@ const parameters = operations.flatMap((op) =>
 
 test('the committed validators are what the generator makes of the contract table (npm run generate)', () => {
   expect(readFileSync(path.join(ROOT, GENERATED_PARAMS_FILE), 'utf8')).toBe(generateParamValidators(operations));
+});
+
+test('the committed route list is what the generator makes of the contract table (npm run generate)', () => {
+  expect(readFileSync(path.join(ROOT, GENERATED_ROUTES_FILE), 'utf8')).toBe(generateRoutes(operations));
+  expect(ROUTES.map((r) => `${r.method} ${r.path} ${r.operationId} ${r.liveState}`)).toEqual(operations.map((op) => `${op.method} ${op.path} ${op.operationId} ${op.liveState}`));
+  expect(GET_PATHS).toEqual(operations.filter((op) => op.method === 'GET').map((op) => op.path));
 });
 
 test('every parameter of the table has a generated validator', () => {
