@@ -19,6 +19,7 @@ import { storeClient } from '../../functions/store/client';
 import { readRecordWindow } from '../../functions/store/records';
 import type { LocalService } from '../../lib/local/service';
 import { lambdaOperations, type LambdaOperation } from '../../lib/stack/operation-functions';
+import { BASELINE_SOURCE } from '../lib/baseline';
 import { bundle, type Bundle } from '../lib/bundle';
 import { coldInit } from '../lib/cold-start';
 import { getEvent, lambdaContext, type LambdaHandler } from '../lib/events';
@@ -53,27 +54,6 @@ function functionEnvironment(op: LambdaOperation | null): Record<string, string>
   };
 }
 
-/**
- * The yardsticks. A function that reads the table is compared with a bundle holding only the
- * DynamoDB client and its Query command, built with the same options, whose handler creates the
- * client on first use and sends one Query (the floor for "answer from the table": nothing of ours
- * in it). A function that reads nothing is compared with a bare Node.js process loading an empty
- * module (the floor for any function at all).
- */
-const BASELINE_SOURCE = `
-import { DynamoDBClient, QueryCommand } from '@aws-sdk/client-dynamodb';
-let client: DynamoDBClient | undefined;
-export const handler = async () => {
-  client ??= new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT || undefined });
-  const out = await client.send(new QueryCommand({
-    TableName: process.env.TABLE_NAME,
-    KeyConditionExpression: 'pk = :pk',
-    ExpressionAttributeValues: { ':pk': { S: 'baseline' } },
-    Limit: 1,
-  }));
-  return { statusCode: 200, body: String(out.Count ?? 0) };
-};
-`;
 const EMPTY_MODULE = 'exports.handler = async () => ({ statusCode: 200, body: "" });\n';
 
 /** Demo values for path and query parameters, by parameter name (first) or operationId.name. */
