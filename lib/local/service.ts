@@ -1,7 +1,12 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { demoDocument } from '../../fixtures/demo';
 import { devLedgerSigner } from '../ledger/dev-key';
 import { loadDocument } from '../loader/load';
+import { localOrigins } from '../contract/origins';
+import { publishSite } from '../publish/site';
 import { startEmbeddedStore, type EmbeddedStore } from './embedded-store';
 import { startLocalServer, type LocalServer } from './server';
 
@@ -76,7 +81,11 @@ export interface LocalServiceOptions {
   anchor?: Date;
   onProgress?: (written: number, total: number) => void;
   onLedgerProgress?: (stage: string, done: number, total: number) => void;
-  /** Folder of built documents to serve (default: dist/site). */
+  /**
+   * Folder of already built documents to serve as they are. By default the service builds the
+   * developer documents itself, for its own URL, into a fresh folder it removes on close, so the
+   * OpenAPI servers, the catalogue and every example name the URL it is reached at.
+   */
   siteDir?: string;
 }
 
@@ -109,7 +118,20 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     }
   }
   process.env.LEDGER_VERIFIER_KEYS = options.verifierKeys ?? (store || options.loadDemo ? signer.verifierKey : (process.env.LEDGER_VERIFIER_KEYS ?? signer.verifierKey));
-  const server = await startLocalServer({ port: options.port, siteDir: options.siteDir });
+  const ownSite = options.siteDir ? null : await mkdtemp(path.join(os.tmpdir(), 'trust-site-'));
+  const siteDir = options.siteDir ?? ownSite!;
+  const server = await startLocalServer({ port: options.port, siteDir });
+  if (ownSite) {
+    try {
+      // The port is known only once the server listens (port 0 picks a free one).
+      await publishSite(ownSite, localOrigins(new URL(server.url).port));
+    } catch (error) {
+      await server.close();
+      await store?.close();
+      await rm(ownSite, { recursive: true, force: true });
+      throw error;
+    }
+  }
   const service: LocalService = {
     url: server.url,
     storeEndpoint: endpoint,
@@ -119,6 +141,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
     close: async () => {
       await service.server.close();
       await service.store?.close();
+      if (ownSite) await rm(ownSite, { recursive: true, force: true });
     },
   };
   return service;

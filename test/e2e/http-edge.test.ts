@@ -229,3 +229,16 @@ describe('what a newcomer trips over', () => {
     expect((await fetch(url(`/v1/objects/${DEMO_OBJECTS.revoked}`), { headers: { 'if-none-match': etag } })).status).toBe(200);
   });
 });
+
+describe('the documents name the URL the service is reached at', () => {
+  test('the OpenAPI servers, the catalogue and its endpoints name this service\'s own URL (a free port, not 3000)', async () => {
+    expect(service.url).not.toBe('http://127.0.0.1:3000');
+    const contract = await getJson(url('/developers/openapi.json'));
+    expect(contract.status).toBe(200);
+    expect(contract.body.servers.map((s: { url: string }) => s.url)).toEqual([service.url, service.url]);
+    const catalogue = await getJson(url('/developers/catalogue.json'));
+    expect(catalogue.body.baseUrl).toBe(service.url);
+    expect(catalogue.body.origins).toEqual({ verification: service.url, general: service.url });
+    for (const endpoint of catalogue.body.endpoints) expect(endpoint.baseUrl).toBe(service.url);
+  });
+});

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { defineOperations, type LiveState, type Operation } from '../operation';
+import { documentOperation } from './document';
 import {
   AdapterManifest,
   AssetAudit,
@@ -28,24 +29,8 @@ import {
 
 const TAG = 'Developer catalogues';
 
-/**
- * A built document served straight from the catalogue bucket. Its bucket key is its path
- * without the leading slash, so the build folder, the bucket and the URL space line up.
- */
-function document(operationId: string, path: string, summary: string, schema: z.ZodType, liveState: LiveState = 'LIVE'): Operation {
-  return {
-    operationId,
-    method: 'GET',
-    path,
-    tag: TAG,
-    summary,
-    liveState,
-    response: { schema },
-    errors: [503],
-    conditional: true,
-    integration: { kind: 'document', key: path.slice(1) },
-  };
-}
+const document = (operationId: string, path: string, summary: string, schema: z.ZodType, liveState: LiveState = 'LIVE'): Operation =>
+  documentOperation(TAG, operationId, path, summary, schema, { liveState });
 
 export const cataloguesOperations = defineOperations([
   document('getDeveloperCatalogue', '/developers/catalogue.json', 'Current API, channel and standards catalogue, with the developer quickstarts', DeveloperCatalogue),

@@ -1,25 +1,14 @@
 import { defineOperations, type Operation, type ResponseMediaType } from '../operation';
 import { LandingIndex, StaticFile } from '../schemas/landing';
 import { HtmlPage } from '../schemas/surfaces';
+import { documentOperation } from './document';
 import { API_REFERENCE_ASSETS, SITE_PATHS } from '../site-paths';
 
 const TAG = 'Landing and API reference';
 
 /** A built static file served from the catalogue bucket like every developer document. */
-function staticFile(operationId: string, path: string, summary: string, mediaType: ResponseMediaType, key = path.slice(1)): Operation {
-  return {
-    operationId,
-    method: 'GET',
-    path,
-    tag: TAG,
-    summary,
-    liveState: 'LIVE',
-    response: { schema: StaticFile, mediaType },
-    errors: [503],
-    conditional: true,
-    integration: { kind: 'document', key },
-  };
-}
+const staticFile = (operationId: string, path: string, summary: string, mediaType: ResponseMediaType, key?: string): Operation =>
+  documentOperation(TAG, operationId, path, summary, StaticFile, { mediaType, key });
 
 const NEGOTIATED =
   'Content negotiation: a client whose Accept header explicitly prefers text/html (a browser) gets an HTML page; ' +
