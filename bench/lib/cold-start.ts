@@ -1,30 +1,46 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { NODE_OPTIONS } from '../../lib/stack/bundling';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { BENCH_LOG_LEVEL, nodeOptionsFor } from '../../lib/stack/bundling';
 
 const run = promisify(execFile);
 
 /**
  * Loads a bundle in a fresh Node.js process, as Lambda's runtime does at cold start, and reports
  * the milliseconds from the process's start to a callable handler export (performance.now()
- * counts from the process's time origin), and how much of that the require itself took.
+ * counts from the process's time origin), and how much of that the require itself took. With an
+ * event, it then answers that one request and reports when the answer was ready: init plus the
+ * first invocation (for a function that reads the table, the SDK client's set-up and one Query).
  */
 const PROBE = `
 const started = performance.now();
 const mod = require(process.argv[1]);
 if (typeof mod.handler !== 'function') { console.error('no handler export'); process.exit(3); }
-process.stdout.write(JSON.stringify({ readyMs: performance.now(), requireMs: performance.now() - started }));
+const readyMs = performance.now();
+const result = { readyMs, requireMs: readyMs - started };
+if (!process.argv[2]) { process.stdout.write(JSON.stringify(result)); return; }
+const context = { awsRequestId: 'bench', functionName: 'bench', getRemainingTimeInMillis: () => 10000 };
+Promise.resolve(mod.handler(JSON.parse(process.argv[2]), context)).then((out) => {
+  if (!out || out.statusCode !== 200) { console.error('status ' + (out && out.statusCode) + ' ' + (out && out.body)); process.exit(4); }
+  process.stdout.write(JSON.stringify({ ...result, answeredMs: performance.now() }));
+});
 `;
 
 export interface ColdInit {
   readyMs: number;
   requireMs: number;
+  /** With an event: process start to the first answer. */
+  answeredMs?: number;
 }
 
-export async function coldInit(bundleFile: string, env: Record<string, string>): Promise<ColdInit> {
-  const { stdout } = await run(process.execPath, [...NODE_OPTIONS.split(' '), '-e', PROBE, bundleFile], {
+/** The Node options a deployed function starts with at the bench's log level (lib/stack/bundling.ts). */
+export const FUNCTION_NODE_OPTIONS = nodeOptionsFor(BENCH_LOG_LEVEL)?.split(' ') ?? [];
+
+export async function coldInit(bundleFile: string, env: Record<string, string>, event?: APIGatewayProxyEvent | object): Promise<ColdInit> {
+  const { stdout } = await run(process.execPath, [...FUNCTION_NODE_OPTIONS, '-e', `(() => {${PROBE}})()`, bundleFile, ...(event ? [JSON.stringify(event)] : [])], {
     // Only what the function's configuration would hold: no tsx loader, no inherited NODE_OPTIONS.
     env: { PATH: process.env.PATH ?? '', ...env },
   });
-  return JSON.parse(stdout) as ColdInit;
+  // The function's own log lines come first (INFO, as deployed); the probe's figures are the last line.
+  return JSON.parse(stdout.trim().split('\n').pop()!) as ColdInit;
 }

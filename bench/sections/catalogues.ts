@@ -15,7 +15,7 @@ import { logger } from '../../functions/http/boundary';
 import { startLocalServer } from '../../lib/local/server';
 import { buildSite, writeSite } from '../../lib/publish/site';
 import { canonicalSources } from '../../lib/publish/sources';
-import { NODE_OPTIONS } from '../../lib/stack/bundling';
+import { BENCH_LOG_LEVEL, nodeOptionsFor } from '../../lib/stack/bundling';
 import { bundle } from '../lib/bundle';
 import { coldInit } from '../lib/cold-start';
 import { lambdaContext, getEvent, type LambdaHandler } from '../lib/events';
@@ -88,7 +88,7 @@ mod.handler(event, { awsRequestId: 'bench', functionName: 'bench', getRemainingT
 
 async function firstRequest(file: string, env: Record<string, string>): Promise<{ requireMs: number; firstRequestMs: number }> {
   const event = getEvent('/developers/assets.json', '/developers/assets.json', null, { assetType: 'SCHEMA' });
-  const { stdout } = await run(process.execPath, [...NODE_OPTIONS.split(' '), '-e', FIRST_REQUEST_PROBE, file, JSON.stringify(event)], {
+  const { stdout } = await run(process.execPath, [...(nodeOptionsFor(BENCH_LOG_LEVEL)?.split(' ') ?? []), '-e', FIRST_REQUEST_PROBE, file, JSON.stringify(event)], {
     env: { PATH: process.env.PATH ?? '', POWERTOOLS_LOG_LEVEL: 'SILENT', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', ...env },
   });
   return JSON.parse(stdout);

@@ -1,4 +1,4 @@
-import { operations } from '../contract/operations';
+import { ROUTES as operations } from '../generated/routes';
 import type { LandingIndex } from '../contract/schemas/landing';
 import { buildLandingIndex } from '../domain/surfaces/landing-page';
 import { prefersHtml } from '../domain/surfaces/negotiation';

@@ -1,8 +1,8 @@
-import { StatusListId, StatusListTimestamp } from '../contract/schemas/credentials';
 import { STATUS_LIST_KIND, statusListReference, type StatusListWindowEntry } from '../domain/credentials/model';
 import { STATUS_LIST_TTL_MS, statusListCredential } from '../domain/credentials/projection';
 import { httpHandler } from '../http/boundary';
-import { parseParam } from '../http/params';
+import { getStatusListParams } from '../generated/params';
+import { checkParam } from '../http/params';
 import { Problem } from '../http/problem';
 import { canonicalInstant } from '../store/layout';
 import { readRecordWindow } from '../store/records';
@@ -14,11 +14,11 @@ import { readRecordWindow } from '../store/records';
 const STATUS_RETRIEVAL_ERROR = 'https://www.w3.org/ns/credentials/status-list#STATUS_RETRIEVAL_ERROR';
 
 export const handler = httpHandler(async (request) => {
-  const listId = parseParam(StatusListId, 'listId', request.pathParameters.listId);
+  const listId = checkParam(getStatusListParams.listId, 'listId', request.pathParameters.listId);
   const now = new Date().toISOString();
   let at = now;
   if (request.query.timestamp !== undefined) {
-    at = canonicalInstant(parseParam(StatusListTimestamp, 'timestamp', request.query.timestamp));
+    at = canonicalInstant(checkParam(getStatusListParams.timestamp, 'timestamp', request.query.timestamp));
     if (at > now) {
       throw new Problem('INVALID_PARAMETER', `Parameter 'timestamp' is later than the service clock (${now}); the list's future is not known.`, { parameter: 'timestamp', type: STATUS_RETRIEVAL_ERROR });
     }

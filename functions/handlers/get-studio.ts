@@ -1,4 +1,4 @@
-import { operations } from '../contract/operations';
+import { ROUTES as operations } from '../generated/routes';
 import { buildActivationReadiness, buildProductionFoundations } from '../domain/surfaces/readiness';
 import { renderStudio } from '../domain/surfaces/studio-page';
 import { httpHandler } from '../http/boundary';

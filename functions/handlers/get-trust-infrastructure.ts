@@ -1,4 +1,4 @@
-import { operations } from '../contract/operations';
+import { ROUTES as operations } from '../generated/routes';
 import { buildTrustInfrastructure } from '../domain/surfaces/trust-infrastructure';
 import { httpHandler } from '../http/boundary';
 import { catalogueResponse } from './surface-responses';

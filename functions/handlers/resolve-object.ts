@@ -1,9 +1,9 @@
-import { TIMELINE_WINDOW_DEFAULT, TimelineLimit } from '../contract/schemas/objects';
-import { AsOf } from '../contract/schemas/common';
+import { TIMELINE_WINDOW_DEFAULT } from '../contract/timeline-window';
+import { resolveObjectParams } from '../generated/params';
 import { assessIntegrity } from '../domain/evidence';
 import { resolveObject, type ObjectWindowEntry, type Evaluation } from '../domain/objects';
 import { httpHandler } from '../http/boundary';
-import { parseParam, parseReference } from '../http/params';
+import { checkParam, parseReference } from '../http/params';
 import { Problem } from '../http/problem';
 import { canonicalInstant } from '../store/layout';
 import { readRecordWindow } from '../store/records';
@@ -11,7 +11,7 @@ import { readRecordWindow } from '../store/records';
 /** The evaluation instant: asOf when given (never later than the service clock), else now. */
 function evaluationFor(asOf: string | undefined, now: string): Evaluation {
   if (asOf === undefined) return { at: now, historical: false };
-  const at = canonicalInstant(parseParam(AsOf, 'asOf', asOf));
+  const at = canonicalInstant(checkParam(resolveObjectParams.asOf, 'asOf', asOf));
   if (at > now) throw new Problem('INVALID_PARAMETER', `Parameter 'asOf' is later than the service clock (${now}); the future is not known.`, { parameter: 'asOf' });
   return { at, historical: at < now };
 }
@@ -19,7 +19,7 @@ function evaluationFor(asOf: string | undefined, now: string): Evaluation {
 export const handler = httpHandler(async (request) => {
   const reference = parseReference(request.pathParameters.reference);
   const evaluation = evaluationFor(request.query.asOf, new Date().toISOString());
-  const limit = request.query.limit === undefined ? TIMELINE_WINDOW_DEFAULT : parseParam(TimelineLimit, 'limit', request.query.limit);
+  const limit = request.query.limit === undefined ? TIMELINE_WINDOW_DEFAULT : checkParam(resolveObjectParams.limit, 'limit', request.query.limit);
 
   const window = await readRecordWindow<ObjectWindowEntry['entry'], ObjectWindowEntry['view'], ObjectWindowEntry['head']>(reference, evaluation.at, limit);
   if (!window.exists || window.kind !== 'OBJECT') {

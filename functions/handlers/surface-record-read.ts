@@ -1,9 +1,8 @@
-import { operations } from '../contract/operations';
+import { GET_PATHS } from '../generated/routes';
 import type { CommercialProofEvidence } from '../contract/schemas/proofs';
 import { assessIntegrity, inspectIntegrity } from '../domain/evidence';
 import { resolveObject, type ObjectWindowEntry } from '../domain/objects';
 import { COMMERCIAL_PROOF_KIND, commercialProofEvidence, publicProof, type ProofTimelineEntry, type ProofWindowEntry } from '../domain/proofs';
-import { linkIfPublished } from '../domain/surfaces/endpoints';
 import type { ResolutionView } from '../domain/surfaces/presentation';
 import { readRecordWindow } from '../store/records';
 
@@ -40,4 +39,4 @@ export async function readRecordForPage(reference: string, baseUrl: string, time
 }
 
 /** The ledger's key route, linked from pages only when the contract publishes it. */
-export const ledgerUrl = (baseUrl: string): string | undefined => linkIfPublished(operations, baseUrl, '/v1/ledger');
+export const ledgerUrl = (baseUrl: string): string | undefined => (GET_PATHS.includes('/v1/ledger') ? `${baseUrl}/v1/ledger` : undefined);

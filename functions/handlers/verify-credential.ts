@@ -1,9 +1,9 @@
-import { ClaimId } from '../contract/schemas/credentials';
 import { assessIntegrity } from '../domain/evidence';
 import { CREDENTIAL_KIND, type CredentialWindowEntry } from '../domain/credentials/model';
 import { verifyCredential } from '../domain/credentials/verification';
 import { httpHandler } from '../http/boundary';
-import { parseParam } from '../http/params';
+import { verifyCredentialParams } from '../generated/params';
+import { checkParam } from '../http/params';
 import { Problem } from '../http/problem';
 import { readRecordWindow } from '../store/records';
 
@@ -12,7 +12,7 @@ import { readRecordWindow } from '../store/records';
  * a 503 problem; there is no cached or guessed answer.
  */
 export const handler = httpHandler(async (request) => {
-  const credentialId = parseParam(ClaimId, 'claimId', request.pathParameters.claimId, 'INVALID_CLAIM_ID');
+  const credentialId = checkParam(verifyCredentialParams.claimId, 'claimId', request.pathParameters.claimId, 'INVALID_CLAIM_ID');
   const evaluatedAt = new Date().toISOString();
   // The newest entry carries the cumulative view (status, last confirmation): one entry is enough.
   const window = await readRecordWindow<CredentialWindowEntry['entry'], CredentialWindowEntry['view'], CredentialWindowEntry['head']>(credentialId, evaluatedAt, 1);

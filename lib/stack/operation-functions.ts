@@ -9,7 +9,7 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import type { Operation } from '../../functions/contract/operation';
 import { SERVICE_NAME } from '../../functions/contract/service';
-import { BUNDLE_AWS_SDK, BUNDLE_OPTIONS, FUNCTION_TIMEOUT_SECONDS, NODE_OPTIONS } from './bundling';
+import { BUNDLE_AWS_SDK, BUNDLE_OPTIONS, FUNCTION_TIMEOUT_SECONDS, nodeOptionsFor } from './bundling';
 
 /** The contract table's rows that run as a Lambda function. */
 export type LambdaOperation = Operation & { integration: Extract<Operation['integration'], { kind: 'lambda' }> };
@@ -63,7 +63,7 @@ export class OperationFunctions extends Construct {
     const environment: Record<string, string> = {
       POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
       POWERTOOLS_LOG_LEVEL: props.logLevel,
-      NODE_OPTIONS,
+      ...(nodeOptionsFor(props.logLevel) ? { NODE_OPTIONS: nodeOptionsFor(props.logLevel)! } : {}),
       ...(props.publicBaseUrl ? { PUBLIC_BASE_URL: props.publicBaseUrl } : {}),
       ...(props.releaseCommit ? { RELEASE_COMMIT: props.releaseCommit } : {}),
     };

@@ -7,7 +7,7 @@ import { operations } from '../../functions/contract/operations';
 import { TABLE_KEYS } from '../../functions/store/write';
 import { DOCUMENT_CACHE_CONTROL } from '../../lib/local/documents';
 import { createApp } from '../../lib/stack/app';
-import { NODE_MAJOR } from '../../lib/stack/bundling';
+import { NODE_MAJOR, nodeOptionsFor } from '../../lib/stack/bundling';
 import { lambdaOperations } from '../../lib/stack/operation-functions';
 import { CORS_RESPONSE_HEADERS, preflightHeaders } from '../../functions/http/cors';
 import { lintImportDocument } from '../../lib/contract/apigateway-rules';
@@ -61,8 +61,9 @@ describe('functions: one per Lambda operation of the contract table', () => {
     expect(env).toMatchObject({
       POWERTOOLS_SERVICE_NAME: 'public-trust-verification-service',
       POWERTOOLS_LOG_LEVEL: DEFAULT_SETTINGS.logLevel,
-      NODE_OPTIONS: '--enable-source-maps',
     });
+    // Source-mapped stack traces cost every cold start a parse of the map: DEBUG deployments only.
+    expect(env.NODE_OPTIONS).toBe(nodeOptionsFor(DEFAULT_SETTINGS.logLevel));
     // The SDK v2 variable does nothing for SDK v3 (which keeps connections alive itself).
     expect(env).not.toHaveProperty('AWS_NODEJS_CONNECTION_REUSE_ENABLED');
     const logGroupId = p.LoggingConfig.LogGroup.Ref;

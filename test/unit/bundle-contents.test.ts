@@ -1,8 +1,6 @@
-import { build } from 'esbuild';
-import path from 'node:path';
 import { operations } from '../../functions/contract/operations';
+import { buildBundle } from '../support/bundle';
 
-const ROOT = path.resolve(__dirname, '../..');
 const lambdaOperations = operations.filter((op) => op.integration.kind === 'lambda');
 
 /**
@@ -13,23 +11,8 @@ const lambdaOperations = operations.filter((op) => op.integration.kind === 'lamb
 describe.each(lambdaOperations.map((op) => [op.operationId, op] as const))('bundle of %s', (_id, op) => {
   let inputs: string[];
   beforeAll(async () => {
-    const entry = (op.integration as { entry: string }).entry;
-    const result = await build({
-      entryPoints: [path.join(ROOT, entry)],
-      bundle: true,
-      minify: true,
-      platform: 'node',
-      target: 'node22',
-      format: 'cjs',
-      write: false,
-      metafile: true,
-      logLevel: 'silent',
-    });
-    // Only what reaches the output counts (esbuild lists tree-shaken files with 0 bytes).
-    const output = Object.values(result.metafile!.outputs)[0];
-    inputs = Object.entries(output.inputs)
-      .filter(([, info]) => info.bytesInOutput > 0)
-      .map(([input]) => input);
+    // Built as the stack builds it (lib/stack/bundling.ts); only what reaches the output counts.
+    inputs = (await buildBundle((op.integration as { entry: string }).entry)).inputs;
   });
 
   it('carries no zod locale but English', () => {
@@ -39,6 +22,15 @@ describe.each(lambdaOperations.map((op) => [op.operationId, op] as const))('bund
   it('carries no infrastructure code (lib/, the CDK)', () => {
     expect(inputs.filter((i) => i.startsWith('lib/') || i.includes('aws-cdk-lib') || i.includes('constructs/'))).toEqual([]);
   });
+
+  if (op.integration.kind === 'lambda' && !op.requestBody && op.operationId !== 'listAssets') {
+    // Parameters are checked by validators generated from the table (functions/generated/params.ts);
+    // route lists come from functions/generated/routes.ts. Only functions that validate a JSON body
+    // or build the asset catalogue from the table need the schemas themselves.
+    it('carries neither zod nor the contract table', () => {
+      expect(inputs.filter((i) => i.includes('node_modules/zod/') || i.startsWith('functions/contract/operations/') || i.startsWith('functions/contract/schemas/'))).toEqual([]);
+    });
+  }
 
   if (op.integration.kind === 'lambda' && op.integration.access === 'none') {
     it('carries no AWS SDK (it reaches no AWS resource)', () => {

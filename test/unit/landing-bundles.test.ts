@@ -16,11 +16,12 @@ async function bundledInputs(operationId: string): Promise<string[]> {
 }
 
 describe('landing bundles carry only what their function needs (cold-start-sensitive: the first thing a visitor meets)', () => {
-  test('the landing and the developer start read the contract table but nothing on AWS', async () => {
+  test('the landing and the developer start read the route list generated from the contract table, nothing on AWS', async () => {
     for (const id of ['getLanding', 'getDeveloperLanding']) {
       const inputs = await bundledInputs(id);
       expect([id, inputs.filter((i) => i.includes('@aws-sdk/') || i.includes('@smithy/'))]).toEqual([id, []]);
-      expect(inputs).toContain('functions/contract/operations/index.ts');
+      expect(inputs).toContain('functions/generated/routes.ts');
+      expect(inputs).not.toContain('functions/contract/operations/index.ts');
     }
   });
 

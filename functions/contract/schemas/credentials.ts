@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { component } from '../registry';
 import { Instant, MinimalDisclosure } from './common';
+import { VC_V2_CONTEXT } from '../credential-context';
 
 /**
  * A credential identifier as it appears in a QR code or a presentation: 3 to 128 characters of
@@ -109,7 +110,7 @@ export const CredentialVerification = component(
 );
 export type CredentialVerification = z.infer<typeof CredentialVerification>;
 
-export const VC_V2_CONTEXT = 'https://www.w3.org/ns/credentials/v2';
+export { VC_V2_CONTEXT };
 
 export const PortableCredential = component(
   'PortableCredential',

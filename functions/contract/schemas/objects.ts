@@ -81,8 +81,9 @@ export const LivingObjectResolution = component(
 );
 export type LivingObjectResolution = z.infer<typeof LivingObjectResolution>;
 
-export const TIMELINE_WINDOW_DEFAULT = 50;
-export const TIMELINE_WINDOW_MAX = 200;
+import { TIMELINE_WINDOW_DEFAULT, TIMELINE_WINDOW_MAX } from '../timeline-window';
+
+export { TIMELINE_WINDOW_DEFAULT, TIMELINE_WINDOW_MAX };
 
 export const TimelineLimit = z.coerce
   .number()

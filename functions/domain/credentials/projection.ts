@@ -1,9 +1,5 @@
-import {
-  VC_V2_CONTEXT,
-  type BitstringStatusListCredential,
-  type BitstringStatusListEntry,
-  type PortableCredential,
-} from '../../contract/schemas/credentials';
+import { VC_V2_CONTEXT } from '../../contract/credential-context';
+import type { BitstringStatusListCredential, BitstringStatusListEntry, PortableCredential } from '../../contract/schemas/credentials';
 import { portableCredentialUrl, statusListUrl, verificationUrl, type CredentialContent, type CredentialStatusSlot, type StatusListContent } from './model';
 
 /** How long a fetched status list may be reused (the list's ttl, and the route's Cache-Control max-age). */

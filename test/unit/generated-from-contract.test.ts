@@ -1,0 +1,63 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import fc from 'fast-check';
+import type { z } from 'zod';
+import { operations } from '../../functions/contract/operations';
+import * as generated from '../../functions/generated/params';
+import { GENERATED_PARAMS_FILE, generateParamValidators } from '../../lib/contract/generate-params';
+import { GENERATED_ROUTES_FILE, generateRoutes } from '../../lib/contract/generate-routes';
+import { GET_PATHS, ROUTES } from '../../functions/generated/routes';
+
+const ROOT = path.resolve(__dirname, '../..');
+const validators = generated as unknown as Record<string, Record<string, generated.ParamValidator<unknown>>>;
+
+const parameters = operations.flatMap((op) =>
+  Object.entries({ ...op.pathParams, ...op.queryParams }).map(([name, schema]) => [`${op.operationId} ${name}`, op.operationId, name, schema as z.ZodType] as const),
+);
+
+test('the committed validators are what the generator makes of the contract table (npm run generate)', () => {
+  expect(readFileSync(path.join(ROOT, GENERATED_PARAMS_FILE), 'utf8')).toBe(generateParamValidators(operations));
+});
+
+test('the committed route list is what the generator makes of the contract table (npm run generate)', () => {
+  expect(readFileSync(path.join(ROOT, GENERATED_ROUTES_FILE), 'utf8')).toBe(generateRoutes(operations));
+  expect(ROUTES.map((r) => `${r.method} ${r.path} ${r.operationId} ${r.liveState}`)).toEqual(operations.map((op) => `${op.method} ${op.path} ${op.operationId} ${op.liveState}`));
+  expect(GET_PATHS).toEqual(operations.filter((op) => op.method === 'GET').map((op) => op.path));
+});
+
+test('every parameter of the table has a generated validator', () => {
+  expect(parameters.length).toBeGreaterThan(0);
+  for (const [, operationId, name] of parameters) expect(typeof validators[`${operationId}Params`]?.[name]?.check).toBe('function');
+});
+
+/** Strings near each parameter's edges: valid values, values one step outside, and noise. */
+const ALPHABET = 'aZ09._:~-+ TZz/%e\u00e9';
+const candidates = fc.oneof(
+  fc.string({ unit: fc.constantFrom(...ALPHABET), maxLength: 200 }),
+  fc.string({ maxLength: 40 }),
+  fc.date({ min: new Date('0001-01-01'), max: new Date('9999-12-31'), noInvalidDate: true }).map((d) => d.toISOString()),
+  fc.tuple(fc.date({ noInvalidDate: true, min: new Date('1900-01-01'), max: new Date('2999-01-01') }), fc.constantFrom('Z', '+01:00', '-23:59', '+24:00', '', 'z', '+0100'))
+    .map(([d, zone]) => d.toISOString().slice(0, 19) + zone),
+  fc.integer({ min: -5, max: 400 }).map(String),
+  fc.constantFrom('', ' 5 ', '1e2', '0x10', '2.5', 'Infinity', 'NaN', '-0', '9007199254740993', '2024-02-29T00:00:00Z', '2023-02-29T00:00:00Z', 'a'.repeat(181), 'ab', 'abc'),
+);
+
+describe.each(parameters)('%s', (_label, operationId, name, schema) => {
+  const validator = validators[`${operationId}Params`][name];
+
+  it('carries the contract description', () => {
+    expect(validator.description).toBe(schema.description ?? '');
+  });
+
+  it('accepts and refuses exactly what the zod schema does, with the same value', () => {
+    fc.assert(
+      fc.property(candidates, (raw) => {
+        const expected = schema.safeParse(raw);
+        const actual = validator.check(raw);
+        expect(actual.why === undefined).toBe(expected.success);
+        if (expected.success) expect((actual as { value: unknown }).value).toEqual(expected.data);
+      }),
+      { numRuns: 400 },
+    );
+  });
+});
