@@ -73,7 +73,7 @@ form.lookup button{font:inherit;font-weight:600;padding:.45rem 1.2rem;border:0;b
 .card h2{margin-top:0}
 .scroll{overflow-x:auto}
 td time,td.path code{white-space:nowrap}
-@media (max-width:40rem){dl.facts{grid-template-columns:1fr;gap:0}dl.facts dd{margin-bottom:.5rem}header.site .name{display:block;margin-bottom:.25rem}}
+@media (max-width:40rem){dl.facts{grid-template-columns:1fr;gap:0}dl.facts dd{margin-bottom:.5rem}header.site .name{display:block;margin-bottom:.25rem}td time,td.path code{white-space:normal}th,td{overflow-wrap:anywhere;padding:.3rem .25rem}}
 footer{max-width:60rem;margin:2rem auto;padding:1rem;color:var(--muted);border-top:1px solid var(--line);font-size:.9rem}
 `.trim();
 

@@ -1,0 +1,131 @@
+import { readFileSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import { DEMO_OBJECTS } from '../../fixtures/demo';
+import { SITE_PATHS } from '../../functions/contract/site-paths';
+import type { LocalService } from '../../lib/local/service';
+import { launchChromium } from '../support/browser';
+import { startTestService } from '../support/local';
+
+/**
+ * Every page at a desktop width and at a phone's (390 CSS pixels, the width of common phones):
+ * axe-core finds no accessibility violation, and on the phone nothing scrolls sideways: neither
+ * the page nor any region inside it (a wide timeline table would).
+ */
+const AXE_SOURCE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+const VIEWPORTS = [
+  { name: 'desktop', width: 1100, height: 900 },
+  { name: 'phone', width: 390, height: 844 },
+] as const;
+const PAGES = [
+  ...Object.values(DEMO_OBJECTS).map((reference) => `/trust-receipt/${reference}`),
+  '/trust-receipt/ORD-0000-UNKNOWN',
+  '/verify',
+  `/verify?reference=${DEMO_OBJECTS.current}`,
+  `/verify?reference=${DEMO_OBJECTS.longHistory}`,
+  '/studio',
+  SITE_PATHS.home,
+  SITE_PATHS.developers,
+];
+
+let service: LocalService;
+let browser: Browser;
+beforeAll(async () => {
+  service = await startTestService();
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+  await service?.close();
+});
+
+/** bypassCSP only where the test injects axe-core: the pages' policy rightly refuses inline scripts. */
+async function open(path: string, viewport: { width: number; height: number }, bypassCSP = false): Promise<Page> {
+  const page = await browser.newPage({ viewport, bypassCSP });
+  await page.goto(`${service.url}${path}`, { waitUntil: 'load' });
+  return page;
+}
+
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  nodes: { target: string[] }[];
+}
+
+/** axe-core injected from the npm package (no network), run on the whole document. */
+async function axeViolations(page: Page): Promise<string[]> {
+  await page.addScriptTag({ content: AXE_SOURCE });
+  const violations = await page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run(context: unknown): Promise<{ violations: AxeViolation[] }> } }).axe;
+    return (await axe.run(document)).violations;
+  });
+  return violations.map((v) => `${v.id} (${v.impact}): ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+/** The page and every element that scrolls sideways (content wider than its box, and allowed to scroll). */
+async function horizontalScrollers(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const found: string[] = [];
+    const root = document.documentElement;
+    if (root.scrollWidth > root.clientWidth) found.push(`the page (${root.scrollWidth} px wide in ${root.clientWidth})`);
+    for (const el of Array.from(document.querySelectorAll('body *'))) {
+      const overflowX = getComputedStyle(el).overflowX;
+      if ((overflowX === 'auto' || overflowX === 'scroll') && el.scrollWidth > el.clientWidth) {
+        found.push(`${el.tagName.toLowerCase()}${el.className ? `.${String(el.className).split(' ').join('.')}` : ''} (${el.scrollWidth} px in ${el.clientWidth})`);
+      }
+    }
+    return found;
+  });
+}
+
+describe.each(VIEWPORTS)('$name ($width px)', (viewport) => {
+  test.each(PAGES)('%s: no accessibility violation', async (path) => {
+    const page = await open(path, viewport, true);
+    try {
+      expect(await axeViolations(page)).toEqual([]);
+    } finally {
+      await page.close();
+    }
+  });
+});
+
+test.each(PAGES)('%s on a 390-pixel phone: nothing scrolls sideways', async (path) => {
+  const page = await open(path, VIEWPORTS[1]);
+  try {
+    expect(await horizontalScrollers(page)).toEqual([]);
+  } finally {
+    await page.close();
+  }
+});
+
+test('the check is real: a page wider than the phone is found', async () => {
+  const page = await open('/verify', VIEWPORTS[1]);
+  try {
+    await page.evaluate(() => {
+      // Styles set through the CSSOM, which the pages' policy allows (style attributes in markup it refuses).
+      const wide = document.createElement('div');
+      wide.style.overflowX = 'auto';
+      const inner = document.createElement('div');
+      inner.style.width = '900px';
+      inner.textContent = 'wide';
+      wide.append(inner);
+      document.body.append(wide);
+    });
+    expect(await horizontalScrollers(page)).toEqual([expect.stringMatching(/^div \(900 px in/)]);
+  } finally {
+    await page.close();
+  }
+});
+
+test('the accessibility check is real: an image without a text alternative is reported', async () => {
+  const page = await open('/verify', VIEWPORTS[1], true);
+  try {
+    await page.evaluate(() => {
+      const image = document.createElement('img');
+      image.src = 'data:image/gif;base64,R0lGODlhAQABAAAAACw=';
+      document.querySelector('main')!.append(image);
+    });
+    expect(await axeViolations(page)).toEqual([expect.stringMatching(/^image-alt /)]);
+  } finally {
+    await page.close();
+  }
+});
