@@ -13,6 +13,7 @@ import {
   type AssetCatalogue,
 } from '../contract/schemas/catalogues';
 import { STANDARDS, type StandardMaturity } from '../contract/standards';
+import { catalogueOf, type AssetFilters, type AssetVocabularies } from './asset-catalogue';
 
 /**
  * The reusable asset catalogue (/developers/assets.json): every operation, named schema, event
@@ -127,7 +128,10 @@ function operationAsset(op: Operation): AssetEntry {
 function schemaAssets(operationAssets: Map<Operation, AssetEntry>): AssetEntry[] {
   const users = new Map<string, AssetEntry[]>();
   for (const [op, asset] of operationAssets) for (const id of operationComponents(op)) (users.get(id) ?? users.set(id, []).get(id)!).push(asset);
-  return [...contractRegistry._idmap.entries()].map(([id, schema]) => {
+  // By name: the registry's order is the order schema modules happened to load in, which differs
+  // between processes, and the catalogue is generated once and compared byte for byte.
+  const named = [...contractRegistry._idmap.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return named.map(([id, schema]) => {
     const using = users.get(id) ?? [];
     const scopes = new Set(using.map((a) => a.reuseScope));
     const commercial = new Set(using.map((a) => a.commercialDisposition));
@@ -253,48 +257,17 @@ export function buildAssets(sources: AssetSources): AssetEntry[] {
   ];
 }
 
-export interface AssetFilters {
-  assetType?: AssetEntry['assetType'];
-  lifecycle?: Lifecycle;
-  reuseScope?: ReuseScope;
-  commercialDisposition?: CommercialDisposition;
-  tag?: string;
-}
+export { ASSET_FILTER_NAMES, assetTags, type AssetFilters } from './asset-catalogue';
 
-export const ASSET_FILTER_NAMES = ['assetType', 'lifecycle', 'reuseScope', 'commercialDisposition', 'tag'] as const;
-
-export function assetTags(assets: readonly AssetEntry[]): string[] {
-  return unique(assets.flatMap((a) => a.tags)).sort();
-}
+/** The contract's vocabularies of the classifying fields. */
+export const ASSET_VOCABULARIES: AssetVocabularies = {
+  assetType: [...ASSET_TYPES],
+  lifecycle: [...ASSET_LIFECYCLES],
+  reuseScope: [...REUSE_SCOPES],
+  commercialDisposition: [...COMMERCIAL_DISPOSITIONS],
+};
 
 /** The catalogue document; filters combine with AND, and an absent filter matches everything. */
 export function assetCatalogue(assets: readonly AssetEntry[], filters: AssetFilters = {}): AssetCatalogueDocument {
-  const matching = assets.filter(
-    (a) =>
-      (filters.assetType === undefined || a.assetType === filters.assetType) &&
-      (filters.lifecycle === undefined || a.lifecycle === filters.lifecycle) &&
-      (filters.reuseScope === undefined || a.reuseScope === filters.reuseScope) &&
-      (filters.commercialDisposition === undefined || a.commercialDisposition === filters.commercialDisposition) &&
-      (filters.tag === undefined || a.tags.includes(filters.tag)),
-  );
-  return {
-    schemaVersion: 'svc.asset-catalogue.v1',
-    filters: {
-      assetType: filters.assetType ?? null,
-      lifecycle: filters.lifecycle ?? null,
-      reuseScope: filters.reuseScope ?? null,
-      commercialDisposition: filters.commercialDisposition ?? null,
-      tag: filters.tag ?? null,
-    },
-    vocabularies: {
-      assetType: [...ASSET_TYPES],
-      lifecycle: [...ASSET_LIFECYCLES],
-      reuseScope: [...REUSE_SCOPES],
-      commercialDisposition: [...COMMERCIAL_DISPOSITIONS],
-      tag: assetTags(assets),
-    },
-    total: assets.length,
-    count: matching.length,
-    assets: matching,
-  };
+  return catalogueOf(assets, ASSET_VOCABULARIES, filters);
 }

@@ -23,10 +23,10 @@ describe.each(lambdaOperations.map((op) => [op.operationId, op] as const))('bund
     expect(inputs.filter((i) => i.startsWith('lib/') || i.includes('aws-cdk-lib') || i.includes('constructs/'))).toEqual([]);
   });
 
-  if (op.integration.kind === 'lambda' && !op.requestBody && op.operationId !== 'listAssets') {
+  if (op.integration.kind === 'lambda' && !op.requestBody) {
     // Parameters are checked by validators generated from the table (functions/generated/params.ts);
-    // route lists come from functions/generated/routes.ts. Only functions that validate a JSON body
-    // or build the asset catalogue from the table need the schemas themselves.
+    // route lists and the asset catalogue come from functions/generated/. Only functions that
+    // validate a JSON body need the schemas themselves.
     it('carries neither zod nor the contract table', () => {
       expect(inputs.filter((i) => i.includes('node_modules/zod/') || i.startsWith('functions/contract/operations/') || i.startsWith('functions/contract/schemas/'))).toEqual([]);
     });

@@ -6,6 +6,10 @@ import { operations } from '../../functions/contract/operations';
 import * as generated from '../../functions/generated/params';
 import { GENERATED_PARAMS_FILE, generateParamValidators } from '../../lib/contract/generate-params';
 import { GENERATED_ROUTES_FILE, generateRoutes } from '../../lib/contract/generate-routes';
+import { GENERATED_ASSETS_FILE, generateAssets } from '../../lib/contract/generate-assets';
+import { ASSETS } from '../../functions/generated/assets';
+import { buildAssetCatalogue } from '../../lib/publish/assets';
+import { canonicalSources } from '../../lib/publish/sources';
 import { GET_PATHS, ROUTES } from '../../functions/generated/routes';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -23,6 +27,11 @@ test('the committed route list is what the generator makes of the contract table
   expect(readFileSync(path.join(ROOT, GENERATED_ROUTES_FILE), 'utf8')).toBe(generateRoutes(operations));
   expect(ROUTES.map((r) => `${r.method} ${r.path} ${r.operationId} ${r.liveState}`)).toEqual(operations.map((op) => `${op.method} ${op.path} ${op.operationId} ${op.liveState}`));
   expect(GET_PATHS).toEqual(operations.filter((op) => op.method === 'GET').map((op) => op.path));
+});
+
+test('the committed asset catalogue is what the generator makes of the sources, and the published assets.json lists the same entries', () => {
+  expect(readFileSync(path.join(ROOT, GENERATED_ASSETS_FILE), 'utf8')).toBe(generateAssets(operations));
+  expect(ASSETS).toEqual(buildAssetCatalogue(canonicalSources()).assets);
 });
 
 test('every parameter of the table has a generated validator', () => {
