@@ -38,6 +38,8 @@ export interface Operation {
   liveState: LiveState;
   pathParams?: Record<string, z.ZodType>;
   queryParams?: Record<string, z.ZodType>;
+  /** Query parameters a request must carry (every other one is optional). */
+  requiredQueryParams?: readonly string[];
   /** JSON request body (sandbox POSTs). */
   requestBody?: { schema: z.ZodType; required: boolean };
   /** The 200 response. */

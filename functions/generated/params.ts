@@ -58,6 +58,32 @@ export const getCommercialProofParams = {
   } satisfies ParamValidator<string>,
 };
 
+/** GET /v1/ledger/consistency */
+export const getLedgerConsistencyParams = {
+  from: {
+    description: "A tree size of the log (a checkpoint's second line): a whole number from 1 to the current tree size.",
+    check(v: string): Checked<number> {
+      const n = Number(v);
+      if (!Number.isFinite(n)) return fail("must be a number");
+      if (!Number.isSafeInteger(n)) return fail("must be an integer");
+      if (n < 1) return fail("must be at least 1");
+      if (n > 9007199254740991) return fail("must be at most 9007199254740991");
+      return { value: n };
+    },
+  } satisfies ParamValidator<number>,
+  to: {
+    description: "A tree size of the log (a checkpoint's second line): a whole number from 1 to the current tree size.",
+    check(v: string): Checked<number> {
+      const n = Number(v);
+      if (!Number.isFinite(n)) return fail("must be a number");
+      if (!Number.isSafeInteger(n)) return fail("must be an integer");
+      if (n < 1) return fail("must be at least 1");
+      if (n > 9007199254740991) return fail("must be at most 9007199254740991");
+      return { value: n };
+    },
+  } satisfies ParamValidator<number>,
+};
+
 /** GET /v1/credentials/verify/{claimId} */
 export const verifyCredentialParams = {
   claimId: {

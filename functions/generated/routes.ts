@@ -3,7 +3,7 @@
 import type { Operation } from '../contract/operation';
 
 /** One operation of the contract table, as the surfaces that list endpoints read it. */
-export type Route = Pick<Operation, 'operationId' | 'method' | 'path' | 'tag' | 'summary' | 'liveState'> & { response: Pick<Operation['response'], 'mediaType'> };
+export type Route = Pick<Operation, 'operationId' | 'method' | 'path' | 'tag' | 'summary' | 'liveState'> & Pick<Operation, 'requiredQueryParams'> & { response: Pick<Operation['response'], 'mediaType'> };
 
 /** Every operation of the contract table, in table order. */
 export const ROUTES: readonly Route[] = [
@@ -41,6 +41,19 @@ export const ROUTES: readonly Route[] = [
     "tag": "Trust and verification",
     "summary": "The integrity ledger: origin, verifier key and latest signed checkpoint",
     "liveState": "LIVE",
+    "response": {}
+  },
+  {
+    "operationId": "getLedgerConsistency",
+    "method": "GET",
+    "path": "/v1/ledger/consistency",
+    "tag": "Trust and verification",
+    "summary": "A consistency proof between two tree sizes of the ledger: the log only grew",
+    "liveState": "LIVE",
+    "requiredQueryParams": [
+      "from",
+      "to"
+    ],
     "response": {}
   },
   {
@@ -440,6 +453,7 @@ export const GET_PATHS: readonly string[] = [
   "/v1/objects/{reference}",
   "/v1/commercial-proofs/{reference}",
   "/v1/ledger",
+  "/v1/ledger/consistency",
   "/v1/credentials/verify/{claimId}",
   "/v1/portable-credentials/{claimId}/vc.json",
   "/v1/status-lists/{listId}",

@@ -198,3 +198,44 @@ export async function publishLedgerHead(
     }),
   );
 }
+
+/**
+ * The read path's view of the log for a consistency proof: the published head and the hashes of
+ * leaves 0..count-1, requested at once (one GetItem beside a Query that pages through the leaves,
+ * about 8,000 leaves a page). Leaves past the head's tree size are not part of any published tree,
+ * so the caller checks `count` against the head before using them.
+ */
+export async function readLedgerPrefix(count: number): Promise<{ head: LedgerHead | null; leaves: Buffer[] }> {
+  const table = tableName();
+  if (!table) throw new StoreNotConfigured();
+  try {
+    const [head, leaves] = await Promise.all([readLedgerHead(), readLeafHashes(table, count)]);
+    return { head, leaves };
+  } catch (error) {
+    if (error instanceof StoreUnavailable || error instanceof StoreNotConfigured) throw error;
+    throw new StoreUnavailable('Query ledger leaves', { cause: error });
+  }
+}
+
+async function readLeafHashes(table: string, count: number): Promise<Buffer[]> {
+  const leaves: Buffer[] = [];
+  let start: Item | undefined;
+  do {
+    const out = await storeClient().send(
+      new QueryCommand({
+        TableName: table,
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',
+        ExpressionAttributeValues: { ':pk': { S: LEDGER_PK }, ':first': { S: ledgerLeafSk(0) }, ':last': { S: ledgerLeafSk(count - 1) } },
+        ProjectionExpression: 'sk, leafHash',
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const item of out.Items ?? []) {
+      // A gap means the log is shorter than asked (or still being written): stop at the last contiguous leaf.
+      if (item.sk?.S !== ledgerLeafSk(leaves.length) || !item.leafHash?.B) return leaves;
+      leaves.push(Buffer.from(item.leafHash.B));
+    }
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return leaves;
+}

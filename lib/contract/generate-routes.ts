@@ -16,6 +16,7 @@ export const ROUTE_FIELDS = ['operationId', 'method', 'path', 'tag', 'summary', 
 export function routeRows(operations: readonly Operation[]) {
   return operations.map((op) => ({
     ...Object.fromEntries(ROUTE_FIELDS.map((field) => [field, op[field]])),
+    ...(op.requiredQueryParams ? { requiredQueryParams: [...op.requiredQueryParams] } : {}),
     response: op.response.mediaType === undefined ? {} : { mediaType: op.response.mediaType },
   }));
 }
@@ -27,7 +28,7 @@ export function generateRoutes(operations: readonly Operation[]): string {
     "import type { Operation } from '../contract/operation';",
     '',
     `/** One operation of the contract table, as the surfaces that list endpoints read it. */`,
-    `export type Route = Pick<Operation, ${ROUTE_FIELDS.map((f) => `'${f}'`).join(' | ')}> & { response: Pick<Operation['response'], 'mediaType'> };`,
+    `export type Route = Pick<Operation, ${ROUTE_FIELDS.map((f) => `'${f}'`).join(' | ')}> & Pick<Operation, 'requiredQueryParams'> & { response: Pick<Operation['response'], 'mediaType'> };`,
     '',
     '/** Every operation of the contract table, in table order. */',
     `export const ROUTES: readonly Route[] = ${JSON.stringify(routeRows(operations), null, 2)};`,

@@ -105,7 +105,7 @@ function parameters(op: Operation): Json[] {
   };
   const params: Json[] = [];
   for (const [name, schema] of Object.entries(op.pathParams ?? {})) params.push({ name, in: 'path', required: true, schema: typeOf(schema) });
-  for (const [name, schema] of Object.entries(op.queryParams ?? {})) params.push({ name, in: 'query', required: false, schema: typeOf(schema) });
+  for (const [name, schema] of Object.entries(op.queryParams ?? {})) params.push({ name, in: 'query', required: op.requiredQueryParams?.includes(name) ?? false, schema: typeOf(schema) });
   return params;
 }
 

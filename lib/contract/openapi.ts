@@ -74,7 +74,7 @@ function parameters(op: Operation, target: Target): Json[] {
     params.push({ name, in: 'path', required: true, description: schema.description, schema: schemaRef(schema, target) });
   }
   for (const [name, schema] of Object.entries(op.queryParams ?? {})) {
-    params.push({ name, in: 'query', required: false, description: schema.description, schema: withIntegerFormat(schemaRef(schema, target)) });
+    params.push({ name, in: 'query', required: op.requiredQueryParams?.includes(name) ?? false, description: schema.description, schema: withIntegerFormat(schemaRef(schema, target)) });
   }
   if (op.conditional) {
     params.push({ name: 'If-None-Match', in: 'header', required: false, description: 'An ETag from an earlier answer: 304 when the document is unchanged.', schema: { type: 'string', maxLength: 1024, pattern: ENTITY_TAG_LIST } });

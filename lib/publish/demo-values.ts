@@ -36,13 +36,26 @@ export function fillPath(template: string, values: Record<string, string>): stri
   });
 }
 
+/**
+ * Demo values of required query parameters: tree sizes of the ledger the demo log always reaches
+ * (it logs every demo record version). A required parameter without one fails the build.
+ */
+const DEMO_QUERY: Record<string, string> = { from: '1', to: '8' };
+
+/** The query string (with its ?) carrying demo values of the operation's required query parameters. */
+export function demoQuery(op: Pick<Operation, 'operationId' | 'requiredQueryParams'>): string {
+  const names = op.requiredQueryParams ?? [];
+  for (const name of names) if (DEMO_QUERY[name] === undefined) throw new Error(`no demo value for the required query parameter ${name} of ${op.operationId}`);
+  return names.length === 0 ? '' : `?${names.map((name) => `${name}=${DEMO_QUERY[name]}`).join('&')}`;
+}
+
 /** The operation's path with the first demo value of each parameter, or null when a parameter has none. */
-export function demoPath(op: Pick<Operation, 'path'>, demo: DemoReferences, providerIds: readonly string[]): string | null {
+export function demoPath(op: Pick<Operation, 'path' | 'operationId' | 'requiredQueryParams'>, demo: DemoReferences, providerIds: readonly string[]): string | null {
   const values: Record<string, string> = {};
   for (const name of pathParamsOf(op.path)) {
     const [first] = demoValuesFor(op, name, demo, providerIds);
     if (first === undefined) return null;
     values[name] = first;
   }
-  return fillPath(op.path, values);
+  return fillPath(op.path, values) + demoQuery(op);
 }

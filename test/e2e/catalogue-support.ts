@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Operation } from '../../functions/contract/operation';
 import { startLocalService, type LocalService } from '../../lib/local/service';
-import { demoValuesFor, fillPath, pathParamsOf } from '../../lib/publish/demo-values';
+import { demoQuery, demoValuesFor, fillPath, pathParamsOf } from '../../lib/publish/demo-values';
 import { buildSite, writeSite } from '../../lib/publish/site';
 import { canonicalSources, type PublishSources } from '../../lib/publish/sources';
 
@@ -35,7 +35,7 @@ export async function startCatalogueService(): Promise<CatalogueFixture> {
 }
 
 /** Every concrete URL to try for an operation: each combination of candidate demo values (first values first). */
-export function candidateUrls(op: Pick<Operation, 'path'>, sources: PublishSources): string[] {
+export function candidateUrls(op: Pick<Operation, 'path' | 'operationId' | 'requiredQueryParams'>, sources: PublishSources): string[] {
   const params = pathParamsOf(op.path);
   const providerIds = sources.providers.map((p) => p.providerId);
   let combos: Record<string, string>[] = [{}];
@@ -43,7 +43,7 @@ export function candidateUrls(op: Pick<Operation, 'path'>, sources: PublishSourc
     const values = demoValuesFor(op, name, sources.demo, providerIds);
     combos = combos.flatMap((c) => values.map((v) => ({ ...c, [name]: v })));
   }
-  return combos.map((values) => fillPath(op.path, values));
+  return combos.map((values) => fillPath(op.path, values) + demoQuery(op));
 }
 
 /** A request body for an operation: the published sandbox example for its path, or the provider's example request. */

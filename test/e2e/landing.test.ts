@@ -63,7 +63,7 @@ test('every route the index lists carries an absolute URL on this server, and ev
   expect(entries).toHaveLength(operations.length);
   const failures: string[] = [];
   for (const e of entries) {
-    expect(e.href).toBe(`${service.url}${e.path}`);
+    expect(e.href.replace(/\{\?[\w,]+\}$/, '')).toBe(`${service.url}${e.path}`);
     if (e.method !== 'GET' || e.templated) continue;
     const res = await fetch(e.href);
     await res.arrayBuffer();

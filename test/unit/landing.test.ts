@@ -32,9 +32,13 @@ describe('the landing index', () => {
 
   test('gives every entry its absolute URL on the base URL callers used, templates marked', () => {
     for (const e of entriesOf(index)) {
-      expect(e.href).toBe(`${BASE}${e.path}`);
-      expect(e.templated).toBe(e.path.includes('{'));
+      const op = operations.find((o) => o.operationId === e.operationId)!;
+      // Required query parameters are an RFC 6570 form-style query expansion after the path.
+      const query = op.requiredQueryParams?.length ? `{?${op.requiredQueryParams.join(',')}}` : '';
+      expect(e.href).toBe(`${BASE}${e.path}${query}`);
+      expect(e.templated).toBe(e.path.includes('{') || query !== '');
     }
+    expect(entriesOf(index).find((e) => e.operationId === 'getLedgerConsistency')?.href).toBe(`${BASE}/v1/ledger/consistency{?from,to}`);
     expect(index.links).toMatchObject({ self: `${BASE}/`, home: `${BASE}/`, developers: `${BASE}/developers`, apiReference: `${BASE}/developers/reference` });
     expect(buildLandingIndex(operations, BASE, SITE_PATHS.developers).links.self).toBe(`${BASE}/developers`);
   });

@@ -1,6 +1,6 @@
 import { defineOperations } from '../operation';
 import { Reference } from '../schemas/common';
-import { LedgerDescription } from '../schemas/ledger';
+import { LedgerConsistency, LedgerDescription, LedgerTreeSize } from '../schemas/ledger';
 import { CommercialProofEvidence } from '../schemas/proofs';
 
 export const proofsOperations = defineOperations([
@@ -32,5 +32,22 @@ export const proofsOperations = defineOperations([
     response: { schema: LedgerDescription },
     errors: [503],
     integration: { kind: 'lambda', entry: 'functions/handlers/get-ledger.ts', access: 'table-read' },
+  },
+  {
+    operationId: 'getLedgerConsistency',
+    method: 'GET',
+    path: '/v1/ledger/consistency',
+    tag: 'Trust and verification',
+    summary: 'A consistency proof between two tree sizes of the ledger: the log only grew',
+    description:
+      'RFC 9162 consistency proof from the tree of size `from` to the tree of size `to` (1 <= from <= to <= current size). ' +
+      'A client that kept a checkpoint checks the proof against its root and the root of a later checkpoint; ' +
+      'the service is not trusted for either root. The answer is computed from the leaf hashes, so its cost grows with `to`.',
+    liveState: 'LIVE',
+    queryParams: { from: LedgerTreeSize, to: LedgerTreeSize },
+    requiredQueryParams: ['from', 'to'],
+    response: { schema: LedgerConsistency },
+    errors: [400, 503],
+    integration: { kind: 'lambda', entry: 'functions/handlers/get-ledger-consistency.ts', access: 'table-read' },
   },
 ]);

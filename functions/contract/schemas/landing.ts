@@ -12,7 +12,7 @@ export const LandingEntry = component(
     method: z.enum(['GET', 'POST']),
     path: z.string(),
     href: Url,
-    templated: z.boolean().describe('True when the path holds {parameters} to fill in.'),
+    templated: z.boolean().describe('True when the URL holds {parameters} to fill in (path parameters, or required query parameters as {?name,...}).'),
     mediaType: z.string().describe('Media type of the 200 answer.'),
     liveState: z.enum(LIVE_STATES),
     summary: z.string(),

@@ -65,3 +65,20 @@ export const LedgerDescription = component(
   "The log's origin, verifier key and latest signed checkpoint: what anyone needs to verify evidence offline.",
 );
 export type LedgerDescription = z.infer<typeof LedgerDescription>;
+
+export const LedgerTreeSize = z.coerce
+  .number()
+  .int()
+  .min(1)
+  .max(Number.MAX_SAFE_INTEGER)
+  .describe('A tree size of the log (a checkpoint\'s second line): a whole number from 1 to the current tree size.');
+
+export const LedgerConsistency = component(
+  'LedgerConsistency',
+  z.object({
+    from: z.number().int().min(1).describe('The earlier tree size.'),
+    to: z.number().int().min(1).describe('The later tree size (at most the current one).'),
+    proof: z.array(Base64Hash).describe('RFC 9162 §2.1.4 consistency proof, PROOF(from, D[to]); empty when from = to.'),
+  }),
+  'Proof that the log of size `from` is a prefix of the log of size `to`: it only grew. Verify it against the root hashes of the two checkpoints (RFC 9162 §2.1.4.2).',
+);

@@ -5,7 +5,7 @@ import { SITE_PATHS } from '../../contract/site-paths';
 import { html, pageDocument, type SafeHtml } from './html';
 
 /** The part of an operation the landing reads (so the builder accepts any contract table). */
-export type LandingRow = Pick<Operation, 'operationId' | 'method' | 'path' | 'liveState' | 'summary'> & { response: Pick<Operation['response'], 'mediaType'> };
+export type LandingRow = Pick<Operation, 'operationId' | 'method' | 'path' | 'liveState' | 'summary' | 'requiredQueryParams'> & { response: Pick<Operation['response'], 'mediaType'> };
 
 export type LandingSection = 'trustRoutes' | 'pages' | 'developerDocuments' | 'sandbox' | 'files';
 
@@ -41,8 +41,9 @@ function entry(baseUrl: string, op: LandingRow): LandingEntry {
     operationId: op.operationId,
     method: op.method,
     path: op.path,
-    href: absolute(baseUrl, op.path),
-    templated: op.path.includes('{'),
+    // Required query parameters make the URL an RFC 6570 template too ({?from,to}).
+    href: absolute(baseUrl, op.path) + (op.requiredQueryParams?.length ? `{?${op.requiredQueryParams.join(',')}}` : ''),
+    templated: op.path.includes('{') || (op.requiredQueryParams?.length ?? 0) > 0,
     mediaType: mediaTypeOf(op),
     liveState: op.liveState,
     summary: op.summary,
