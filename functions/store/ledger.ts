@@ -201,8 +201,8 @@ export async function publishLedgerHead(
 
 /**
  * The read path's view of the log for a consistency proof: the published head and the hashes of
- * leaves 0..count-1, requested at once (one GetItem beside a Query that pages through the leaves,
- * about 8,000 leaves a page). Leaves past the head's tree size are not part of any published tree,
+ * leaves 0..count-1, requested at once (one GetItem beside a Query that pages through the leaves;
+ * DynamoDB pages at 1 MB of items read, thousands of leaf items). Leaves past the head's tree size are not part of any published tree,
  * so the caller checks `count` against the head before using them.
  */
 export async function readLedgerPrefix(count: number): Promise<{ head: LedgerHead | null; leaves: Buffer[] }> {
