@@ -6,18 +6,27 @@ import { readLedgerLeaves } from '../../functions/store/ledger';
 import { LOCAL_TABLE, localClient, type LocalService } from '../../lib/local/service';
 import { MerkleTree } from '../../lib/ledger/merkle-tree';
 import { getJson, startTestService } from '../support/local';
+import { demoDocument } from '../../fixtures/demo';
+import { devLedgerSigner } from '../../lib/ledger/dev-key';
+import { loadDocument } from '../../lib/loader/load';
+
+const ANCHOR = new Date('2026-11-20T10:00:00Z');
+
+/** The latest checkpoint the service publishes, its signature checked with the published key. */
+async function signedCheckpoint(): Promise<{ treeSize: number; rootHash: Buffer }> {
+  const ledger = (await getJson(`${service.url}/v1/ledger`)).body;
+  const verified = verifyNote(ledger.latestCheckpoint.note, [parseVerifierKey(ledger.verifierKeys[0].verifierKey)]);
+  expect(verified.ok).toBe(true);
+  return parseCheckpointText(ledger.latestCheckpoint.note.slice(0, ledger.latestCheckpoint.note.indexOf('\n\n') + 1));
+}
 
 let service: LocalService;
 let latest: { treeSize: number; rootHash: Buffer };
 let earlierRoot: (size: number) => Buffer;
 
 beforeAll(async () => {
-  service = await startTestService();
-  // The latest root from the signed checkpoint (its signature checked with the published key).
-  const ledger = (await getJson(`${service.url}/v1/ledger`)).body;
-  const verified = verifyNote(ledger.latestCheckpoint.note, [parseVerifierKey(ledger.verifierKeys[0].verifierKey)]);
-  expect(verified.ok).toBe(true);
-  latest = parseCheckpointText(ledger.latestCheckpoint.note.slice(0, ledger.latestCheckpoint.note.indexOf('\n\n') + 1));
+  service = await startTestService(ANCHOR);
+  latest = await signedCheckpoint();
   // Earlier roots computed here from the stored leaf hashes, independently of the proof endpoint.
   const client = localClient(service.storeEndpoint);
   const tree = new MerkleTree();
@@ -75,3 +84,22 @@ describe('GET /v1/ledger/consistency', () => {
     expect(res.body.detail).toContain(`holds ${latest.treeSize} entries`);
   });
 });
+
+test('a later load grows the log: the first signed checkpoint is a prefix of the second, by the served proof', async () => {
+  // Grown the way a deployment grows it: another load through the loader with the same key (the
+  // demo a day later changes content, so versions are appended and a new checkpoint is signed).
+  const client = localClient(service.storeEndpoint);
+  try {
+    const { signer } = await devLedgerSigner();
+    await loadDocument(demoDocument(new Date(ANCHOR.getTime() + 86_400_000)), { client, table: LOCAL_TABLE, signer });
+  } finally {
+    client.destroy();
+  }
+  const second = await signedCheckpoint();
+  expect(second.treeSize).toBeGreaterThan(latest.treeSize);
+  const res = await consistency(`?from=${latest.treeSize}&to=${second.treeSize}`);
+  expect(res.status).toBe(200);
+  // Both roots come from signed checkpoints, none from the answer.
+  expect(verifyConsistency(latest.treeSize, second.treeSize, latest.rootHash, second.rootHash, proofOf(res.body))).toBe(true);
+  expect(verifyConsistency(latest.treeSize, second.treeSize, second.rootHash, second.rootHash, proofOf(res.body))).toBe(false);
+}, 60_000);
