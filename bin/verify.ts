@@ -12,7 +12,7 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { trustedLedgerKeys } from '../functions/domain/evidence';
-import { verifyEvidence } from '../functions/domain/ledger/verify';
+import { verifyEvidence } from '../functions/domain/ledger/node-crypto';
 import type { LedgerEvidence } from '../functions/domain/record';
 
 interface Subject {

@@ -1,8 +1,7 @@
-import { recordLeafHash } from '../../functions/domain/ledger/canonical';
 import { parseCheckpointText } from '../../functions/domain/ledger/checkpoint';
 import { encodeBase64 } from '../../functions/domain/ledger/encoding';
 import { EVIDENCE_FORMAT, type LogEvidence } from '../../functions/domain/ledger/evidence-format';
-import { parseVerifierKey, verifyNote } from '../../functions/domain/ledger/note';
+import { parseVerifierKey, recordLeafHash, verifyNote } from '../../functions/domain/ledger/node-crypto';
 import type { LeafToStore } from '../../functions/store/ledger';
 import { MerkleTree } from './merkle-tree';
 import type { LedgerSigner } from './signer';
