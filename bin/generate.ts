@@ -1,6 +1,7 @@
 /**
  * npm run generate: rewrites the code generated from the contract table (functions/generated/):
- * parameter validators, the route list and the asset catalogue. The output is committed, so the local server, the
+ * parameter validators, the route list and the asset catalogue; and from the page sources, the
+ * compiled message catalogues and the trust receipt's in-browser check. The output is committed, so the local server, the
  * tests and every bundle use it without a build step; test/unit/generated-from-contract.test.ts fails
  * when it is out of date.
  */
@@ -8,13 +9,17 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { operations } from '../functions/contract/operations';
 import { GENERATED_ASSETS_FILE, generateAssets } from '../lib/contract/generate-assets';
+import { GENERATED_MESSAGES_FILE, generateMessages } from '../lib/contract/generate-messages';
 import { GENERATED_PARAMS_FILE, generateParamValidators } from '../lib/contract/generate-params';
+import { GENERATED_RECEIPT_SCRIPT_FILE, generateReceiptScript } from '../lib/contract/generate-receipt-script';
 import { GENERATED_ROUTES_FILE, generateRoutes } from '../lib/contract/generate-routes';
 
 for (const [file, source] of [
   [GENERATED_PARAMS_FILE, generateParamValidators(operations)],
   [GENERATED_ROUTES_FILE, generateRoutes(operations)],
   [GENERATED_ASSETS_FILE, generateAssets(operations)],
+  [GENERATED_MESSAGES_FILE, generateMessages()],
+  [GENERATED_RECEIPT_SCRIPT_FILE, generateReceiptScript()],
 ] as const) {
   writeFileSync(path.join(__dirname, '..', file), source);
   console.log(`wrote ${file}`);

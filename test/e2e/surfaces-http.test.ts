@@ -2,10 +2,10 @@ import { operations } from '../../functions/contract/operations';
 import { surfacesOperations } from '../../functions/contract/operations/surfaces';
 import { ErrorResponse } from '../../functions/contract/schemas/common';
 import { ActivationReadiness, ProductionFoundations, TrustFabricCatalogue, TrustInfrastructure } from '../../functions/contract/schemas/surfaces';
-import { DISPOSITION_WORDING } from '../../functions/domain/surfaces/presentation';
+import { dispositionWording } from '../../functions/domain/surfaces/presentation';
 import { DEMO_CREDENTIALS } from '../../fixtures/demo-credentials';
 import { DEMO_PROOFS } from '../../fixtures/demo-proofs';
-import { PROOF_STATUS_WORDING } from '../../functions/domain/surfaces/proof-presentation';
+import { proofStatusWording } from '../../functions/domain/surfaces/proof-presentation';
 import { DEMO_OBJECTS, DEMO_RESTRICTED_VALUES } from '../../fixtures/demo';
 import type { LocalService } from '../../lib/local/service';
 import { getJson, startTestService } from '../support/local';
@@ -111,7 +111,7 @@ describe('pages', () => {
     const res = await fetch(url(`/trust-receipt/${reference}`));
     expect(res.status).toBe(200);
     const page = await res.text();
-    const wording = DISPOSITION_WORDING[json.current.overallDisposition as keyof typeof DISPOSITION_WORDING];
+    const wording = dispositionWording(json.current.overallDisposition);
     expect(page).toContain(`<span class="status ${wording.tone}">${wording.label}</span>`);
     expect(page).toContain(`(${json.current.state})`);
     expect(page).toContain(`<code>${json.current.disposition}</code>`);
@@ -123,7 +123,7 @@ describe('pages', () => {
     const json = (await getJson(url(`/v1/commercial-proofs/${reference}`))).body;
     expect(json.verification.trustReceiptUrl).toBe(url(`/trust-receipt/${reference}`));
     for (const page of [await (await fetch(json.verification.trustReceiptUrl)).text(), await (await fetch(json.verification.verifyUrl)).text()]) {
-      const wording = PROOF_STATUS_WORDING[json.verification.status as keyof typeof PROOF_STATUS_WORDING];
+      const wording = proofStatusWording(json.verification.status);
       expect(page).toContain(`<span class="status ${wording.tone}">${wording.label}</span>`);
       expect(page).toContain(`<code>${json.verification.currentSourceStatus.disposition}</code>`);
       expect(page).toContain(`(${json.verification.currentSourceStatus.state})`);
@@ -146,7 +146,7 @@ describe('pages', () => {
   it('/verify answers a reference with surrounding spaces, and points a credential to its own answer', async () => {
     const spaced = await fetch(url(`/verify?reference=${encodeURIComponent(`  ${DEMO_OBJECTS.stale} `)}`));
     expect(spaced.status).toBe(200);
-    expect(await spaced.text()).toContain(DISPOSITION_WORDING.STALE.label);
+    expect(await spaced.text()).toContain(dispositionWording('STALE').label);
 
     const credential = await fetch(url(`/verify?reference=${DEMO_CREDENTIALS.active}`));
     expect(credential.status).toBe(200);

@@ -1,5 +1,7 @@
 import { createHash } from 'node:crypto';
 import { SITE_PATHS } from '../../contract/site-paths';
+import { RECEIPT_SCRIPT_SHA256 } from '../../generated/receipt-script';
+import { LANGUAGES, translator, type Lang, type Translator } from './i18n';
 
 /** Markup that is already safe: produced by `html` or `raw` only. */
 export class SafeHtml {
@@ -75,16 +77,28 @@ form.lookup button{font:inherit;font-weight:600;padding:.45rem 1.2rem;border:0;b
 td time,td.path code{white-space:nowrap}
 @media (max-width:40rem){dl.facts{grid-template-columns:1fr;gap:0}dl.facts dd{margin-bottom:.5rem}header.site .name{display:block;margin-bottom:.25rem}td time,td.path code{white-space:normal}th,td{overflow-wrap:anywhere;padding:.3rem .25rem}}
 footer{max-width:60rem;margin:2rem auto;padding:1rem;color:var(--muted);border-top:1px solid var(--line);font-size:.9rem}
+nav.langs{float:right}nav.langs a{margin:0 0 0 .75rem}nav.langs a[aria-current]{font-weight:700;text-decoration:none}
+.device [data-verification]{border-left:6px solid var(--info);padding:.5rem 1rem;background:var(--bg);font-weight:600}
+.device [data-verification=verified]{border-color:var(--ok)}.device [data-verification=failed]{border-color:var(--bad)}
+.share{display:flex;flex-wrap:wrap;gap:1rem;align-items:center}.share svg{width:9rem;height:9rem;flex:none}
+@media print{@page{size:auto;margin:12mm}
+body{font-size:10.5pt;line-height:1.35}header.site,footer,.skip,nav.langs,form.lookup,#device-details,.noprint{display:none}
+main{max-width:none;padding:0}h1{font-size:16pt;margin:0 0 .5rem}h2{font-size:12pt;margin:.75rem 0 .25rem;break-after:avoid}
+.card{padding:.5rem;margin:.5rem 0;break-inside:avoid}section{break-inside:avoid}table{font-size:9.5pt}th,td{padding:.15rem .3rem}
+.scroll{overflow:visible}a{color:inherit;text-decoration:none}.share svg{width:30mm;height:30mm}
+.status{border-width:1px}}
 `.trim();
 
 const styleHash = createHash('sha256').update(STYLE).digest('base64');
 
 /**
- * No script, no external resource: the pages work without JavaScript and the policy says so.
- * The one inline style block is allowed by its hash; forms may only submit to this origin.
+ * No external resource, and one script: the trust receipt's own ledger check, allowed by its hash
+ * (no other script, inline handler or eval can run). The pages work without it. The one inline
+ * style block is allowed by its hash; forms may only submit to this origin.
  */
 export const PAGE_CSP = [
   "default-src 'none'",
+  `script-src 'sha256-${RECEIPT_SCRIPT_SHA256}'`,
   `style-src 'sha256-${styleHash}'`,
   "img-src 'self'",
   "form-action 'self'",
@@ -99,9 +113,9 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = {
   'x-frame-options': 'DENY',
   'cross-origin-opener-policy': 'same-origin',
   'permissions-policy': 'camera=(), microphone=(), geolocation=(), payment=()',
-  // Pages show live state and errors negotiate on Accept: never reuse a stored copy.
+  // Pages show live state, errors negotiate on Accept and words on Accept-Language: never reuse a stored copy.
   'cache-control': 'no-store',
-  vary: 'Accept',
+  vary: 'Accept, Accept-Language',
 };
 
 export interface PageInput {
@@ -110,48 +124,64 @@ export interface PageInput {
   main: SafeHtml;
   /** Wide layout for tables of many columns (studio). */
   wide?: boolean;
+  /** The page's language (English when absent). */
+  t?: Translator;
+  /** For pages offered in every language: this page's address in a given language (the switcher, hreflang links). */
+  inLanguage?: (lang: Lang) => string;
+  /** The machine-readable form of what the page shows (rel=alternate). */
+  jsonAlternate?: string;
+}
+
+function languageSwitcher(t: Translator, inLanguage: (lang: Lang) => string): SafeHtml {
+  return html`<nav class="langs" aria-label="${t('frame.languages')}">
+${LANGUAGES.map((lang) => {
+  const name = translator({ lang, formatLocale: lang }).text('language.name');
+  return lang === t.locale.lang
+    ? html`<a href="${inLanguage(lang)}" lang="${lang}" hreflang="${lang}" aria-current="true">${name}</a>`
+    : html`<a href="${inLanguage(lang)}" lang="${lang}" hreflang="${lang}">${name}</a>`;
+})}
+</nav>`;
 }
 
 /** The shared page frame: language, landmarks, skip link, navigation and the disclosure footer. */
-export function pageDocument({ title, baseUrl, main, wide }: PageInput): string {
+export function pageDocument({ title, baseUrl, main, wide, t = translator(), inLanguage, jsonAlternate }: PageInput): string {
+  const lang = t.locale.lang;
   return html`<!doctype html>
-<html lang="en">
+<html lang="${lang}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
-<title>${title} · Public Trust and Verification</title>
+<title>${title} · ${t('frame.serviceName')}</title>
 <link rel="icon" href="${baseUrl}${SITE_PATHS.favicon}" type="image/svg+xml">
-<style>${raw(STYLE)}</style>
+${jsonAlternate ? html`<link rel="alternate" type="application/json" href="${jsonAlternate}">
+` : ''}${inLanguage ? LANGUAGES.map((l) => html`<link rel="alternate" hreflang="${l}" href="${inLanguage(l)}">
+`) : ''}<style>${raw(STYLE)}</style>
 </head>
 <body>
-<a class="skip" href="#main">Skip to content</a>
-<header class="site"><nav aria-label="Service">
-<span class="name">Public Trust and Verification</span>
-<a href="${baseUrl}/verify">Verify</a>
-<a href="${baseUrl}/studio">Studio</a>
+<a class="skip" href="#main">${t('frame.skip')}</a>
+<header class="site"><nav aria-label="${t('frame.nav')}">
+<span class="name">${t('frame.serviceName')}</span>
+<a href="${baseUrl}/verify${inLanguage ? html`?lang=${lang}` : ''}">${t('frame.verify')}</a>
+<a href="${baseUrl}/studio">${t('frame.studio')}</a>
 </nav></header>
 <main id="main"${wide ? html` class="wide"` : ''}>
+${inLanguage ? languageSwitcher(t, inLanguage) : ''}
 ${main}
 </main>
 <footer>
-<p>Public and read-only. Pages and responses never contain customer personal data or payment account data.
-Ledger evidence proves integrity only, never authority.</p>
+<p>${t('frame.footer')}</p>
 </footer>
 </body>
 </html>
 `.value;
 }
 
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-
-/** An instant for a person (UTC, minutes) inside <time> carrying the exact value for machines. */
-export function timeElement(instant: string | null | undefined): SafeHtml {
-  if (!instant) return html`<span class="muted">never</span>`;
+/** An instant for a person, in the page's locale and in UTC (zone stated), inside <time> carrying the exact value. */
+export function timeElement(instant: string | null | undefined, t: Translator = translator()): SafeHtml {
+  if (!instant) return html`<span class="muted">${t('time.never')}</span>`;
   const ms = Date.parse(instant);
   if (Number.isNaN(ms)) return html`${instant}`;
-  const d = new Date(ms);
-  const pad = (n: number) => String(n).padStart(2, '0');
-  const text = `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}, ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())} UTC`;
-  return html`<time datetime="${d.toISOString()}">${text}</time>`;
+  const iso = new Date(ms).toISOString();
+  return html`<time datetime="${iso}">${t.instant(iso)}</time>`;
 }
