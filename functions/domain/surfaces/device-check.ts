@@ -41,7 +41,7 @@ const scriptJson = (value: unknown): string =>
  */
 export function deviceCheckSection(input: DeviceCheckInput, t: Translator): SafeHtml {
   const heading = html`<h2 id="device-heading">${t('device.heading')}</h2>`;
-  const proves = html`<p class="muted">${t('device.proves')}</p>`;
+  const proves = html`<p class="muted noprint">${t('device.proves')}</p>`;
   const unavailable = !input.evidence ? t('device.noEvidence') : input.verifierKeys.length === 0 ? t('device.noKey') : null;
   if (unavailable || !input.evidence) {
     return html`<section class="device" aria-labelledby="device-heading">${heading}

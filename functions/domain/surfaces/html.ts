@@ -42,6 +42,9 @@ export const raw = (markup: string): SafeHtml => new SafeHtml(markup);
 /** Path segment for a reference inside a URL, then escaped by `html` when placed in an attribute. */
 export const segment = (value: string): string => encodeURIComponent(value);
 
+/** Timeline rows a printed page keeps (the newest); the page says so on paper and its QR code opens the rest. */
+export const PRINTED_TIMELINE_ROWS = 8;
+
 const STYLE = `
 :root{color-scheme:light;--ink:#1b1f24;--muted:#4a5560;--line:#d5dbe1;--bg:#f6f8fa;--ok:#0b6b2f;--warn:#8a5300;--bad:#a01616;--info:#1f4f99}
 *{box-sizing:border-box}
@@ -76,17 +79,19 @@ form.lookup button{font:inherit;font-weight:600;padding:.45rem 1.2rem;border:0;b
 .scroll{overflow-x:auto}
 td time,td.path code{white-space:nowrap}
 @media (max-width:40rem){dl.facts{grid-template-columns:1fr;gap:0}dl.facts dd{margin-bottom:.5rem}header.site .name{display:block;margin-bottom:.25rem}td time,td.path code{white-space:normal}th,td{overflow-wrap:anywhere;padding:.3rem .25rem}}
+.print-only{display:none}
 footer{max-width:60rem;margin:2rem auto;padding:1rem;color:var(--muted);border-top:1px solid var(--line);font-size:.9rem}
 nav.langs{float:right}nav.langs a{margin:0 0 0 .75rem}nav.langs a[aria-current]{font-weight:700;text-decoration:none}
 .device [data-verification]{border-left:6px solid var(--info);padding:.5rem 1rem;background:var(--bg);font-weight:600}
 .device [data-verification=verified]{border-color:var(--ok)}.device [data-verification=failed]{border-color:var(--bad)}
 .share{display:flex;flex-wrap:wrap;gap:1rem;align-items:center}.share svg{width:9rem;height:9rem;flex:none}
 @media print{@page{size:auto;margin:12mm}
-body{font-size:10.5pt;line-height:1.35}header.site,footer,.skip,nav.langs,form.lookup,#device-details,.noprint{display:none}
-main{max-width:none;padding:0}h1{font-size:16pt;margin:0 0 .5rem}h2{font-size:12pt;margin:.75rem 0 .25rem;break-after:avoid}
-.card{padding:.5rem;margin:.5rem 0;break-inside:avoid}section{break-inside:avoid}table{font-size:9.5pt}th,td{padding:.15rem .3rem}
-.scroll{overflow:visible}a{color:inherit;text-decoration:none}.share svg{width:30mm;height:30mm}
-.status{border-width:1px}}
+html,body{font-size:11px;line-height:1.3}header.site,footer,.skip,nav.langs,form.lookup,#device-details,.noprint{display:none}
+main{max-width:none;padding:0}h1{font-size:15px;margin:0 0 .25rem}h2{font-size:12px;margin:.5rem 0 .2rem;padding:0;break-after:avoid}
+.card{padding:.35rem .5rem;margin:.35rem 0;break-inside:avoid}section{break-inside:avoid}table{margin:.2rem 0}th,td{padding:.05rem .3rem}caption{padding:0}
+tbody tr:nth-child(n+${PRINTED_TIMELINE_ROWS + 1}){display:none}.print-only{display:block}
+.scroll{overflow:visible}a{color:inherit;text-decoration:none}.share svg{width:24mm;height:24mm}p{margin:.3rem 0}
+.device [data-verification]{padding:.2rem .5rem}.status{border-width:1px;padding:0 .3rem}}
 `.trim();
 
 const styleHash = createHash('sha256').update(STYLE).digest('base64');

@@ -111,7 +111,7 @@ export function rightsSection(resolution: LivingObjectResolution, t: Translator 
 export function objectLinksList(baseUrl: string, reference: string, from: 'verify' | 'receipt', ledgerUrl: string | undefined, t: Translator = translator()): SafeHtml {
   const ref = segment(reference);
   const lang = t.locale.lang;
-  return html`<ul>
+  return html`<ul class="noprint">
 ${from === 'verify' ? html`<li><a href="${baseUrl}/trust-receipt/${ref}?lang=${lang}">${t('receipt.fullReceipt')}</a></li>` : ''}
 ${from === 'receipt' ? html`<li><a href="${baseUrl}/verify?reference=${ref}&amp;lang=${lang}">${t('receipt.checkAgain')}</a></li>` : ''}
 <li><a href="${baseUrl}/v1/objects/${ref}" type="application/json">${t('receipt.json')}</a></li>

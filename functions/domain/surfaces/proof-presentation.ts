@@ -1,7 +1,7 @@
 import type { CommercialProofEvidence, ProofVerificationStatus } from '../../contract/schemas/proofs';
 import type { ProofTimelineEntry } from '../proofs';
 import { assuranceLevelOf } from './assurance';
-import { html, segment, timeElement, type SafeHtml } from './html';
+import { html, PRINTED_TIMELINE_ROWS, segment, timeElement, type SafeHtml } from './html';
 import { translator, type Translator } from './i18n';
 import { explained, integrityExplanation, stateWords } from './presentation';
 
@@ -67,5 +67,6 @@ export function proofTimeline(entries: readonly ProofTimelineEntry[], olderEntri
 ${newestFirst.map((e) => html`<tr><td>${timeElement(e.at, t)}</td><td>${describeProofEntry(e, t)}</td><td>${e.source}</td></tr>\n`)}
 </tbody>
 </table></div>
+${newestFirst.length > PRINTED_TIMELINE_ROWS ? html`<p class="print-only">${t('timeline.printNote')}</p>` : ''}
 </section>`;
 }

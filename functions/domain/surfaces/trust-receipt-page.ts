@@ -2,7 +2,7 @@ import type { LivingObjectResolution, TimelineEntry } from '../../contract/schem
 import type { CommercialProofEvidence } from '../../contract/schemas/proofs';
 import type { ProofTimelineEntry } from '../proofs';
 import { deviceCheckSection, type DeviceCheckInput } from './device-check';
-import { html, pageDocument, segment, timeElement, type SafeHtml } from './html';
+import { html, pageDocument, PRINTED_TIMELINE_ROWS, segment, timeElement, type SafeHtml } from './html';
 import { translator, type Lang, type Translator } from './i18n';
 import { proofStatusCard, proofTimeline } from './proof-presentation';
 import { objectLinksList, rightsSection, stateWords, statusCard, type ResolutionView } from './presentation';
@@ -51,7 +51,8 @@ function timelineSection(input: TrustReceiptInput, t: Translator): SafeHtml {
 ${entries.map((e) => html`<tr><td>${timeElement(e.at, t)}</td><td>${describeEntry(e, t)}</td><td>${sourceWords(e.source)}</td></tr>\n`)}
 </tbody>
 </table></div>
-${input.olderEntriesExist ? html`<p>${t('timeline.fullHistory', { href: `${input.baseUrl}/v1/objects/${segment(input.reference)}` })}</p>` : ''}
+${entries.length > PRINTED_TIMELINE_ROWS ? html`<p class="print-only">${t('timeline.printNote')}</p>` : ''}
+${input.olderEntriesExist ? html`<p class="noprint">${t('timeline.fullHistory', { href: `${input.baseUrl}/v1/objects/${segment(input.reference)}` })}</p>` : ''}
 </section>`;
 }
 
@@ -110,7 +111,7 @@ ${deviceSection(input, t)}
 ${proofTimeline(input.timeline, input.olderEntriesExist, t)}
 <section aria-labelledby="check-heading">
 <h2 id="check-heading">${t('receipt.checkHeading')}</h2>
-<ul>
+<ul class="noprint">
 <li><a href="${input.baseUrl}/verify?reference=${ref}&amp;lang=${t.locale.lang}">${t('receipt.checkAgain')}</a></li>
 <li><a href="${input.baseUrl}/v1/commercial-proofs/${ref}" type="application/json">${t('receipt.proofJson')}</a></li>
 ${input.ledgerUrl ? html`<li><a href="${input.ledgerUrl}" type="application/json">${t('receipt.ledger')}</a></li>` : ''}
