@@ -5,11 +5,11 @@
  * tests and every bundle use it without a build step; test/unit/generated-from-contract.test.ts fails
  * when it is out of date.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { operations } from '../functions/contract/operations';
 import { GENERATED_ASSETS_FILE, generateAssets } from '../lib/contract/generate-assets';
-import { GENERATED_MESSAGES_FILE, generateMessages } from '../lib/contract/generate-messages';
+import { generateMessages } from '../lib/contract/generate-messages';
 import { GENERATED_PARAMS_FILE, generateParamValidators } from '../lib/contract/generate-params';
 import { GENERATED_RECEIPT_SCRIPT_FILE, generateReceiptScript } from '../lib/contract/generate-receipt-script';
 import { GENERATED_ROUTES_FILE, generateRoutes } from '../lib/contract/generate-routes';
@@ -18,9 +18,10 @@ for (const [file, source] of [
   [GENERATED_PARAMS_FILE, generateParamValidators(operations)],
   [GENERATED_ROUTES_FILE, generateRoutes(operations)],
   [GENERATED_ASSETS_FILE, generateAssets(operations)],
-  [GENERATED_MESSAGES_FILE, generateMessages()],
+  ...generateMessages(),
   [GENERATED_RECEIPT_SCRIPT_FILE, generateReceiptScript()],
-] as const) {
+]) {
+  mkdirSync(path.dirname(path.join(__dirname, '..', file)), { recursive: true });
   writeFileSync(path.join(__dirname, '..', file), source);
   console.log(`wrote ${file}`);
 }

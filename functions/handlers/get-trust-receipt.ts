@@ -1,7 +1,8 @@
 import { renderProofReceipt, renderTrustReceipt } from '../domain/surfaces/trust-receipt-page';
 import { OTHER_KIND_ROUTES } from '../domain/surfaces/verify-page';
 import { getTrustReceiptParams } from '../generated/params';
-import { httpHandler } from '../http/boundary';
+import { requestTranslator } from '../domain/surfaces/page-languages';
+import { httpHandler, type HttpRequest } from '../http/boundary';
 import { checkParam, parseReference } from '../http/params';
 import { Problem } from '../http/problem';
 import { ledgerUrl, readRecordForPage } from './surface-record-read';
@@ -9,6 +10,9 @@ import { alternateLink, htmlPage } from './surface-responses';
 
 /** How many timeline entries a receipt shows (newest first); the JSON routes hold the rest. */
 export const RECEIPT_TIMELINE_WINDOW = 20;
+
+/** The receipt speaks the visitor's language: ?lang=, then Accept-Language. */
+const pageWords = (request: HttpRequest) => requestTranslator(request.headers['accept-language'], request.query.lang);
 
 /** A receipt for a living object or a commercial proof; any other kind points to its own answer. */
 export const handler = httpHandler(
@@ -41,5 +45,5 @@ export const handler = httpHandler(
         );
       }
     }
-  }),
+  }, pageWords),
 );

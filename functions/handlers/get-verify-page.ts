@@ -1,6 +1,7 @@
 import { jsonAlternateOf, renderVerifyPage, type VerifyOutcome } from '../domain/surfaces/verify-page';
 import { prefersHtml } from '../domain/surfaces/negotiation';
 import { getVerifyPageParams } from '../generated/params';
+import { requestTranslator } from '../domain/surfaces/page-languages';
 import { httpHandler, problemOf, type HttpRequest, type HttpResponse } from '../http/boundary';
 import { checkParam, parseReference } from '../http/params';
 import { Problem, PROBLEMS } from '../http/problem';
@@ -21,6 +22,9 @@ async function answer(request: HttpRequest, entered: string): Promise<VerifyOutc
       return { kind: 'other-kind', reference, recordKind: read.recordKind };
   }
 }
+
+/** The page speaks the visitor's language: ?lang=, then Accept-Language. */
+const pageWords = (request: HttpRequest) => requestTranslator(request.headers['accept-language'], request.query.lang);
 
 /**
  * /verify: the entry form; with ?reference= it answers inline from one read, without script.
@@ -49,6 +53,5 @@ export const handler = httpHandler(
       };
       return { status: problem.status, headers: problem.headers, body: render(outcome) };
     }
-  }),
+  }, pageWords),
 );
-

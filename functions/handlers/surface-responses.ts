@@ -3,20 +3,24 @@ import { Problem, PROBLEMS } from '../http/problem';
 import { documentEtag, DOCUMENT_CACHE_CONTROL, matchesIfNoneMatch, serializeDocument } from '../domain/documents';
 import { renderErrorPage } from '../domain/surfaces/error-page';
 import { PAGE_HEADERS } from '../domain/surfaces/html';
-import { negotiateLocale, translator, type Translator } from '../domain/surfaces/i18n';
+import { englishFrame, type FrameWords } from '../domain/surfaces/i18n';
 import { prefersHtml } from '../domain/surfaces/negotiation';
 
 type Operation = (request: HttpRequest) => Promise<HttpResponse>;
-type PageOperation = (request: HttpRequest, t: Translator) => Promise<HttpResponse>;
+type PageOperation<Words> = (request: HttpRequest, t: Words) => Promise<HttpResponse>;
 
 /**
  * A page: strict security headers on every answer; errors as an HTML page for browsers, problem
- * details otherwise. The page's language comes from ?lang=, then Accept-Language (i18n.ts), and is
- * stated in Content-Language; error pages speak it too.
+ * details otherwise. Pages that speak several languages pass `wordsFor` (page-languages.ts
+ * requestFrameWords: ?lang=, then Accept-Language); the others speak English. The language is
+ * stated in Content-Language, and error pages speak it too.
  */
-export function htmlPage(operation: PageOperation): Operation {
+export function htmlPage<Words extends FrameWords = FrameWords>(
+  operation: PageOperation<Words>,
+  wordsFor: (request: HttpRequest) => Words = () => englishFrame as Words,
+): Operation {
   return async (request) => {
-    const t = translator(negotiateLocale(request.headers['accept-language'], request.query.lang));
+    const t = wordsFor(request);
     const language = { 'content-language': t.locale.lang };
     try {
       const response = await operation(request, t);

@@ -1,3 +1,4 @@
+import { RECEIPT_SCRIPT } from '../../functions/generated/receipt-script';
 import { operations } from '../../functions/contract/operations';
 import { surfacesOperations } from '../../functions/contract/operations/surfaces';
 import { ErrorResponse } from '../../functions/contract/schemas/common';
@@ -24,7 +25,7 @@ const url = (path: string) => `${service.url}${path}`;
 
 function expectPageHeaders(headers: Headers) {
   expect(headers.get('content-type')).toBe('text/html; charset=utf-8');
-  expect(headers.get('content-security-policy')).toMatch(/^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/=]+'/);
+  expect(headers.get('content-security-policy')).toMatch(/^default-src 'none'; script-src 'sha256-[A-Za-z0-9+/=]+'; style-src 'sha256-[A-Za-z0-9+/=]+'/);
   expect(headers.get('x-frame-options')).toBe('DENY');
   expect(headers.get('x-content-type-options')).toBe('nosniff');
   expect(headers.get('referrer-policy')).toBe('no-referrer');
@@ -97,13 +98,22 @@ describe('JSON surfaces', () => {
 });
 
 describe('pages', () => {
-  it.each(['/studio', '/verify', `/trust-receipt/${DEMO_OBJECTS.current}`, `/verify?reference=${DEMO_OBJECTS.current}`])('%s is an HTML page with a strict policy and no script', async (path) => {
+  it.each([
+    ['/studio', 0],
+    ['/verify', 0],
+    [`/trust-receipt/${DEMO_OBJECTS.current}`, 1],
+    [`/verify?reference=${DEMO_OBJECTS.current}`, 1],
+  ])('%s is an HTML page with a strict policy, no handler and at most the receipt check as script', async (path, scripts) => {
     const res = await fetch(url(path));
     expect(res.status).toBe(200);
     expectPageHeaders(res.headers);
     const body = await res.text();
     expect(body).toMatch(/^<!doctype html>/);
-    expect(body).not.toMatch(/<script|javascript:|\son[a-z]+=/i);
+    expect(body).not.toMatch(/javascript:|\son[a-z]+=/i);
+    // The only script is the device check, by its exact text (the data block beside it is JSON, never run).
+    const code = [...body.matchAll(/<script( type="application\/json" id="device-evidence")?>([\s\S]*?)<\/script>/g)].filter((m) => !m[1]).map((m) => m[2]);
+    expect(code).toEqual(Array(scripts).fill(RECEIPT_SCRIPT));
+    expect(body.match(/<script/g) ?? []).toHaveLength(scripts * 2);
   });
 
   it.each(Object.entries(DEMO_OBJECTS))('the trust receipt of the %s demo object says what the JSON resolution says, and nothing restricted', async (_name, reference) => {

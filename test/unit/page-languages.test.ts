@@ -1,5 +1,6 @@
 import { LANGUAGES } from '../../functions/contract/languages';
-import { isMessageKey, negotiateLocale, translator } from '../../functions/domain/surfaces/i18n';
+import { negotiateLocale } from '../../functions/domain/surfaces/i18n';
+import { isMessageKey, translator } from '../../functions/domain/surfaces/page-languages';
 import { CATALOGUES, catalogueMismatches, generateMessages } from '../../lib/contract/generate-messages';
 
 describe('message catalogues', () => {
@@ -9,8 +10,8 @@ describe('message catalogues', () => {
   });
 
   it('fail the build when a catalogue misses a key or adds one', () => {
-    const { 'verify.submit': _dropped, ...incomplete } = CATALOGUES.de;
-    expect(catalogueMismatches({ ...CATALOGUES, de: incomplete })).toEqual(["de lacks 'verify.submit'"]);
+    const { 'form.submit': _dropped, ...incomplete } = CATALOGUES.de;
+    expect(catalogueMismatches({ ...CATALOGUES, de: incomplete })).toEqual(["de lacks 'form.submit'"]);
     expect(() => generateMessages({ ...CATALOGUES, fr: { ...CATALOGUES.fr, 'extra.key': 'x' } })).toThrow("fr has 'extra.key', which en does not");
   });
 

@@ -1,6 +1,6 @@
 import { html, pageDocument } from './html';
-import { translator, type Translator } from './i18n';
-import { lookupForm, problemSection, problemTitle } from './verify-page';
+import { englishFrame, type FrameWords } from './i18n';
+import { lookupForm, problemSection, problemTitle } from './lookup';
 
 export interface ErrorPageInput {
   baseUrl: string;
@@ -10,7 +10,7 @@ export interface ErrorPageInput {
   code: string;
   correlationId: string;
   /** The page's language (English when absent). */
-  t?: Translator;
+  t?: FrameWords;
 }
 
 /**
@@ -18,11 +18,11 @@ export interface ErrorPageInput {
  * a JSON client gets), in the page's language, with the verify form so a person can try again.
  */
 export function renderErrorPage(input: ErrorPageInput): string {
-  const t = input.t ?? translator();
+  const t = input.t ?? englishFrame;
   const title = problemTitle(input, t);
   const main = html`<h1>${title}</h1>
 ${problemSection(input, t)}
-<h2>${t('verify.again')}</h2>
+<h2>${t('form.again')}</h2>
 ${lookupForm(input.baseUrl, undefined, false, t)}`;
   return pageDocument({ title: title.value, baseUrl: input.baseUrl, main, t });
 }

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { SITE_PATHS } from '../../contract/site-paths';
 import { RECEIPT_SCRIPT_SHA256 } from '../../generated/receipt-script';
-import { LANGUAGES, translator, type Lang, type Translator } from './i18n';
+import { englishFrame, type FrameWords } from './i18n';
+import type { LanguageLink } from './page-languages';
 
 /** Markup that is already safe: produced by `html` or `raw` only. */
 export class SafeHtml {
@@ -130,26 +131,20 @@ export interface PageInput {
   /** Wide layout for tables of many columns (studio). */
   wide?: boolean;
   /** The page's language (English when absent). */
-  t?: Translator;
-  /** For pages offered in every language: this page's address in a given language (the switcher, hreflang links). */
-  inLanguage?: (lang: Lang) => string;
+  t?: FrameWords;
+  /** For pages offered in every language: this page in each (the switcher, hreflang links). */
+  languages?: readonly LanguageLink[];
   /** The machine-readable form of what the page shows (rel=alternate). */
   jsonAlternate?: string;
 }
 
-function languageSwitcher(t: Translator, inLanguage: (lang: Lang) => string): SafeHtml {
+function languageSwitcher(t: FrameWords, languages: readonly LanguageLink[]): SafeHtml {
   return html`<nav class="langs" aria-label="${t('frame.languages')}">
-${LANGUAGES.map((lang) => {
-  const name = translator({ lang, formatLocale: lang }).text('language.name');
-  return lang === t.locale.lang
-    ? html`<a href="${inLanguage(lang)}" lang="${lang}" hreflang="${lang}" aria-current="true">${name}</a>`
-    : html`<a href="${inLanguage(lang)}" lang="${lang}" hreflang="${lang}">${name}</a>`;
-})}
-</nav>`;
+${languages.map((l) => html`<a href="${l.href}" lang="${l.lang}" hreflang="${l.lang}"${l.current ? html` aria-current="true"` : ''}>${l.name}</a>\n`)}</nav>`;
 }
 
 /** The shared page frame: language, landmarks, skip link, navigation and the disclosure footer. */
-export function pageDocument({ title, baseUrl, main, wide, t = translator(), inLanguage, jsonAlternate }: PageInput): string {
+export function pageDocument({ title, baseUrl, main, wide, t = englishFrame, languages, jsonAlternate }: PageInput): string {
   const lang = t.locale.lang;
   return html`<!doctype html>
 <html lang="${lang}">
@@ -160,18 +155,18 @@ export function pageDocument({ title, baseUrl, main, wide, t = translator(), inL
 <title>${title} · ${t('frame.serviceName')}</title>
 <link rel="icon" href="${baseUrl}${SITE_PATHS.favicon}" type="image/svg+xml">
 ${jsonAlternate ? html`<link rel="alternate" type="application/json" href="${jsonAlternate}">
-` : ''}${inLanguage ? LANGUAGES.map((l) => html`<link rel="alternate" hreflang="${l}" href="${inLanguage(l)}">
+` : ''}${languages ? languages.map((l) => html`<link rel="alternate" hreflang="${l.lang}" href="${l.href}">
 `) : ''}<style>${raw(STYLE)}</style>
 </head>
 <body>
 <a class="skip" href="#main">${t('frame.skip')}</a>
 <header class="site"><nav aria-label="${t('frame.nav')}">
 <span class="name">${t('frame.serviceName')}</span>
-<a href="${baseUrl}/verify${inLanguage ? html`?lang=${lang}` : ''}">${t('frame.verify')}</a>
+<a href="${baseUrl}/verify${languages ? html`?lang=${lang}` : ''}">${t('frame.verify')}</a>
 <a href="${baseUrl}/studio">${t('frame.studio')}</a>
 </nav></header>
 <main id="main"${wide ? html` class="wide"` : ''}>
-${inLanguage ? languageSwitcher(t, inLanguage) : ''}
+${languages ? languageSwitcher(t, languages) : ''}
 ${main}
 </main>
 <footer>
@@ -183,7 +178,7 @@ ${main}
 }
 
 /** An instant for a person, in the page's locale and in UTC (zone stated), inside <time> carrying the exact value. */
-export function timeElement(instant: string | null | undefined, t: Translator = translator()): SafeHtml {
+export function timeElement(instant: string | null | undefined, t: FrameWords = englishFrame): SafeHtml {
   if (!instant) return html`<span class="muted">${t('time.never')}</span>`;
   const ms = Date.parse(instant);
   if (Number.isNaN(ms)) return html`${instant}`;

@@ -1,18 +1,23 @@
 import { LANGUAGE_TAG, LANGUAGES, type Lang } from '../../contract/languages';
-import MESSAGES from '../../generated/messages';
+import FRAME from '../../generated/messages/en-frame';
 import type en from './messages/en.json';
 import { html, raw, type SafeHtml } from './html';
 
 /**
- * The languages of the person-facing pages (/verify and /trust-receipt), one ICU MessageFormat
- * catalogue each (functions/domain/surfaces/messages/), compiled at build time
- * (functions/generated/messages.ts). Machine values (state codes, dispositions, check names) stay
- * as they are; the words around them are translated.
+ * The words of the pages, from one ICU MessageFormat catalogue per language
+ * (functions/domain/surfaces/messages/), compiled at build time into one module per language
+ * (functions/generated/messages/). This module holds the words every page needs (the frame,
+ * the lookup form, problems, times) in English; page-languages.ts holds every catalogue for the
+ * pages that speak several languages (/verify, /trust-receipt), so an English-only page carries
+ * only its frame. Machine values (state codes, dispositions, check names) stay as they are; the
+ * words around them are translated.
  */
 export { LANGUAGES, type Lang };
 export type MessageKey = keyof typeof en;
-type Compiled = Record<Lang, Record<MessageKey, (args?: Record<string, unknown>) => string>>;
-const COMPILED = MESSAGES as unknown as Compiled;
+/** A compiled catalogue: one function per key. */
+export type CompiledMessages = Record<MessageKey, (args?: Record<string, unknown>) => string>;
+/** The keys of the page frame (FRAME_KEY_PREFIXES in lib/contract/generate-messages.ts). */
+export type FrameKey = keyof typeof FRAME & MessageKey;
 
 /** The page language and the locale that formats its dates (the visitor's region when they sent one). */
 export interface Locale {
@@ -23,8 +28,8 @@ export interface Locale {
 
 export const DEFAULT_LOCALE: Locale = { lang: 'en', formatLocale: 'en' };
 
-/** True for a key of the catalogues (all have the same keys, held by a test). */
-export const isMessageKey = (key: string): key is MessageKey => Object.hasOwn(COMPILED.en, key);
+/** True for a key of the page frame's words (every catalogue has them, held by a test). */
+export const isFrameKey = (key: string): key is FrameKey => Object.hasOwn(FRAME, key);
 
 const isLang = (value: string): value is Lang => (LANGUAGES as readonly string[]).includes(value);
 
@@ -71,13 +76,18 @@ export function negotiateLocale(acceptLanguage: string | undefined, langParam: s
 type Args = Record<string, SafeHtml | string | number | boolean>;
 
 /** Messages of one language: `t` for markup (arguments escaped), `t.text` for plain text (script data, headers). */
-export interface Translator {
-  (key: MessageKey, args?: Args): SafeHtml;
-  text(key: MessageKey, args?: Record<string, string | number>): string;
+export interface Words<Key extends string> {
+  (key: Key, args?: Args): SafeHtml;
+  text(key: Key, args?: Record<string, string | number>): string;
   locale: Locale;
   /** An instant in the visitor's locale, in UTC, the zone stated. */
   instant(iso: string): string;
 }
+
+/** Every word of a page that speaks several languages. */
+export type Translator = Words<MessageKey>;
+/** The words of the page frame: what the shared frame, form and problem code may ask for. */
+export type FrameWords = Words<FrameKey>;
 
 const formats = new Map<string, Intl.DateTimeFormat>();
 
@@ -95,22 +105,20 @@ function instantFormat(formatLocale: string): Intl.DateTimeFormat {
   return format;
 }
 
-const translators = new Map<string, Translator>();
-
-export function translator(locale: Locale = DEFAULT_LOCALE): Translator {
-  const known = translators.get(locale.formatLocale + locale.lang);
-  if (known) return known;
-  const messages = COMPILED[locale.lang];
+/** The words of one locale from its compiled catalogue (or the frame's part of it). */
+export function translatorOf<Key extends string = MessageKey>(locale: Locale, messages: Record<Key, (args?: Record<string, unknown>) => string>): Words<Key> {
   // Catalogue texts are our own markup (like `raw`); every argument is escaped unless it is SafeHtml.
-  const t = ((key: MessageKey, args: Args = {}) => {
+  const t = ((key: Key, args: Args = {}) => {
     const escaped: Record<string, unknown> = {};
     for (const [name, value] of Object.entries(args)) escaped[name] = typeof value === 'number' ? value : html`${value as SafeHtml | string}`.value;
     return raw(messages[key](escaped));
-  }) as Translator;
+  }) as Words<Key>;
   t.text = (key, args = {}) => messages[key](args);
   t.locale = locale;
   t.instant = (iso) => instantFormat(locale.formatLocale).format(new Date(iso));
-  if (translators.size < 64) translators.set(locale.formatLocale + locale.lang, t);
   return t;
 }
+
+/** The frame's words in English: the default of every page. */
+export const englishFrame: FrameWords = translatorOf(DEFAULT_LOCALE, FRAME as unknown as Record<FrameKey, (args?: Record<string, unknown>) => string>);
 

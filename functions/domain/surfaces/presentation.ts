@@ -1,7 +1,8 @@
 import type { LivingObjectResolution, OverallDisposition } from '../../contract/schemas/objects';
 import { assuranceLevelOf } from './assurance';
 import { html, raw, segment, timeElement, type SafeHtml } from './html';
-import { isMessageKey, translator, type MessageKey, type Translator } from './i18n';
+import { type MessageKey, type Translator } from './i18n';
+import { isMessageKey, english } from './page-languages';
 
 type Tone = 'ok' | 'warn' | 'bad' | 'info';
 
@@ -19,7 +20,7 @@ export const DISPOSITION_TONES: Record<OverallDisposition, Tone> = {
 const overallOf = (overall: string): OverallDisposition => (overall in DISPOSITION_TONES ? (overall as OverallDisposition) : 'UNKNOWN');
 
 /** What an overall disposition tells a person, in one label and one sentence, in the page's language. */
-export function dispositionWording(overall: string, t: Translator = translator()): { label: string; tone: Tone; sentence: SafeHtml } {
+export function dispositionWording(overall: string, t: Translator = english): { label: string; tone: Tone; sentence: SafeHtml } {
   const key = overallOf(overall);
   return { label: t.text(`disposition.${key}.label`), tone: DISPOSITION_TONES[key], sentence: t(`disposition.${key}.sentence`) };
 }
@@ -30,7 +31,7 @@ export function explained(t: Translator, prefix: string, value: string, fallback
   return t(isMessageKey(key) ? key : fallback);
 }
 
-export function statusBadge(overall: string, t: Translator = translator()): SafeHtml {
+export function statusBadge(overall: string, t: Translator = english): SafeHtml {
   const w = dispositionWording(overall, t);
   return html`<span class="status ${w.tone}">${w.label}</span>`;
 }
@@ -68,7 +69,7 @@ export interface ResolutionView {
 }
 
 /** The status card shared by /verify results and the trust receipt: one vocabulary for both. */
-export function statusCard({ resolution, integrityReason }: ResolutionView, headingId: string, t: Translator = translator()): SafeHtml {
+export function statusCard({ resolution, integrityReason }: ResolutionView, headingId: string, t: Translator = english): SafeHtml {
   const { current, object } = resolution;
   const wording = dispositionWording(current.overallDisposition, t);
   const assurance = assuranceLevelOf(current);
@@ -95,7 +96,7 @@ ${text(object.authority) ? html`<dt>${t('card.authority')}</dt><dd>${text(object
 </section>`;
 }
 
-export function rightsSection(resolution: LivingObjectResolution, t: Translator = translator()): SafeHtml {
+export function rightsSection(resolution: LivingObjectResolution, t: Translator = english): SafeHtml {
   const card = resolution.presentations?.customerAccountOrder;
   if (!card) return raw('');
   return html`<section aria-labelledby="rights-heading">
@@ -108,7 +109,7 @@ export function rightsSection(resolution: LivingObjectResolution, t: Translator 
 }
 
 /** Where a person goes next from a status card; the page they are on is left out. Links keep the page's language. */
-export function objectLinksList(baseUrl: string, reference: string, from: 'verify' | 'receipt', ledgerUrl: string | undefined, t: Translator = translator()): SafeHtml {
+export function objectLinksList(baseUrl: string, reference: string, from: 'verify' | 'receipt', ledgerUrl: string | undefined, t: Translator = english): SafeHtml {
   const ref = segment(reference);
   const lang = t.locale.lang;
   return html`<ul class="noprint">

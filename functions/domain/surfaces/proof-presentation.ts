@@ -2,7 +2,8 @@ import type { CommercialProofEvidence, ProofVerificationStatus } from '../../con
 import type { ProofTimelineEntry } from '../proofs';
 import { assuranceLevelOf } from './assurance';
 import { html, PRINTED_TIMELINE_ROWS, segment, timeElement, type SafeHtml } from './html';
-import { translator, type Translator } from './i18n';
+import { type Translator } from './i18n';
+import { english } from './page-languages';
 import { explained, integrityExplanation, stateWords } from './presentation';
 
 type Tone = 'ok' | 'warn' | 'bad';
@@ -11,7 +12,7 @@ type Tone = 'ok' | 'warn' | 'bad';
 export const PROOF_STATUS_TONES: Record<ProofVerificationStatus, Tone> = { CONFIRMED: 'ok', REVIEW_REQUIRED: 'warn', NOT_CONFIRMED: 'bad' };
 
 /** The proof's verification status for a person: one label and one sentence, in the page's language. */
-export function proofStatusWording(status: ProofVerificationStatus, t: Translator = translator()): { label: string; tone: Tone; sentence: SafeHtml } {
+export function proofStatusWording(status: ProofVerificationStatus, t: Translator = english): { label: string; tone: Tone; sentence: SafeHtml } {
   return { label: t.text(`proof.${status}.label`), tone: PROOF_STATUS_TONES[status], sentence: t(`proof.${status}.sentence`) };
 }
 
@@ -24,7 +25,7 @@ export const claimName = (name: string): string => {
 const claimValue = (value: unknown, t: Translator): SafeHtml | string => (typeof value === 'boolean' ? (value ? t('words.yes') : t('words.no')) : String(value));
 
 /** The status card of a commercial proof: verification, source lifecycle, integrity and its public claims. */
-export function proofStatusCard(evidence: CommercialProofEvidence, baseUrl: string, headingId: string, t: Translator = translator()): SafeHtml {
+export function proofStatusCard(evidence: CommercialProofEvidence, baseUrl: string, headingId: string, t: Translator = english): SafeHtml {
   const { proof, verification } = evidence;
   const wording = proofStatusWording(verification.status, t);
   const source = verification.currentSourceStatus;
@@ -56,7 +57,7 @@ function describeProofEntry(entry: ProofTimelineEntry, t: Translator): SafeHtml 
 }
 
 /** A proof's timeline, newest first (the entries arrive oldest first). */
-export function proofTimeline(entries: readonly ProofTimelineEntry[], olderEntriesExist: boolean, t: Translator = translator()): SafeHtml {
+export function proofTimeline(entries: readonly ProofTimelineEntry[], olderEntriesExist: boolean, t: Translator = english): SafeHtml {
   const newestFirst = [...entries].reverse();
   return html`<section aria-labelledby="timeline-heading">
 <h2 id="timeline-heading">${t('timeline.heading')}</h2>

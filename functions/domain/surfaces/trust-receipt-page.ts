@@ -3,7 +3,8 @@ import type { CommercialProofEvidence } from '../../contract/schemas/proofs';
 import type { ProofTimelineEntry } from '../proofs';
 import { deviceCheckSection, type DeviceCheckInput } from './device-check';
 import { html, pageDocument, PRINTED_TIMELINE_ROWS, segment, timeElement, type SafeHtml } from './html';
-import { translator, type Lang, type Translator } from './i18n';
+import { type Lang, type Translator } from './i18n';
+import { english, languageLinks } from './page-languages';
 import { proofStatusCard, proofTimeline } from './proof-presentation';
 import { objectLinksList, rightsSection, stateWords, statusCard, type ResolutionView } from './presentation';
 import { qrCode } from './qr';
@@ -28,7 +29,7 @@ const sourceWords = (source: string): string => (/^[A-Z0-9_]+$/.test(source) ? s
 /** Where a receipt lives: without a language, so whoever scans or follows it reads it in theirs. */
 export const receiptUrl = (baseUrl: string, reference: string): string => `${baseUrl}/trust-receipt/${segment(reference)}`;
 
-const inLanguage = (input: ReceiptCommon) => (lang: Lang) => `${receiptUrl(input.baseUrl, input.reference)}?lang=${lang}`;
+const languagesOf = (input: ReceiptCommon, t: Translator) => languageLinks(t, (lang: Lang) => `${receiptUrl(input.baseUrl, input.reference)}?lang=${lang}`);
 
 function describeEntry(entry: TimelineEntry, t: Translator): SafeHtml {
   if (entry.type === 'STATE_CHANGED') {
@@ -70,7 +71,7 @@ const deviceSection = (input: ReceiptCommon, t: Translator): SafeHtml | '' => (i
 
 /** /trust-receipt/{reference}: the resolution of a living object for a person, lifecycle first. */
 export function renderTrustReceipt(input: TrustReceiptInput): string {
-  const t = input.t ?? translator();
+  const t = input.t ?? english;
   const resolution: LivingObjectResolution = input.resolution;
   const main = html`<h1>${t('receipt.heading')}</h1>
 <p class="muted">${t('receipt.intro', { reference: input.reference })} ${t('time.zoneNote')}</p>
@@ -89,7 +90,7 @@ ${shareSection(input, t)}`;
     baseUrl: input.baseUrl,
     main,
     t,
-    inLanguage: inLanguage(input),
+    languages: languagesOf(input, t),
     jsonAlternate: `${input.baseUrl}/v1/objects/${segment(input.reference)}`,
   });
 }
@@ -102,7 +103,7 @@ export interface ProofReceiptInput extends ReceiptCommon {
 
 /** /trust-receipt/{reference} for a commercial proof: the proof, where its source stands now, and its history. */
 export function renderProofReceipt(input: ProofReceiptInput): string {
-  const t = input.t ?? translator();
+  const t = input.t ?? english;
   const ref = segment(input.reference);
   const main = html`<h1>${t('receipt.heading')}</h1>
 <p class="muted">${t('receipt.proofIntro', { reference: input.reference, at: timeElement(String(input.evidence.verification.synchronization.evaluatedAt ?? ''), t) })} ${t('time.zoneNote')}</p>
@@ -124,7 +125,7 @@ ${shareSection(input, t)}`;
     baseUrl: input.baseUrl,
     main,
     t,
-    inLanguage: inLanguage(input),
+    languages: languagesOf(input, t),
     jsonAlternate: `${input.baseUrl}/v1/commercial-proofs/${ref}`,
   });
 }

@@ -1,7 +1,9 @@
 import type { CommercialProofEvidence } from '../../contract/schemas/proofs';
 import { deviceCheckSection, type DeviceCheckInput } from './device-check';
 import { html, pageDocument, segment, type SafeHtml } from './html';
-import { isMessageKey, translator, type Lang, type Translator } from './i18n';
+import { type Lang, type Translator } from './i18n';
+import { lookupForm, problemSection } from './lookup';
+import { english, languageLinks } from './page-languages';
 import { proofStatusCard } from './proof-presentation';
 import { objectLinksList, statusCard, type ResolutionView } from './presentation';
 
@@ -25,54 +27,6 @@ export interface VerifyPageInput {
   ledgerUrl?: string;
   /** The page's language (English when absent). */
   t?: Translator;
-}
-
-/** The characters a reference may hold, as an HTML pattern (v-flag syntax); surrounding spaces are trimmed by the server. */
-export const REFERENCE_INPUT_PATTERN = String.raw`\s*[A-Za-z0-9][A-Za-z0-9._:~\-]*\s*`;
-
-export function lookupForm(baseUrl: string, entered: string | undefined, invalid: boolean, t: Translator = translator()): SafeHtml {
-  return html`<form class="lookup" method="get" action="${baseUrl}/verify" role="search" aria-label="${t('verify.formLabel')}">
-<label for="reference">${t('verify.label')}</label>
-<input id="reference" name="reference" type="text" required minlength="3" maxlength="200" pattern="${REFERENCE_INPUT_PATTERN}"
- autocomplete="off" autocapitalize="none" spellcheck="false" inputmode="text" aria-describedby="reference-hint"${invalid ? html` aria-invalid="true"` : ''} value="${entered ?? ''}">
-${t.locale.lang === 'en' ? '' : html`<input type="hidden" name="lang" value="${t.locale.lang}">`}
-<button type="submit">${t('verify.submit')}</button>
-<p id="reference-hint" class="hint">${t('verify.hint')}</p>
-</form>`;
-}
-
-interface ProblemView {
-  status: number;
-  code?: string;
-  title: string;
-  detail: string;
-  correlationId: string;
-}
-
-/** A problem's title in the page's language: the catalogue's, by problem code, else the service's (English). */
-export function problemTitle(problem: ProblemView, t: Translator): SafeHtml {
-  const key = `problem.${problem.code ?? ''}`;
-  if (problem.code && isMessageKey(key)) return t(key);
-  return t.locale.lang === 'en' ? html`${problem.title}` : t('problem.other');
-}
-
-/**
- * A problem for a person: an explanation in the page's language (by problem code), the service's
- * own detail kept beside it as English technical text, and the correlation id. With a heading id
- * it carries its title as a heading (on /verify); the error page has it as its h1.
- */
-export function problemSection(problem: ProblemView, t: Translator, headingId?: string): SafeHtml {
-  const explainKey = `problem.explain.${problem.code ?? ''}`;
-  const explain = t(problem.code && isMessageKey(explainKey) ? explainKey : 'problem.explain.other');
-  const status = problem.code
-    ? t('problem.statusCode', { status: problem.status, code: problem.code, correlationId: problem.correlationId })
-    : t('problem.status', { status: problem.status, correlationId: problem.correlationId });
-  return html`<section class="error" role="alert"${headingId ? html` aria-labelledby="${headingId}"` : ''}>
-${headingId ? html`<h2 id="${headingId}">${problemTitle(problem, t)}</h2>` : ''}
-<p>${explain}</p>
-<p class="muted">${t('problem.detailLabel')}: <span lang="en">${problem.detail}</span></p>
-<p class="muted">${status}</p>
-</section>`;
 }
 
 function outcomeSection(input: VerifyPageInput, t: Translator): SafeHtml {
@@ -120,7 +74,7 @@ export function jsonAlternateOf(baseUrl: string, outcome: VerifyOutcome): string
 
 /** /verify: the entry form, and below it the answer for the reference entered, if any. */
 export function renderVerifyPage(input: VerifyPageInput): string {
-  const t = input.t ?? translator();
+  const t = input.t ?? english;
   const invalid = input.outcome.kind === 'problem' && input.outcome.status === 400;
   const main = html`<h1>${t('verify.heading')}</h1>
 <p>${t('verify.intro')}</p>
@@ -134,5 +88,5 @@ ${outcomeSection(input, t)}`;
         : t.text('verify.title');
   const query = input.entered !== undefined ? `reference=${encodeURIComponent(input.entered)}&` : '';
   const jsonAlternate = jsonAlternateOf(input.baseUrl, input.outcome);
-  return pageDocument({ title, baseUrl: input.baseUrl, main, t, inLanguage: (lang: Lang) => `${input.baseUrl}/verify?${query}lang=${lang}`, jsonAlternate });
+  return pageDocument({ title, baseUrl: input.baseUrl, main, t, languages: languageLinks(t, (lang: Lang) => `${input.baseUrl}/verify?${query}lang=${lang}`), jsonAlternate });
 }
