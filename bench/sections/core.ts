@@ -18,6 +18,7 @@ import { SERVICE_NAME } from '../../functions/contract/service';
 import { storeClient } from '../../functions/store/client';
 import { readRecordWindow } from '../../functions/store/records';
 import type { LocalService } from '../../lib/local/service';
+import { demoQuery } from '../../lib/publish/demo-values';
 import { lambdaOperations, type LambdaOperation } from '../../lib/stack/operation-functions';
 import { BASELINE_SOURCE } from '../lib/baseline';
 import { bundle, type Bundle } from '../lib/bundle';
@@ -72,9 +73,11 @@ function firstEvent(op: LambdaOperation) {
   const value = (name: string) => demo[`${op.operationId}.${name}`] ?? demo[name];
   const pathParameters = Object.fromEntries(Object.keys(op.pathParams ?? {}).map((name) => [name, value(name)]));
   const path = op.path.replace(/\{(\w+)\}/g, (_m, name: string) => encodeURIComponent(value(name)));
-  // Query parameters that change what is read are left out, except a page's entered reference (without it, no read).
-  const query = op.operationId === 'getVerifyPage' ? { reference: value('reference') } : null;
-  return getEvent(op.path, path, Object.keys(pathParameters).length > 0 ? pathParameters : null, query);
+  // Optional query parameters that change what is read are left out, except a page's entered reference (without
+  // it, no read); required ones carry the demo values the published examples use (lib/publish/demo-values.ts).
+  const required = Object.fromEntries(new URLSearchParams(demoQuery(op)));
+  const query = { ...required, ...(op.operationId === 'getVerifyPage' ? { reference: value('reference') } : {}) };
+  return getEvent(op.path, path, Object.keys(pathParameters).length > 0 ? pathParameters : null, Object.keys(query).length > 0 ? query : null);
 }
 
 async function bundlesAndColdInit(ctx: BenchContext, service: LocalService): Promise<BenchRow[]> {
