@@ -1,6 +1,6 @@
 /**
  * npm run generate: rewrites the code generated from the contract table (functions/generated/):
- * parameter validators, the route list and the asset catalogue. The output is committed, so the local server, the
+ * parameter validators, request-body checks, the route list and the asset catalogue. The output is committed, so the local server, the
  * tests and every bundle use it without a build step; test/unit/generated-from-contract.test.ts fails
  * when it is out of date.
  */
@@ -8,6 +8,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { operations } from '../functions/contract/operations';
 import { GENERATED_ASSETS_FILE, generateAssets } from '../lib/contract/generate-assets';
+import { GENERATED_BODIES_FILE, generateBodyPlans } from '../lib/contract/generate-bodies';
 import { GENERATED_PARAMS_FILE, generateParamValidators } from '../lib/contract/generate-params';
 import { GENERATED_ROUTES_FILE, generateRoutes } from '../lib/contract/generate-routes';
 
@@ -15,6 +16,7 @@ for (const [file, source] of [
   [GENERATED_PARAMS_FILE, generateParamValidators(operations)],
   [GENERATED_ROUTES_FILE, generateRoutes(operations)],
   [GENERATED_ASSETS_FILE, generateAssets(operations)],
+  [GENERATED_BODIES_FILE, generateBodyPlans(operations)],
 ] as const) {
   writeFileSync(path.join(__dirname, '..', file), source);
   console.log(`wrote ${file}`);
