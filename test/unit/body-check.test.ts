@@ -3,7 +3,8 @@ import type { z } from 'zod';
 import { checkBody, type BodyPlan } from '../../functions/contract/body-check';
 import { BODY_RULES } from '../../functions/contract/body-rules';
 import { operations } from '../../functions/contract/operations';
-import { TrustPolicy } from '../../functions/contract/schemas/sandbox';
+import { TRUST_FACT_NAMES } from '../../functions/contract/sandbox-values';
+import { TrustFacts, TrustPolicy } from '../../functions/contract/schemas/sandbox';
 import { BUILT_IN_POLICIES } from '../../functions/domain/sandbox/built-in-policies';
 import { EXAMPLE_CUSTOM_POLICY, SANDBOX_EXAMPLES } from '../../functions/domain/sandbox/examples';
 import { fieldIssues } from '../../functions/domain/sandbox/input';
@@ -161,6 +162,10 @@ const cases: [string, z.ZodType, BodyPlan][] = [
   ...[...bodySchemas(operations)].map(([id, schema]) => [id, schema as unknown as z.ZodType, bodies.BODY_PLANS[id]] as [string, z.ZodType, BodyPlan]),
   ['SandboxTrustPolicy', TrustPolicy, plans.trustPolicy],
 ];
+
+test('the facts a policy may name are the fields of the TrustFacts schema (the list the zod-free sandbox code reads)', () => {
+  expect([...TRUST_FACT_NAMES]).toEqual(Object.keys(TrustFacts.shape));
+});
 
 test('every request body of the table has a generated check', () => {
   expect(cases.length).toBeGreaterThan(5);

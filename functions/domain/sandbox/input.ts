@@ -1,4 +1,3 @@
-import type { z } from 'zod';
 import { checkBody, type BodyIssue, type BodyPlan } from '../../contract/body-check';
 import { BODY_RULES } from '../../contract/body-rules';
 
@@ -124,14 +123,6 @@ function describeIssue(issue: BodyIssue): FieldIssue[] {
 /** Issues (zod's, or a generated body check's) as the fields they name. */
 export function fieldIssues(issues: readonly BodyIssue[]): FieldIssue[] {
   return issues.flatMap(describeIssue);
-}
-
-/** Validates a value against a schema; throws SandboxInputError naming each failing field. */
-export function validate<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {
-  // reportInput: each issue keeps the offending input, so a missing field reads "is required".
-  const parsed = schema.safeParse(value, { reportInput: true });
-  if (!parsed.success) throw new SandboxInputError(fieldIssues(parsed.error.issues as BodyIssue[]));
-  return parsed.data;
 }
 
 /** Checks a value against a plan generated from a contract schema (functions/generated/bodies.ts); throws SandboxInputError naming each failing field. */
