@@ -14,37 +14,23 @@
 import type { Operation } from '../../functions/contract/operation';
 import type { BodyCheck, BodyPlan } from '../../functions/contract/body-check';
 import { bodyRuleOf, contractRegistry } from '../../functions/contract/registry';
+import type { ZodDef } from './generate-params';
 import * as sandboxSchemas from '../../functions/contract/schemas/sandbox';
 
 export const GENERATED_BODIES_FILE = 'functions/generated/bodies.ts';
 
-interface ZodCheckDef {
-  check: string;
-  minimum?: number;
-  maximum?: number;
-  value?: number;
-  inclusive?: boolean;
-  format?: string;
-  pattern?: RegExp;
-}
-
-interface ZodDef {
-  type: string;
-  format?: string;
+/** A schema's definition, as far as body plans read it. */
+interface BodyZodDef extends ZodDef {
   check?: string;
-  pattern?: RegExp;
-  coerce?: boolean;
   shape?: Record<string, ZodSchema>;
   catchall?: ZodSchema;
   element?: ZodSchema;
   innerType?: ZodSchema;
   options?: ZodSchema[];
-  entries?: Record<string, string | number>;
   values?: unknown[];
-  checks?: { _zod: { def: ZodCheckDef } }[];
 }
 
-type ZodSchema = { _zod: { def: ZodDef; traits: Set<string> } };
+type ZodSchema = { _zod: { def: BodyZodDef; traits: Set<string> } };
 
 /** The named schema (a contract component) a schema is, if any. */
 const componentId = (schema: ZodSchema) => contractRegistry.get(schema as never)?.id;
@@ -54,7 +40,7 @@ function formatCheck(format: string, pattern: RegExp | undefined, where: string)
   return { c: 'format', format, pattern: pattern.source, flags: pattern.flags };
 }
 
-function compileChecks(def: ZodDef, where: string): BodyCheck[] {
+function compileChecks(def: BodyZodDef, where: string): BodyCheck[] {
   const out: BodyCheck[] = [];
   for (const check of def.checks ?? []) {
     const c = check._zod.def;

@@ -1,5 +1,5 @@
 import { ErrorResponse } from '../../functions/contract/schemas/common';
-import { MAX_ADVANCE_MS, OfflineVerificationRequest, OfflineVerificationResult, ProviderRunResult, TestClock, TestClockRequest, TrustPolicyDecision, TrustPolicyRequest } from '../../functions/contract/schemas/sandbox';
+import { MAX_ADVANCE_MS, OfflineVerificationResult, ProviderRunResult, TestClock, TrustPolicyDecision } from '../../functions/contract/schemas/sandbox';
 import { sandboxOperations } from '../../functions/contract/operations/sandbox';
 import { testClock } from '../../functions/domain/sandbox/clock';
 import { SANDBOX_EXAMPLES } from '../../functions/domain/sandbox/examples';

@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { MAX_ADVANCE_MS, SANDBOX_DEFAULT_INSTANT, TestClock, TestClockRequest } from '../../functions/contract/schemas/sandbox';
+import { MAX_ADVANCE_MS, SANDBOX_DEFAULT_INSTANT, TestClock } from '../../functions/contract/schemas/sandbox';
 import { evaluationInstant, testClock } from '../../functions/domain/sandbox/clock';
 import { testClockRequest } from '../../functions/generated/bodies';
 import { parseJsonBody, SandboxInputError, type FieldIssue } from '../../functions/domain/sandbox/input';

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import * as z from 'zod';
 import { OFFLINE_VERIFICATION_STATEMENT } from '../../functions/contract/channels';
 import { LivingObjectResolution } from '../../functions/contract/schemas/objects';
-import { OfflineVerificationRequest, OfflineVerificationResult } from '../../functions/contract/schemas/sandbox';
+import { OfflineVerificationResult } from '../../functions/contract/schemas/sandbox';
 import { SANDBOX_EXAMPLES } from '../../functions/domain/sandbox/examples';
 import { offlineVerificationRequest } from '../../functions/generated/bodies';
 import { parseJsonBody, SandboxInputError } from '../../functions/domain/sandbox/input';

@@ -4,7 +4,6 @@ import {
   BUILT_IN_POLICY_NAMES,
   CREDENTIAL_STATUSES,
   TrustPolicyDecision,
-  TrustPolicyRequest,
   type TrustPolicy,
 } from '../../functions/contract/schemas/sandbox';
 import { CHANNELS } from '../../functions/contract/channels';

@@ -8,20 +8,7 @@ import {
   SYNTHETIC_CREDENTIAL_STATUSES,
   WALLET_CREDENTIAL_TYPES,
 } from '../../contract/sandbox-values';
-import type {
-  AssuranceLevel,
-  CommerceSourceRequest,
-  CommerceSourceResult,
-  CredentialStatusRequest,
-  CredentialStatusResult,
-  IdentityVerifierRequest,
-  IdentityVerifierResult,
-  PaymentProcessorRequest,
-  PaymentProcessorResult,
-  ProviderRunResult,
-  WalletRequest,
-  WalletResult,
-} from '../../contract/schemas/sandbox';
+import type * as S from '../../contract/schemas/sandbox';
 import { commerceSourceRequest, credentialStatusRequest, identityVerifierRequest, paymentProcessorRequest, walletRequest } from '../../generated/bodies';
 import { evaluationInstant } from './clock';
 import { canonicalSha256, digestOf } from './digest';
@@ -59,7 +46,7 @@ function pickByDigest<T>(items: readonly T[], label: string, value: string): T {
 
 const SKUS = ['SKU-SYN-TEE', 'SKU-SYN-MUG', 'SKU-SYN-LAMP', 'SKU-SYN-BOOK', 'SKU-SYN-CABLE'] as const;
 
-export const commerceSource = defineProvider<typeof CommerceSourceRequest, typeof CommerceSourceResult>({
+export const commerceSource = defineProvider<typeof S.CommerceSourceRequest, typeof S.CommerceSourceResult>({
   providerId: 'commerce-source',
   description:
     'A synthetic external commerce platform: returns a source snapshot (state, digest, lines, observedAt) for an order reference, as the synchronisation of commercial proofs reads it.',
@@ -87,16 +74,16 @@ export const commerceSource = defineProvider<typeof CommerceSourceRequest, typeo
 });
 
 /** The level each evidence type reaches on its own. */
-const EVIDENCE_LEVEL: Record<(typeof IDENTITY_EVIDENCE)[number], AssuranceLevel> = {
+const EVIDENCE_LEVEL: Record<(typeof IDENTITY_EVIDENCE)[number], S.AssuranceLevel> = {
   EMAIL_CONTROL: 'LOW',
   PHONE_CONTROL: 'LOW',
   IDENTITY_DOCUMENT: 'SUBSTANTIAL',
   DOCUMENT_WITH_LIVENESS: 'HIGH',
   EUDI_PID: 'HIGH',
 };
-export const assuranceRank = (level: AssuranceLevel): number => ASSURANCE_LEVELS.indexOf(level);
+export const assuranceRank = (level: S.AssuranceLevel): number => ASSURANCE_LEVELS.indexOf(level);
 
-export const identityVerifier = defineProvider<typeof IdentityVerifierRequest, typeof IdentityVerifierResult>({
+export const identityVerifier = defineProvider<typeof S.IdentityVerifierRequest, typeof S.IdentityVerifierResult>({
   providerId: 'identity-verifier',
   description:
     'A synthetic identity verifier: given the evidence types a pseudonymous subject presents, returns the assurance level reached (EMAIL_CONTROL, PHONE_CONTROL: LOW; IDENTITY_DOCUMENT: SUBSTANTIAL; DOCUMENT_WITH_LIVENESS, EUDI_PID: HIGH) against the level requested.',
@@ -104,7 +91,7 @@ export const identityVerifier = defineProvider<typeof IdentityVerifierRequest, t
   requestPlan: identityVerifierRequest,
   exampleRequest: { subjectId: 'subject-sbx-42', evidence: ['EMAIL_CONTROL', 'IDENTITY_DOCUMENT'], requestedAssurance: 'SUBSTANTIAL' },
   run(request) {
-    let best: { level: AssuranceLevel; by: string } = { level: 'NONE', by: 'none' };
+    let best: { level: S.AssuranceLevel; by: string } = { level: 'NONE', by: 'none' };
     for (const evidence of request.evidence) {
       const level = EVIDENCE_LEVEL[evidence];
       if (assuranceRank(level) > assuranceRank(best.level)) best = { level, by: evidence };
@@ -130,7 +117,7 @@ const WALLET_CLAIMS: Record<(typeof WALLET_CREDENTIAL_TYPES)[number], Record<str
   AGE_OVER_18: { ageOver18: true, issuingCountry: 'ZZ' },
 };
 
-export const wallet = defineProvider<typeof WalletRequest, typeof WalletResult>({
+export const wallet = defineProvider<typeof S.WalletRequest, typeof S.WalletResult>({
   providerId: 'wallet',
   description:
     'A synthetic holder wallet: answers a presentation request with selective disclosure, disclosing only the requested claims its synthetic credential holds and listing the rest as withheld.',
@@ -153,7 +140,7 @@ export const wallet = defineProvider<typeof WalletRequest, typeof WalletResult>(
   },
 });
 
-export const paymentProcessor = defineProvider<typeof PaymentProcessorRequest, typeof PaymentProcessorResult>({
+export const paymentProcessor = defineProvider<typeof S.PaymentProcessorRequest, typeof S.PaymentProcessorResult>({
   providerId: 'payment-processor',
   description:
     'A synthetic payment processor that can only ever answer NOT_AUTHORISED_TO_CAPTURE, whatever the operation: the sandbox holds no payment authority.',
@@ -174,7 +161,7 @@ export const paymentProcessor = defineProvider<typeof PaymentProcessorRequest, t
   },
 });
 
-export const credentialStatus = defineProvider<typeof CredentialStatusRequest, typeof CredentialStatusResult>({
+export const credentialStatus = defineProvider<typeof S.CredentialStatusRequest, typeof S.CredentialStatusResult>({
   providerId: 'credential-status',
   description:
     'A synthetic credential status registry: returns VALID, SUSPENDED, REVOKED or EXPIRED for a credential id (forced by scenario, else stable for the id) and the instant it was checked, ready to feed a trust-policy subject.',
@@ -206,12 +193,12 @@ export function providerRequest(provider: Pick<ProviderRun, 'requestPlan'>, valu
 }
 
 /** Runs a provider on a request its schema has validated. */
-export function runProvider(provider: Pick<ProviderRun, 'providerId' | 'run'>, request: unknown): ProviderRunResult {
+export function runProvider(provider: Pick<ProviderRun, 'providerId' | 'run'>, request: unknown): S.ProviderRunResult {
   return {
     schemaVersion: 'svc.sandbox-provider-result.v1',
     providerId: provider.providerId,
     requestDigest: digestOf(request),
-    result: provider.run(request) as ProviderRunResult['result'],
+    result: provider.run(request) as S.ProviderRunResult['result'],
     sandbox: SANDBOX_STATEMENT,
   };
 }
