@@ -4,17 +4,15 @@ import type { z } from 'zod';
 import type { BodyPlan } from '../contract/body-check';
 import type * as S from '../contract/schemas/sandbox';
 
-/** The regular expressions of the plans (string formats and patterns), each once. */
-const P = [
-  "^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))T(?:(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d+)?(?:Z|([+-](?:[01]\\d|2[0-3]):[0-5]\\d)))$",
-  "^tclk_[0-9a-f]{32}$",
-  "^[A-Za-z0-9][A-Za-z0-9._:-]*$",
-  "^[a-zA-Z][a-zA-Z0-9_]{0,63}$",
-  "^[A-Za-z0-9._~-]+$",
-  "^[A-Z]{3}$",
-  "^[A-Z][A-Z0-9_]{1,39}$",
-  "^[a-z0-9][a-z0-9-]{0,63}$"
-];
+/** The regular expressions of the plans (string formats and patterns). */
+const P0 = "^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))T(?:(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d+)?(?:Z|([+-](?:[01]\\d|2[0-3]):[0-5]\\d)))$";
+const P1 = "^tclk_[0-9a-f]{32}$";
+const P2 = "^[A-Za-z0-9][A-Za-z0-9._:-]*$";
+const P3 = "^[a-zA-Z][a-zA-Z0-9_]{0,63}$";
+const P4 = "^[A-Za-z0-9._~-]+$";
+const P5 = "^[A-Z]{3}$";
+const P6 = "^[A-Z][A-Z0-9_]{1,39}$";
+const P7 = "^[a-z0-9][a-z0-9-]{0,63}$";
 
 /** SandboxTestClockRequest */
 export const testClockRequest: BodyPlan<z.output<typeof S.TestClockRequest>> = {
@@ -30,7 +28,7 @@ export const testClockRequest: BodyPlan<z.output<typeof S.TestClockRequest>> = {
             {
               "c": "format",
               "format": "datetime",
-              "pattern": P[0],
+              "pattern": P0,
               "flags": ""
             }
           ]
@@ -86,7 +84,7 @@ export const testClock: BodyPlan<z.output<typeof S.TestClock>> = {
           {
             "c": "format",
             "format": "regex",
-            "pattern": P[1],
+            "pattern": P1,
             "flags": ""
           }
         ]
@@ -100,7 +98,7 @@ export const testClock: BodyPlan<z.output<typeof S.TestClock>> = {
           {
             "c": "format",
             "format": "datetime",
-            "pattern": P[0],
+            "pattern": P0,
             "flags": ""
           }
         ]
@@ -145,7 +143,7 @@ export const testClock: BodyPlan<z.output<typeof S.TestClock>> = {
           {
             "c": "format",
             "format": "datetime",
-            "pattern": P[0],
+            "pattern": P0,
             "flags": ""
           }
         ]
@@ -175,7 +173,7 @@ export const commerceSourceRequest: BodyPlan<z.output<typeof S.CommerceSourceReq
           {
             "c": "format",
             "format": "regex",
-            "pattern": P[2],
+            "pattern": P2,
             "flags": ""
           }
         ]
@@ -215,7 +213,7 @@ export const commerceSourceRequest: BodyPlan<z.output<typeof S.CommerceSourceReq
             {
               "c": "format",
               "format": "datetime",
-              "pattern": P[0],
+              "pattern": P0,
               "flags": ""
             }
           ]
@@ -246,7 +244,7 @@ export const identityVerifierRequest: BodyPlan<z.output<typeof S.IdentityVerifie
           {
             "c": "format",
             "format": "regex",
-            "pattern": P[2],
+            "pattern": P2,
             "flags": ""
           }
         ]
@@ -325,7 +323,7 @@ export const walletRequest: BodyPlan<z.output<typeof S.WalletRequest>> = {
             {
               "c": "format",
               "format": "regex",
-              "pattern": P[3],
+              "pattern": P3,
               "flags": ""
             }
           ]
@@ -358,7 +356,7 @@ export const walletRequest: BodyPlan<z.output<typeof S.WalletRequest>> = {
           {
             "c": "format",
             "format": "regex",
-            "pattern": P[4],
+            "pattern": P4,
             "flags": ""
           }
         ]
@@ -380,7 +378,7 @@ export const walletRequest: BodyPlan<z.output<typeof S.WalletRequest>> = {
           {
             "c": "format",
             "format": "regex",
-            "pattern": P[2],
+            "pattern": P2,
             "flags": ""
           }
         ]
@@ -435,7 +433,7 @@ export const paymentProcessorRequest: BodyPlan<z.output<typeof S.PaymentProcesso
           {
             "c": "format",
             "format": "regex",
-            "pattern": P[5],
+            "pattern": P5,
             "flags": ""
           }
         ]
@@ -457,7 +455,7 @@ export const paymentProcessorRequest: BodyPlan<z.output<typeof S.PaymentProcesso
           {
             "c": "format",
             "format": "regex",
-            "pattern": P[2],
+            "pattern": P2,
             "flags": ""
           }
         ]
@@ -487,7 +485,7 @@ export const credentialStatusRequest: BodyPlan<z.output<typeof S.CredentialStatu
           {
             "c": "format",
             "format": "regex",
-            "pattern": P[2],
+            "pattern": P2,
             "flags": ""
           }
         ]
@@ -525,7 +523,7 @@ export const credentialStatusRequest: BodyPlan<z.output<typeof S.CredentialStatu
             {
               "c": "format",
               "format": "datetime",
-              "pattern": P[0],
+              "pattern": P0,
               "flags": ""
             }
           ]
@@ -606,7 +604,7 @@ export const trustPolicySubject: BodyPlan<z.output<typeof S.TrustPolicySubject>>
             {
               "c": "format",
               "format": "datetime",
-              "pattern": P[0],
+              "pattern": P0,
               "flags": ""
             }
           ]
@@ -649,7 +647,7 @@ export const trustPolicySubject: BodyPlan<z.output<typeof S.TrustPolicySubject>>
               {
                 "c": "format",
                 "format": "regex",
-                "pattern": P[6],
+                "pattern": P6,
                 "flags": ""
               }
             ]
@@ -779,7 +777,7 @@ export const stepUpChange: BodyPlan<z.output<typeof S.StepUpChange>> = {
               {
                 "c": "format",
                 "format": "regex",
-                "pattern": P[6],
+                "pattern": P6,
                 "flags": ""
               }
             ]
@@ -815,7 +813,7 @@ export const trustPolicy: BodyPlan<z.output<typeof S.TrustPolicy>> = {
           {
             "c": "format",
             "format": "regex",
-            "pattern": P[7],
+            "pattern": P7,
             "flags": ""
           }
         ]
@@ -851,7 +849,7 @@ export const trustPolicy: BodyPlan<z.output<typeof S.TrustPolicy>> = {
                   {
                     "c": "format",
                     "format": "regex",
-                    "pattern": P[7],
+                    "pattern": P7,
                     "flags": ""
                   }
                 ]
@@ -1008,7 +1006,7 @@ export const trustPolicyRequest: BodyPlan<z.output<typeof S.TrustPolicyRequest>>
             {
               "c": "format",
               "format": "datetime",
-              "pattern": P[0],
+              "pattern": P0,
               "flags": ""
             }
           ]
@@ -1079,7 +1077,7 @@ export const offlineVerificationRequest: BodyPlan<z.output<typeof S.OfflineVerif
           {
             "c": "format",
             "format": "datetime",
-            "pattern": P[0],
+            "pattern": P0,
             "flags": ""
           }
         ]
@@ -1126,7 +1124,7 @@ export const offlineVerificationRequest: BodyPlan<z.output<typeof S.OfflineVerif
             {
               "c": "format",
               "format": "datetime",
-              "pattern": P[0],
+              "pattern": P0,
               "flags": ""
             }
           ]

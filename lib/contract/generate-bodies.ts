@@ -143,7 +143,7 @@ function exportName(id: string, schema: ZodSchema): string {
   return name;
 }
 
-/** The generated module's source: one plan per named schema, nested components by reference, patterns once. */
+/** The generated module's source: one plan per named schema, nested components by reference, each pattern once. */
 export function generateBodyPlans(operations: readonly Operation[]): string {
   const roots = bodySchemas(operations);
   const emitted = new Map<string, string>();
@@ -166,7 +166,7 @@ export function generateBodyPlans(operations: readonly Operation[]): string {
     const json = JSON.stringify(plan, (key, value) => {
       if (key === 'pattern' && typeof value === 'string') {
         if (!patterns.includes(value)) patterns.push(value);
-        return token(`P[${patterns.indexOf(value)}]`);
+        return token(`P${patterns.indexOf(value)}`);
       }
       return value;
     }, 2);
@@ -182,8 +182,10 @@ export function generateBodyPlans(operations: readonly Operation[]): string {
     "import type { BodyPlan } from '../contract/body-check';",
     "import type * as S from '../contract/schemas/sandbox';",
     '',
-    '/** The regular expressions of the plans (string formats and patterns), each once. */',
-    `const P = ${JSON.stringify(patterns, null, 2)};`,
+    // Each pattern once, as its own constant: a plan that is not imported is then dropped from a
+    // bundle (esbuild keeps an initializer that reads an array element, which could have effects).
+    '/** The regular expressions of the plans (string formats and patterns). */',
+    ...patterns.map((pattern, i) => `const P${i} = ${JSON.stringify(pattern)};`),
     '',
     ...order.flatMap((block) => [block, '']),
     '/** Every plan by the contract component name of its schema. */',
