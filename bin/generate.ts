@@ -1,7 +1,8 @@
 /**
  * npm run generate: rewrites the code generated from the contract table (functions/generated/):
- * parameter validators, the route list and the asset catalogue; and from the page sources, the
- * compiled message catalogues and the trust receipt's in-browser check. The output is committed, so the local server, the
+ * parameter validators, request-body checks, the route list and the asset catalogue; and from the
+ * page sources, the compiled message catalogues and the trust receipt's in-browser check. The
+ * output is committed, so the local server, the
  * tests and every bundle use it without a build step; test/unit/generated-from-contract.test.ts fails
  * when it is out of date.
  */
@@ -9,6 +10,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { operations } from '../functions/contract/operations';
 import { GENERATED_ASSETS_FILE, generateAssets } from '../lib/contract/generate-assets';
+import { GENERATED_BODIES_FILE, generateBodyPlans } from '../lib/contract/generate-bodies';
 import { generateMessages } from '../lib/contract/generate-messages';
 import { GENERATED_PARAMS_FILE, generateParamValidators } from '../lib/contract/generate-params';
 import { GENERATED_RECEIPT_SCRIPT_FILE, generateReceiptScript } from '../lib/contract/generate-receipt-script';
@@ -18,6 +20,7 @@ for (const [file, source] of [
   [GENERATED_PARAMS_FILE, generateParamValidators(operations)],
   [GENERATED_ROUTES_FILE, generateRoutes(operations)],
   [GENERATED_ASSETS_FILE, generateAssets(operations)],
+  [GENERATED_BODIES_FILE, generateBodyPlans(operations)],
   ...generateMessages(),
   [GENERATED_RECEIPT_SCRIPT_FILE, generateReceiptScript()],
 ]) {

@@ -17,20 +17,29 @@ const started = performance.now();
 const mod = require(process.argv[1]);
 if (typeof mod.handler !== 'function') { console.error('no handler export'); process.exit(3); }
 const readyMs = performance.now();
-const result = { readyMs, requireMs: readyMs - started };
+const cpu = process.cpuUsage();
+const result = { readyMs, requireMs: readyMs - started, cpuMs: (cpu.user + cpu.system) / 1000 };
 if (!process.argv[2]) { process.stdout.write(JSON.stringify(result)); return; }
 const context = { awsRequestId: 'bench', functionName: 'bench', getRemainingTimeInMillis: () => 10000 };
 Promise.resolve(mod.handler(JSON.parse(process.argv[2]), context)).then((out) => {
   if (!out || out.statusCode !== 200) { console.error('status ' + (out && out.statusCode) + ' ' + (out && out.body)); process.exit(4); }
-  process.stdout.write(JSON.stringify({ ...result, answeredMs: performance.now() }));
+  const cpuAnswered = process.cpuUsage();
+  process.stdout.write(JSON.stringify({ ...result, answeredMs: performance.now(), answeredCpuMs: (cpuAnswered.user + cpuAnswered.system) / 1000 }));
 });
 `;
 
 export interface ColdInit {
   readyMs: number;
   requireMs: number;
+  /**
+   * CPU time (user + system) the process had used when the handler was ready: what the start cost
+   * the machine, which other work on the machine does not stretch the way it stretches wall time.
+   */
+  cpuMs: number;
   /** With an event: process start to the first answer. */
   answeredMs?: number;
+  /** With an event: CPU time used by the first answer. */
+  answeredCpuMs?: number;
 }
 
 /** The Node options a deployed function starts with at the bench's log level (lib/stack/bundling.ts). */

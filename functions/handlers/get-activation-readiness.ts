@@ -1,6 +1,6 @@
 import { buildActivationReadiness } from '../domain/surfaces/readiness';
 import { httpHandler } from '../http/boundary';
-import { INSPECTION_HEADERS, readinessLinks } from './surface-responses';
+import { INSPECTION_HEADERS, readinessLinks } from './json-responses';
 
 /** Inspects the identity and wallet-protocol settings as they are now; reports presence and form, never values. */
 export const handler = httpHandler(async (request) => ({

@@ -3,7 +3,8 @@ import type { LandingIndex } from '../contract/schemas/landing';
 import { buildLandingIndex } from '../domain/surfaces/landing-page';
 import { prefersHtml } from '../domain/surfaces/negotiation';
 import type { HttpRequest, HttpResponse } from '../http/boundary';
-import { catalogueResponse, htmlPage } from './surface-responses';
+import { catalogueResponse } from './json-responses';
+import { htmlPage } from './surface-responses';
 
 /**
  * GET / and GET /developers: one index of the contract table, answered as a page to clients that

@@ -2,7 +2,7 @@ import { buildProductionFoundations } from '../domain/surfaces/readiness';
 import { httpHandler, logger } from '../http/boundary';
 import { TABLE_SCHEMA_VERSION } from '../store/layout';
 import { inspectTable } from '../store/table-meta';
-import { INSPECTION_HEADERS, readinessLinks } from './surface-responses';
+import { INSPECTION_HEADERS, readinessLinks } from './json-responses';
 
 /**
  * One look at the table when asked. The table is what is inspected, not a dependency of the

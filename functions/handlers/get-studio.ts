@@ -4,7 +4,8 @@ import { renderStudio } from '../domain/surfaces/studio-page';
 import { httpHandler } from '../http/boundary';
 import { TABLE_SCHEMA_VERSION } from '../store/layout';
 import { inspectTable } from '../store/table-meta';
-import { htmlPage, readinessLinks } from './surface-responses';
+import { readinessLinks } from './json-responses';
+import { htmlPage } from './surface-responses';
 
 /** The operating surface, with the same live checks as the readiness reports. */
 export const handler = httpHandler(

@@ -1,7 +1,7 @@
-import { OfflineVerificationRequest } from '../contract/schemas/sandbox';
 import { parseJsonBody } from '../domain/sandbox/input';
 import { verifyOfflineBundle } from '../domain/sandbox/offline';
+import { offlineVerificationRequest } from '../generated/bodies';
 import { sandboxHandler } from './sandbox-request';
 
 /** POST /developers/sandbox/offline-verification (SHADOW). */
-export const handler = sandboxHandler((request) => verifyOfflineBundle(parseJsonBody(request.body, OfflineVerificationRequest, { optional: false })));
+export const handler = sandboxHandler((request) => verifyOfflineBundle(parseJsonBody(request.body, offlineVerificationRequest, { optional: false })));

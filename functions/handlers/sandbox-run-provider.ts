@@ -1,10 +1,9 @@
-import * as z from 'zod';
-import { findProvider, runProvider, SANDBOX_PROVIDERS } from '../domain/sandbox/providers';
-import { parseJsonBody } from '../domain/sandbox/input';
+import { findProvider, providerRequest, PROVIDER_RUNS, runProvider } from '../domain/sandbox/provider-runs';
 import { Problem } from '../http/problem';
 import { sandboxHandler } from './sandbox-request';
+import { parseJsonBody } from '../domain/sandbox/input';
 
-const registered = SANDBOX_PROVIDERS.map((p) => p.providerId).join(', ');
+const registered = PROVIDER_RUNS.map((p) => p.providerId).join(', ');
 
 /** POST /developers/sandbox/providers/{providerId}/run: the provider is looked up before the body is read. */
 export const handler = sandboxHandler((request) => {
@@ -13,8 +12,8 @@ export const handler = sandboxHandler((request) => {
   if (!provider) {
     throw new Problem('PROVIDER_NOT_REGISTERED', `No synthetic provider is registered as '${providerId.slice(0, 64)}'. Registered: ${registered}.`, {
       providerId: providerId.slice(0, 64),
-      registeredProviders: SANDBOX_PROVIDERS.map((p) => p.providerId),
+      registeredProviders: PROVIDER_RUNS.map((p) => p.providerId),
     });
   }
-  return runProvider(provider, parseJsonBody(request.body, provider.requestSchema as z.ZodType, { optional: false }));
+  return runProvider(provider, parseJsonBody(request.body, provider.requestPlan, { optional: false }));
 });

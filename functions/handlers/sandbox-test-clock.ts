@@ -1,7 +1,7 @@
-import { TestClockRequest } from '../contract/schemas/sandbox';
 import { testClock } from '../domain/sandbox/clock';
 import { parseJsonBody } from '../domain/sandbox/input';
+import { testClockRequest } from '../generated/bodies';
 import { sandboxHandler } from './sandbox-request';
 
 /** POST /developers/sandbox/test-clock: the body is optional (empty = {}). */
-export const handler = sandboxHandler((request) => testClock(parseJsonBody(request.body, TestClockRequest, { optional: true })));
+export const handler = sandboxHandler((request) => testClock(parseJsonBody(request.body, testClockRequest, { optional: true })));

@@ -1,7 +1,7 @@
-import { TrustPolicyRequest } from '../contract/schemas/sandbox';
 import { parseJsonBody } from '../domain/sandbox/input';
 import { evaluateTrustPolicy } from '../domain/sandbox/trust-policy';
+import { trustPolicyRequest } from '../generated/bodies';
 import { sandboxHandler } from './sandbox-request';
 
 /** POST /developers/sandbox/trust-policy (SHADOW). */
-export const handler = sandboxHandler((request) => evaluateTrustPolicy(parseJsonBody(request.body, TrustPolicyRequest, { optional: false })));
+export const handler = sandboxHandler((request) => evaluateTrustPolicy(parseJsonBody(request.body, trustPolicyRequest, { optional: false })));

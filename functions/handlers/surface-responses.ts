@@ -1,6 +1,5 @@
 import { logger, problemOf, type HttpRequest, type HttpResponse } from '../http/boundary';
 import { Problem, PROBLEMS } from '../http/problem';
-import { documentEtag, DOCUMENT_CACHE_CONTROL, matchesIfNoneMatch, serializeDocument } from '../domain/documents';
 import { renderErrorPage } from '../domain/surfaces/error-page';
 import { PAGE_HEADERS } from '../domain/surfaces/html';
 import { englishFrame, type FrameWords } from '../domain/surfaces/i18n';
@@ -50,28 +49,3 @@ export function htmlPage<Words extends FrameWords = FrameWords>(
 
 /** The machine-readable form of what a page shows (RFC 8288), as the page's <link rel="alternate"> also says. */
 export const alternateLink = (jsonUrl: string): Record<string, string> => ({ link: `<${jsonUrl}>; rel="alternate"; type="application/json"` });
-
-/**
- * Catalogue documents change only with a release: served like the developer documents (same
- * serialisation, ETag and caching rule, 304 on a matching If-None-Match).
- */
-export function catalogueResponse(request: HttpRequest, body: unknown): HttpResponse {
-  const text = serializeDocument(body);
-  const etag = documentEtag(text);
-  const headers = { etag, 'cache-control': DOCUMENT_CACHE_CONTROL };
-  if (matchesIfNoneMatch(request.headers['if-none-match'], etag)) return { status: 304, headers, body: '' };
-  return { status: 200, headers, body: text };
-}
-
-/** Readiness is an inspection made when asked: never stored, never reused. */
-export const INSPECTION_HEADERS = { 'cache-control': 'no-store' };
-
-/** Links between the readiness surfaces (all published by operations/surfaces.ts). */
-export function readinessLinks(baseUrl: string): Record<string, string> {
-  return {
-    activationReadiness: `${baseUrl}/v1/activation-readiness`,
-    productionFoundations: `${baseUrl}/v1/activation-readiness/production-foundations`,
-    trustInfrastructure: `${baseUrl}/v1/trust-infrastructure`,
-    studio: `${baseUrl}/studio`,
-  };
-}

@@ -1,5 +1,4 @@
 import { createHash } from 'node:crypto';
-import middy from '@middy/core';
 import { Logger } from '@aws-lambda-powertools/logger';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { SERVICE_NAME } from '../contract/service';
@@ -207,43 +206,82 @@ export function problemResult(error: unknown, request: Pick<HttpRequest, 'correl
 }
 
 /**
- * Wraps an operation as a Lambda handler (middy): correlation id in, logging with it, request
- * shape guards (repeated parameters, body size and media type), JSON out with CORS headers,
- * HEAD answered as GET without the body, and every failure as RFC 9457 problem details with no
- * internals.
+ * How long before the function's own time limit the boundary stops waiting for the operation and
+ * answers 503 instead (the 5 ms middy used to keep; the store's own budget is far shorter).
+ */
+export const ANSWER_BEFORE_LIMIT_MS = 5;
+
+/** The operation did not settle before the function's time limit (less ANSWER_BEFORE_LIMIT_MS). */
+class OutOfTime extends Error {
+  constructor() {
+    super('the function is about to reach its time limit');
+    this.name = 'TimeoutError';
+  }
+}
+
+/**
+ * `work`, or OutOfTime when the function's time is nearly up first. Without a remaining-time
+ * clock in the context (tests, local tools), it simply waits.
+ */
+async function beforeTimeLimit<T>(work: Promise<T>, context: Context | undefined): Promise<T> {
+  const remaining = context?.getRemainingTimeInMillis?.();
+  if (remaining === undefined) return work;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const outOfTime = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new OutOfTime()), remaining - ANSWER_BEFORE_LIMIT_MS);
+  });
+  try {
+    return await Promise.race([work, outOfTime]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** The operation's answer (or its refusal as problem details), logged with the request's correlation id. */
+async function serve(operation: Operation, event: APIGatewayProxyEvent, httpRequest: HttpRequest, options: HttpHandlerOptions): Promise<APIGatewayProxyResult> {
+  logger.appendKeys({ correlationId: httpRequest.correlationId, endpoint: httpRequest.endpoint });
+  try {
+    refuseMalformed(event, httpRequest, options);
+    const response = await operation(httpRequest);
+    let result = toProxyResult(response, httpRequest.correlationId);
+    if (response.revalidate) result = revalidated(result, response.revalidate, httpRequest.headers['if-none-match']);
+    logger.info('request served', { status: result.statusCode });
+    return withoutBodyFor(httpRequest.method, result);
+  } catch (error) {
+    const result = problemResult(error, httpRequest);
+    logger.info('request refused', { status: result.statusCode });
+    return withoutBodyFor(httpRequest.method, result);
+  }
+}
+
+/**
+ * Wraps an operation as a Lambda handler: correlation id in, logging with it (the Lambda context's
+ * keys on every line), request shape guards (repeated parameters, body size and media type), JSON
+ * out with CORS headers, HEAD answered as GET without the body, and every failure as RFC 9457
+ * problem details with no internals.
+ *
+ * This was a middy handler; middy's core imports node:stream, node:stream/promises and
+ * node:stream/web at load (for response streaming, which no operation uses), and those web
+ * streams were the largest part of what middy added to a cold start (README, Performance). The
+ * two things it did here are the two steps below: reset the log keys per invocation, and stop
+ * waiting shortly before the time limit so that the caller gets a 503 it may retry.
  */
 export function httpHandler(operation: Operation, options: HttpHandlerOptions = {}) {
-  return middy<APIGatewayProxyEvent, APIGatewayProxyResult, Error, Context>()
-    .use({
-      before: (request) => {
-        logger.resetKeys();
-        logger.addContext(request.context);
-      },
-      // What escapes the handler below: middy's own time limit (it stops waiting shortly before
-      // the function's time is up) becomes a 503 the caller may retry, never a bare failure.
-      onError: (request) => {
-        const httpRequest = toHttpRequest(request.event);
-        const timedOut = request.error?.name === 'TimeoutError';
-        const error = timedOut
-          ? new Problem('DEPENDENCY_UNAVAILABLE', 'The service could not answer in time. Retry shortly.', {}, { 'retry-after': '1' })
-          : request.error;
-        request.response = withoutBodyFor(httpRequest.method, problemResult(error, httpRequest));
-      },
-    })
-    .handler(async (event) => {
-      const httpRequest = toHttpRequest(event);
-      logger.appendKeys({ correlationId: httpRequest.correlationId, endpoint: httpRequest.endpoint });
-      try {
-        refuseMalformed(event, httpRequest, options);
-        const response = await operation(httpRequest);
-        let result = toProxyResult(response, httpRequest.correlationId);
-        if (response.revalidate) result = revalidated(result, response.revalidate, httpRequest.headers['if-none-match']);
-        logger.info('request served', { status: result.statusCode });
-        return withoutBodyFor(httpRequest.method, result);
-      } catch (error) {
-        const result = problemResult(error, httpRequest);
-        logger.info('request refused', { status: result.statusCode });
-        return withoutBodyFor(httpRequest.method, result);
-      }
-    });
+  return async (event: APIGatewayProxyEvent, context: Context): Promise<APIGatewayProxyResult> => {
+    logger.resetKeys();
+    logger.addContext(context);
+    let httpRequest: HttpRequest | undefined;
+    try {
+      httpRequest = toHttpRequest(event);
+      return await beforeTimeLimit(serve(operation, event, httpRequest, options), context);
+    } catch (error) {
+      // What escapes serve(): the time limit (a 503 the caller may retry, never a bare failure),
+      // or an event too malformed to read (a 500 that discloses nothing).
+      const request = httpRequest ?? { correlationId: event?.requestContext?.requestId ?? 'unknown-request', path: event?.path ?? '', endpoint: event?.resource ?? '', method: event?.httpMethod ?? 'GET' };
+      const problem = error instanceof OutOfTime
+        ? new Problem('DEPENDENCY_UNAVAILABLE', 'The service could not answer in time. Retry shortly.', {}, { 'retry-after': '1' })
+        : error;
+      return withoutBodyFor(request.method, problemResult(problem, request));
+    }
+  };
 }

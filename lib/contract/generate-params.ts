@@ -16,7 +16,8 @@ import type { Operation } from '../../functions/contract/operation';
 /** Where the generated module lives (relative to the repository root). */
 export const GENERATED_PARAMS_FILE = 'functions/generated/params.ts';
 
-interface ZodCheckDef {
+/** What the generators read of a zod check's definition (zod 4's `_zod.def`). */
+export interface ZodCheckDef {
   check: string;
   minimum?: number;
   maximum?: number;
@@ -26,7 +27,8 @@ interface ZodCheckDef {
   pattern?: RegExp;
 }
 
-interface ZodDef {
+/** What the generators read of a zod schema's definition (zod 4's `_zod.def`). */
+export interface ZodDef {
   type: string;
   coerce?: boolean;
   format?: string;

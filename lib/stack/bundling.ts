@@ -49,7 +49,8 @@ export function nodeOptionsFor(logLevel: string): string | undefined {
 export const BENCH_LOG_LEVEL = 'INFO';
 
 /**
- * Each function's time limit. The middy boundary answers 503 a few milliseconds before it (the
- * store's own budget is far shorter), and the local host gives handlers the same limit.
+ * Each function's time limit. The Lambda boundary (functions/http/boundary.ts) answers 503 a few
+ * milliseconds before it (the store's own budget is far shorter), and the local host gives
+ * handlers the same limit.
  */
 export const FUNCTION_TIMEOUT_SECONDS = 6;

@@ -1,8 +1,9 @@
 import { ErrorResponse } from '../../functions/contract/schemas/common';
-import { MAX_ADVANCE_MS, OfflineVerificationRequest, OfflineVerificationResult, ProviderRunResult, TestClock, TestClockRequest, TrustPolicyDecision, TrustPolicyRequest } from '../../functions/contract/schemas/sandbox';
+import { MAX_ADVANCE_MS, OfflineVerificationResult, ProviderRunResult, TestClock, TrustPolicyDecision } from '../../functions/contract/schemas/sandbox';
 import { sandboxOperations } from '../../functions/contract/operations/sandbox';
 import { testClock } from '../../functions/domain/sandbox/clock';
 import { SANDBOX_EXAMPLES } from '../../functions/domain/sandbox/examples';
+import { testClockRequest, trustPolicyRequest, offlineVerificationRequest } from '../../functions/generated/bodies';
 import { parseJsonBody } from '../../functions/domain/sandbox/input';
 import { findProvider, providerRequest, runProvider, SANDBOX_PROVIDERS } from '../../functions/domain/sandbox/providers';
 import { verifyOfflineBundle } from '../../functions/domain/sandbox/offline';
@@ -36,9 +37,9 @@ function expectProblem(res: { status: number; headers: Headers; body: any }, sta
 /** What the pure domain gives for an example: the route must answer exactly this. */
 function expectedFor(path: string, body: unknown): unknown {
   const text = JSON.stringify(body);
-  if (path.endsWith('/test-clock')) return testClock(parseJsonBody(text, TestClockRequest, { optional: true }));
-  if (path.endsWith('/trust-policy')) return evaluateTrustPolicy(parseJsonBody(text, TrustPolicyRequest, { optional: false }));
-  if (path.endsWith('/offline-verification')) return verifyOfflineBundle(parseJsonBody(text, OfflineVerificationRequest, { optional: false }));
+  if (path.endsWith('/test-clock')) return testClock(parseJsonBody(text, testClockRequest, { optional: true }));
+  if (path.endsWith('/trust-policy')) return evaluateTrustPolicy(parseJsonBody(text, trustPolicyRequest, { optional: false }));
+  if (path.endsWith('/offline-verification')) return verifyOfflineBundle(parseJsonBody(text, offlineVerificationRequest, { optional: false }));
   const provider = findProvider(path.split('/')[4])!;
   return runProvider(provider, providerRequest(provider, body));
 }

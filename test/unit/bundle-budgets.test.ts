@@ -7,26 +7,76 @@ import { buildBundle } from '../support/bundle';
  * What each function's bundle may weigh, as a multiple of the bundle holding only the DynamoDB
  * client and its Query command (bench/lib/baseline.ts), both built with the stack's options.
  * Sizes are deterministic for a lock file, so a dependency that creeps into a bundle (zod, the
- * contract table, a second AWS client) fails here; times are not, so cold init is measured by
- * `npm run bench` and never asserted.
+ * contract table, a second AWS client, middy's streams) fails here; times are not, so cold init
+ * is measured by `npm run bench` and never asserted.
  *
- * Every Lambda operation of the contract table gets the budget of its kind, so a function added
- * to the table is held to one without anyone writing it down. The budgets are the sizes reached
- * (README, Performance), rounded up by about 2%: a ratchet, lowered as bundles shrink. The
- * goal for table readers and pages is 1.10x; what still stands between them and it is the
- * Powertools logger (~20 KiB) and the evidence verification code (~13 KiB).
+ * Every function has its own budget: the size it reached (README, Performance), times 1.02,
+ * rounded up to the next hundredth; a ratchet, lowered as bundles shrink. So a few KiB creeping
+ * into any one bundle fail, not only what would push it past the largest of its kind. A function
+ * added to the contract table without a budget of its own is held to the budget of its kind, so
+ * nobody has to remember to write one down.
+ *
+ * The issue's goal for functions that read the table (pages included) is 1.10x; those still above
+ * it are listed in GOAL_NOT_MET with what stands between them and it, and the last test fails when
+ * one of them reaches the goal (so that it is taken off the list).
  */
 type Kind = 'table-reading' | 'page' | 'no-I/O' | 'no-I/O, JSON body';
 
-const BUDGETS: Record<Kind, number> = {
-  'table-reading': 1.16,
-  page: 1.22,
-  // The logger, middy, the boundary and the function's own domain code: ~55 KiB; a page adds
-  // the words of the page frame (functions/generated/messages/en-frame.ts, ~4 KiB).
+/** The budget of a function without one of its own: the largest function budget of its kind. */
+const KIND_BUDGETS: Record<Kind, number> = {
+  'table-reading': 1.17,
+  page: 1.5,
+  // The logger, the boundary and the function's own domain code (a page's also the words of its frame).
   'no-I/O': 0.18,
-  // A JSON body is validated with the contract's zod schemas (field-by-field problem details):
-  // zod and the request schemas, ~90 KiB more.
-  'no-I/O, JSON body': 0.49,
+  // The same, and the body checks generated from the contract (functions/generated/bodies.ts).
+  'no-I/O, JSON body': 0.19,
+};
+
+const FUNCTION_BUDGETS: Record<string, number> = {
+  getHealth: 1.12,
+  resolveObject: 1.17,
+  getCommercialProof: 1.16,
+  getLedger: 1.13,
+  getLedgerConsistency: 1.12,
+  verifyCredential: 1.17,
+  getPortableCredential: 1.12,
+  getStatusList: 1.12,
+  getProductionFoundations: 1.13,
+  getStudio: 1.2,
+  getVerifyPage: 1.45,
+  getTrustReceipt: 1.5,
+  runTestClock: 0.13,
+  runSandboxProvider: 0.16,
+  evaluateTrustPolicy: 0.19,
+  verifyOffline: 0.18,
+  getTrustFabricCatalogue: 0.15,
+  getTrustInfrastructure: 0.16,
+  getActivationReadiness: 0.11,
+  getLanding: 0.18,
+  getDeveloperLanding: 0.18,
+  getApiReference: 0.13,
+  // Over its kind's budget: it carries the whole asset catalogue as data (functions/generated/assets.ts, ~40 KiB).
+  listAssets: 0.3,
+};
+
+/** The issue's bundle goal for functions that read the table. */
+const TABLE_READER_GOAL = 1.1;
+
+/**
+ * Table readers above the goal, and what stands between them and it: in every one the Powertools
+ * logger (logger 16.3, commons 4.1 and lambda-invoke-store 2.2 KiB: 0.07x on its own) and the
+ * boundary (4.3 KiB), then its own code (esbuild's metafile, KiB).
+ */
+const LOGGER = 'the Powertools logger (~23 KiB)';
+const GOAL_NOT_MET: Record<string, string> = {
+  resolveObject: `${LOGGER}, ledger evidence checks (10.1)`,
+  getCommercialProof: `${LOGGER}, ledger evidence checks (10.1)`,
+  getLedger: `${LOGGER}, the ledger domain (5.6)`,
+  verifyCredential: `${LOGGER}, ledger evidence checks (10.1), credential rules (3.9)`,
+  getProductionFoundations: `${LOGGER}, the page's domain (7.2)`,
+  getStudio: `${LOGGER}, the page's domain (15.4), the route list (10.2)`,
+  getVerifyPage: `${LOGGER}, four languages (functions/generated/messages, ~50), the in-browser check (13), the page's domain, ledger evidence checks (10.1)`,
+  getTrustReceipt: `${LOGGER}, four languages (functions/generated/messages, ~50), the in-browser check (13), the QR renderer (11), the page's domain, ledger evidence checks (10.1)`,
 };
 
 function kindOf(op: LambdaOperation): Kind {
@@ -40,23 +90,10 @@ function kindOf(op: LambdaOperation): Kind {
   }
 }
 
-/**
- * Functions over their kind's budget today, each held to its own (measured size, rounded up)
- * with the reason. The last test fails when one of them fits its kind's budget, so that it is
- * then taken off this list.
- */
-const OVER_KIND_BUDGET: Record<string, { budget: number; why: string }> = {
-  listAssets: { budget: 0.3, why: 'carries the whole asset catalogue as data (functions/generated/assets.ts, ~40 KiB of the bundle)' },
-  getTrustReceipt: {
-    budget: 1.48,
-    why: 'speaks four languages (functions/generated/messages, ~50 KiB, each catalogue built on first use) and carries the in-browser ledger check (13 KiB) and the QR renderer (11 KiB)',
-  },
-  getVerifyPage: { budget: 1.44, why: 'speaks four languages (~50 KiB, each catalogue built on first use) and carries the in-browser ledger check (13 KiB)' },
-};
-
 const ops = lambdaOperations(operations);
 let baselineBytes: number;
 const bytes = new Map<string, number>();
+const ratioOf = (operationId: string) => bytes.get(operationId)! / baselineBytes;
 
 beforeAll(async () => {
   baselineBytes = (await buildBundle({ contents: BASELINE_SOURCE })).bytes;
@@ -67,19 +104,20 @@ test('the baseline bundle holds the DynamoDB client (a sanity check on the yards
   expect(baselineBytes).toBeGreaterThan(100 * 1024);
 });
 
-describe.each(ops.map((op) => [op.operationId, kindOf(op), op] as const))('%s (%s)', (operationId, kind) => {
-  const allowed = OVER_KIND_BUDGET[operationId]?.budget ?? BUDGETS[kind];
+describe.each(ops.map((op) => [op.operationId, kindOf(op)] as const))('%s (%s)', (operationId, kind) => {
+  const allowed = FUNCTION_BUDGETS[operationId] ?? KIND_BUDGETS[kind];
 
-  it(`weighs at most its budget (${OVER_KIND_BUDGET[operationId] ? 'its own' : `the ${kind} budget`}, ${allowed}x the DynamoDB-client-only bundle)`, () => {
-    const ratio = bytes.get(operationId)! / baselineBytes;
-    expect({ operationId, ratio: Math.round(ratio * 1000) / 1000, within: ratio <= allowed, budget: allowed }).toEqual({ operationId, ratio: expect.any(Number), within: true, budget: allowed });
+  it(`weighs at most its budget (${FUNCTION_BUDGETS[operationId] ? 'its own' : `the ${kind} budget`}, ${allowed}x the DynamoDB-client-only bundle)`, () => {
+    const ratio = ratioOf(operationId);
+    expect({ operationId, ratio: Math.round(ratio * 1000) / 1000, within: ratio <= allowed }).toEqual({ operationId, ratio: expect.any(Number), within: true });
   });
 });
 
-test('every function on the over-budget list is still over its kind\'s budget (else take it off the list)', () => {
-  for (const [operationId, { why }] of Object.entries(OVER_KIND_BUDGET)) {
-    const op = ops.find((o) => o.operationId === operationId);
-    expect([operationId, op !== undefined]).toEqual([operationId, true]);
-    expect([operationId, why, bytes.get(operationId)! / baselineBytes > BUDGETS[kindOf(op!)]]).toEqual([operationId, why, true]);
-  }
+test('every function budget belongs to a function of the table', () => {
+  expect(Object.keys(FUNCTION_BUDGETS).filter((id) => !bytes.has(id))).toEqual([]);
+});
+
+test('the table readers above the 1.10x goal are exactly those listed with what keeps them there', () => {
+  const above = ops.filter((op) => op.integration.access === 'table-read' && ratioOf(op.operationId) > TABLE_READER_GOAL).map((op) => op.operationId);
+  expect(above.sort()).toEqual(Object.keys(GOAL_NOT_MET).sort());
 });

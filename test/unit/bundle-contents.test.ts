@@ -23,14 +23,13 @@ describe.each(lambdaOperations.map((op) => [op.operationId, op] as const))('bund
     expect(inputs.filter((i) => i.startsWith('lib/') || i.includes('aws-cdk-lib') || i.includes('constructs/'))).toEqual([]);
   });
 
-  if (op.integration.kind === 'lambda' && !op.requestBody) {
-    // Parameters are checked by validators generated from the table (functions/generated/params.ts);
-    // route lists and the asset catalogue come from functions/generated/. Only functions that
-    // validate a JSON body need the schemas themselves.
-    it('carries neither zod nor the contract table', () => {
-      expect(inputs.filter((i) => i.includes('node_modules/zod/') || i.startsWith('functions/contract/operations/') || i.startsWith('functions/contract/schemas/'))).toEqual([]);
-    });
-  }
+  // Parameters are checked by validators generated from the table (functions/generated/params.ts),
+  // JSON request bodies by checks generated from their schemas (functions/generated/bodies.ts);
+  // route lists and the asset catalogue come from functions/generated/. No function needs the
+  // schemas themselves.
+  it('carries neither zod nor the contract table', () => {
+    expect(inputs.filter((i) => i.includes('node_modules/zod/') || i.startsWith('functions/contract/operations/') || i.startsWith('functions/contract/schemas/'))).toEqual([]);
+  });
 
   if (op.integration.kind === 'lambda' && op.integration.access === 'none') {
     it('carries no AWS SDK (it reaches no AWS resource)', () => {

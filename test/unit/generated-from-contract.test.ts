@@ -7,6 +7,7 @@ import * as generated from '../../functions/generated/params';
 import { GENERATED_PARAMS_FILE, generateParamValidators } from '../../lib/contract/generate-params';
 import { GENERATED_ROUTES_FILE, generateRoutes } from '../../lib/contract/generate-routes';
 import { GENERATED_ASSETS_FILE, generateAssets } from '../../lib/contract/generate-assets';
+import { GENERATED_BODIES_FILE, generateBodyPlans } from '../../lib/contract/generate-bodies';
 import { ASSETS } from '../../functions/generated/assets';
 import { buildAssetCatalogue } from '../../lib/publish/assets';
 import { canonicalSources } from '../../lib/publish/sources';
@@ -29,6 +30,10 @@ test('the committed route list is what the generator makes of the contract table
   expect(readFileSync(path.join(ROOT, GENERATED_ROUTES_FILE), 'utf8')).toBe(generateRoutes(operations));
   expect(ROUTES.map((r) => `${r.method} ${r.path} ${r.operationId} ${r.liveState}`)).toEqual(operations.map((op) => `${op.method} ${op.path} ${op.operationId} ${op.liveState}`));
   expect(GET_PATHS).toEqual(operations.filter((op) => op.method === 'GET').map((op) => op.path));
+});
+
+test('the committed request-body checks are what the generator makes of the contract table (npm run generate; held to zod by body-check.test.ts)', () => {
+  expect(readFileSync(path.join(ROOT, GENERATED_BODIES_FILE), 'utf8')).toBe(generateBodyPlans(operations));
 });
 
 test('the committed asset catalogue is what the generator makes of the sources, and the published assets.json lists the same entries', () => {

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import { httpHandler } from '../../functions/http/boundary';
+import { httpHandler, logger } from '../../functions/http/boundary';
 import { StoreNotConfigured, StoreUnavailable } from '../../functions/store/errors';
 import { correlationIdFrom } from '../../functions/http/correlation';
 import { parseReference } from '../../functions/http/params';
@@ -92,7 +92,7 @@ describe('router from the contract table', () => {
   });
 });
 
-describe('the middy boundary', () => {
+describe('the Lambda boundary', () => {
   const event = (overrides: Partial<APIGatewayProxyEvent> = {}): APIGatewayProxyEvent =>
     ({
       resource: '/x',
@@ -134,6 +134,32 @@ describe('the middy boundary', () => {
     })(event(), context(5000));
     expect(fault.statusCode).toBe(500);
     expect(fault.body).not.toContain('secret');
+  });
+
+  it('logs every request as one JSON line with its correlation id, endpoint and the Lambda context, and no key of an earlier request', async () => {
+    const lines: string[] = [];
+    const write = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      lines.push(String(chunk));
+      return true;
+    });
+    logger.setLogLevel('INFO');
+    try {
+      const handler = httpHandler(async (request) => {
+        if (request.endpoint === '/first') logger.appendKeys({ onlyFirst: true });
+        return { status: 200, body: {} };
+      });
+      await handler(event({ resource: '/first' }), context(5000));
+      await handler(event({ headers: { 'x-correlation-id': 'boundary-test-0002' } }), { ...context(5000), functionName: 'g', awsRequestId: 'req-2' } as Context);
+    } finally {
+      logger.setLogLevel('SILENT');
+      write.mockRestore();
+    }
+    const logged = lines.map((line) => JSON.parse(line));
+    expect(logged).toEqual([
+      expect.objectContaining({ message: 'request served', status: 200, correlationId: 'boundary-test-0001', endpoint: '/first', function_name: 'f', function_request_id: 'req-1', onlyFirst: true }),
+      expect.objectContaining({ message: 'request served', status: 200, correlationId: 'boundary-test-0002', endpoint: '/x', function_name: 'g', function_request_id: 'req-2' }),
+    ]);
+    expect(logged[1]).not.toHaveProperty('onlyFirst');
   });
 
   it('answers HEAD like GET without the body', async () => {

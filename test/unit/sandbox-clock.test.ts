@@ -1,9 +1,10 @@
 import fc from 'fast-check';
-import { MAX_ADVANCE_MS, SANDBOX_DEFAULT_INSTANT, TestClock, TestClockRequest } from '../../functions/contract/schemas/sandbox';
+import { MAX_ADVANCE_MS, SANDBOX_DEFAULT_INSTANT, TestClock } from '../../functions/contract/schemas/sandbox';
 import { evaluationInstant, testClock } from '../../functions/domain/sandbox/clock';
+import { testClockRequest } from '../../functions/generated/bodies';
 import { parseJsonBody, SandboxInputError, type FieldIssue } from '../../functions/domain/sandbox/input';
 
-const readClock = (body: string | null) => testClock(parseJsonBody(body, TestClockRequest, { optional: true }));
+const readClock = (body: string | null) => testClock(parseJsonBody(body, testClockRequest, { optional: true }));
 
 function refusal(run: () => unknown): FieldIssue[] {
   try {

@@ -3,8 +3,9 @@ import fc from 'fast-check';
 import * as z from 'zod';
 import { OFFLINE_VERIFICATION_STATEMENT } from '../../functions/contract/channels';
 import { LivingObjectResolution } from '../../functions/contract/schemas/objects';
-import { OfflineVerificationRequest, OfflineVerificationResult } from '../../functions/contract/schemas/sandbox';
+import { OfflineVerificationResult } from '../../functions/contract/schemas/sandbox';
 import { SANDBOX_EXAMPLES } from '../../functions/domain/sandbox/examples';
+import { offlineVerificationRequest } from '../../functions/generated/bodies';
 import { parseJsonBody, SandboxInputError } from '../../functions/domain/sandbox/input';
 import { verifyOfflineBundle } from '../../functions/domain/sandbox/offline';
 import {
@@ -32,7 +33,7 @@ function rebuildExampleLedger() {
 }
 
 /** Verifies a bundle exactly as the route does: JSON text -> validation -> evaluation. */
-const verify = (bundle: unknown) => verifyOfflineBundle(parseJsonBody(JSON.stringify(bundle), OfflineVerificationRequest, { optional: false }));
+const verify = (bundle: unknown) => verifyOfflineBundle(parseJsonBody(JSON.stringify(bundle), offlineVerificationRequest, { optional: false }));
 
 const bundle = (overrides: Record<string, unknown> = {}) => ({
   response: EXAMPLE_OBJECT_RESPONSE,

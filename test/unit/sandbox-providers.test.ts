@@ -2,12 +2,15 @@ import * as z from 'zod';
 import { ProviderRunRequest, ProviderRunResult } from '../../functions/contract/schemas/sandbox';
 import { testClock } from '../../functions/domain/sandbox/clock';
 import { SandboxInputError } from '../../functions/domain/sandbox/input';
-import { findProvider, providerRequest, runProvider, SANDBOX_PROVIDERS, type SandboxProvider } from '../../functions/domain/sandbox/providers';
+import { contractRegistry } from '../../functions/contract/registry';
+import type { ProviderRun } from '../../functions/domain/sandbox/provider-runs';
+import { findProvider, providerRequest, runProvider, SANDBOX_PROVIDERS } from '../../functions/domain/sandbox/providers';
+import { BODY_PLANS } from '../../functions/generated/bodies';
 
-const run = (provider: SandboxProvider, body: unknown) => runProvider(provider, providerRequest(provider, body));
+const run = (provider: ProviderRun, body: unknown) => runProvider(provider, providerRequest(provider, body));
 const provider = (id: string) => findProvider(id)!;
 
-function refusedField(p: SandboxProvider, body: unknown): string {
+function refusedField(p: ProviderRun, body: unknown): string {
   try {
     run(p, body);
   } catch (error) {
@@ -35,6 +38,10 @@ describe('synthetic provider registry', () => {
   it('every provider request schema is part of the published run request (so it reaches OpenAPI)', () => {
     const members = (ProviderRunRequest as unknown as z.ZodUnion<z.ZodType[]>).options;
     for (const p of SANDBOX_PROVIDERS) expect(members).toContain(p.requestSchema);
+  });
+
+  it('every provider checks its requests with the plan generated from its request schema', () => {
+    for (const p of SANDBOX_PROVIDERS) expect([p.providerId, p.requestPlan]).toEqual([p.providerId, BODY_PLANS[contractRegistry.get(p.requestSchema)!.id]]);
   });
 
   it('every provider request schema converts to JSON Schema (published in providers.json)', () => {

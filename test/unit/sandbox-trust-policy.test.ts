@@ -4,12 +4,12 @@ import {
   BUILT_IN_POLICY_NAMES,
   CREDENTIAL_STATUSES,
   TrustPolicyDecision,
-  TrustPolicyRequest,
   type TrustPolicy,
 } from '../../functions/contract/schemas/sandbox';
 import { CHANNELS } from '../../functions/contract/channels';
 import { testClock } from '../../functions/domain/sandbox/clock';
 import { EXAMPLE_CUSTOM_POLICY } from '../../functions/domain/sandbox/examples';
+import { trustPolicyRequest } from '../../functions/generated/bodies';
 import { parseJsonBody, SandboxInputError, type FieldIssue } from '../../functions/domain/sandbox/input';
 import { MAX_POLICY_NODES } from '../../functions/domain/sandbox/policy-logic';
 import { checkBuiltInPolicies, evaluateTrustPolicy, FAIL_CLOSED_RULE_ID } from '../../functions/domain/sandbox/trust-policy';
@@ -27,7 +27,7 @@ const subject = {
 };
 
 /** Evaluates a request exactly as the route does: JSON text -> validation -> evaluation. */
-const evaluate = (request: unknown) => evaluateTrustPolicy(parseJsonBody(JSON.stringify(request), TrustPolicyRequest, { optional: false }));
+const evaluate = (request: unknown) => evaluateTrustPolicy(parseJsonBody(JSON.stringify(request), trustPolicyRequest, { optional: false }));
 
 function refusal(request: unknown): FieldIssue[] {
   try {

@@ -1,7 +1,28 @@
 import * as z from 'zod';
 import { CHANNELS, OFFLINE_VERIFICATION_STATEMENT } from '../channels';
-import { component } from '../registry';
+import { component, refinedBy } from '../registry';
 import { Instant } from './common';
+import {
+  SANDBOX_DEFAULT_INSTANT,
+  MAX_ADVANCE_MS,
+  LATEST_INSTANT,
+  TEST_CLOCK_ID_PATTERN,
+  SANDBOX_STATEMENT,
+  COMMERCE_SOURCE_STATES,
+  ASSURANCE_LEVELS,
+  IDENTITY_EVIDENCE,
+  WALLET_CREDENTIAL_TYPES,
+  PAYMENT_OPERATIONS,
+  CREDENTIAL_STATUSES,
+  SYNTHETIC_CREDENTIAL_STATUSES,
+  PROVIDER_ID_PATTERN,
+  TRUST_DECISIONS,
+  RULE_ID_PATTERN,
+  BUILT_IN_POLICY_NAMES,
+  DEFAULT_OFFLINE_WINDOW_SECONDS,
+  MAX_OFFLINE_WINDOW_SECONDS,
+  OFFLINE_OUTCOMES,
+} from '../sandbox-values';
 
 /**
  * Request and response schemas of the sandbox: the test clock, the synthetic providers, the
@@ -10,14 +31,9 @@ import { Instant } from './common';
  * The rules behind the shapes are in docs/sandbox.md.
  */
 
-/** The instant a sandbox evaluation uses when it is given neither a clock nor a `now`. */
-export const SANDBOX_DEFAULT_INSTANT = '2026-01-01T00:00:00.000Z';
+/** The sandbox's values, re-exported with its schemas (they are defined without zod in ../sandbox-values). */
+export * from '../sandbox-values';
 
-/** The largest advance a test clock accepts: 100 Julian years. Anything larger is a mistake, not a scenario. */
-export const MAX_ADVANCE_MS = 100 * 365.25 * 24 * 3600 * 1000;
-
-/** The latest instant RFC 3339 can write (four-digit years). */
-export const LATEST_INSTANT = '9999-12-31T23:59:59.999Z';
 
 const SandboxInstant = Instant.describe(
   'RFC 3339 instant with an explicit offset (Z or +hh:mm), e.g. 2026-01-01T00:00:00Z. Kept to the millisecond.',
@@ -44,8 +60,6 @@ export const TestClockRequest = component(
   'Optional body of POST /developers/sandbox/test-clock. An empty body is the same as {}.',
 );
 export type TestClockRequest = z.infer<typeof TestClockRequest>;
-
-export const TEST_CLOCK_ID_PATTERN = '^tclk_[0-9a-f]{32}$';
 
 export const TestClock = component(
   'SandboxTestClock',
@@ -82,7 +96,6 @@ const SandboxStatement = z
     productionSideEffects: z.literal('NONE'),
   })
   .describe('Every sandbox answer is synthetic, creates no production authority and has no production side effect.');
-export const SANDBOX_STATEMENT = { synthetic: true, productionAuthorityCreated: false, productionSideEffects: 'NONE' } as const;
 
 const Digest = z.string().regex(/^sha256:[0-9a-f]{64}$/).describe('sha256: and the hex SHA-256 of the RFC 8785 canonical JSON.');
 
@@ -98,8 +111,6 @@ const SyntheticId = (what: string) =>
     .max(64)
     .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]*$/)
     .describe(`${what}: 3 to 64 of A-Z a-z 0-9 . _ : -, starting with a letter or digit. Opaque; never personal data.`);
-
-export const COMMERCE_SOURCE_STATES = ['PLACED', 'CONFIRMED', 'SHIPPED', 'DELIVERED', 'CANCELLED', 'RETURNED'] as const;
 
 export const CommerceSourceRequest = component(
   'SandboxCommerceSourceRequest',
@@ -128,22 +139,14 @@ export const CommerceSourceResult = component(
   'A synthetic commerce source snapshot. No order, payment or customer data of any real platform.',
 );
 
-export const ASSURANCE_LEVELS = ['NONE', 'LOW', 'SUBSTANTIAL', 'HIGH'] as const;
 export const AssuranceLevel = z.enum(ASSURANCE_LEVELS).describe('eIDAS-style level of assurance, lowest to highest.');
 export type AssuranceLevel = z.infer<typeof AssuranceLevel>;
-
-export const IDENTITY_EVIDENCE = ['EMAIL_CONTROL', 'PHONE_CONTROL', 'IDENTITY_DOCUMENT', 'DOCUMENT_WITH_LIVENESS', 'EUDI_PID'] as const;
 
 export const IdentityVerifierRequest = component(
   'SandboxIdentityVerifierRequest',
   z.strictObject({
     subjectId: SyntheticId('A pseudonymous subject identifier'),
-    evidence: z
-      .array(z.enum(IDENTITY_EVIDENCE))
-      .min(1)
-      .max(IDENTITY_EVIDENCE.length)
-      .refine((items) => new Set(items).size === items.length, 'must not repeat an evidence type')
-      .describe('The evidence the synthetic subject presents (each at most once).'),
+    evidence: refinedBy(z.array(z.enum(IDENTITY_EVIDENCE)).min(1).max(IDENTITY_EVIDENCE.length), 'evidence-unique').describe('The evidence the synthetic subject presents (each at most once).'),
     requestedAssurance: AssuranceLevel.exclude(['NONE']).optional().describe('The level the relying party asks for. Default SUBSTANTIAL.'),
   }),
   'Request to the synthetic identity verifier (providerId identity-verifier). It binds no real identity.',
@@ -162,8 +165,6 @@ export const IdentityVerifierResult = component(
   }),
   'A synthetic identity verification outcome.',
 );
-
-export const WALLET_CREDENTIAL_TYPES = ['PROOF_OF_PURCHASE', 'PRODUCT_WARRANTY', 'AGE_OVER_18'] as const;
 
 export const WalletRequest = component(
   'SandboxWalletRequest',
@@ -195,8 +196,6 @@ export const WalletResult = component(
   'A synthetic, unsigned presentation with selective disclosure.',
 );
 
-export const PAYMENT_OPERATIONS = ['AUTHORISE', 'CAPTURE', 'REFUND', 'VOID'] as const;
-
 export const PaymentProcessorRequest = component(
   'SandboxPaymentProcessorRequest',
   z.strictObject({
@@ -223,9 +222,7 @@ export const PaymentProcessorResult = component(
   'The only answer the synthetic payment processor can give: it is not authorised to capture, and no funds move.',
 );
 
-export const CREDENTIAL_STATUSES = ['VALID', 'SUSPENDED', 'REVOKED', 'EXPIRED', 'UNKNOWN'] as const;
 export const CredentialStatus = z.enum(CREDENTIAL_STATUSES);
-export const SYNTHETIC_CREDENTIAL_STATUSES = ['VALID', 'SUSPENDED', 'REVOKED', 'EXPIRED'] as const;
 
 export const CredentialStatusRequest = component(
   'SandboxCredentialStatusRequest',
@@ -253,8 +250,6 @@ export const CredentialStatusResult = component(
   'A synthetic credential status answer. The sandbox issues and changes no credential.',
 );
 
-export const PROVIDER_ID_PATTERN = '^[a-z][a-z0-9-]{1,63}$';
-
 export const ProviderRunRequest = component(
   'SandboxProviderRunRequest',
   z.union([CommerceSourceRequest, IdentityVerifierRequest, WalletRequest, PaymentProcessorRequest, CredentialStatusRequest]),
@@ -278,7 +273,6 @@ export type ProviderRunResult = z.infer<typeof ProviderRunResult>;
 // Trust policy (SHADOW)
 // ---------------------------------------------------------------------------------------------
 
-export const TRUST_DECISIONS = ['ALLOW', 'DENY', 'STEP_UP'] as const;
 export const TrustDecision = z.enum(TRUST_DECISIONS);
 export type TrustDecision = z.infer<typeof TrustDecision>;
 
@@ -306,16 +300,17 @@ export type TrustPolicySubject = z.infer<typeof TrustPolicySubject>;
 /** A fact change that a step-up would bring; derived facts are recomputed from it. */
 export const StepUpChange = component(
   'SandboxStepUpChange',
-  z
-    .strictObject({
+  refinedBy(
+    z.strictObject({
       assuranceLevel: AssuranceLevel.optional(),
       channel: Channel.optional(),
       credentialStatus: CredentialStatus.optional(),
       credentialStatusAgeSeconds: z.number().int().min(0).optional().describe('0: the status is checked again now.'),
       riskScore: z.number().int().min(0).max(100).optional(),
       riskSignals: z.array(RiskSignal).max(20).optional(),
-    })
-    .refine((change) => Object.keys(change).length > 0, 'must change at least one fact'),
+    }),
+    'change-not-empty',
+  ),
   'Facts a step-up would change (any subset).',
 );
 export type StepUpChange = z.infer<typeof StepUpChange>;
@@ -330,10 +325,8 @@ const JsonLogicExpression = z
   .unknown()
   .describe('A JSON Logic expression (jsonlogic.com) over the facts; see docs/sandbox.md for the operators and facts allowed.');
 
-export const RULE_ID_PATTERN = '^[a-z0-9][a-z0-9-]{0,63}$';
-
-export const TrustPolicyRule = z
-  .strictObject({
+export const TrustPolicyRule = refinedBy(
+  z.strictObject({
     id: z.string().regex(new RegExp(RULE_ID_PATTERN)),
     when: JsonLogicExpression,
     decision: TrustDecision,
@@ -344,37 +337,24 @@ export const TrustPolicyRule = z
       .max(5)
       .optional()
       .describe('STEP_UP rules only (and required there): the step-ups that may satisfy the rule.'),
-  })
-  .superRefine((rule, ctx) => {
-    if (rule.decision === 'STEP_UP' && !rule.satisfiedBy) {
-      ctx.addIssue({ code: 'custom', path: ['satisfiedBy'], message: 'a STEP_UP rule must list what would satisfy it' });
-    }
-    if (rule.decision !== 'STEP_UP' && rule.satisfiedBy) {
-      ctx.addIssue({ code: 'custom', path: ['satisfiedBy'], message: 'only a STEP_UP rule lists step-ups' });
-    }
-  });
+  }),
+  'step-up-listed',
+);
 export type TrustPolicyRule = z.infer<typeof TrustPolicyRule>;
 
 export const TrustPolicy = component(
   'SandboxTrustPolicy',
-  z
-    .strictObject({
+  refinedBy(
+    z.strictObject({
       id: z.string().regex(new RegExp(RULE_ID_PATTERN)),
       description: z.string().max(300).optional(),
       rules: z.array(TrustPolicyRule).min(1).max(50).describe('Evaluated in order; the first rule whose `when` holds decides.'),
-    })
-    .superRefine((policy, ctx) => {
-      const seen = new Set<string>();
-      policy.rules.forEach((rule, index) => {
-        if (seen.has(rule.id)) ctx.addIssue({ code: 'custom', path: ['rules', index, 'id'], message: `rule id '${rule.id}' is used twice` });
-        seen.add(rule.id);
-      });
     }),
+    'rule-ids-unique',
+  ),
   'A custom policy: ordered rules, first match decides; when none matches the answer is DENY (fail closed).',
 );
 export type TrustPolicy = z.infer<typeof TrustPolicy>;
-
-export const BUILT_IN_POLICY_NAMES = ['baseline', 'high-assurance', 'offline-presentation'] as const;
 
 export const TrustPolicyRequest = component(
   'SandboxTrustPolicyRequest',
@@ -445,9 +425,6 @@ export type TrustPolicyDecision = z.infer<typeof TrustPolicyDecision>;
 // Offline verification (SHADOW)
 // ---------------------------------------------------------------------------------------------
 
-export const DEFAULT_OFFLINE_WINDOW_SECONDS = 24 * 3600;
-export const MAX_OFFLINE_WINDOW_SECONDS = 30 * 24 * 3600;
-
 export const OfflineVerificationRequest = component(
   'SandboxOfflineVerificationRequest',
   z.strictObject({
@@ -479,7 +456,6 @@ export const OfflineVerificationRequest = component(
 );
 export type OfflineVerificationRequest = z.infer<typeof OfflineVerificationRequest>;
 
-export const OFFLINE_OUTCOMES = ['PASS', 'HOLD', 'FAIL'] as const;
 export const OfflineOutcome = z.enum(OFFLINE_OUTCOMES);
 export type OfflineOutcome = z.infer<typeof OfflineOutcome>;
 

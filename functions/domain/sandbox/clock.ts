@@ -1,10 +1,5 @@
-import {
-  LATEST_INSTANT,
-  SANDBOX_DEFAULT_INSTANT,
-  TEST_CLOCK_ID_PATTERN,
-  type TestClock,
-  type TestClockRequest,
-} from '../../contract/schemas/sandbox';
+import { LATEST_INSTANT, SANDBOX_DEFAULT_INSTANT, TEST_CLOCK_ID_PATTERN } from '../../contract/sandbox-values';
+import type { TestClock, TestClockRequest } from '../../contract/schemas/sandbox';
 import { canonicalSha256 } from './digest';
 import { issueAt, SandboxInputError } from './input';
 

@@ -1,4 +1,5 @@
-import type { z } from 'zod';
+import { checkBody, type BodyIssue, type BodyPlan } from '../../contract/body-check';
+import { BODY_RULES } from '../../contract/body-rules';
 
 /**
  * Reading sandbox request bodies: JSON text -> a validated value, or the reasons it was refused,
@@ -77,13 +78,13 @@ function received(input: unknown): string {
   return `a ${typeof input}`;
 }
 
-/** One zod issue in words a caller can act on. */
-function issueDetail(issue: z.core.$ZodIssue): string {
+/** One issue (zod's, or the same from a generated body check) in words a caller can act on. */
+function issueDetail(issue: BodyIssue): string {
   const input = (issue as { input?: unknown }).input;
   switch (issue.code) {
     case 'invalid_type':
       if (typeof input === 'number' && !Number.isFinite(input)) return 'is a number too large to represent';
-      return `must be ${TYPE_NAMES[issue.expected] ?? issue.expected}, not ${received(input)}`;
+      return `must be ${TYPE_NAMES[issue.expected!] ?? issue.expected}, not ${received(input)}`;
     case 'invalid_format':
       if (issue.format === 'datetime') return 'must be an RFC 3339 date-time with an offset, e.g. 2026-01-01T00:00:00Z';
       if (issue.format === 'regex') return `must match ${(issue as { pattern?: string }).pattern}`;
@@ -93,50 +94,51 @@ function issueDetail(issue: z.core.$ZodIssue): string {
     case 'too_small':
       return issue.origin === 'array' ? `must have at least ${issue.minimum} item(s)` : issue.origin === 'string' ? `must be at least ${issue.minimum} character(s)` : `must be at least ${issue.minimum}`;
     case 'invalid_value':
-      return `must be one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}`;
+      return `must be one of ${issue.values!.map((v) => JSON.stringify(v)).join(', ')}`;
     default:
-      return issue.message;
+      return issue.message ?? 'is invalid';
   }
 }
 
-function describeIssue(issue: z.core.$ZodIssue): FieldIssue[] {
+function describeIssue(issue: BodyIssue): FieldIssue[] {
   if (issue.code === 'unrecognized_keys') {
-    return issue.keys.map((key) => issueAt([...issue.path, key], 'is not a known field'));
+    return issue.keys!.map((key) => issueAt([...issue.path, key], 'is not a known field'));
   }
   if (issue.code !== 'custom' && 'input' in issue && issue.input === undefined) {
     return [issueAt(issue.path, 'is required')];
   }
   if (issue.code === 'invalid_union') {
     // A union failing entirely: report the closest branch (the one whose issues reach deepest).
-    const branches = issue.errors.filter((branch) => branch.length > 0);
+    const branches = issue.errors!.filter((branch) => branch.length > 0);
     if (branches.length > 0) {
-      const depth = (branch: z.core.$ZodIssue[]) => Math.max(...branch.map((i) => i.path.length));
+      const depth = (branch: BodyIssue[]) => Math.max(...branch.map((i) => i.path.length));
       const best = branches.reduce((a, b) => (depth(b) > depth(a) ? b : a));
-      if (depth(best) > 0) return best.flatMap((i) => describeIssue({ ...i, path: [...issue.path, ...i.path] } as z.core.$ZodIssue));
+      if (depth(best) > 0) return best.flatMap((i) => describeIssue({ ...i, path: [...issue.path, ...i.path] }));
     }
     return [issueAt(issue.path, 'matches none of the accepted forms')];
   }
   return [issueAt(issue.path, issueDetail(issue))];
 }
 
-export function zodIssues(error: z.ZodError): FieldIssue[] {
-  return error.issues.flatMap(describeIssue);
+/** Issues (zod's, or a generated body check's) as the fields they name. */
+export function fieldIssues(issues: readonly BodyIssue[]): FieldIssue[] {
+  return issues.flatMap(describeIssue);
 }
 
-/** Validates a value against a schema; throws SandboxInputError naming each failing field. */
-export function validate<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {
-  // reportInput: each issue keeps the offending input, so a missing field reads "is required".
-  const parsed = schema.safeParse(value, { reportInput: true });
-  if (!parsed.success) throw new SandboxInputError(zodIssues(parsed.error));
-  return parsed.data;
+/** Checks a value against a plan generated from a contract schema (functions/generated/bodies.ts); throws SandboxInputError naming each failing field. */
+export function checkAgainst<T>(plan: BodyPlan<T>, value: unknown): T {
+  const checked = checkBody(plan, value, BODY_RULES);
+  if (checked.issues.length > 0) throw new SandboxInputError(fieldIssues(checked.issues));
+  return checked.value;
 }
 
 /**
- * Parses a request body as JSON and validates it. `optional`: an absent or blank body stands
+ * Parses a request body as JSON and checks it with the plan generated from its contract schema
+ * (the same issues as the schema, without loading zod). `optional`: an absent or blank body stands
  * for {} (the test clock's body is optional). The body is read as JSON whatever its
  * Content-Type says, so `curl -d` works as well as a client that labels its JSON.
  */
-export function parseJsonBody<T extends z.ZodType>(body: string | null, schema: T, options: { optional: boolean }): z.output<T> {
+export function parseJsonBody<T>(body: string | null, plan: BodyPlan<T>, options: { optional: boolean }): T {
   let value: unknown;
   if (body === null || body.trim() === '') {
     if (!options.optional) throw new SandboxInputError([issueAt([], 'a JSON object body is required')]);
@@ -154,5 +156,5 @@ export function parseJsonBody<T extends z.ZodType>(body: string | null, schema: 
   }
   const structural = structuralIssue(value);
   if (structural) throw new SandboxInputError([structural]);
-  return validate(schema, value);
+  return checkAgainst(plan, value);
 }

@@ -1,11 +1,10 @@
 import { OFFLINE_VERIFICATION_STATEMENT } from '../../contract/channels';
-import {
-  DEFAULT_OFFLINE_WINDOW_SECONDS,
-  SANDBOX_STATEMENT,
-  type OfflineCheck,
-  type OfflineOutcome,
-  type OfflineVerificationRequest,
-  type OfflineVerificationResult,
+import { DEFAULT_OFFLINE_WINDOW_SECONDS, SANDBOX_STATEMENT } from '../../contract/sandbox-values';
+import type {
+  OfflineCheck,
+  OfflineOutcome,
+  OfflineVerificationRequest,
+  OfflineVerificationResult,
 } from '../../contract/schemas/sandbox';
 import { verifyEvidence } from '../ledger/node-crypto';
 import type { LedgerEvidence } from '../record';

@@ -1,5 +1,6 @@
 import jsonLogic from 'json-logic-js';
-import { TrustFacts, type TrustFacts as Facts } from '../../contract/schemas/sandbox';
+import { TRUST_FACT_NAMES } from '../../contract/sandbox-values';
+import type { TrustFacts as Facts } from '../../contract/schemas/sandbox';
 import { issueAt, type FieldIssue } from './input';
 
 /**
@@ -21,7 +22,7 @@ export const LOGIC_OPERATORS = [
 ] as const;
 const OPERATORS = new Set<string>(LOGIC_OPERATORS);
 
-export const FACT_NAMES = Object.keys(TrustFacts.shape) as (keyof Facts)[];
+export const FACT_NAMES: readonly (keyof Facts)[] = TRUST_FACT_NAMES;
 const FACTS = new Set<string>(FACT_NAMES);
 
 /** Conditions of one policy together may not exceed this many nodes. */

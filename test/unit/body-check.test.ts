@@ -1,0 +1,193 @@
+import fc from 'fast-check';
+import type { z } from 'zod';
+import { checkBody, type BodyPlan } from '../../functions/contract/body-check';
+import { BODY_RULES } from '../../functions/contract/body-rules';
+import { operations } from '../../functions/contract/operations';
+import { TRUST_FACT_NAMES } from '../../functions/contract/sandbox-values';
+import { TrustFacts, TrustPolicy } from '../../functions/contract/schemas/sandbox';
+import { BUILT_IN_POLICIES } from '../../functions/domain/sandbox/built-in-policies';
+import { EXAMPLE_CUSTOM_POLICY, SANDBOX_EXAMPLES } from '../../functions/domain/sandbox/examples';
+import { fieldIssues } from '../../functions/domain/sandbox/input';
+import * as bodies from '../../functions/generated/bodies';
+import { bodySchemas } from '../../lib/contract/generate-bodies';
+
+/**
+ * The generated body checks (functions/generated/bodies.ts, walked by
+ * functions/contract/body-check.ts) against the contract's zod schemas they were made from: on
+ * seeded random bodies near each schema's shape (valid ones, and ones broken at any depth), both
+ * accept the same bodies with the same value, and refuse the same bodies with the same field
+ * issues (what the 422 problem details carry).
+ */
+
+type Def = {
+  type: string;
+  format?: string;
+  pattern?: RegExp;
+  shape?: Record<string, Schema>;
+  catchall?: Schema;
+  element?: Schema;
+  innerType?: Schema;
+  options?: Schema[];
+  entries?: Record<string, string>;
+  values?: unknown[];
+  checks?: { _zod: { def: { check: string; minimum?: number; maximum?: number; value?: number; pattern?: RegExp } } }[];
+};
+type Schema = { _zod: { def: Def } };
+
+/** Anything JSON can hold, small. */
+const noise = fc.jsonValue({ maxDepth: 2 });
+
+const checkDefs = (def: Def) => (def.checks ?? []).map((c) => c._zod.def);
+
+/** Values near a schema: mostly of its shape with values around its limits, sometimes anything at all. */
+function near(schema: Schema, depth = 0): fc.Arbitrary<unknown> {
+  const def = schema._zod.def;
+  const checks = checkDefs(def);
+  const min = checks.find((c) => c.check === 'min_length' || c.check === 'greater_than');
+  const max = checks.find((c) => c.check === 'max_length' || c.check === 'less_than');
+  let shaped: fc.Arbitrary<unknown>;
+  switch (def.type) {
+    case 'string': {
+      const pattern = def.pattern ?? checks.find((c) => c.check === 'string_format')?.pattern;
+      const lo = min?.minimum ?? 0;
+      const hi = max?.maximum ?? 40;
+      shaped = fc.oneof(
+        ...(pattern ? [fc.stringMatching(pattern).map((s) => s.slice(0, hi + 2))] : []),
+        ...(def.format === 'datetime' ? [fc.date({ noInvalidDate: true, min: new Date('0001-01-01'), max: new Date('9999-12-31') }).map((d) => d.toISOString())] : []),
+        fc.string({ minLength: Math.max(0, lo - 1), maxLength: Math.min(hi + 1, 80) }),
+        fc.string({ unit: 'grapheme', maxLength: 5 }),
+      );
+      break;
+    }
+    case 'number': {
+      const lo = (min?.value as number | undefined) ?? -1000;
+      const hi = (max?.value as number | undefined) ?? 1000;
+      shaped = fc.oneof(
+        fc.integer({ min: Math.max(lo - 2, Number.MIN_SAFE_INTEGER), max: Math.min(lo + 2, Number.MAX_SAFE_INTEGER) }),
+        fc.integer({ min: Math.max(hi - 2, Number.MIN_SAFE_INTEGER), max: Math.min(hi + 2, Number.MAX_SAFE_INTEGER) }),
+        fc.double({ noNaN: true }),
+        fc.constantFrom(0.5, -0, 1e400, 2 ** 53, -(2 ** 53)),
+      );
+      break;
+    }
+    case 'enum':
+      shaped = fc.oneof(fc.constantFrom(...Object.values(def.entries!)), fc.string({ maxLength: 4 }));
+      break;
+    case 'literal':
+      shaped = fc.constantFrom(...def.values!);
+      break;
+    case 'boolean':
+      shaped = fc.boolean();
+      break;
+    case 'unknown':
+      shaped = noise;
+      break;
+    case 'optional':
+      return fc.oneof({ weight: 1, arbitrary: fc.constant(undefined) }, { weight: 3, arbitrary: near(def.innerType!, depth) });
+    case 'union':
+      shaped = fc.oneof(...def.options!.map((o) => near(o, depth)));
+      break;
+    case 'array': {
+      const item = depth > 3 ? noise : near(def.element!, depth + 1);
+      const hi = max?.maximum ?? 4;
+      // At and just over the maximum: one drawn item repeated (cheap to draw, and a repeat for the uniqueness rules).
+      const atLimit = fc.tuple(item, fc.integer({ min: hi, max: hi + 1 })).map(([x, n]) => Array.from({ length: n }, () => x));
+      shaped = fc.oneof({ weight: 4, arbitrary: fc.array(item, { maxLength: Math.min(hi + 1, 4) }) }, { weight: 1, arbitrary: atLimit });
+      break;
+    }
+    case 'object': {
+      const entries = Object.entries(def.shape!).map(([key, field]) => [key, depth > 5 ? noise : near(field, depth + 1)] as const);
+      shaped = fc
+        .tuple(
+          fc.record(Object.fromEntries(entries), { requiredKeys: [] }),
+          fc.record(Object.fromEntries(entries)),
+          fc.dictionary(fc.constantFrom('extra', 'x', '__proto__', 'length', ...Object.keys(def.shape!)), noise, { maxKeys: 2 }),
+          fc.nat(9),
+        )
+        .map(([some, all, extra, pick]) => (pick < 5 ? all : pick < 8 ? some : { ...all, ...extra }));
+      break;
+    }
+    default:
+      throw new Error(`no generator for schemas of type ${def.type}`);
+  }
+  return fc.oneof({ weight: 12, arbitrary: shaped }, { weight: 1, arbitrary: noise });
+}
+
+/**
+ * A valid body changed in one place, at any depth: a field redrawn near its schema, dropped, or
+ * joined by an unknown one; an array item changed the same way.
+ */
+function mutated(schema: Schema, value: unknown): fc.Arbitrary<unknown> {
+  const def = schema._zod.def;
+  const inner = def.type === 'optional' ? def.innerType! : schema;
+  const innerDef = inner._zod.def;
+  if (innerDef.type === 'object' && Object.keys(innerDef.shape!).length > 0 && value !== null && typeof value === 'object' && !Array.isArray(value)) {
+    const record = value as Record<string, unknown>;
+    const keys = Object.keys(innerDef.shape!);
+    return fc.constantFrom(...keys).chain((key) =>
+      fc.oneof(
+        near(innerDef.shape![key]).map((v) => ({ ...record, [key]: v })),
+        key in record ? mutated(innerDef.shape![key], record[key]).map((v) => ({ ...record, [key]: v })) : fc.constant({ ...record }),
+        fc.constant(Object.fromEntries(Object.entries(record).filter(([k]) => k !== key))),
+        noise.map((v) => ({ ...record, unknownField: v })),
+      ),
+    );
+  }
+  if (innerDef.type === 'array' && Array.isArray(value) && value.length > 0) {
+    return fc.nat(value.length - 1).chain((i) => mutated(innerDef.element!, value[i]).map((v) => value.map((item, j) => (j === i ? v : item))));
+  }
+  return near(schema);
+}
+
+/** Valid bodies to start from: every sandbox example and policy this schema accepts. */
+function seeds(schema: z.ZodType): unknown[] {
+  const candidates = [...SANDBOX_EXAMPLES.map((e) => e.body), ...Object.values(BUILT_IN_POLICIES), EXAMPLE_CUSTOM_POLICY];
+  return candidates.filter((c) => schema.safeParse(c).success);
+}
+
+/** Bodies near a schema: drawn from its shape, or a valid example as is or changed in one place. */
+function bodiesNear(schema: z.ZodType): fc.Arbitrary<unknown> {
+  const valid = seeds(schema);
+  const shaped = near(schema as unknown as Schema);
+  if (valid.length === 0) return shaped;
+  const example = fc.constantFrom(...valid);
+  return fc.oneof(shaped, example, example.chain((v) => mutated(schema as unknown as Schema, v)), example.chain((v) => mutated(schema as unknown as Schema, v)));
+}
+
+/** What a request body can be: JSON text parsed (no undefined, -0 as 0, non-finite numbers as null, __proto__ an own key). */
+const asJson = (value: unknown) => JSON.parse(JSON.stringify(value ?? null));
+
+const plans = bodies as unknown as Record<string, BodyPlan>;
+const cases: [string, z.ZodType, BodyPlan][] = [
+  ...[...bodySchemas(operations)].map(([id, schema]) => [id, schema as unknown as z.ZodType, bodies.BODY_PLANS[id]] as [string, z.ZodType, BodyPlan]),
+  ['SandboxTrustPolicy', TrustPolicy, plans.trustPolicy],
+];
+
+test('the facts a policy may name are the fields of the TrustFacts schema (the list the zod-free sandbox code reads)', () => {
+  expect([...TRUST_FACT_NAMES]).toEqual(Object.keys(TrustFacts.shape));
+});
+
+test('every request body of the table has a generated check', () => {
+  expect(cases.length).toBeGreaterThan(5);
+  for (const [id, , plan] of cases) expect([id, typeof plan]).toEqual([id, 'object']);
+});
+
+describe.each(cases)('%s', (_id, schema, plan) => {
+  it('accepts and refuses what its zod schema does, with the same value or the same field issues', () => {
+    fc.assert(
+      fc.property(bodiesNear(schema).map(asJson), (body) => {
+        const expected = schema.safeParse(body, { reportInput: true });
+        const actual = checkBody(plan, body, BODY_RULES);
+        if (expected.success) expect({ issues: actual.issues, value: actual.value }).toEqual({ issues: [], value: expected.data });
+        else expect(fieldIssues(actual.issues)).toEqual(fieldIssues(expected.error.issues as never));
+      }),
+      { numRuns: 250, seed: 20261123 },
+    );
+  });
+
+  it('is exercised on both sides: the bodies drawn include accepted and refused ones', () => {
+    expect(seeds(schema).length).toBeGreaterThan(0);
+    const outcomes = fc.sample(bodiesNear(schema).map(asJson), { numRuns: 100, seed: 7 }).map((body) => schema.safeParse(body).success);
+    expect(new Set(outcomes)).toEqual(new Set([true, false]));
+  });
+});
