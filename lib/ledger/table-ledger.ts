@@ -8,10 +8,12 @@ import {
   releaseLedgerLock,
 } from '../../functions/store/ledger';
 import { putItems } from '../../functions/store/write';
-import { AppendOnlyLog } from './log';
+import { decodeEntryBundle, tilePath } from '../../functions/domain/ledger/tiles';
+import { AppendOnlyLog, LedgerIntegrityError } from './log';
+import { writeLogResources, type TileStore } from './tile-store';
 import type { LedgerSigner } from './signer';
 
-export type LedgerStage = 'reading leaves' | 'writing leaves';
+export type LedgerStage = 'reading leaves' | 'writing leaves' | 'writing tiles';
 
 export interface TableLedgerOptions {
   client: DynamoDBClient;
@@ -20,6 +22,8 @@ export interface TableLedgerOptions {
   /** Take the lock even if a load that stopped part-way left it held. */
   unlock?: boolean;
   onProgress?: (stage: LedgerStage, done: number, total: number) => void;
+  /** Where the C2SP tlog-tiles log is written (a folder, the catalogue bucket); none: no tiles. */
+  tiles?: TileStore;
 }
 
 export interface LedgerPublication {
@@ -79,6 +83,10 @@ export class TableLedger {
     if (appended === 0) {
       await this.release();
     } else {
+      // Tiles and bundles first (new paths, or partial ones at their own .p/<W> path), the head, then `checkpoint`.
+      const resources = this.options.tiles ? this.log.tileResources(await this.previousEntries(this.options.tiles)) : [];
+      const progress = (done: number) => this.options.onProgress?.('writing tiles', done, resources.length);
+      if (this.options.tiles) await writeLogResources(this.options.tiles, resources.filter((r) => r.path !== 'checkpoint'), progress);
       await publishLedgerHead(this.options.client, this.options.table, this.lockId, {
         origin: this.log.origin,
         treeSize: this.log.size,
@@ -86,8 +94,22 @@ export class TableLedger {
         at: new Date().toISOString(),
       });
       this.released = true;
+      if (this.options.tiles) await writeLogResources(this.options.tiles, resources.filter((r) => r.path === 'checkpoint'), () => progress(resources.length));
     }
     return { origin: this.log.origin, treeSize: this.log.size, appended, checkpoint, verifierKey: this.options.signer.verifierKey };
+  }
+
+  /** The entries of the published size's partial bundle, read back from the tile store. */
+  private async previousEntries(tiles: TileStore): Promise<Buffer[]> {
+    const bundle = this.log.previousBundle;
+    if (!bundle) return [];
+    const bytes = await tiles.read(tilePath(bundle));
+    if (!bytes) {
+      throw new LedgerIntegrityError(
+        `the tile log at ${tiles.location} has no ${tilePath(bundle)}: tiles are written from a log's first entry on, so this store does not belong to the table's log`,
+      );
+    }
+    return decodeEntryBundle(bytes);
   }
 
   /** Releases the lock without publishing; safe to call more than once. */

@@ -232,7 +232,7 @@ export interface ResourceHeaders {
 /** The headers a log resource is served with, the same locally and from the bucket (set as object metadata). */
 export function logResourceHeaders(path: string): ResourceHeaders {
   if (path === CHECKPOINT_PATH) return { contentType: 'text/plain; charset=utf-8', cacheControl: CHECKPOINT_CACHE_CONTROL };
-  if (path.startsWith(`${CHECKPOINT_HISTORY_DIR}/`)) return { contentType: 'text/plain; charset=utf-8', cacheControl: IMMUTABLE_CACHE_CONTROL };
+  if (new RegExp(`^${CHECKPOINT_HISTORY_DIR}/[1-9][0-9]{0,15}$`).test(path)) return { contentType: 'text/plain; charset=utf-8', cacheControl: IMMUTABLE_CACHE_CONTROL };
   const tile = parseTilePath(path);
   if (!tile) throw new TileError(`${path} is not a resource of the log`);
   return { contentType: 'application/octet-stream', cacheControl: tile.width === TILE_WIDTH ? IMMUTABLE_CACHE_CONTROL : PARTIAL_TILE_CACHE_CONTROL };

@@ -1,0 +1,59 @@
+import { defineOperations } from '../operation';
+import { LedgerCheckpointNote, LedgerCheckpointSize, LedgerTile, LedgerTilePath } from '../schemas/ledger';
+import { LEDGER_LOG } from '../site-paths';
+
+const TAG = 'Trust and verification';
+const key = (rest: string) => `${LEDGER_LOG.keyPrefix}${rest}`;
+
+/**
+ * The ledger as a C2SP tlog-tiles log (https://c2sp.org/tlog-tiles): static resources the loader
+ * writes into the catalogue bucket, served straight from it (on this machine, from the tile folder
+ * with the same headers). Monitors fetch them under the prefix GET /v1/ledger publishes as
+ * tiles.monitoringPrefix; `npm run monitor` is one.
+ */
+export const ledgerLogOperations = defineOperations([
+  {
+    operationId: 'getLedgerLogCheckpoint',
+    method: 'GET',
+    path: `${LEDGER_LOG.path}checkpoint`,
+    tag: TAG,
+    summary: "The log's latest signed checkpoint (C2SP tlog-checkpoint), with any witness cosignatures",
+    description: 'Mutable: cached for a few seconds. text/plain; charset=utf-8.',
+    liveState: 'LIVE',
+    response: { schema: LedgerCheckpointNote, mediaType: 'text/plain' },
+    errors: [404, 503],
+    conditional: true,
+    integration: { kind: 'log', key: key('checkpoint') },
+  },
+  {
+    operationId: 'getLedgerLogCheckpointAt',
+    method: 'GET',
+    path: `${LEDGER_LOG.path}checkpoints/{treeSize}`,
+    tag: TAG,
+    summary: 'The signed checkpoint the log published for an earlier tree size (its checkpoint history)',
+    description: 'One per published tree size, never changed once written, so cached for a year. 404 for a size the log never published.',
+    liveState: 'LIVE',
+    pathParams: { treeSize: LedgerCheckpointSize },
+    response: { schema: LedgerCheckpointNote, mediaType: 'text/plain' },
+    errors: [404, 503],
+    conditional: true,
+    integration: { kind: 'log', key: key('checkpoints/{treeSize}') },
+  },
+  {
+    operationId: 'getLedgerLogTile',
+    method: 'GET',
+    path: `${LEDGER_LOG.path}tile/{tilePath}`,
+    tag: TAG,
+    summary: 'A hash tile or entry bundle of the log (C2SP tlog-tiles)',
+    description:
+      'tile/<L>/<N>[.p/<W>]: hashes of height 8; tile/entries/<N>[.p/<W>]: the entries (RFC 8785 canonical JSON of each record version). ' +
+      'Full tiles never change and are cached for a year; partial tiles (.p/<W>) for a minute. 404 for a tile the log does not hold.',
+    liveState: 'LIVE',
+    pathParams: { tilePath: LedgerTilePath },
+    multiSegmentParams: ['tilePath'],
+    response: { schema: LedgerTile, mediaType: 'application/octet-stream' },
+    errors: [404, 503],
+    conditional: true,
+    integration: { kind: 'log', key: key('tile/{tilePath}') },
+  },
+]);
