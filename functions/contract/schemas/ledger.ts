@@ -96,6 +96,7 @@ export const LedgerConsistency = component(
 
 export const LedgerTilePath = z
   .string()
+  .max(64)
   .regex(/^(0|[1-9][0-9]?|entries)\/(x[0-9]{3}\/)*[0-9]{3}(\.p\/[1-9][0-9]{0,2})?$/)
   .describe(
     'A C2SP tlog-tiles path below tile/, several segments: <L>/<N>[.p/<W>] for a hash tile of level L, entries/<N>[.p/<W>] for an entry bundle; ' +
@@ -104,6 +105,7 @@ export const LedgerTilePath = z
 
 export const LedgerCheckpointSize = z
   .string()
+  .max(16)
   .regex(/^[1-9][0-9]{0,15}$/)
   .describe('A tree size for which the log published a checkpoint (a whole number, no leading zeros).');
 

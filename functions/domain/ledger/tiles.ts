@@ -158,6 +158,15 @@ export interface TreeHashes {
   hash(height: number, index: number): Uint8Array;
 }
 
+/** The bytes of a hash tile of the tree: its `width` hashes of height 8·L, concatenated. */
+export function hashTileBytes(tree: TreeHashes, tile: TileCoordinate): Buffer {
+  if (tile.level === 'entries') throw new TileError('an entry bundle is not a hash tile');
+  const bytes = Buffer.alloc(tile.width * HASH_SIZE);
+  const start = tile.index * TILE_WIDTH;
+  for (let i = 0; i < tile.width; i++) bytes.set(tree.hash(TILE_HEIGHT * tile.level, start + i), i * HASH_SIZE);
+  return bytes;
+}
+
 /** One static resource under the log's prefix; `immutable` ones never change once written. */
 export interface LogResource {
   path: string;
@@ -197,13 +206,7 @@ export function tileResources(batch: TileBatch): LogResource[] {
   }
   const resources: LogResource[] = tilesAddedBetween(oldSize, newSize).map((tile) => {
     const start = tile.index * TILE_WIDTH;
-    let bytes: Buffer;
-    if (tile.level === 'entries') {
-      bytes = encodeEntryBundle(batch.entries.slice(start - first, start - first + tile.width));
-    } else {
-      bytes = Buffer.alloc(tile.width * HASH_SIZE);
-      for (let i = 0; i < tile.width; i++) bytes.set(tree.hash(TILE_HEIGHT * tile.level, start + i), i * HASH_SIZE);
-    }
+    const bytes = tile.level === 'entries' ? encodeEntryBundle(batch.entries.slice(start - first, start - first + tile.width)) : hashTileBytes(tree, tile);
     return { path: tilePath(tile), bytes, immutable: tile.width === TILE_WIDTH };
   });
   if (newSize > 0) {
