@@ -207,9 +207,8 @@ export async function runMonitor(options: MonitorOptions): Promise<MonitorReport
             });
           }
           if (at < tree.size) {
-            if (!hash.equals(tree.leaf(at))) {
-              throw new Found({ kind: 'fork', path: bundlePath, index: at, detail: `entry ${at} is not the entry verified before (at tree size ${tree.size}): the log rewrote its history` });
-            }
+            // History was rewritten; report where it starts, which may be in a bundle not read again.
+            if (!hash.equals(tree.leaf(at))) await locateFork(options.fetch, tree, from, N, checkpoint.rootHash);
           } else {
             tree.append(hash);
             added.push(hash);
@@ -242,7 +241,7 @@ export async function runMonitor(options: MonitorOptions): Promise<MonitorReport
     checks.push(`tiles: ${higher.length} tiles above level 0 match the hashes computed from the entries`);
 
     // 5. The root: the tree extends the one verified before, so a matching root is consistency too.
-    if (!tree.root().equals(checkpoint.rootHash)) await locateFork(options.fetch, tree, M, N, checkpoint.rootHash);
+    if (!tree.root().equals(checkpoint.rootHash)) await locateFork(options.fetch, tree, from, N, checkpoint.rootHash);
     checks.push(M > 0 ? `consistent: the tree of ${N} entries extends the ${M} verified before and has the checkpoint's root` : `root: the ${N} entries produce the checkpoint's root`);
   } catch (error) {
     if (error instanceof Found) return report(error.problem, base);
@@ -260,17 +259,17 @@ export async function runMonitor(options: MonitorOptions): Promise<MonitorReport
  * with the leaves kept: the first difference is where history was rewritten. Without one, the
  * tiles and entries agree with each other and the checkpoint signs another root.
  */
-async function locateFork(fetch: LogFetch, tree: MerkleTree, M: number, N: number, root: Buffer): Promise<never> {
-  for (let index = 0; index * TILE_WIDTH < M; index++) {
+async function locateFork(fetch: LogFetch, tree: MerkleTree, known: number, N: number, root: Buffer): Promise<never> {
+  for (let index = 0; index * TILE_WIDTH < known; index++) {
     const width = Math.min(TILE_WIDTH, N - index * TILE_WIDTH);
     const path = tilePath({ level: 0, index, width });
     const served = await fetch(path);
     if (!served) throw new Found({ kind: 'missing', path, detail: `${path} is not served, though the checkpoint's size requires it` });
     const hashes = served.length % HASH_SIZE === 0 ? tileHashes(served) : [];
-    for (let i = 0; i < width && index * TILE_WIDTH + i < M; i++) {
+    for (let i = 0; i < width && index * TILE_WIDTH + i < known; i++) {
       const at = index * TILE_WIDTH + i;
       if (!hashes[i] || !hashes[i].equals(tree.leaf(at))) {
-        throw new Found({ kind: 'fork', path, index: at, detail: `the log's entry ${at} is not the one verified at tree size ${M}: history was rewritten from entry ${at} on` });
+        throw new Found({ kind: 'fork', path, index: at, detail: `the log's entry ${at} is not the one verified before (${known} entries were): history was rewritten from entry ${at} on` });
       }
     }
   }
