@@ -113,6 +113,12 @@ export class AppendOnlyLog {
    * must hash to, so a tile store that disagrees with the table stops the load.
    */
   tileResources(previousEntries: readonly Uint8Array[]): LogResource[] {
+    this.checkPreviousEntries(previousEntries);
+    return tileResources({ tree: this.tree, oldSize: this.publishedSize, entries: [...previousEntries, ...this.pendingEntries], checkpoint: this.checkpoint() });
+  }
+
+  /** Throws unless `previousEntries` are exactly the entries of `previousBundle`, leaf for leaf. */
+  checkPreviousEntries(previousEntries: readonly Uint8Array[]): void {
     const start = entriesStart(this.publishedSize);
     if (previousEntries.length !== this.publishedSize - start) {
       throw new LedgerIntegrityError(`the tile log's last entry bundle holds ${previousEntries.length} entries, the log's published size needs ${this.publishedSize - start}`);
@@ -120,7 +126,6 @@ export class AppendOnlyLog {
     previousEntries.forEach((entry, i) => {
       if (!leafHash(entry).equals(this.tree.leaf(start + i))) throw new LedgerIntegrityError(`entry ${start + i} of the tile log does not hash to leaf ${start + i} of the table: the tile log was altered`);
     });
-    return tileResources({ tree: this.tree, oldSize: this.publishedSize, entries: [...previousEntries, ...this.pendingEntries], checkpoint: this.checkpoint() });
   }
 
   /** Evidence for a leaf against the current checkpoint. */

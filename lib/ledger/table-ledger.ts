@@ -47,6 +47,8 @@ export class TableLedger {
     private readonly options: TableLedgerOptions,
     private readonly lockId: string,
     readonly log: AppendOnlyLog,
+    /** The entries of the published size's partial bundle, read back from the tile store when the load opened. */
+    private readonly previous: Buffer[],
   ) {}
 
   static async open(options: TableLedgerOptions): Promise<TableLedger> {
@@ -59,7 +61,11 @@ export class TableLedger {
       const leaves = await readLedgerLeaves(options.client, options.table, head.treeSize, (read, total) =>
         options.onProgress?.('reading leaves', read, total),
       );
-      return new TableLedger(options, lockId, new AppendOnlyLog(options.signer, { leaves, checkpoint: head.checkpoint }));
+      const log = new AppendOnlyLog(options.signer, { leaves, checkpoint: head.checkpoint });
+      // Read (and check) the tile log before anything is written: a store that disagrees stops the load here.
+      const previous = options.tiles ? await TableLedger.previousEntries(log, options.tiles) : [];
+      if (options.tiles) log.checkPreviousEntries(previous);
+      return new TableLedger(options, lockId, log, previous);
     } catch (error) {
       await releaseLedgerLock(options.client, options.table, lockId);
       throw error;
@@ -84,7 +90,7 @@ export class TableLedger {
       await this.release();
     } else {
       // Tiles and bundles first (new paths, or partial ones at their own .p/<W> path), the head, then `checkpoint`.
-      const resources = this.options.tiles ? this.log.tileResources(await this.previousEntries(this.options.tiles)) : [];
+      const resources = this.options.tiles ? this.log.tileResources(this.previous) : [];
       const progress = (done: number) => this.options.onProgress?.('writing tiles', done, resources.length);
       if (this.options.tiles) await writeLogResources(this.options.tiles, resources.filter((r) => r.path !== 'checkpoint'), progress);
       await publishLedgerHead(this.options.client, this.options.table, this.lockId, {
@@ -100,8 +106,8 @@ export class TableLedger {
   }
 
   /** The entries of the published size's partial bundle, read back from the tile store. */
-  private async previousEntries(tiles: TileStore): Promise<Buffer[]> {
-    const bundle = this.log.previousBundle;
+  private static async previousEntries(log: AppendOnlyLog, tiles: TileStore): Promise<Buffer[]> {
+    const bundle = log.previousBundle;
     if (!bundle) return [];
     const bytes = await tiles.read(tilePath(bundle));
     if (!bytes) {
