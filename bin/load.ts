@@ -3,6 +3,7 @@
  *                  [--signing-key-secret ARN | --signing-key-file FILE | --dev-key-dir DIR] [--unlock-ledger]
  *                  [--tiles-bucket NAME [--tiles-prefix ledger/] | --tiles-dir DIR]
  * npm run load -- --new-signing-key ORIGIN
+ * npm run load -- --add-cosignatures FILE --witness WITNESS_KEY... (--tiles-bucket NAME | --tiles-dir DIR)
  *
  * Validates every record (reporting each bad one by record and field), writes nothing when any
  * is bad, logs every new record version in the integrity ledger, shows progress, and is
@@ -24,6 +25,8 @@ import { LEDGER_LOG } from '../functions/contract/site-paths';
 import { demoDocument } from '../fixtures/demo';
 import { DEFAULT_DEV_KEY_DIR, devLedgerSigner } from '../lib/ledger/dev-key';
 import { bucketTileStore, directoryTileStore, type TileStore } from '../lib/ledger/tile-store';
+import { addCosignatures } from '../lib/ledger/cosign-log';
+import { parseWitnessKey } from '../functions/domain/ledger/cosignature';
 import { signerFromSecret } from '../lib/ledger/secret-key';
 import { generateSignerKey, signerFromKey, type LedgerSigner } from '../lib/ledger/signer';
 import { InvalidRecordsError, loadDocument } from '../lib/loader/load';
@@ -34,7 +37,8 @@ const USAGE =
   'usage: npm run load -- FILE|--demo [--endpoint URL] [--table NAME] [--region R] [--create-table]\n' +
   '                       [--signing-key-secret ARN | --signing-key-file FILE | --dev-key-dir DIR] [--unlock-ledger]\n' +
   '                       [--tiles-bucket NAME [--tiles-prefix ledger/] | --tiles-dir DIR]\n' +
-  '       npm run load -- --new-signing-key ORIGIN';
+  '       npm run load -- --new-signing-key ORIGIN\n' +
+  '       npm run load -- --add-cosignatures FILE --witness WITNESS_KEY... (--tiles-bucket NAME | --tiles-dir DIR)';
 
 /** A progress line on stderr, redrawn at most once per percent so long loads stay cheap to watch. */
 function progress(label: string): (done: number, total: number) => void {
@@ -83,12 +87,23 @@ async function main(): Promise<number> {
       'tiles-bucket': { type: 'string' },
       'tiles-prefix': { type: 'string', default: LEDGER_LOG.keyPrefix },
       'tiles-dir': { type: 'string' },
+      'add-cosignatures': { type: 'string' },
+      witness: { type: 'string', multiple: true, default: [] },
     },
   });
   if (values['new-signing-key'] !== undefined) {
     const key = generateSignerKey(values['new-signing-key']);
     process.stdout.write(`${key}\n`);
     console.error(`verifier key (public; set it as LEDGER_VERIFIER_KEYS / CDK context ledgerVerifierKeys):\n${signerFromKey(key).verifierKey}`);
+    return 0;
+  }
+  if (values['add-cosignatures'] !== undefined) {
+    // Witnesses' cosignature lines (one per line in FILE) added to the published checkpoint (docs/ledger.md#witnesses).
+    const witnesses = values.witness!.map(parseWitnessKey);
+    if (witnesses.length === 0) throw new Error('pass the configured witnesses with --witness <witness key> (each line must be by one of them)');
+    const lines = (await readFile(values['add-cosignatures'], 'utf8')).split('\n');
+    const out = await addCosignatures(tileStoreFor(values), lines, witnesses);
+    console.log(`checkpoint ${out.treeSize}: ${out.added.length} cosignature line(s) added\n${out.note}`);
     return 0;
   }
   if (!values.demo && positionals.length !== 1) {

@@ -1,6 +1,7 @@
 /**
  * npm run monitor -- <base URL> [--state FILE] [--key VERIFIER_KEY]... [--prefix URL]
  *                    [--witness WITNESS_KEY]... [--witnesses-required K] [--cosign-with FILE]
+ * npm run monitor -- --new-witness-key NAME
  *
  * Monitors the service's ledger as a C2SP tlog-tiles log (lib/ledger/monitor.ts): fetches the
  * checkpoint, verifies its signature (and k of n witness cosignatures), checks that the log only
@@ -15,7 +16,7 @@ import { parseArgs } from 'node:util';
 import { parseWitnessKey } from '../functions/domain/ledger/cosignature';
 import { parseVerifierKey } from '../functions/domain/ledger/note';
 import { stateFiles, runMonitorWithState } from '../lib/ledger/monitor-state';
-import { witnessFromKey } from '../lib/ledger/witness';
+import { generateWitnessKey, witnessFromKey } from '../lib/ledger/witness';
 
 const USAGE =
   'usage: npm run monitor -- <base URL> [--state FILE] [--key VERIFIER_KEY]... [--prefix URL]\n' +
@@ -38,8 +39,15 @@ async function main(): Promise<number> {
       witness: { type: 'string', multiple: true, default: [] },
       'witnesses-required': { type: 'string' },
       'cosign-with': { type: 'string' },
+      'new-witness-key': { type: 'string' },
     },
   });
+  if (values['new-witness-key'] !== undefined) {
+    const key = generateWitnessKey(values['new-witness-key']);
+    process.stdout.write(`${key}\n`);
+    console.error(`witness key (public; give it to the log operator and to verifiers):\n${witnessFromKey(key).witnessKey}`);
+    return 0;
+  }
   if (positionals.length !== 1 && !values.prefix) {
     console.error(USAGE);
     return 2;
@@ -86,6 +94,7 @@ async function main(): Promise<number> {
   );
   if (values['cosign-with']) {
     const witness = witnessFromKey(await readFile(values['cosign-with'], 'utf8'));
+    // The last line: the cosignature, for the log operator (npm run load -- --add-cosignatures).
     console.log(witness.cosign(report.state!.checkpoint));
   }
   return 0;

@@ -161,6 +161,7 @@ describe('tile contents', () => {
         for (const [path, bytes] of once) expect([path, written.get(path)?.equals(bytes)]).toEqual([path, true]);
         // Anything else written is a partial tile of an earlier size (or an earlier checkpoint), never a full one.
         for (const path of written.keys()) if (!once.has(path)) expect(/\.p\/\d+$|^checkpoints\//.test(path)).toBe(true);
+        for (const r of tileResources({ tree, oldSize: 0, entries, checkpoint: `${total}\n` })) expect([r.path, r.immutable]).toEqual([r.path, !/\.p\/|checkpoint/.test(r.path)]);
       }),
       { seed: SEED, numRuns: 40 },
     );
@@ -180,7 +181,8 @@ describe('tile contents', () => {
     expect(logResourceHeaders('tile/0/000').cacheControl).toContain('immutable');
     expect(logResourceHeaders('tile/entries/x001/000').contentType).toBe('application/octet-stream');
     expect(logResourceHeaders('tile/0/000.p/3').cacheControl).toBe('public, max-age=60');
-    expect(logResourceHeaders('checkpoints/12').cacheControl).toContain('immutable');
+    expect(logResourceHeaders('checkpoints/12').cacheControl).toBe('public, max-age=300');
+    expect(() => logResourceHeaders('checkpoints/../tile')).toThrow();
     expect(() => logResourceHeaders('tile/0/1')).toThrow();
   });
 

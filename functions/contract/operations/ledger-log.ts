@@ -31,7 +31,7 @@ export const ledgerLogOperations = defineOperations([
     path: `${LEDGER_LOG.path}checkpoints/{treeSize}`,
     tag: TAG,
     summary: 'The signed checkpoint the log published for an earlier tree size (its checkpoint history)',
-    description: 'One per published tree size, never changed once written, so cached for a year. 404 for a size the log never published.',
+    description: 'One per published tree size: its text never changes, but witnesses\' cosignatures may be added, so it is cached for five minutes. 404 for a size the log never published.',
     liveState: 'LIVE',
     pathParams: { treeSize: LedgerCheckpointSize },
     response: { schema: LedgerCheckpointNote, mediaType: 'text/plain' },

@@ -91,3 +91,31 @@ export function addSignatureLines(noteMessage: string, lines: readonly string[])
   parseNote(out);
   return out;
 }
+
+/**
+ * The witness check for a checkpoint a verifier holds (e.g. the one inside ledger evidence): met
+ * by that note itself, or by another copy of the same checkpoint text that carries the
+ * cosignatures (the log's checkpoint history, where witnesses' lines are added after signing).
+ */
+export function checkWitnessed(noteMessage: string, copies: readonly string[], policy: WitnessPolicy): CosignatureCheck {
+  let text: string;
+  try {
+    text = parseNote(noteMessage).text;
+  } catch (error) {
+    return { ok: false, cosignedBy: [], detail: (error as Error).message };
+  }
+  let best = checkCosignatures(noteMessage, policy);
+  for (const copy of copies) {
+    if (best.ok) break;
+    let copyText: string;
+    try {
+      copyText = parseNote(copy).text;
+    } catch {
+      continue;
+    }
+    if (copyText !== text) continue;
+    const check = checkCosignatures(copy, policy);
+    if (check.ok || check.cosignedBy.length > best.cosignedBy.length) best = check;
+  }
+  return best;
+}

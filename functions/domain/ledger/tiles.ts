@@ -194,7 +194,7 @@ export const entriesStart = (oldSize: number): number => Math.floor(oldSize / TI
 /**
  * The resources a batch writes when the tree grows from `oldSize` to `tree.size`: every new or
  * grown hash tile and entry bundle (full ones immutable, partial ones at their own `.p/<W>` path),
- * the checkpoint for the new size at `checkpoints/<size>` (immutable) and, last, `checkpoint`
+ * the checkpoint for the new size at `checkpoints/<size>` and, last, `checkpoint`
  * (mutable). Writers store them in this order, so the checkpoint never names tiles not yet there.
  */
 export function tileResources(batch: TileBatch): LogResource[] {
@@ -211,7 +211,8 @@ export function tileResources(batch: TileBatch): LogResource[] {
   });
   if (newSize > 0) {
     const note = Buffer.from(batch.checkpoint, 'utf8');
-    resources.push({ path: checkpointHistoryPath(newSize), bytes: note, immutable: true });
+    // Not immutable: witnesses' cosignatures are added to it after the log signs (lib/ledger/cosign-log.ts).
+    resources.push({ path: checkpointHistoryPath(newSize), bytes: note, immutable: false });
     resources.push({ path: CHECKPOINT_PATH, bytes: note, immutable: false });
   }
   return resources;
@@ -222,10 +223,14 @@ export const checkpointHistoryPath = (treeSize: number): string => {
   return `${CHECKPOINT_HISTORY_DIR}/${treeSize}`;
 };
 
-/** Cache lifetimes: full tiles, bundles and past checkpoints never change; partial tiles and `checkpoint` do go away or change. */
+/**
+ * Cache lifetimes: full tiles and bundles never change; partial tiles go away once full; the
+ * checkpoint changes with every batch; a past checkpoint keeps its text but may gain cosignatures.
+ */
 export const IMMUTABLE_CACHE_CONTROL = 'public, max-age=31536000, immutable';
 export const PARTIAL_TILE_CACHE_CONTROL = 'public, max-age=60';
 export const CHECKPOINT_CACHE_CONTROL = 'public, max-age=5, must-revalidate';
+export const CHECKPOINT_HISTORY_CACHE_CONTROL = 'public, max-age=300';
 
 export interface ResourceHeaders {
   contentType: string;
@@ -235,7 +240,7 @@ export interface ResourceHeaders {
 /** The headers a log resource is served with, the same locally and from the bucket (set as object metadata). */
 export function logResourceHeaders(path: string): ResourceHeaders {
   if (path === CHECKPOINT_PATH) return { contentType: 'text/plain; charset=utf-8', cacheControl: CHECKPOINT_CACHE_CONTROL };
-  if (new RegExp(`^${CHECKPOINT_HISTORY_DIR}/[1-9][0-9]{0,15}$`).test(path)) return { contentType: 'text/plain; charset=utf-8', cacheControl: IMMUTABLE_CACHE_CONTROL };
+  if (new RegExp(`^${CHECKPOINT_HISTORY_DIR}/[1-9][0-9]{0,15}$`).test(path)) return { contentType: 'text/plain; charset=utf-8', cacheControl: CHECKPOINT_HISTORY_CACHE_CONTROL };
   const tile = parseTilePath(path);
   if (!tile) throw new TileError(`${path} is not a resource of the log`);
   return { contentType: 'application/octet-stream', cacheControl: tile.width === TILE_WIDTH ? IMMUTABLE_CACHE_CONTROL : PARTIAL_TILE_CACHE_CONTROL };
