@@ -72,8 +72,8 @@ export class MerkleTree {
     return level.at(index);
   }
 
-  /** MTH of leaves [start, end), per RFC 9162 §2.1.1. */
-  private subtreeHash(start: number, end: number): Buffer {
+  /** MTH of leaves [start, end), per RFC 9162 §2.1.1 (end <= size). */
+  subtreeHash(start: number, end: number): Buffer {
     const n = end - start;
     if (n === 1) return this.levels[0].at(start);
     const level = Math.log2(n);
