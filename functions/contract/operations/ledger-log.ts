@@ -1,9 +1,25 @@
-import { defineOperations } from '../operation';
+import { defineOperations, type Operation } from '../operation';
 import { LedgerCheckpointNote, LedgerCheckpointSize, LedgerTile, LedgerTilePath } from '../schemas/ledger';
 import { LEDGER_LOG } from '../site-paths';
 
 const TAG = 'Trust and verification';
 const key = (rest: string) => `${LEDGER_LOG.keyPrefix}${rest}`;
+
+/** A signed checkpoint note served from the bucket (the latest, or one of the history). */
+const checkpointOperation = (operationId: string, rest: string, summary: string, description: string, pathParams?: Operation['pathParams']): Operation => ({
+  operationId,
+  method: 'GET',
+  path: `${LEDGER_LOG.path}${rest}`,
+  tag: TAG,
+  summary,
+  description,
+  liveState: 'LIVE',
+  ...(pathParams ? { pathParams } : {}),
+  response: { schema: LedgerCheckpointNote, mediaType: 'text/plain' },
+  errors: [404, 503],
+  conditional: true,
+  integration: { kind: 'log', key: key(rest) },
+});
 
 /**
  * The ledger as a C2SP tlog-tiles log (https://c2sp.org/tlog-tiles): static resources the loader
@@ -12,33 +28,19 @@ const key = (rest: string) => `${LEDGER_LOG.keyPrefix}${rest}`;
  * tiles.monitoringPrefix; `npm run monitor` is one.
  */
 export const ledgerLogOperations = defineOperations([
-  {
-    operationId: 'getLedgerLogCheckpoint',
-    method: 'GET',
-    path: `${LEDGER_LOG.path}checkpoint`,
-    tag: TAG,
-    summary: "The log's latest signed checkpoint (C2SP tlog-checkpoint), with any witness cosignatures",
-    description: 'Mutable: cached for a few seconds. text/plain; charset=utf-8.',
-    liveState: 'LIVE',
-    response: { schema: LedgerCheckpointNote, mediaType: 'text/plain' },
-    errors: [404, 503],
-    conditional: true,
-    integration: { kind: 'log', key: key('checkpoint') },
-  },
-  {
-    operationId: 'getLedgerLogCheckpointAt',
-    method: 'GET',
-    path: `${LEDGER_LOG.path}checkpoints/{treeSize}`,
-    tag: TAG,
-    summary: 'The signed checkpoint the log published for an earlier tree size (its checkpoint history)',
-    description: 'One per published tree size: its text never changes, but witnesses\' cosignatures may be added, so it is cached for five minutes. 404 for a size the log never published.',
-    liveState: 'LIVE',
-    pathParams: { treeSize: LedgerCheckpointSize },
-    response: { schema: LedgerCheckpointNote, mediaType: 'text/plain' },
-    errors: [404, 503],
-    conditional: true,
-    integration: { kind: 'log', key: key('checkpoints/{treeSize}') },
-  },
+  checkpointOperation(
+    'getLedgerLogCheckpoint',
+    'checkpoint',
+    "The log's latest signed checkpoint (C2SP tlog-checkpoint), with any witness cosignatures",
+    'Mutable: cached for a few seconds. text/plain; charset=utf-8.',
+  ),
+  checkpointOperation(
+    'getLedgerLogCheckpointAt',
+    'checkpoints/{treeSize}',
+    'The signed checkpoint the log published for an earlier tree size (its checkpoint history)',
+    'One per published tree size: its text never changes, but witnesses\' cosignatures may be added, so it is cached for five minutes. 404 for a size the log never published.',
+    { treeSize: LedgerCheckpointSize },
+  ),
   {
     operationId: 'getLedgerLogTile',
     method: 'GET',
