@@ -1,6 +1,6 @@
-import { addSignatureLines, checkCosignatures } from '../../functions/domain/ledger/cosignature';
+import { addSignatureLines, checkCosignatures, type WitnessKey } from '../../functions/domain/ledger/cosignature';
 import { parseCheckpointText } from '../../functions/domain/ledger/checkpoint';
-import { parseNote, type VerifierKey } from '../../functions/domain/ledger/note';
+import { parseNote } from '../../functions/domain/ledger/note';
 import { CHECKPOINT_PATH, checkpointHistoryPath } from '../../functions/domain/ledger/tiles';
 import type { TileStore } from './tile-store';
 
@@ -10,7 +10,7 @@ import type { TileStore } from './tile-store';
  * cosigned note replaces `checkpoint` and the history copy for its size. Nothing else changes:
  * the log's own signature and the tree are the same, so evidence already issued stays valid.
  */
-export async function addCosignatures(store: TileStore, lines: readonly string[], witnesses: readonly VerifierKey[]): Promise<{ treeSize: number; note: string; added: string[] }> {
+export async function addCosignatures(store: TileStore, lines: readonly string[], witnesses: readonly WitnessKey[]): Promise<{ treeSize: number; note: string; added: string[] }> {
   const current = await store.read(CHECKPOINT_PATH);
   if (!current) throw new Error(`the tile log at ${store.location} has no checkpoint to cosign`);
   const note = current.toString('utf8');

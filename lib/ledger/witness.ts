@@ -1,7 +1,7 @@
 import { generateKeyPairSync, sign } from 'node:crypto';
-import { cosignatureMessage, encodeWitnessKey, SIGNATURE_TYPE_COSIGNATURE_V1 } from '../../functions/domain/ledger/cosignature';
+import { cosignatureMessage, encodeWitnessKey, SIGNATURE_TYPE_COSIGNATURE_V1, witnessKeyId } from '../../functions/domain/ledger/cosignature';
 import { decodeBase64Strict } from '../../functions/domain/ledger/encoding';
-import { isValidKeyName, keyIdFor, keyIdHex, parseNote, signatureLine, splitPlus } from '../../functions/domain/ledger/note';
+import { isValidKeyName, keyIdHex, parseNote, signatureLine, splitPlus } from '../../functions/domain/ledger/note';
 import { privateKeyFromSeed, publicKeyBytes, SigningKeyError } from './signer';
 
 /**
@@ -20,7 +20,7 @@ export function generateWitnessKey(name: string): string {
   if (!isValidKeyName(name)) throw new SigningKeyError('a witness name must be non-empty, without spaces or "+" (e.g. witness.example.org/w1)');
   const { privateKey } = generateKeyPairSync('ed25519');
   const seed = Buffer.from(privateKey.export({ format: 'jwk' }).d!, 'base64url');
-  const id = keyIdHex(keyIdFor(name, SIGNATURE_TYPE_COSIGNATURE_V1, publicKeyBytes(privateKey)));
+  const id = keyIdHex(witnessKeyId(name, publicKeyBytes(privateKey)));
   return `PRIVATE+KEY+${name}+${id}+${Buffer.concat([Buffer.from([SIGNATURE_TYPE_COSIGNATURE_V1]), seed]).toString('base64')}`;
 }
 
@@ -34,7 +34,7 @@ export function witnessFromKey(encoded: string): WitnessSigner {
   }
   const privateKey = privateKeyFromSeed(bytes.subarray(1));
   const publicKey = publicKeyBytes(privateKey);
-  const keyId = keyIdFor(name, SIGNATURE_TYPE_COSIGNATURE_V1, publicKey);
+  const keyId = witnessKeyId(name, publicKey);
   if (keyIdHex(keyId) !== idHex) throw new SigningKeyError('the witness key id does not match its name and key');
   return {
     name,

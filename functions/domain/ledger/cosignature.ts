@@ -1,6 +1,6 @@
-import { verify } from 'node:crypto';
+import { createHash, createPublicKey, verify, type KeyObject } from 'node:crypto';
 import { decodeBase64Strict } from './encoding';
-import { ed25519PublicKeyObject, isValidKeyName, keyIdFor, keyIdHex, NoteError, parseNote, splitPlus, type VerifierKey } from './note';
+import { isValidKeyName, keyIdHex, NoteError, parseNote, splitPlus } from './note';
 
 /**
  * C2SP tlog-cosignature (https://c2sp.org/tlog-cosignature), the Ed25519 type: a witness's note
@@ -13,6 +13,19 @@ export const SIGNATURE_TYPE_COSIGNATURE_V1 = 0x04;
 const TIMESTAMP_SIZE = 8;
 const ED25519_SIGNATURE_SIZE = 64;
 
+/** A witness's cosigning key: name, key id, raw Ed25519 public key, its text form. */
+export interface WitnessKey {
+  name: string;
+  keyId: number;
+  publicKey: Buffer;
+  encoded: string;
+  key: KeyObject;
+}
+
+/** SHA-256(name || 0x0A || 0x04 || public key)[:4], big-endian. */
+export const witnessKeyId = (name: string, publicKey: Uint8Array): number =>
+  createHash('sha256').update(name, 'utf8').update(Buffer.from([0x0a, SIGNATURE_TYPE_COSIGNATURE_V1])).update(publicKey).digest().readUInt32BE(0);
+
 /** The message a witness signs for a checkpoint text at a time (seconds since the epoch). */
 export function cosignatureMessage(checkpointText: string, timestamp: number): Buffer {
   if (!Number.isSafeInteger(timestamp) || timestamp < 0) throw new NoteError('a cosignature timestamp is a whole number of seconds');
@@ -20,7 +33,7 @@ export function cosignatureMessage(checkpointText: string, timestamp: number): B
 }
 
 /** Parses a witness verifier key `<name>+<hex key id>+<base64(0x04 || public key)>`; throws NoteError otherwise. */
-export function parseWitnessKey(encoded: string): VerifierKey {
+export function parseWitnessKey(encoded: string): WitnessKey {
   const parts = typeof encoded === 'string' ? splitPlus(encoded.trim(), 3) : null;
   if (!parts) throw new NoteError('a witness key has three parts separated by "+": name, key id, key');
   const [name, idHex, material] = parts;
@@ -30,18 +43,19 @@ export function parseWitnessKey(encoded: string): VerifierKey {
     throw new NoteError('a witness key is 0x04 (cosignature/v1, Ed25519) and a 32-byte public key, base64');
   }
   const publicKey = Buffer.from(bytes.subarray(1));
-  const keyId = keyIdFor(name, SIGNATURE_TYPE_COSIGNATURE_V1, publicKey);
+  const keyId = witnessKeyId(name, publicKey);
   if (keyIdHex(keyId) !== idHex) throw new NoteError(`the witness key id of ${name} does not match its name and key`);
-  return { name, keyId, publicKey, encoded: encoded.trim(), key: ed25519PublicKeyObject(publicKey) };
+  const key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: publicKey.toString('base64url') }, format: 'jwk' });
+  return { name, keyId, publicKey, encoded: encoded.trim(), key };
 }
 
 export function encodeWitnessKey(name: string, publicKey: Uint8Array): string {
   const material = Buffer.concat([Buffer.from([SIGNATURE_TYPE_COSIGNATURE_V1]), publicKey]).toString('base64');
-  return `${name}+${keyIdHex(keyIdFor(name, SIGNATURE_TYPE_COSIGNATURE_V1, publicKey))}+${material}`;
+  return `${name}+${keyIdHex(witnessKeyId(name, publicKey))}+${material}`;
 }
 
 export interface WitnessPolicy {
-  witnesses: readonly VerifierKey[];
+  witnesses: readonly WitnessKey[];
   /** How many distinct witnesses of the list must have cosigned (k of n). */
   required: number;
 }
@@ -71,10 +85,11 @@ export function checkCosignatures(noteMessage: string, policy: WitnessPolicy): C
     const witness = policy.witnesses.find((w) => w.name === sig.name && w.keyId === sig.keyId);
     if (!witness) continue;
     const label = `${witness.name}+${keyIdHex(witness.keyId)}`;
-    if (sig.signature.length !== TIMESTAMP_SIZE + ED25519_SIGNATURE_SIZE) return { ok: false, cosignedBy: [...cosignedBy], detail: `the cosignature by ${label} is not a timestamp and an Ed25519 signature` };
-    const timestamp = sig.signature.readBigUInt64BE(0);
+    const payload = Buffer.from(sig.signature);
+    if (payload.length !== TIMESTAMP_SIZE + ED25519_SIGNATURE_SIZE) return { ok: false, cosignedBy: [...cosignedBy], detail: `the cosignature by ${label} is not a timestamp and an Ed25519 signature` };
+    const timestamp = payload.readBigUInt64BE(0);
     if (timestamp > BigInt(Number.MAX_SAFE_INTEGER)) return { ok: false, cosignedBy: [...cosignedBy], detail: `the cosignature by ${label} has an impossible timestamp` };
-    const valid = verify(null, cosignatureMessage(text, Number(timestamp)), witness.key, sig.signature.subarray(TIMESTAMP_SIZE));
+    const valid = verify(null, cosignatureMessage(text, Number(timestamp)), witness.key, payload.subarray(TIMESTAMP_SIZE));
     if (!valid) return { ok: false, cosignedBy: [...cosignedBy], detail: `the cosignature by ${label} does not verify` };
     cosignedBy.add(label);
   }
