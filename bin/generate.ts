@@ -1,21 +1,27 @@
 /**
  * npm run generate: rewrites the code generated from the contract table (functions/generated/):
- * parameter validators, the route list and the asset catalogue. The output is committed, so the local server, the
+ * parameter validators, the route list and the asset catalogue; and from the page sources, the
+ * compiled message catalogues and the trust receipt's in-browser check. The output is committed, so the local server, the
  * tests and every bundle use it without a build step; test/unit/generated-from-contract.test.ts fails
  * when it is out of date.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { operations } from '../functions/contract/operations';
 import { GENERATED_ASSETS_FILE, generateAssets } from '../lib/contract/generate-assets';
+import { generateMessages } from '../lib/contract/generate-messages';
 import { GENERATED_PARAMS_FILE, generateParamValidators } from '../lib/contract/generate-params';
+import { GENERATED_RECEIPT_SCRIPT_FILE, generateReceiptScript } from '../lib/contract/generate-receipt-script';
 import { GENERATED_ROUTES_FILE, generateRoutes } from '../lib/contract/generate-routes';
 
 for (const [file, source] of [
   [GENERATED_PARAMS_FILE, generateParamValidators(operations)],
   [GENERATED_ROUTES_FILE, generateRoutes(operations)],
   [GENERATED_ASSETS_FILE, generateAssets(operations)],
-] as const) {
+  ...generateMessages(),
+  [GENERATED_RECEIPT_SCRIPT_FILE, generateReceiptScript()],
+]) {
+  mkdirSync(path.dirname(path.join(__dirname, '..', file)), { recursive: true });
   writeFileSync(path.join(__dirname, '..', file), source);
   console.log(`wrote ${file}`);
 }

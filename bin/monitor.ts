@@ -14,7 +14,7 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { parseWitnessKey } from '../functions/domain/ledger/cosignature';
-import { parseVerifierKey } from '../functions/domain/ledger/note';
+import { parseVerifierKey } from '../functions/domain/ledger/node-crypto';
 import { stateFiles, runMonitorWithState } from '../lib/ledger/monitor-state';
 import { generateWitnessKey, witnessFromKey } from '../lib/ledger/witness';
 

@@ -8,12 +8,12 @@
 import { DEMO_PROOFS, demoProofRecords } from '../../fixtures/demo-proofs';
 import { inspectIntegrity, assessIntegrity } from '../../functions/domain/evidence';
 import type { LogEvidence } from '../../functions/domain/ledger/evidence-format';
-import { leafHash, rootFromInclusionProof } from '../../functions/domain/ledger/hashing';
+import { leafHash } from '../../functions/domain/ledger/hashing';
 import { canonicalBytes } from '../../functions/domain/ledger/canonical';
 import { consistencyProof, consistencyProofFrom, verifyConsistency } from '../../functions/domain/ledger/consistency';
 import { entriesStart, tileResources } from '../../functions/domain/ledger/tiles';
 import { runMonitor } from '../../lib/ledger/monitor';
-import { parseVerifierKey, verifyNote } from '../../functions/domain/ledger/note';
+import { parseVerifierKey, rootFromInclusionProof, verifyNote } from '../../functions/domain/ledger/node-crypto';
 import { commercialProofEvidence, publicProof, type ProofHead, type ProofWindowEntry } from '../../functions/domain/proofs';
 import type { RecordToStore } from '../../functions/store/write';
 import { storeClient } from '../../functions/store/client';

@@ -1,4 +1,5 @@
-import { verifyEvidence, type EvidenceCheck } from './ledger/verify';
+import { verifyEvidence } from './ledger/node-crypto';
+import type { EvidenceCheck } from './ledger/verify';
 import type { RecordHead } from './record';
 
 export interface IntegrityAssessment {

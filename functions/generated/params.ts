@@ -217,6 +217,14 @@ export const getVerifyPageParams = {
       return { value: v };
     },
   } satisfies ParamValidator<string>,
+  lang: {
+    description: "The page's language, a language tag (en, de, fr, es are spoken; a region such as de-AT also sets the date format). Takes precedence over Accept-Language; a language the pages do not speak falls back to Accept-Language, then English.",
+    check(v: string): Checked<string> {
+      if (v.length > 35) return fail("must be at most 35 characters long");
+      if (!/^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*$/.test(v)) return fail("must match ^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*$");
+      return { value: v };
+    },
+  } satisfies ParamValidator<string>,
 };
 
 /** GET /trust-receipt/{reference} */
@@ -227,6 +235,14 @@ export const getTrustReceiptParams = {
       if (v.length < 3) return fail("must be at least 3 characters long");
       if (v.length > 180) return fail("must be at most 180 characters long");
       if (!/^[A-Za-z0-9][A-Za-z0-9._:~-]*$/.test(v)) return fail("must match ^[A-Za-z0-9][A-Za-z0-9._:~-]*$");
+      return { value: v };
+    },
+  } satisfies ParamValidator<string>,
+  lang: {
+    description: "The page's language, a language tag (en, de, fr, es are spoken; a region such as de-AT also sets the date format). Takes precedence over Accept-Language; a language the pages do not speak falls back to Accept-Language, then English.",
+    check(v: string): Checked<string> {
+      if (v.length > 35) return fail("must be at most 35 characters long");
+      if (!/^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*$/.test(v)) return fail("must match ^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*$");
       return { value: v };
     },
   } satisfies ParamValidator<string>,

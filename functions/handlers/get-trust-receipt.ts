@@ -1,26 +1,40 @@
 import { renderProofReceipt, renderTrustReceipt } from '../domain/surfaces/trust-receipt-page';
 import { OTHER_KIND_ROUTES } from '../domain/surfaces/verify-page';
-import { httpHandler } from '../http/boundary';
-import { parseReference } from '../http/params';
+import { getTrustReceiptParams } from '../generated/params';
+import { requestTranslator } from '../domain/surfaces/page-languages';
+import { httpHandler, type HttpRequest } from '../http/boundary';
+import { checkParam, parseReference } from '../http/params';
 import { Problem } from '../http/problem';
 import { ledgerUrl, readRecordForPage } from './surface-record-read';
-import { htmlPage } from './surface-responses';
+import { alternateLink, htmlPage } from './surface-responses';
 
 /** How many timeline entries a receipt shows (newest first); the JSON routes hold the rest. */
 export const RECEIPT_TIMELINE_WINDOW = 20;
 
+/** The receipt speaks the visitor's language: ?lang=, then Accept-Language. */
+const pageWords = (request: HttpRequest) => requestTranslator(request.headers['accept-language'], request.query.lang);
+
 /** A receipt for a living object or a commercial proof; any other kind points to its own answer. */
 export const handler = httpHandler(
-  htmlPage(async (request) => {
+  htmlPage(async (request, t) => {
     const reference = parseReference(request.pathParameters.reference);
+    if (request.query.lang !== undefined) checkParam(getTrustReceiptParams.lang, 'lang', request.query.lang);
     const read = await readRecordForPage(reference, request.baseUrl, RECEIPT_TIMELINE_WINDOW);
     if (!read.found) throw new Problem('NOT_FOUND', `No living object or commercial proof is held under reference '${reference}'.`);
-    const common = { baseUrl: request.baseUrl, reference, ledgerUrl: ledgerUrl(request.baseUrl) };
+    const common = { baseUrl: request.baseUrl, reference, ledgerUrl: ledgerUrl(request.baseUrl), t };
     switch (read.kind) {
       case 'OBJECT':
-        return { status: 200, body: renderTrustReceipt({ ...common, ...read.view, olderEntriesExist: read.olderEntriesExist }) };
+        return {
+          status: 200,
+          headers: alternateLink(`${request.baseUrl}/v1/objects/${encodeURIComponent(reference)}`),
+          body: renderTrustReceipt({ ...common, ...read.view, olderEntriesExist: read.olderEntriesExist, device: read.device }),
+        };
       case 'COMMERCIAL_PROOF':
-        return { status: 200, body: renderProofReceipt({ ...common, evidence: read.evidence, timeline: read.timeline, olderEntriesExist: read.olderEntriesExist }) };
+        return {
+          status: 200,
+          headers: alternateLink(`${request.baseUrl}/v1/commercial-proofs/${encodeURIComponent(reference)}`),
+          body: renderProofReceipt({ ...common, evidence: read.evidence, timeline: read.timeline, olderEntriesExist: read.olderEntriesExist, device: read.device }),
+        };
       case 'OTHER': {
         const route = OTHER_KIND_ROUTES[read.recordKind];
         const seeAlso = route ? `${request.baseUrl}${route.path(encodeURIComponent(reference))}` : undefined;
@@ -31,5 +45,5 @@ export const handler = httpHandler(
         );
       }
     }
-  }),
+  }, pageWords),
 );

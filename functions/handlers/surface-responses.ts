@@ -3,16 +3,28 @@ import { Problem, PROBLEMS } from '../http/problem';
 import { documentEtag, DOCUMENT_CACHE_CONTROL, matchesIfNoneMatch, serializeDocument } from '../domain/documents';
 import { renderErrorPage } from '../domain/surfaces/error-page';
 import { PAGE_HEADERS } from '../domain/surfaces/html';
+import { englishFrame, type FrameWords } from '../domain/surfaces/i18n';
 import { prefersHtml } from '../domain/surfaces/negotiation';
 
 type Operation = (request: HttpRequest) => Promise<HttpResponse>;
+type PageOperation<Words> = (request: HttpRequest, t: Words) => Promise<HttpResponse>;
 
-/** A page: strict security headers on every answer; errors as an HTML page for browsers, problem details otherwise. */
-export function htmlPage(operation: Operation): Operation {
+/**
+ * A page: strict security headers on every answer; errors as an HTML page for browsers, problem
+ * details otherwise. Pages that speak several languages pass `wordsFor` (page-languages.ts
+ * requestFrameWords: ?lang=, then Accept-Language); the others speak English. The language is
+ * stated in Content-Language, and error pages speak it too.
+ */
+export function htmlPage<Words extends FrameWords = FrameWords>(
+  operation: PageOperation<Words>,
+  wordsFor: (request: HttpRequest) => Words = () => englishFrame as Words,
+): Operation {
   return async (request) => {
+    const t = wordsFor(request);
+    const language = { 'content-language': t.locale.lang };
     try {
-      const response = await operation(request);
-      return { ...response, mediaType: 'text/html', headers: { ...PAGE_HEADERS, ...response.headers } };
+      const response = await operation(request, t);
+      return { ...response, mediaType: 'text/html', headers: { ...PAGE_HEADERS, ...language, ...response.headers } };
     } catch (error) {
       if (!prefersHtml(request.headers.accept)) throw error;
       const known = problemOf(error);
@@ -21,8 +33,9 @@ export function htmlPage(operation: Operation): Operation {
       return {
         status: problem.status,
         mediaType: 'text/html',
-        headers: { ...PAGE_HEADERS, ...problem.headers },
+        headers: { ...PAGE_HEADERS, ...language, ...problem.headers },
         body: renderErrorPage({
+          t,
           baseUrl: request.baseUrl,
           status: problem.status,
           title: PROBLEMS[problem.code].title,
@@ -34,6 +47,9 @@ export function htmlPage(operation: Operation): Operation {
     }
   };
 }
+
+/** The machine-readable form of what a page shows (RFC 8288), as the page's <link rel="alternate"> also says. */
+export const alternateLink = (jsonUrl: string): Record<string, string> => ({ link: `<${jsonUrl}>; rel="alternate"; type="application/json"` });
 
 /**
  * Catalogue documents change only with a release: served like the developer documents (same

@@ -4,7 +4,7 @@ import { entriesStart, tileResources, TILE_WIDTH, type LogResource, type TileCoo
 import { parseCheckpointText } from '../../functions/domain/ledger/checkpoint';
 import { encodeBase64 } from '../../functions/domain/ledger/encoding';
 import { EVIDENCE_FORMAT, type LogEvidence } from '../../functions/domain/ledger/evidence-format';
-import { parseVerifierKey, verifyNote } from '../../functions/domain/ledger/note';
+import { parseVerifierKey, recordLeafHash, verifyNote } from '../../functions/domain/ledger/node-crypto';
 import type { LeafToStore } from '../../functions/store/ledger';
 import { MerkleTree } from './merkle-tree';
 import type { LedgerSigner } from './signer';
@@ -31,7 +31,7 @@ export class AppendOnlyLog {
   private readonly positions = new Map<string, number>();
   private readonly pending: LeafToStore[] = [];
   /** The leaf data (canonical JSON) of the pending leaves, for the tile log's entry bundles. */
-  private readonly pendingEntries: Buffer[] = [];
+  private readonly pendingEntries: Uint8Array[] = [];
   private readonly publishedSize: number;
   private readonly publishedCheckpoint: string | null;
   private signed: { size: number; note: string } | null = null;

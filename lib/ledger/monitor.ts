@@ -2,7 +2,8 @@ import { parseCheckpointText } from '../../functions/domain/ledger/checkpoint';
 import { checkCosignatures, type WitnessPolicy } from '../../functions/domain/ledger/cosignature';
 import { decodeBase64Strict, encodeBase64 } from '../../functions/domain/ledger/encoding';
 import { HASH_SIZE, leafHash } from '../../functions/domain/ledger/hashing';
-import { keyIdHex, verifyNote, type VerifierKey } from '../../functions/domain/ledger/note';
+import { keyIdHex, type VerifierKey } from '../../functions/domain/ledger/note';
+import { verifyNote } from '../../functions/domain/ledger/node-crypto';
 import {
   CHECKPOINT_PATH,
   decodeEntryBundle,
@@ -259,7 +260,7 @@ export async function runMonitor(options: MonitorOptions): Promise<MonitorReport
  * with the leaves kept: the first difference is where history was rewritten. Without one, the
  * tiles and entries agree with each other and the checkpoint signs another root.
  */
-async function locateFork(fetch: LogFetch, tree: MerkleTree, known: number, N: number, root: Buffer): Promise<never> {
+async function locateFork(fetch: LogFetch, tree: MerkleTree, known: number, N: number, root: Uint8Array): Promise<never> {
   for (let index = 0; index * TILE_WIDTH < known; index++) {
     const width = Math.min(TILE_WIDTH, N - index * TILE_WIDTH);
     const path = tilePath({ level: 0, index, width });

@@ -1,11 +1,10 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { checkpointText, type Checkpoint } from '../../functions/domain/ledger/checkpoint';
 import { decodeBase64Strict } from '../../functions/domain/ledger/encoding';
+import { encodeVerifierKey, keyIdFor } from '../../functions/domain/ledger/node-crypto';
 import {
   checkNoteText,
-  encodeVerifierKey,
   isValidKeyName,
-  keyIdFor,
   keyIdHex,
   SIGNATURE_TYPE_ED25519,
   signatureLine,

@@ -1,6 +1,6 @@
 import { LedgerConsistency } from '../../functions/contract/schemas/ledger';
 import { verifyConsistency } from '../../functions/domain/ledger/consistency';
-import { verifyNote, parseVerifierKey } from '../../functions/domain/ledger/note';
+import { verifyNote, parseVerifierKey } from '../../functions/domain/ledger/node-crypto';
 import { parseCheckpointText } from '../../functions/domain/ledger/checkpoint';
 import { readLedgerLeaves } from '../../functions/store/ledger';
 import { LOCAL_TABLE, localClient, type LocalService } from '../../lib/local/service';
@@ -13,7 +13,7 @@ import { loadDocument } from '../../lib/loader/load';
 const ANCHOR = new Date('2026-11-20T10:00:00Z');
 
 /** The latest checkpoint the service publishes, its signature checked with the published key. */
-async function signedCheckpoint(): Promise<{ treeSize: number; rootHash: Buffer }> {
+async function signedCheckpoint(): Promise<{ treeSize: number; rootHash: Uint8Array }> {
   const ledger = (await getJson(`${service.url}/v1/ledger`)).body;
   const verified = verifyNote(ledger.latestCheckpoint.note, [parseVerifierKey(ledger.verifierKeys[0].verifierKey)]);
   expect(verified.ok).toBe(true);
@@ -21,7 +21,7 @@ async function signedCheckpoint(): Promise<{ treeSize: number; rootHash: Buffer 
 }
 
 let service: LocalService;
-let latest: { treeSize: number; rootHash: Buffer };
+let latest: { treeSize: number; rootHash: Uint8Array };
 let earlierRoot: (size: number) => Buffer;
 
 beforeAll(async () => {

@@ -34,7 +34,7 @@ test('a person opens /verify, types a demo reference and sees its state, then op
   await referenceField().fill(DEMO_OBJECTS.current);
   await Promise.all([page.waitForURL(/\/verify\?reference=/), page.getByRole('button', { name: 'Check status' }).click()]);
 
-  const result = page.getByRole('status');
+  const result = page.locator('.card').getByRole('status');
   await expect(result.textContent()).resolves.toMatch(/Trusted|Unverified/);
   const body = await page.locator('main').innerText();
   expect(body).toContain('Delivered');
@@ -56,7 +56,7 @@ test('a revoked object reads as withdrawn, and an unknown reference as not found
   await page.goto(`${service.url}/verify`);
   await referenceField().fill(DEMO_OBJECTS.revoked);
   await Promise.all([page.waitForURL(/reference=/), page.getByRole('button', { name: 'Check status' }).click()]);
-  await expect(page.getByRole('status').textContent()).resolves.toContain('Withdrawn');
+  await expect(page.locator('.card').getByRole('status').textContent()).resolves.toContain('Withdrawn');
 
   await referenceField().fill('ORD-0000-NONE');
   const [response] = await Promise.all([page.waitForResponse(/reference=ORD-0000-NONE/), page.getByRole('button', { name: 'Check status' }).click()]);

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { DEMO_OBJECTS } from '../../fixtures/demo';
+import { DEMO_PROOFS } from '../../fixtures/demo-proofs';
 import { SITE_PATHS } from '../../functions/contract/site-paths';
 import type { LocalService } from '../../lib/local/service';
 import { launchChromium } from '../support/browser';
@@ -25,6 +26,17 @@ const PAGES = [
   '/studio',
   SITE_PATHS.home,
   SITE_PATHS.developers,
+  // The person-facing pages in every other language they speak: each kind of page once.
+  ...['de', 'fr', 'es'].flatMap((lang) => [
+    `/trust-receipt/${DEMO_OBJECTS.current}?lang=${lang}`,
+    `/trust-receipt/${DEMO_OBJECTS.longHistory}?lang=${lang}`,
+    `/trust-receipt/${DEMO_PROOFS.tampered}?lang=${lang}`,
+    `/trust-receipt/ORD-0000-UNKNOWN?lang=${lang}`,
+    `/verify?lang=${lang}`,
+    `/verify?reference=${DEMO_PROOFS.current}&lang=${lang}`,
+    `/verify?reference=-bad-&lang=${lang}`,
+  ]),
+  `/trust-receipt/${DEMO_PROOFS.current}`,
 ];
 
 let service: LocalService;

@@ -1,11 +1,12 @@
+import { RECEIPT_SCRIPT } from '../../functions/generated/receipt-script';
 import { operations } from '../../functions/contract/operations';
 import { surfacesOperations } from '../../functions/contract/operations/surfaces';
 import { ErrorResponse } from '../../functions/contract/schemas/common';
 import { ActivationReadiness, ProductionFoundations, TrustFabricCatalogue, TrustInfrastructure } from '../../functions/contract/schemas/surfaces';
-import { DISPOSITION_WORDING } from '../../functions/domain/surfaces/presentation';
+import { dispositionWording } from '../../functions/domain/surfaces/presentation';
 import { DEMO_CREDENTIALS } from '../../fixtures/demo-credentials';
 import { DEMO_PROOFS } from '../../fixtures/demo-proofs';
-import { PROOF_STATUS_WORDING } from '../../functions/domain/surfaces/proof-presentation';
+import { proofStatusWording } from '../../functions/domain/surfaces/proof-presentation';
 import { DEMO_OBJECTS, DEMO_RESTRICTED_VALUES } from '../../fixtures/demo';
 import type { LocalService } from '../../lib/local/service';
 import { getJson, startTestService } from '../support/local';
@@ -24,7 +25,7 @@ const url = (path: string) => `${service.url}${path}`;
 
 function expectPageHeaders(headers: Headers) {
   expect(headers.get('content-type')).toBe('text/html; charset=utf-8');
-  expect(headers.get('content-security-policy')).toMatch(/^default-src 'none'; style-src 'sha256-[A-Za-z0-9+/=]+'/);
+  expect(headers.get('content-security-policy')).toMatch(/^default-src 'none'; script-src 'sha256-[A-Za-z0-9+/=]+'; style-src 'sha256-[A-Za-z0-9+/=]+'/);
   expect(headers.get('x-frame-options')).toBe('DENY');
   expect(headers.get('x-content-type-options')).toBe('nosniff');
   expect(headers.get('referrer-policy')).toBe('no-referrer');
@@ -97,13 +98,22 @@ describe('JSON surfaces', () => {
 });
 
 describe('pages', () => {
-  it.each(['/studio', '/verify', `/trust-receipt/${DEMO_OBJECTS.current}`, `/verify?reference=${DEMO_OBJECTS.current}`])('%s is an HTML page with a strict policy and no script', async (path) => {
+  it.each([
+    ['/studio', 0],
+    ['/verify', 0],
+    [`/trust-receipt/${DEMO_OBJECTS.current}`, 1],
+    [`/verify?reference=${DEMO_OBJECTS.current}`, 1],
+  ])('%s is an HTML page with a strict policy, no handler and at most the receipt check as script', async (path, scripts) => {
     const res = await fetch(url(path));
     expect(res.status).toBe(200);
     expectPageHeaders(res.headers);
     const body = await res.text();
     expect(body).toMatch(/^<!doctype html>/);
-    expect(body).not.toMatch(/<script|javascript:|\son[a-z]+=/i);
+    expect(body).not.toMatch(/javascript:|\son[a-z]+=/i);
+    // The only script is the device check, by its exact text (the data block beside it is JSON, never run).
+    const code = [...body.matchAll(/<script( type="application\/json" id="device-evidence")?>([\s\S]*?)<\/script>/g)].filter((m) => !m[1]).map((m) => m[2]);
+    expect(code).toEqual(Array(scripts).fill(RECEIPT_SCRIPT));
+    expect(body.match(/<script/g) ?? []).toHaveLength(scripts * 2);
   });
 
   it.each(Object.entries(DEMO_OBJECTS))('the trust receipt of the %s demo object says what the JSON resolution says, and nothing restricted', async (_name, reference) => {
@@ -111,7 +121,7 @@ describe('pages', () => {
     const res = await fetch(url(`/trust-receipt/${reference}`));
     expect(res.status).toBe(200);
     const page = await res.text();
-    const wording = DISPOSITION_WORDING[json.current.overallDisposition as keyof typeof DISPOSITION_WORDING];
+    const wording = dispositionWording(json.current.overallDisposition);
     expect(page).toContain(`<span class="status ${wording.tone}">${wording.label}</span>`);
     expect(page).toContain(`(${json.current.state})`);
     expect(page).toContain(`<code>${json.current.disposition}</code>`);
@@ -123,7 +133,7 @@ describe('pages', () => {
     const json = (await getJson(url(`/v1/commercial-proofs/${reference}`))).body;
     expect(json.verification.trustReceiptUrl).toBe(url(`/trust-receipt/${reference}`));
     for (const page of [await (await fetch(json.verification.trustReceiptUrl)).text(), await (await fetch(json.verification.verifyUrl)).text()]) {
-      const wording = PROOF_STATUS_WORDING[json.verification.status as keyof typeof PROOF_STATUS_WORDING];
+      const wording = proofStatusWording(json.verification.status);
       expect(page).toContain(`<span class="status ${wording.tone}">${wording.label}</span>`);
       expect(page).toContain(`<code>${json.verification.currentSourceStatus.disposition}</code>`);
       expect(page).toContain(`(${json.verification.currentSourceStatus.state})`);
@@ -146,7 +156,7 @@ describe('pages', () => {
   it('/verify answers a reference with surrounding spaces, and points a credential to its own answer', async () => {
     const spaced = await fetch(url(`/verify?reference=${encodeURIComponent(`  ${DEMO_OBJECTS.stale} `)}`));
     expect(spaced.status).toBe(200);
-    expect(await spaced.text()).toContain(DISPOSITION_WORDING.STALE.label);
+    expect(await spaced.text()).toContain(dispositionWording('STALE').label);
 
     const credential = await fetch(url(`/verify?reference=${DEMO_CREDENTIALS.active}`));
     expect(credential.status).toBe(200);

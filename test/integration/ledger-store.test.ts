@@ -11,7 +11,7 @@ import { DEMO_OBJECTS, demoDocument } from '../../fixtures/demo';
 import { DEMO_PROOFS } from '../../fixtures/demo-proofs';
 import { parseCheckpointText } from '../../functions/domain/ledger/checkpoint';
 import { parseNote } from '../../functions/domain/ledger/note';
-import { verifyEvidence } from '../../functions/domain/ledger/verify';
+import { verifyEvidence } from '../../functions/domain/ledger/node-crypto';
 import type { RecordHead } from '../../functions/domain/record';
 import { storeClient } from '../../functions/store/client';
 import { acquireLedgerLock, LEDGER_PK, LedgerLockedError, readLedgerHead, releaseLedgerLock } from '../../functions/store/ledger';

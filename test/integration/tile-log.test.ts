@@ -9,7 +9,7 @@ import { demoDocument } from '../../fixtures/demo';
 import { LEDGER_LOG } from '../../functions/contract/site-paths';
 import { decodeEntryBundle, logResourceHeaders } from '../../functions/domain/ledger/tiles';
 import { storeClient } from '../../functions/store/client';
-import { parseVerifierKey } from '../../functions/domain/ledger/note';
+import { parseVerifierKey } from '../../functions/domain/ledger/node-crypto';
 import { LedgerIntegrityError } from '../../lib/ledger/log';
 import { runMonitor } from '../../lib/ledger/monitor';
 import { generateSignerKey, signerFromKey } from '../../lib/ledger/signer';

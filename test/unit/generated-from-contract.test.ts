@@ -11,6 +11,8 @@ import { ASSETS } from '../../functions/generated/assets';
 import { buildAssetCatalogue } from '../../lib/publish/assets';
 import { canonicalSources } from '../../lib/publish/sources';
 import { GET_PATHS, ROUTES } from '../../functions/generated/routes';
+import { generateMessages } from '../../lib/contract/generate-messages';
+import { GENERATED_RECEIPT_SCRIPT_FILE, generateReceiptScript } from '../../lib/contract/generate-receipt-script';
 
 const ROOT = path.resolve(__dirname, '../..');
 const validators = generated as unknown as Record<string, Record<string, generated.ParamValidator<unknown>>>;
@@ -32,6 +34,14 @@ test('the committed route list is what the generator makes of the contract table
 test('the committed asset catalogue is what the generator makes of the sources, and the published assets.json lists the same entries', () => {
   expect(readFileSync(path.join(ROOT, GENERATED_ASSETS_FILE), 'utf8')).toBe(generateAssets(operations));
   expect(ASSETS).toEqual(buildAssetCatalogue(canonicalSources()).assets);
+});
+
+test('the committed page messages are what messageformat makes of the catalogues (npm run generate)', () => {
+  for (const [file, source] of generateMessages()) expect([file, readFileSync(path.join(ROOT, file), 'utf8')]).toEqual([file, source]);
+});
+
+test("the committed receipt script is the browser bundle of functions/browser/receipt-check.ts, with its hash (npm run generate)", () => {
+  expect(readFileSync(path.join(ROOT, GENERATED_RECEIPT_SCRIPT_FILE), 'utf8')).toBe(generateReceiptScript());
 });
 
 test('every parameter of the table has a generated validator', () => {

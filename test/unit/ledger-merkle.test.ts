@@ -1,5 +1,6 @@
 import fc from 'fast-check';
-import { EMPTY_ROOT, leafHash, nodeHash, rootFromInclusionProof } from '../../functions/domain/ledger/hashing';
+import { EMPTY_ROOT, leafHash, nodeHash } from '../../functions/domain/ledger/hashing';
+import { rootFromInclusionProof } from '../../functions/domain/ledger/node-crypto';
 import { MerkleTree } from '../../lib/ledger/merkle-tree';
 import { LEAF_HASHES, LEAF_INPUTS, ROOTS } from '../support/rfc6962-vectors';
 

@@ -6,7 +6,7 @@ import { checkpointText } from '../../functions/domain/ledger/checkpoint';
 import { addSignatureLines, checkCosignatures, parseWitnessKey } from '../../functions/domain/ledger/cosignature';
 import { consistencyProof, verifyConsistency } from '../../functions/domain/ledger/consistency';
 import { leafHash } from '../../functions/domain/ledger/hashing';
-import { parseVerifierKey } from '../../functions/domain/ledger/note';
+import { parseVerifierKey } from '../../functions/domain/ledger/node-crypto';
 import { entriesStart, tileResources } from '../../functions/domain/ledger/tiles';
 import { MerkleTree } from '../../lib/ledger/merkle-tree';
 import { runMonitor, type MonitorReport, type MonitorState } from '../../lib/ledger/monitor';

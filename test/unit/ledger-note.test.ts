@@ -1,5 +1,6 @@
 import { checkpointText, parseCheckpointText } from '../../functions/domain/ledger/checkpoint';
-import { encodeVerifierKey, keyIdHex, parseNote, parseVerifierKey, verifyNote } from '../../functions/domain/ledger/note';
+import { encodeVerifierKey, parseVerifierKey, verifyNote } from '../../functions/domain/ledger/node-crypto';
+import { keyIdHex, parseNote } from '../../functions/domain/ledger/note';
 import { formatSignerKey, generateSignerKey, signerFromKey } from '../../lib/ledger/signer';
 
 // The example key and note published with the C2SP signed-note reference implementation

@@ -1,4 +1,4 @@
-import { verifyEvidence } from '../../functions/domain/ledger/verify';
+import { verifyEvidence } from '../../functions/domain/ledger/node-crypto';
 import type { ProofHead } from '../../functions/domain/proofs';
 import { DEMO_PROOFS, demoProofRecords } from '../../fixtures/demo-proofs';
 import { attachLedgerEvidence } from '../../lib/loader/evidence';

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { RECEIPT_SCRIPT } from '../../functions/generated/receipt-script';
 import fc from 'fast-check';
 import { escapeHtml, html, PAGE_CSP, PAGE_HEADERS, pageDocument, raw, timeElement } from '../../functions/domain/surfaces/html';
 import { prefersHtml } from '../../functions/domain/surfaces/negotiation';
@@ -24,7 +25,7 @@ describe('html template', () => {
   });
 
   it('writes instants for people with the exact value for machines', () => {
-    expect(timeElement('2026-03-04T05:06:07.000+01:00').value).toBe('<time datetime="2026-03-04T04:06:07.000Z">4 Mar 2026, 04:06 UTC</time>');
+    expect(timeElement('2026-03-04T05:06:07.000+01:00').value).toBe('<time datetime="2026-03-04T04:06:07.000Z">Mar 4, 2026, 04:06 AM UTC</time>');
     expect(timeElement(null).value).toContain('never');
   });
 });
@@ -48,10 +49,12 @@ describe('page frame and policy', () => {
     expect(PAGE_CSP).toContain("default-src 'none'");
     expect(PAGE_CSP).toContain("frame-ancestors 'none'");
     expect(PAGE_CSP).toContain("form-action 'self'");
-    expect(PAGE_CSP).not.toMatch(/unsafe-inline|unsafe-eval|script-src/);
+    expect(PAGE_CSP).not.toMatch(/unsafe-inline|unsafe-eval/);
+    // One script may run: the trust receipt's ledger check, by the hash of its exact text.
+    expect(PAGE_CSP).toContain(`script-src 'sha256-${createHash('sha256').update(RECEIPT_SCRIPT).digest('base64')}';`);
     expect(PAGE_HEADERS['content-security-policy']).toBe(PAGE_CSP);
     expect(PAGE_HEADERS['cache-control']).toBe('no-store');
-    expect(PAGE_HEADERS.vary).toBe('Accept');
+    expect(PAGE_HEADERS.vary).toBe('Accept, Accept-Language');
   });
 });
 

@@ -1,9 +1,9 @@
 import { resolveObject, type ObjectWindowEntry } from '../../functions/domain/objects';
 import { commercialProofEvidence, type ProofWindowEntry } from '../../functions/domain/proofs';
-import { claimName, PROOF_STATUS_WORDING } from '../../functions/domain/surfaces/proof-presentation';
+import { claimName, proofStatusWording } from '../../functions/domain/surfaces/proof-presentation';
 import { buildActivationReadiness, buildProductionFoundations } from '../../functions/domain/surfaces/readiness';
 import { renderErrorPage } from '../../functions/domain/surfaces/error-page';
-import { DISPOSITION_WORDING } from '../../functions/domain/surfaces/presentation';
+import { dispositionWording } from '../../functions/domain/surfaces/presentation';
 import { renderStudio } from '../../functions/domain/surfaces/studio-page';
 import { renderProofReceipt, renderTrustReceipt } from '../../functions/domain/surfaces/trust-receipt-page';
 import { renderVerifyPage } from '../../functions/domain/surfaces/verify-page';
@@ -58,7 +58,7 @@ describe('trust receipt page', () => {
 
   it('reads as the JSON resolution does: the same disposition word, state, rights and a newest-first timeline', () => {
     expect(resolution.current.overallDisposition).toBe('TRUSTED');
-    expect(page).toContain(DISPOSITION_WORDING.TRUSTED.label);
+    expect(page).toContain(dispositionWording('TRUSTED').label);
     expect(page).toContain('Delivered <code class="muted">(DELIVERED)</code>');
     expect(page).toContain('CURRENT_CONFIRMED');
     expect(page).toContain('NO_PUBLIC_RIGHT_ASSERTED');
@@ -113,11 +113,11 @@ describe('commercial proof receipt', () => {
 
   it('says what the evidence says: status, source disposition, claims as words, subject linked', () => {
     expect(evidence.verification.status).toBe('NOT_CONFIRMED');
-    expect(page).toContain(PROOF_STATUS_WORDING.NOT_CONFIRMED.label);
+    expect(page).toContain(proofStatusWording('NOT_CONFIRMED').label);
     expect(page).toContain('<code>CURRENT</code>');
     expect(page).toContain('<dt>Purchased on</dt><dd>2026-04-20</dd>');
-    expect(page).toContain('<dt>Gift wrapped</dt><dd>yes</dd>');
-    expect(page).toContain(`href="${BASE}/trust-receipt/ORD-9"`);
+    expect(page).toContain('<dt>Gift wrapped</dt><dd>Yes</dd>');
+    expect(page).toContain(`href="${BASE}/trust-receipt/ORD-9?lang=en"`);
     expect(page).toContain(`href="${BASE}/v1/commercial-proofs/PRF-9"`);
     expect(page.indexOf('Source observed')).toBeLessThan(page.indexOf('Proof issued'));
     expect(claimName('coverage_ends')).toBe('Coverage ends');
@@ -138,7 +138,7 @@ describe('verify page', () => {
   it('shows a status card and the way to the receipt for an object', () => {
     const page = renderVerifyPage({ baseUrl: BASE, entered: 'ORD-9', outcome: { kind: 'object', ...view } });
     expect(page).toContain('role="status"');
-    expect(page).toContain(`href="${BASE}/trust-receipt/ORD-9"`);
+    expect(page).toContain(`href="${BASE}/trust-receipt/ORD-9?lang=en"`);
     for (const value of Object.values(PII)) expect(page).not.toContain(value);
   });
 

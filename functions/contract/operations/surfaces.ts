@@ -1,7 +1,19 @@
+import { z } from 'zod';
 import { ACTIVATION_SETTING_NAMES } from '../activation-settings';
 import { defineOperations } from '../operation';
+import { LANGUAGE_TAG, LANGUAGES } from '../languages';
 import { Reference } from '../schemas/common';
 import { ActivationReadiness, HtmlPage, ProductionFoundations, TrustFabricCatalogue, TrustInfrastructure } from '../schemas/surfaces';
+
+/** ?lang= on the person-facing pages: the visible language switcher's choice, before Accept-Language. */
+const PageLanguage = z
+  .string()
+  .max(35)
+  .regex(LANGUAGE_TAG)
+  .describe(
+    `The page's language, a language tag (${LANGUAGES.join(', ')} are spoken; a region such as de-AT also sets the date format). ` +
+      'Takes precedence over Accept-Language; a language the pages do not speak falls back to Accept-Language, then English.',
+  );
 
 const html = (schema: typeof HtmlPage) => ({ schema, mediaType: 'text/html' as const });
 
@@ -78,7 +90,7 @@ export const surfacesOperations = defineOperations([
       'Without a reference, the form. With ?reference=, the status from one read. Problems are an HTML page to clients ' +
       'that prefer text/html, problem details otherwise.',
     liveState: 'LIVE',
-    queryParams: { reference: Reference.describe('The reference to check; surrounding spaces are ignored.') },
+    queryParams: { reference: Reference.describe('The reference to check; surrounding spaces are ignored.'), lang: PageLanguage },
     response: html(HtmlPage),
     errors: [400, 404, 503],
     integration: { kind: 'lambda', entry: 'functions/handlers/get-verify-page.ts', access: 'table-read' },
@@ -92,6 +104,7 @@ export const surfacesOperations = defineOperations([
     description: 'Problems are an HTML page to clients that prefer text/html, problem details otherwise.',
     liveState: 'LIVE',
     pathParams: { reference: Reference },
+    queryParams: { lang: PageLanguage },
     response: html(HtmlPage),
     errors: [400, 404, 503],
     integration: { kind: 'lambda', entry: 'functions/handlers/get-trust-receipt.ts', access: 'table-read' },

@@ -1,5 +1,7 @@
 import canonicalize from 'canonicalize';
-import { leafHash } from './hashing';
+import type { Steps } from './crypto-steps';
+import { utf8 } from './encoding';
+import { leafHashOf } from './merkle';
 import { isWellFormedText } from './note';
 
 export class CanonicalizationError extends Error {
@@ -18,7 +20,7 @@ function stringsWellFormed(value: unknown): boolean {
  * on I-JSON, so values JCS cannot represent (undefined, NaN, Infinity, lone surrogates) are refused
  * rather than silently changed.
  */
-export function canonicalBytes(record: unknown): Buffer {
+export function canonicalBytes(record: unknown): Uint8Array {
   if (record === undefined) throw new CanonicalizationError('there is no record to canonicalize');
   if (!stringsWellFormed(record)) throw new CanonicalizationError('the record contains a lone surrogate, which RFC 8785 forbids');
   let text: string | undefined;
@@ -28,8 +30,8 @@ export function canonicalBytes(record: unknown): Buffer {
     throw new CanonicalizationError(`the record is not I-JSON: ${(error as Error).message}`);
   }
   if (text === undefined) throw new CanonicalizationError('the record has no JSON form');
-  return Buffer.from(text, 'utf8');
+  return utf8(text);
 }
 
 /** SHA-256(0x00 || JCS(record)): the Merkle leaf hash of one record version. */
-export const recordLeafHash = (record: unknown): Buffer => leafHash(canonicalBytes(record));
+export const recordLeafHashOf = (record: unknown): Steps<Uint8Array> => leafHashOf(canonicalBytes(record));

@@ -1,5 +1,5 @@
 import { decodeBase64Strict, encodeBase64 } from './encoding';
-import { HASH_SIZE } from './hashing';
+import { HASH_SIZE } from './merkle';
 import { checkNoteText, isValidKeyName } from './note';
 
 /**
@@ -10,7 +10,7 @@ import { checkNoteText, isValidKeyName } from './note';
 export interface Checkpoint {
   origin: string;
   treeSize: number;
-  rootHash: Buffer;
+  rootHash: Uint8Array;
   extensions: string[];
 }
 

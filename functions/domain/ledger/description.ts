@@ -2,7 +2,8 @@ import type { LedgerDescription } from '../../contract/schemas/ledger';
 import { parseCheckpointText } from './checkpoint';
 import { encodeBase64 } from './encoding';
 import { EVIDENCE_FORMAT } from './evidence-format';
-import { keyIdHex, parseNote, parseVerifierKey, verifyNote, type VerifierKey } from './note';
+import { parseVerifierKey, verifyNote } from './node-crypto';
+import { keyIdHex, parseNote, type VerifierKey } from './note';
 
 export const LEDGER_HASHING = {
   tree: 'RFC 9162 §2.1 Merkle tree, SHA-256',

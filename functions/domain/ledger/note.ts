@@ -1,5 +1,5 @@
-import { createHash, createPublicKey, verify, type KeyObject } from 'node:crypto';
-import { decodeBase64Strict } from './encoding';
+import { ed25519Verify, sha256, type Steps } from './crypto-steps';
+import { concatBytes, decodeBase64Strict, encodeBase64, readUint32BE, uint32BE, utf8 } from './encoding';
 
 /**
  * C2SP signed notes (https://c2sp.org/signed-note) with Ed25519 signatures, the envelope of a
@@ -8,6 +8,8 @@ import { decodeBase64Strict } from './encoding';
  * including its final newline. A key id is the first four bytes (big-endian) of
  * SHA-256(key name || 0x0A || signature type || public key); a verifier key is written
  * `<name>+<hex key id>+<base64(signature type || public key)>`.
+ * Pure: hashes and signatures are asked of the platform (crypto-steps); node-crypto.ts runs these
+ * on the server, the trust receipt's script in the browser.
  */
 export const SIGNATURE_TYPE_ED25519 = 0x01;
 const ED25519_PUBLIC_KEY_SIZE = 32;
@@ -28,9 +30,9 @@ export function isValidKeyName(name: string): boolean {
   return typeof name === 'string' && name.length > 0 && !/[\s+\u0085]/u.test(name) && isWellFormedText(name);
 }
 
-export function keyIdFor(name: string, signatureType: number, publicKey: Uint8Array): number {
-  const digest = createHash('sha256').update(name, 'utf8').update(Buffer.from([0x0a, signatureType])).update(publicKey).digest();
-  return digest.readUInt32BE(0);
+export function* keyIdOf(name: string, signatureType: number, publicKey: Uint8Array): Steps<number> {
+  const digest = yield* sha256(concatBytes(utf8(name), Uint8Array.of(0x0a, signatureType), publicKey));
+  return readUint32BE(digest, 0);
 }
 
 /**
@@ -56,23 +58,18 @@ export interface VerifierKey {
   name: string;
   keyId: number;
   /** The raw 32-byte Ed25519 public key. */
-  publicKey: Buffer;
+  publicKey: Uint8Array;
   /** The key in its C2SP text form. */
   encoded: string;
-  key: KeyObject;
 }
 
-export function ed25519PublicKeyObject(publicKey: Uint8Array): KeyObject {
-  return createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: Buffer.from(publicKey).toString('base64url') }, format: 'jwk' });
-}
-
-export function encodeVerifierKey(name: string, publicKey: Uint8Array): string {
-  const material = Buffer.concat([Buffer.from([SIGNATURE_TYPE_ED25519]), publicKey]).toString('base64');
-  return `${name}+${keyIdHex(keyIdFor(name, SIGNATURE_TYPE_ED25519, publicKey))}+${material}`;
+export function* encodeVerifierKeyOf(name: string, publicKey: Uint8Array): Steps<string> {
+  const material = encodeBase64(concatBytes(Uint8Array.of(SIGNATURE_TYPE_ED25519), publicKey));
+  return `${name}+${keyIdHex(yield* keyIdOf(name, SIGNATURE_TYPE_ED25519, publicKey))}+${material}`;
 }
 
 /** Parses `<name>+<hex key id>+<base64(0x01 || public key)>`; throws NoteError on anything else. */
-export function parseVerifierKey(encoded: string): VerifierKey {
+export function* parseVerifierKeyOf(encoded: string): Steps<VerifierKey> {
   if (typeof encoded !== 'string') throw new NoteError('a verifier key is a string');
   const parts = splitPlus(encoded, 3);
   if (!parts) throw new NoteError('a verifier key has three parts separated by "+": name, key id, key');
@@ -84,15 +81,15 @@ export function parseVerifierKey(encoded: string): VerifierKey {
   if (bytes[0] !== SIGNATURE_TYPE_ED25519) throw new NoteError(`signature type 0x${bytes[0].toString(16)} is not supported (only Ed25519, 0x01)`);
   const publicKey = bytes.subarray(1);
   if (publicKey.length !== ED25519_PUBLIC_KEY_SIZE) throw new NoteError(`an Ed25519 public key has ${ED25519_PUBLIC_KEY_SIZE} bytes, not ${publicKey.length}`);
-  const keyId = keyIdFor(name, SIGNATURE_TYPE_ED25519, publicKey);
+  const keyId = yield* keyIdOf(name, SIGNATURE_TYPE_ED25519, publicKey);
   if (keyIdHex(keyId) !== idHex) throw new NoteError('the verifier key id does not match its name and key');
-  return { name, keyId, publicKey: Buffer.from(publicKey), encoded, key: ed25519PublicKeyObject(publicKey) };
+  return { name, keyId, publicKey: publicKey.slice(), encoded };
 }
 
 export interface NoteSignature {
   name: string;
   keyId: number;
-  signature: Buffer;
+  signature: Uint8Array;
 }
 
 export interface Note {
@@ -110,10 +107,7 @@ export function checkNoteText(text: string): void {
 }
 
 export function signatureLine(name: string, keyId: number, signature: Uint8Array): string {
-  const payload = Buffer.alloc(4 + signature.length);
-  payload.writeUInt32BE(keyId, 0);
-  Buffer.from(signature).copy(payload, 4);
-  return `${SIGNATURE_PREFIX}${name} ${payload.toString('base64')}\n`;
+  return `${SIGNATURE_PREFIX}${name} ${encodeBase64(concatBytes(uint32BE(keyId), signature))}\n`;
 }
 
 /** Splits a note into its text and signature lines (syntax only; nothing is verified here). */
@@ -135,7 +129,7 @@ export function parseNote(message: string): Note {
     if (space <= 0 || !isValidKeyName(name)) throw new NoteError('a signature line has no valid key name');
     const payload = decodeBase64Strict(rest.slice(space + 1));
     if (!payload || payload.length <= 4) throw new NoteError(`the signature by ${name} is not base64 of a key id and a signature`);
-    return { name, keyId: payload.readUInt32BE(0), signature: Buffer.from(payload.subarray(4)) };
+    return { name, keyId: readUint32BE(payload, 0), signature: payload.slice(4) };
   });
   return { text, signatures };
 }
@@ -149,19 +143,19 @@ export type NoteVerification =
  * (same name and key id) and verify, and a signature from a trusted key that fails rejects the
  * whole note, as the signed-note specification requires. Signatures from unknown keys are ignored.
  */
-export function verifyNote(message: string, trusted: readonly VerifierKey[]): NoteVerification {
+export function* verifyNoteOf(message: string, trusted: readonly VerifierKey[]): Steps<NoteVerification> {
   let note: Note;
   try {
     note = parseNote(message);
   } catch (error) {
     return { ok: false, reason: (error as Error).message };
   }
-  const data = Buffer.from(note.text, 'utf8');
+  const data = utf8(note.text);
   const verifiedBy: VerifierKey[] = [];
   for (const sig of note.signatures) {
     const key = trusted.find((k) => k.name === sig.name && k.keyId === sig.keyId);
     if (!key) continue;
-    const valid = sig.signature.length === ED25519_SIGNATURE_SIZE && verify(null, data, key.key, sig.signature);
+    const valid = sig.signature.length === ED25519_SIGNATURE_SIZE && (yield* ed25519Verify(key.publicKey, data, sig.signature));
     if (!valid) return { ok: false, reason: `the signature by ${key.name}+${keyIdHex(key.keyId)} does not verify` };
     if (!verifiedBy.includes(key)) verifiedBy.push(key);
   }

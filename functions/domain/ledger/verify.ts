@@ -1,10 +1,11 @@
 import type { LedgerEvidence } from '../record';
-import { CanonicalizationError, recordLeafHash } from './canonical';
+import { CanonicalizationError, recordLeafHashOf } from './canonical';
 import { parseCheckpointText, type Checkpoint } from './checkpoint';
-import { decodeBase64Strict, encodeBase64 } from './encoding';
+import type { Steps } from './crypto-steps';
+import { bytesEqual, decodeBase64Strict, encodeBase64 } from './encoding';
 import { evidenceShapeProblems, type LogEvidence } from './evidence-format';
-import { HASH_SIZE, rootFromInclusionProof } from './hashing';
-import { keyIdHex, parseNote, parseVerifierKey, verifyNote, type VerifierKey } from './note';
+import { HASH_SIZE, rootFromInclusionProof } from './merkle';
+import { keyIdHex, parseNote, parseVerifierKeyOf, verifyNoteOf, type NoteVerification, type VerifierKey } from './note';
 
 export interface EvidenceCheck {
   name: 'evidence-format' | 'record-version' | 'canonical-hash' | 'inclusion-proof' | 'checkpoint-signature';
@@ -17,17 +18,17 @@ export interface EvidenceVerification {
   checks: EvidenceCheck[];
 }
 
-/** Parsed keys by their text: parsing builds a KeyObject, which is worth doing once per key. */
+/** Parsed keys by their text: parsing hashes the key for its id, which is worth doing once per key. */
 const parsedKeys = new Map<string, VerifierKey | string>();
 
-function trustedVerifiers(trustedKeys: readonly string[]): { keys: VerifierKey[]; refused: string[] } {
+function* trustedVerifiers(trustedKeys: readonly string[]): Steps<{ keys: VerifierKey[]; refused: string[] }> {
   const keys: VerifierKey[] = [];
   const refused: string[] = [];
   for (const text of trustedKeys) {
     let parsed = parsedKeys.get(text);
     if (parsed === undefined) {
       try {
-        parsed = parseVerifierKey(text);
+        parsed = yield* parseVerifierKeyOf(text);
       } catch (error) {
         parsed = (error as Error).message;
       }
@@ -45,14 +46,14 @@ function trustedVerifiers(trustedKeys: readonly string[]): { keys: VerifierKey[]
  * checkpoint, so a warm function checks each signature once instead of on every read. The
  * outcome depends only on the key, so remembering it changes no answer.
  */
-const openedCheckpoints = new Map<string, ReturnType<typeof verifyNote>>();
+const openedCheckpoints = new Map<string, NoteVerification>();
 const OPENED_CHECKPOINTS_KEPT = 256;
 
-function openCheckpoint(note: string, keys: readonly VerifierKey[]): ReturnType<typeof verifyNote> {
+function* openCheckpoint(note: string, keys: readonly VerifierKey[]): Steps<NoteVerification> {
   const key = `${keys.map((k) => k.encoded).join(',')}\n${note}`;
   let opened = openedCheckpoints.get(key);
   if (!opened) {
-    opened = verifyNote(note, keys);
+    opened = yield* verifyNoteOf(note, keys);
     if (openedCheckpoints.size >= OPENED_CHECKPOINTS_KEPT) openedCheckpoints.delete(openedCheckpoints.keys().next().value!);
     openedCheckpoints.set(key, opened);
   }
@@ -69,22 +70,22 @@ function checkVersion(record: unknown, evidence: LogEvidence): EvidenceCheck {
   return pass('record-version', `the evidence covers version ${evidence.version}, the version shown`);
 }
 
-function checkCanonicalHash(computed: Buffer | string, evidence: LogEvidence): EvidenceCheck {
+function checkCanonicalHash(computed: Uint8Array | string, evidence: LogEvidence): EvidenceCheck {
   if (typeof computed === 'string') return fail('canonical-hash', computed);
   const claimed = decodeBase64Strict(evidence.leafHash);
   if (!claimed || claimed.length !== HASH_SIZE) return fail('canonical-hash', 'the evidence leafHash is not base64 of 32 bytes');
-  if (!claimed.equals(computed)) {
+  if (!bytesEqual(claimed, computed)) {
     return fail('canonical-hash', `SHA-256(0x00 || JCS(record)) is ${encodeBase64(computed)}, the evidence says ${evidence.leafHash}: the record is not the content that was logged`);
   }
   return pass('canonical-hash', `SHA-256(0x00 || JCS(record)) = ${evidence.leafHash}, as logged`);
 }
 
-function checkSignature(evidence: LogEvidence, trustedKeys: readonly string[]): EvidenceCheck {
-  const { keys, refused } = trustedVerifiers(trustedKeys);
+function* checkSignature(evidence: LogEvidence, trustedKeys: readonly string[]): Steps<EvidenceCheck> {
+  const { keys, refused } = yield* trustedVerifiers(trustedKeys);
   if (keys.length === 0) {
     return fail('checkpoint-signature', refused.length > 0 ? `no usable trusted key (${refused.join('; ')})` : 'no trusted verifier key was given');
   }
-  const opened = openCheckpoint(evidence.checkpoint, keys);
+  const opened = yield* openCheckpoint(evidence.checkpoint, keys);
   if (!opened.ok) return fail('checkpoint-signature', `the checkpoint is not signed by a trusted key: ${opened.reason}`);
   let checkpoint: Checkpoint;
   try {
@@ -98,7 +99,7 @@ function checkSignature(evidence: LogEvidence, trustedKeys: readonly string[]): 
   return pass('checkpoint-signature', `checkpoint of ${checkpoint.origin} at tree size ${checkpoint.treeSize} signed by ${signer.name}+${keyIdHex(signer.keyId)} (Ed25519)`);
 }
 
-function checkInclusion(computed: Buffer | string, evidence: LogEvidence): EvidenceCheck {
+function* checkInclusion(computed: Uint8Array | string, evidence: LogEvidence): Steps<EvidenceCheck> {
   let checkpoint: Checkpoint;
   try {
     checkpoint = parseCheckpointText(parseNote(evidence.checkpoint).text);
@@ -107,19 +108,19 @@ function checkInclusion(computed: Buffer | string, evidence: LogEvidence): Evide
   }
   if (checkpoint.treeSize !== evidence.treeSize) return fail('inclusion-proof', `the evidence says tree size ${evidence.treeSize}, the checkpoint ${checkpoint.treeSize}`);
   if (typeof computed === 'string') return fail('inclusion-proof', 'the record has no leaf hash to prove');
-  const proof: Buffer[] = [];
+  const proof: Uint8Array[] = [];
   for (const [i, text] of evidence.inclusionProof.entries()) {
     const hash = decodeBase64Strict(text);
     if (!hash) return fail('inclusion-proof', `proof hash ${i} is not base64`);
     proof.push(hash);
   }
-  let root: Buffer;
+  let root: Uint8Array;
   try {
-    root = rootFromInclusionProof(evidence.leafIndex, checkpoint.treeSize, computed, proof);
+    root = yield* rootFromInclusionProof(evidence.leafIndex, checkpoint.treeSize, computed, proof);
   } catch (error) {
     return fail('inclusion-proof', (error as Error).message);
   }
-  if (!root.equals(checkpoint.rootHash)) {
+  if (!bytesEqual(root, checkpoint.rootHash)) {
     return fail('inclusion-proof', `the proof leads to root ${encodeBase64(root)}, the checkpoint's root is ${encodeBase64(checkpoint.rootHash)}`);
   }
   return pass('inclusion-proof', `leaf ${evidence.leafIndex} is in the tree of size ${checkpoint.treeSize} with root ${encodeBase64(root)} (${proof.length} hashes)`);
@@ -129,9 +130,10 @@ function checkInclusion(computed: Buffer | string, evidence: LogEvidence): Evide
  * Re-checks ledger evidence against the record shown, offline: the record's canonical hash, its
  * inclusion proof up to the checkpoint root, and the checkpoint's signature by a trusted key
  * (C2SP verifier keys `<name>+<hex key id>+<base64(0x01 || key)>`). Every check is reported,
- * so a caller sees which one failed. Pure: no clock, no I/O, node:crypto only.
+ * so a caller sees which one failed. Pure: no clock, no I/O; the platform answers the hashes and
+ * signature checks (node-crypto.ts on the server, WebCrypto on the trust receipt).
  */
-export function verifyEvidence(record: unknown, evidence: LedgerEvidence, trustedKeys: string[]): EvidenceVerification {
+export function* verifyEvidenceSteps(record: unknown, evidence: LedgerEvidence, trustedKeys: readonly string[]): Steps<EvidenceVerification> {
   const problems = evidenceShapeProblems(evidence);
   if (problems.length > 0) {
     const detail = 'not checked: the evidence is malformed';
@@ -147,9 +149,9 @@ export function verifyEvidence(record: unknown, evidence: LedgerEvidence, truste
     };
   }
   const e = evidence as LogEvidence;
-  let computed: Buffer | string;
+  let computed: Uint8Array | string;
   try {
-    computed = recordLeafHash(record);
+    computed = yield* recordLeafHashOf(record);
   } catch (error) {
     computed = error instanceof CanonicalizationError ? error.message : `the record cannot be hashed: ${(error as Error).message}`;
   }
@@ -157,8 +159,8 @@ export function verifyEvidence(record: unknown, evidence: LedgerEvidence, truste
     pass('evidence-format', `${e.format}: leaf ${e.leafIndex} of ${e.origin}, tree size ${e.treeSize}`),
     checkVersion(record, e),
     checkCanonicalHash(computed, e),
-    checkInclusion(computed, e),
-    checkSignature(e, trustedKeys),
+    yield* checkInclusion(computed, e),
+    yield* checkSignature(e, trustedKeys),
   ];
   return { ok: checks.every((c) => c.ok), checks };
 }

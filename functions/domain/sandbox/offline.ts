@@ -7,7 +7,7 @@ import {
   type OfflineVerificationRequest,
   type OfflineVerificationResult,
 } from '../../contract/schemas/sandbox';
-import { verifyEvidence } from '../ledger/verify';
+import { verifyEvidence } from '../ledger/node-crypto';
 import type { LedgerEvidence } from '../record';
 import { evaluationInstant } from './clock';
 import { issueAt, SandboxInputError } from './input';

@@ -1,5 +1,6 @@
 import { html, pageDocument } from './html';
-import { lookupForm } from './verify-page';
+import { englishFrame, type FrameWords } from './i18n';
+import { lookupForm, problemSection, problemTitle } from './lookup';
 
 export interface ErrorPageInput {
   baseUrl: string;
@@ -8,19 +9,20 @@ export interface ErrorPageInput {
   detail: string;
   code: string;
   correlationId: string;
+  /** The page's language (English when absent). */
+  t?: FrameWords;
 }
 
 /**
- * The HTML face of a problem (same status, title, detail, code and correlation id as the
- * problem details a JSON client gets), with the verify form so a person can try again.
+ * The HTML face of a problem (same status, code, detail and correlation id as the problem details
+ * a JSON client gets), in the page's language, with the verify form so a person can try again.
  */
 export function renderErrorPage(input: ErrorPageInput): string {
-  const main = html`<h1>${input.title}</h1>
-<section class="error" role="alert">
-<p>${input.detail}</p>
-<p class="muted">Status ${input.status}, code <code>${input.code}</code>. Correlation id <code>${input.correlationId}</code> (quote it if you ask for help).</p>
-</section>
-<h2>Verify another reference</h2>
-${lookupForm(input.baseUrl, undefined, false)}`;
-  return pageDocument({ title: input.title, baseUrl: input.baseUrl, main });
+  const t = input.t ?? englishFrame;
+  const title = problemTitle(input, t);
+  const main = html`<h1>${title}</h1>
+${problemSection(input, t)}
+<h2>${t('form.again')}</h2>
+${lookupForm(input.baseUrl, undefined, false, t)}`;
+  return pageDocument({ title: title.value, baseUrl: input.baseUrl, main, t });
 }

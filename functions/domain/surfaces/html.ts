@@ -1,5 +1,8 @@
 import { createHash } from 'node:crypto';
 import { SITE_PATHS } from '../../contract/site-paths';
+import { RECEIPT_SCRIPT_SHA256 } from '../../generated/receipt-script';
+import { englishFrame, type FrameWords } from './i18n';
+import type { LanguageLink } from './page-languages';
 
 /** Markup that is already safe: produced by `html` or `raw` only. */
 export class SafeHtml {
@@ -40,6 +43,9 @@ export const raw = (markup: string): SafeHtml => new SafeHtml(markup);
 /** Path segment for a reference inside a URL, then escaped by `html` when placed in an attribute. */
 export const segment = (value: string): string => encodeURIComponent(value);
 
+/** Timeline rows a printed page keeps (the newest); the page says so on paper and its QR code opens the rest. */
+export const PRINTED_TIMELINE_ROWS = 8;
+
 const STYLE = `
 :root{color-scheme:light;--ink:#1b1f24;--muted:#4a5560;--line:#d5dbe1;--bg:#f6f8fa;--ok:#0b6b2f;--warn:#8a5300;--bad:#a01616;--info:#1f4f99}
 *{box-sizing:border-box}
@@ -74,17 +80,31 @@ form.lookup button{font:inherit;font-weight:600;padding:.45rem 1.2rem;border:0;b
 .scroll{overflow-x:auto}
 td time,td.path code{white-space:nowrap}
 @media (max-width:40rem){dl.facts{grid-template-columns:1fr;gap:0}dl.facts dd{margin-bottom:.5rem}header.site .name{display:block;margin-bottom:.25rem}td time,td.path code{white-space:normal}th,td{overflow-wrap:anywhere;padding:.3rem .25rem}}
+.print-only{display:none}
 footer{max-width:60rem;margin:2rem auto;padding:1rem;color:var(--muted);border-top:1px solid var(--line);font-size:.9rem}
+nav.langs{float:right}nav.langs a{margin:0 0 0 .75rem}nav.langs a[aria-current]{font-weight:700;text-decoration:none}
+.device [data-verification]{border-left:6px solid var(--info);padding:.5rem 1rem;background:var(--bg);font-weight:600}
+.device [data-verification=verified]{border-color:var(--ok)}.device [data-verification=failed]{border-color:var(--bad)}
+.share{display:flex;flex-wrap:wrap;gap:1rem;align-items:center}.share svg{width:9rem;height:9rem;flex:none}
+@media print{@page{size:auto;margin:12mm}
+html,body{font-size:11px;line-height:1.3}header.site,footer,.skip,nav.langs,form.lookup,#device-details,.noprint{display:none}
+main{max-width:none;padding:0}h1{font-size:15px;margin:0 0 .25rem}h2{font-size:12px;margin:.5rem 0 .2rem;padding:0;break-after:avoid}
+.card{padding:.35rem .5rem;margin:.35rem 0;break-inside:avoid}section{break-inside:avoid}table{margin:.2rem 0}th,td{padding:.05rem .3rem}caption{padding:0}
+tbody tr:nth-child(n+${PRINTED_TIMELINE_ROWS + 1}){display:none}.print-only{display:block}
+.scroll{overflow:visible}a{color:inherit;text-decoration:none}.share svg{width:24mm;height:24mm}p{margin:.3rem 0}
+.device [data-verification]{padding:.2rem .5rem}.status{border-width:1px;padding:0 .3rem}}
 `.trim();
 
 const styleHash = createHash('sha256').update(STYLE).digest('base64');
 
 /**
- * No script, no external resource: the pages work without JavaScript and the policy says so.
- * The one inline style block is allowed by its hash; forms may only submit to this origin.
+ * No external resource, and one script: the trust receipt's own ledger check, allowed by its hash
+ * (no other script, inline handler or eval can run). The pages work without it. The one inline
+ * style block is allowed by its hash; forms may only submit to this origin.
  */
 export const PAGE_CSP = [
   "default-src 'none'",
+  `script-src 'sha256-${RECEIPT_SCRIPT_SHA256}'`,
   `style-src 'sha256-${styleHash}'`,
   "img-src 'self'",
   "form-action 'self'",
@@ -99,9 +119,9 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = {
   'x-frame-options': 'DENY',
   'cross-origin-opener-policy': 'same-origin',
   'permissions-policy': 'camera=(), microphone=(), geolocation=(), payment=()',
-  // Pages show live state and errors negotiate on Accept: never reuse a stored copy.
+  // Pages show live state, errors negotiate on Accept and words on Accept-Language: never reuse a stored copy.
   'cache-control': 'no-store',
-  vary: 'Accept',
+  vary: 'Accept, Accept-Language',
 };
 
 export interface PageInput {
@@ -110,48 +130,58 @@ export interface PageInput {
   main: SafeHtml;
   /** Wide layout for tables of many columns (studio). */
   wide?: boolean;
+  /** The page's language (English when absent). */
+  t?: FrameWords;
+  /** For pages offered in every language: this page in each (the switcher, hreflang links). */
+  languages?: readonly LanguageLink[];
+  /** The machine-readable form of what the page shows (rel=alternate). */
+  jsonAlternate?: string;
+}
+
+function languageSwitcher(t: FrameWords, languages: readonly LanguageLink[]): SafeHtml {
+  return html`<nav class="langs" aria-label="${t('frame.languages')}">
+${languages.map((l) => html`<a href="${l.href}" lang="${l.lang}" hreflang="${l.lang}"${l.current ? html` aria-current="true"` : ''}>${l.name}</a>\n`)}</nav>`;
 }
 
 /** The shared page frame: language, landmarks, skip link, navigation and the disclosure footer. */
-export function pageDocument({ title, baseUrl, main, wide }: PageInput): string {
+export function pageDocument({ title, baseUrl, main, wide, t = englishFrame, languages, jsonAlternate }: PageInput): string {
+  const lang = t.locale.lang;
   return html`<!doctype html>
-<html lang="en">
+<html lang="${lang}">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
-<title>${title} · Public Trust and Verification</title>
+<title>${title} · ${t('frame.serviceName')}</title>
 <link rel="icon" href="${baseUrl}${SITE_PATHS.favicon}" type="image/svg+xml">
-<style>${raw(STYLE)}</style>
+${jsonAlternate ? html`<link rel="alternate" type="application/json" href="${jsonAlternate}">
+` : ''}${languages ? languages.map((l) => html`<link rel="alternate" hreflang="${l.lang}" href="${l.href}">
+`) : ''}<style>${raw(STYLE)}</style>
 </head>
 <body>
-<a class="skip" href="#main">Skip to content</a>
-<header class="site"><nav aria-label="Service">
-<span class="name">Public Trust and Verification</span>
-<a href="${baseUrl}/verify">Verify</a>
-<a href="${baseUrl}/studio">Studio</a>
+<a class="skip" href="#main">${t('frame.skip')}</a>
+<header class="site"><nav aria-label="${t('frame.nav')}">
+<span class="name">${t('frame.serviceName')}</span>
+<a href="${baseUrl}/verify${languages ? html`?lang=${lang}` : ''}">${t('frame.verify')}</a>
+<a href="${baseUrl}/studio">${t('frame.studio')}</a>
 </nav></header>
 <main id="main"${wide ? html` class="wide"` : ''}>
+${languages ? languageSwitcher(t, languages) : ''}
 ${main}
 </main>
 <footer>
-<p>Public and read-only. Pages and responses never contain customer personal data or payment account data.
-Ledger evidence proves integrity only, never authority.</p>
+<p>${t('frame.footer')}</p>
 </footer>
 </body>
 </html>
 `.value;
 }
 
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-
-/** An instant for a person (UTC, minutes) inside <time> carrying the exact value for machines. */
-export function timeElement(instant: string | null | undefined): SafeHtml {
-  if (!instant) return html`<span class="muted">never</span>`;
+/** An instant for a person, in the page's locale and in UTC (zone stated), inside <time> carrying the exact value. */
+export function timeElement(instant: string | null | undefined, t: FrameWords = englishFrame): SafeHtml {
+  if (!instant) return html`<span class="muted">${t('time.never')}</span>`;
   const ms = Date.parse(instant);
   if (Number.isNaN(ms)) return html`${instant}`;
-  const d = new Date(ms);
-  const pad = (n: number) => String(n).padStart(2, '0');
-  const text = `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]} ${d.getUTCFullYear()}, ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())} UTC`;
-  return html`<time datetime="${d.toISOString()}">${text}</time>`;
+  const iso = new Date(ms).toISOString();
+  return html`<time datetime="${iso}">${t.instant(iso)}</time>`;
 }

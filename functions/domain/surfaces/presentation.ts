@@ -1,40 +1,38 @@
 import type { LivingObjectResolution, OverallDisposition } from '../../contract/schemas/objects';
-import { ASSURANCE_RULES, assuranceLevelOf } from './assurance';
+import { assuranceLevelOf } from './assurance';
 import { html, raw, segment, timeElement, type SafeHtml } from './html';
+import { type MessageKey, type Translator } from './i18n';
+import { isMessageKey, english } from './page-languages';
 
 type Tone = 'ok' | 'warn' | 'bad' | 'info';
 
-/** What each overall disposition tells a person, in one label and one sentence (the colour only repeats the word). */
-export const DISPOSITION_WORDING: Record<OverallDisposition, { label: string; tone: Tone; sentence: string }> = {
-  TRUSTED: { label: 'Trusted', tone: 'ok', sentence: 'Current and confirmed: its authority was observed recently and ledger evidence confirms the record shown.' },
-  UNVERIFIED: { label: 'Unverified', tone: 'warn', sentence: 'A current state is shown, but not everything about it could be confirmed. Read the details before relying on it.' },
-  STALE: { label: 'Possibly out of date', tone: 'warn', sentence: 'Its authority has not been observed within the freshness window; the state may have changed since.' },
-  CHANGED: { label: 'Changed', tone: 'warn', sentence: 'The record changed after its latest ledger evidence; the evidence covers an earlier version.' },
-  HISTORICAL: { label: 'Historical only', tone: 'info', sentence: 'Only history remains: the view is of a past instant, or the record was replaced or retired.' },
-  REVOKED: { label: 'Withdrawn', tone: 'bad', sentence: 'Its lifecycle withdrew it: whatever it granted no longer applies.' },
-  UNKNOWN: { label: 'Unknown', tone: 'info', sentence: 'Nothing is known about this reference at this instant.' },
+/** The colour of each overall disposition; it only repeats the word, which carries the meaning. */
+export const DISPOSITION_TONES: Record<OverallDisposition, Tone> = {
+  TRUSTED: 'ok',
+  UNVERIFIED: 'warn',
+  STALE: 'warn',
+  CHANGED: 'warn',
+  HISTORICAL: 'info',
+  REVOKED: 'bad',
+  UNKNOWN: 'info',
 };
 
-const DISPOSITION_MEANING: Record<string, string> = {
-  CURRENT: 'the state is current and fresh',
-  HISTORICAL_ONLY: 'only a past state is shown',
-  MODIFIED: 'the version shown is newer than its ledger evidence',
-  STALE: 'the state has not been observed recently enough',
-  UNKNOWN: 'nothing is known at this instant',
-};
+const overallOf = (overall: string): OverallDisposition => (overall in DISPOSITION_TONES ? (overall as OverallDisposition) : 'UNKNOWN');
 
-const RIGHTS_MEANING: Record<string, string> = {
-  REVOKED_BY_LIFECYCLE: 'Revoked by its lifecycle: no right can be relied on.',
-  REVIEW_REQUIRED: 'Review required: the answer is not current and confirmed, so check with the issuer before relying on it.',
-  NO_PUBLIC_RIGHT_ASSERTED: 'No right is asserted publicly: this page confirms the state, not an entitlement.',
-};
-
-export function wordingOf(overall: string) {
-  return DISPOSITION_WORDING[overall as OverallDisposition] ?? DISPOSITION_WORDING.UNKNOWN;
+/** What an overall disposition tells a person, in one label and one sentence, in the page's language. */
+export function dispositionWording(overall: string, t: Translator = english): { label: string; tone: Tone; sentence: SafeHtml } {
+  const key = overallOf(overall);
+  return { label: t.text(`disposition.${key}.label`), tone: DISPOSITION_TONES[key], sentence: t(`disposition.${key}.sentence`) };
 }
 
-export function statusBadge(overall: string): SafeHtml {
-  const w = wordingOf(overall);
+/** A message for a machine value when the catalogue has one (`prefix.VALUE`), else the fallback. */
+export function explained(t: Translator, prefix: string, value: string, fallback: MessageKey = 'words.notDefined'): SafeHtml {
+  const key = `${prefix}.${value}`;
+  return t(isMessageKey(key) ? key : fallback);
+}
+
+export function statusBadge(overall: string, t: Translator = english): SafeHtml {
+  const w = dispositionWording(overall, t);
   return html`<span class="status ${w.tone}">${w.label}</span>`;
 }
 
@@ -46,12 +44,22 @@ export function stateWords(state: string): string {
 
 const text = (value: unknown): string | undefined => (typeof value === 'string' && value !== '' ? value : undefined);
 
-function freshnessWindow(seconds: unknown): string | undefined {
+function freshnessWindow(seconds: unknown, t: Translator): string | undefined {
   if (typeof seconds !== 'number' || !Number.isFinite(seconds) || seconds <= 0) return undefined;
-  if (seconds % 86400 === 0) return `${seconds / 86400} day${seconds === 86400 ? '' : 's'}`;
-  if (seconds % 3600 === 0) return `${seconds / 3600} hour${seconds === 3600 ? '' : 's'}`;
-  if (seconds % 60 === 0) return `${seconds / 60} minute${seconds === 60 ? '' : 's'}`;
-  return `${seconds} seconds`;
+  if (seconds % 86400 === 0) return t.text('duration.days', { n: seconds / 86400 });
+  if (seconds % 3600 === 0) return t.text('duration.hours', { n: seconds / 3600 });
+  if (seconds % 60 === 0) return t.text('duration.minutes', { n: seconds / 60 });
+  return t.text('duration.seconds', { n: seconds });
+}
+
+/**
+ * Why integrity is or is not confirmed. The service's reason is English technical text; other
+ * languages state the outcome in their words and keep the reason, marked as English.
+ */
+export function integrityExplanation(confirmed: boolean, reason: string, t: Translator): SafeHtml {
+  if (t.locale.lang === 'en') return html`${reason}`;
+  if (confirmed) return t('card.integrityReason.confirmed');
+  return html`${t('card.integrityReason.notConfirmed')} <span lang="en">${reason}</span>`;
 }
 
 export interface ResolutionView {
@@ -61,52 +69,53 @@ export interface ResolutionView {
 }
 
 /** The status card shared by /verify results and the trust receipt: one vocabulary for both. */
-export function statusCard({ resolution, integrityReason }: ResolutionView, headingId: string): SafeHtml {
+export function statusCard({ resolution, integrityReason }: ResolutionView, headingId: string, t: Translator = english): SafeHtml {
   const { current, object } = resolution;
-  const wording = wordingOf(current.overallDisposition);
-  const assurance = ASSURANCE_RULES.find((r) => r.key === assuranceLevelOf(current))!;
+  const wording = dispositionWording(current.overallDisposition, t);
+  const assurance = assuranceLevelOf(current);
   const title = text(object.title);
   const objectType = text(object.objectType);
-  const window = freshnessWindow(object.freshnessSeconds);
+  const window = freshnessWindow(object.freshnessSeconds, t);
   return html`<section class="card" aria-labelledby="${headingId}">
-<h2 id="${headingId}">${title ?? text(object.reference) ?? 'Record'}</h2>
-<p role="status">${statusBadge(current.overallDisposition)} ${wording.sentence}</p>
+<h2 id="${headingId}">${title ?? text(object.reference) ?? t('card.record')}</h2>
+<p role="status"><span class="status ${wording.tone}">${wording.label}</span> ${wording.sentence}</p>
 <dl class="facts">
-${objectType ? html`<dt>Kind of object</dt><dd>${stateWords(objectType)}</dd>` : ''}
-${text(object.businessReference) ? html`<dt>Business reference</dt><dd>${text(object.businessReference)}</dd>` : ''}
-<dt>Reference</dt><dd><code>${text(object.reference) ?? ''}</code></dd>
-<dt>State</dt><dd>${stateWords(current.state)} <code class="muted">(${current.state})</code></dd>
-${text(object.stateSince) ? html`<dt>In this state since</dt><dd>${timeElement(text(object.stateSince))}</dd>` : ''}
-<dt>Disposition</dt><dd><code>${current.disposition}</code>: ${DISPOSITION_MEANING[current.disposition] ?? 'not defined'}</dd>
-<dt>Fresh</dt><dd>${current.fresh ? 'Yes' : 'No'}${window ? html`, freshness window ${window}` : ''}</dd>
-<dt>Last authority check</dt><dd>${timeElement(current.observedAt ?? null)}</dd>
-<dt>Evidence integrity</dt><dd>${current.evidenceIntegrityConfirmed ? 'Confirmed' : 'Not confirmed'}: ${integrityReason}</dd>
-<dt>Assurance level</dt><dd><code>${assurance.key}</code>: ${assurance.meaning}</dd>
-${text(object.authority) ? html`<dt>Authority</dt><dd>${text(object.authority)}</dd>` : ''}
-<dt>Evaluated at</dt><dd>${timeElement(current.evaluatedAt)}</dd>
+${objectType ? html`<dt>${t('card.kind')}</dt><dd>${stateWords(objectType)}</dd>` : ''}
+${text(object.businessReference) ? html`<dt>${t('card.businessReference')}</dt><dd>${text(object.businessReference)}</dd>` : ''}
+<dt>${t('card.reference')}</dt><dd><code>${text(object.reference) ?? ''}</code></dd>
+<dt>${t('card.state')}</dt><dd>${stateWords(current.state)} <code class="muted">(${current.state})</code></dd>
+${text(object.stateSince) ? html`<dt>${t('card.stateSince')}</dt><dd>${timeElement(text(object.stateSince), t)}</dd>` : ''}
+<dt>${t('card.disposition')}</dt><dd><code>${current.disposition}</code>: ${explained(t, 'dispositionMeaning', current.disposition)}</dd>
+<dt>${t('card.fresh')}</dt><dd>${current.fresh ? t('words.yes') : t('words.no')}${window ? html`, ${t('card.freshnessWindow', { window })}` : ''}</dd>
+<dt>${t('card.lastAuthorityCheck')}</dt><dd>${timeElement(current.observedAt ?? null, t)}</dd>
+<dt>${t('card.integrity')}</dt><dd>${current.evidenceIntegrityConfirmed ? t('words.confirmed') : t('words.notConfirmed')}: ${integrityExplanation(current.evidenceIntegrityConfirmed, integrityReason, t)}</dd>
+<dt>${t('card.assurance')}</dt><dd><code>${assurance}</code>: ${t(`assurance.${assurance}`)}</dd>
+${text(object.authority) ? html`<dt>${t('card.authority')}</dt><dd>${text(object.authority)}</dd>` : ''}
+<dt>${t('card.evaluatedAt')}</dt><dd>${timeElement(current.evaluatedAt, t)}</dd>
 </dl>
 </section>`;
 }
 
-export function rightsSection(resolution: LivingObjectResolution): SafeHtml {
+export function rightsSection(resolution: LivingObjectResolution, t: Translator = english): SafeHtml {
   const card = resolution.presentations?.customerAccountOrder;
   if (!card) return raw('');
   return html`<section aria-labelledby="rights-heading">
-<h2 id="rights-heading">Rights and payment</h2>
+<h2 id="rights-heading">${t('rightsSection.heading')}</h2>
 <dl class="facts">
-<dt>Rights</dt><dd><code>${card.rightsState}</code>: ${RIGHTS_MEANING[card.rightsState]}</dd>
-<dt>Payment and refund</dt><dd>Not disclosed. This service never shows payment or refund details.</dd>
+<dt>${t('rightsSection.rights')}</dt><dd><code>${card.rightsState}</code>: ${explained(t, 'rights', card.rightsState)}</dd>
+<dt>${t('rightsSection.payment')}</dt><dd>${t('rightsSection.notDisclosed')}</dd>
 </dl>
 </section>`;
 }
 
-/** Where a person goes next from a status card; the page they are on is left out. */
-export function objectLinksList(baseUrl: string, reference: string, from: 'verify' | 'receipt', ledgerUrl?: string): SafeHtml {
+/** Where a person goes next from a status card; the page they are on is left out. Links keep the page's language. */
+export function objectLinksList(baseUrl: string, reference: string, from: 'verify' | 'receipt', ledgerUrl: string | undefined, t: Translator = english): SafeHtml {
   const ref = segment(reference);
-  return html`<ul>
-${from === 'verify' ? html`<li><a href="${baseUrl}/trust-receipt/${ref}">Full trust receipt</a>, with the timeline</li>` : ''}
-${from === 'receipt' ? html`<li><a href="${baseUrl}/verify?reference=${ref}">Check the current status again</a></li>` : ''}
-<li><a href="${baseUrl}/v1/objects/${ref}">Machine-readable resolution (JSON)</a></li>
-${ledgerUrl ? html`<li><a href="${ledgerUrl}">Ledger origin and verifier key</a>, to re-check the integrity evidence yourself</li>` : ''}
+  const lang = t.locale.lang;
+  return html`<ul class="noprint">
+${from === 'verify' ? html`<li><a href="${baseUrl}/trust-receipt/${ref}?lang=${lang}">${t('receipt.fullReceipt')}</a></li>` : ''}
+${from === 'receipt' ? html`<li><a href="${baseUrl}/verify?reference=${ref}&amp;lang=${lang}">${t('receipt.checkAgain')}</a></li>` : ''}
+<li><a href="${baseUrl}/v1/objects/${ref}" type="application/json">${t('receipt.json')}</a></li>
+${ledgerUrl ? html`<li><a href="${ledgerUrl}" type="application/json">${t('receipt.ledger')}</a></li>` : ''}
 </ul>`;
 }

@@ -1,7 +1,7 @@
 import type { ActivationReadiness, ProductionFoundations } from '../../contract/schemas/surfaces';
 import { html, pageDocument, timeElement, type SafeHtml } from './html';
 import { linkIfPublished, type OperationRow } from './endpoints';
-import { lookupForm } from './verify-page';
+import { lookupForm } from './lookup';
 
 export interface StudioInput {
   baseUrl: string;

@@ -1,88 +1,131 @@
 import type { LivingObjectResolution, TimelineEntry } from '../../contract/schemas/objects';
 import type { CommercialProofEvidence } from '../../contract/schemas/proofs';
 import type { ProofTimelineEntry } from '../proofs';
+import { deviceCheckSection, type DeviceCheckInput } from './device-check';
+import { html, pageDocument, PRINTED_TIMELINE_ROWS, segment, timeElement, type SafeHtml } from './html';
+import { type Lang, type Translator } from './i18n';
+import { english, languageLinks } from './page-languages';
 import { proofStatusCard, proofTimeline } from './proof-presentation';
-import { html, pageDocument, segment, timeElement, type SafeHtml } from './html';
 import { objectLinksList, rightsSection, stateWords, statusCard, type ResolutionView } from './presentation';
+import { qrCode } from './qr';
 
-export interface TrustReceiptInput extends ResolutionView {
+interface ReceiptCommon {
   baseUrl: string;
   reference: string;
   /** True when older timeline entries exist than the window shown. */
   olderEntriesExist: boolean;
   ledgerUrl?: string;
+  /** The page's language (English when absent). */
+  t?: Translator;
+  /** The version shown, its ledger evidence and the published keys, for the check on the visitor's device. */
+  device?: DeviceCheckInput;
 }
+
+export type TrustReceiptInput = ReceiptCommon & ResolutionView;
 
 /** Machine names such as DEVICE_REGISTRY_SYNC read as words; names already in words stay as they are. */
 const sourceWords = (source: string): string => (/^[A-Z0-9_]+$/.test(source) ? stateWords(source) : source);
 
-function describeEntry(entry: TimelineEntry): SafeHtml {
+/** Where a receipt lives: without a language, so whoever scans or follows it reads it in theirs. */
+export const receiptUrl = (baseUrl: string, reference: string): string => `${baseUrl}/trust-receipt/${segment(reference)}`;
+
+const languagesOf = (input: ReceiptCommon, t: Translator) => languageLinks(t, (lang: Lang) => `${receiptUrl(input.baseUrl, input.reference)}?lang=${lang}`);
+
+function describeEntry(entry: TimelineEntry, t: Translator): SafeHtml {
   if (entry.type === 'STATE_CHANGED') {
     return entry.previousState
-      ? html`State changed from ${stateWords(entry.previousState)} to <strong>${stateWords(entry.state)}</strong>`
-      : html`Recorded as <strong>${stateWords(entry.state)}</strong>`;
+      ? t('timeline.changed', { from: stateWords(entry.previousState), to: stateWords(entry.state) })
+      : t('timeline.recorded', { state: stateWords(entry.state) });
   }
-  return html`Authority observed the state (${stateWords(entry.state)})`;
+  return t('timeline.observed', { state: stateWords(entry.state) });
 }
 
-function timelineSection(input: TrustReceiptInput): SafeHtml {
+function timelineSection(input: TrustReceiptInput, t: Translator): SafeHtml {
   const entries = [...(input.resolution.timeline ?? [])].reverse();
-  if (entries.length === 0) return html`<h2 id="timeline-heading">Timeline</h2><p>No entries at this instant.</p>`;
-  const ref = segment(input.reference);
+  if (entries.length === 0) return html`<h2 id="timeline-heading">${t('timeline.heading')}</h2><p>${t('timeline.empty')}</p>`;
   return html`<section aria-labelledby="timeline-heading">
-<h2 id="timeline-heading">Timeline</h2>
+<h2 id="timeline-heading">${t('timeline.heading')}</h2>
 <div class="scroll"><table>
-<caption>${entries.length} ${entries.length === 1 ? 'entry' : 'entries'}, newest first${input.olderEntriesExist ? ', older entries not shown' : ''}.</caption>
-<thead><tr><th scope="col">When</th><th scope="col">What happened</th><th scope="col">Source</th></tr></thead>
+<caption>${t('timeline.caption', { count: entries.length, older: input.olderEntriesExist ? 'yes' : 'no' })}</caption>
+<thead><tr><th scope="col">${t('timeline.when')}</th><th scope="col">${t('timeline.what')}</th><th scope="col">${t('timeline.source')}</th></tr></thead>
 <tbody>
-${entries.map((e) => html`<tr><td>${timeElement(e.at)}</td><td>${describeEntry(e)}</td><td>${sourceWords(e.source)}</td></tr>\n`)}
+${entries.map((e) => html`<tr><td>${timeElement(e.at, t)}</td><td>${describeEntry(e, t)}</td><td>${sourceWords(e.source)}</td></tr>\n`)}
 </tbody>
 </table></div>
-${input.olderEntriesExist ? html`<p>The full history is in the <a href="${input.baseUrl}/v1/objects/${ref}">JSON resolution</a>, which pages back through older entries (Link header).</p>` : ''}
+${entries.length > PRINTED_TIMELINE_ROWS ? html`<p class="print-only">${t('timeline.printNote')}</p>` : ''}
+${input.olderEntriesExist ? html`<p class="noprint">${t('timeline.fullHistory', { href: `${input.baseUrl}/v1/objects/${segment(input.reference)}` })}</p>` : ''}
 </section>`;
 }
+
+/** The QR code of the receipt's address, to open it on another device or keep it on paper. */
+function shareSection(input: ReceiptCommon, t: Translator): SafeHtml {
+  const url = receiptUrl(input.baseUrl, input.reference);
+  return html`<section aria-labelledby="share-heading">
+<h2 id="share-heading">${t('receipt.shareHeading')}</h2>
+<div class="share">${qrCode(url, t.text('receipt.qrLabel', { url }))}
+<p>${t('receipt.qrHint')}<br><code>${url}</code></p></div>
+</section>`;
+}
+
+const deviceSection = (input: ReceiptCommon, t: Translator): SafeHtml | '' => (input.device ? deviceCheckSection(input.device, t) : '');
 
 /** /trust-receipt/{reference}: the resolution of a living object for a person, lifecycle first. */
 export function renderTrustReceipt(input: TrustReceiptInput): string {
+  const t = input.t ?? english;
   const resolution: LivingObjectResolution = input.resolution;
-  const main = html`<h1>Trust receipt</h1>
-<p class="muted">What this service holds about reference <code>${input.reference}</code>, as of the instant below.</p>
-${statusCard(input, 'status-heading')}
-${rightsSection(resolution)}
-${timelineSection(input)}
+  const main = html`<h1>${t('receipt.heading')}</h1>
+<p class="muted">${t('receipt.intro', { reference: input.reference })} ${t('time.zoneNote')}</p>
+${statusCard(input, 'status-heading', t)}
+${deviceSection(input, t)}
+${rightsSection(resolution, t)}
+${timelineSection(input, t)}
 <section aria-labelledby="check-heading">
-<h2 id="check-heading">Check it yourself</h2>
-${objectLinksList(input.baseUrl, input.reference, 'receipt', input.ledgerUrl)}
-<p class="muted">This receipt contains no personal or payment data. Ledger evidence proves the integrity of the record shown, not anyone's authority.</p>
-</section>`;
-  return pageDocument({ title: `Trust receipt ${input.reference}`, baseUrl: input.baseUrl, main });
+<h2 id="check-heading">${t('receipt.checkHeading')}</h2>
+${objectLinksList(input.baseUrl, input.reference, 'receipt', input.ledgerUrl, t)}
+<p class="muted">${t('receipt.disclosure')}</p>
+</section>
+${shareSection(input, t)}`;
+  return pageDocument({
+    title: t.text('receipt.title', { reference: input.reference }),
+    baseUrl: input.baseUrl,
+    main,
+    t,
+    languages: languagesOf(input, t),
+    jsonAlternate: `${input.baseUrl}/v1/objects/${segment(input.reference)}`,
+  });
 }
 
-export interface ProofReceiptInput {
-  baseUrl: string;
-  reference: string;
+export interface ProofReceiptInput extends ReceiptCommon {
   evidence: CommercialProofEvidence;
   /** Timeline window, oldest first. */
   timeline: ProofTimelineEntry[];
-  olderEntriesExist: boolean;
-  ledgerUrl?: string;
 }
 
 /** /trust-receipt/{reference} for a commercial proof: the proof, where its source stands now, and its history. */
 export function renderProofReceipt(input: ProofReceiptInput): string {
+  const t = input.t ?? english;
   const ref = segment(input.reference);
-  const main = html`<h1>Trust receipt</h1>
-<p class="muted">What this service holds about commercial proof <code>${input.reference}</code>, as of ${timeElement(String(input.evidence.verification.synchronization.evaluatedAt ?? ''))}.</p>
-${proofStatusCard(input.evidence, input.baseUrl, 'status-heading')}
-${proofTimeline(input.timeline, input.olderEntriesExist)}
+  const main = html`<h1>${t('receipt.heading')}</h1>
+<p class="muted">${t('receipt.proofIntro', { reference: input.reference, at: timeElement(String(input.evidence.verification.synchronization.evaluatedAt ?? ''), t) })} ${t('time.zoneNote')}</p>
+${proofStatusCard(input.evidence, input.baseUrl, 'status-heading', t)}
+${deviceSection(input, t)}
+${proofTimeline(input.timeline, input.olderEntriesExist, t)}
 <section aria-labelledby="check-heading">
-<h2 id="check-heading">Check it yourself</h2>
-<ul>
-<li><a href="${input.baseUrl}/verify?reference=${ref}">Check the current status again</a></li>
-<li><a href="${input.baseUrl}/v1/commercial-proofs/${ref}">Machine-readable evidence (JSON)</a>, with the ledger inclusion proof</li>
-${input.ledgerUrl ? html`<li><a href="${input.ledgerUrl}">Ledger origin and verifier key</a>, to re-check the integrity evidence yourself</li>` : ''}
+<h2 id="check-heading">${t('receipt.checkHeading')}</h2>
+<ul class="noprint">
+<li><a href="${input.baseUrl}/verify?reference=${ref}&amp;lang=${t.locale.lang}">${t('receipt.checkAgain')}</a></li>
+<li><a href="${input.baseUrl}/v1/commercial-proofs/${ref}" type="application/json">${t('receipt.proofJson')}</a></li>
+${input.ledgerUrl ? html`<li><a href="${input.ledgerUrl}" type="application/json">${t('receipt.ledger')}</a></li>` : ''}
 </ul>
-<p class="muted">This receipt contains no personal or payment data. Ledger evidence proves the integrity of the proof shown, not anyone's authority.</p>
-</section>`;
-  return pageDocument({ title: `Trust receipt ${input.reference}`, baseUrl: input.baseUrl, main });
+<p class="muted">${t('receipt.disclosure')}</p>
+</section>
+${shareSection(input, t)}`;
+  return pageDocument({
+    title: t.text('receipt.title', { reference: input.reference }),
+    baseUrl: input.baseUrl,
+    main,
+    t,
+    languages: languagesOf(input, t),
+    jsonAlternate: `${input.baseUrl}/v1/commercial-proofs/${ref}`,
+  });
 }

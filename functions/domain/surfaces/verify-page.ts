@@ -1,5 +1,9 @@
 import type { CommercialProofEvidence } from '../../contract/schemas/proofs';
+import { deviceCheckSection, type DeviceCheckInput } from './device-check';
 import { html, pageDocument, segment, type SafeHtml } from './html';
+import { type Lang, type Translator } from './i18n';
+import { lookupForm, problemSection } from './lookup';
+import { english, languageLinks } from './page-languages';
 import { proofStatusCard } from './proof-presentation';
 import { objectLinksList, statusCard, type ResolutionView } from './presentation';
 
@@ -10,10 +14,10 @@ export const OTHER_KIND_ROUTES: Record<string, { label: string; path: (ref: stri
 
 export type VerifyOutcome =
   | { kind: 'form' }
-  | ({ kind: 'object' } & ResolutionView)
-  | { kind: 'proof'; evidence: CommercialProofEvidence }
+  | ({ kind: 'object'; device?: DeviceCheckInput } & ResolutionView)
+  | { kind: 'proof'; evidence: CommercialProofEvidence; device?: DeviceCheckInput }
   | { kind: 'other-kind'; reference: string; recordKind: string }
-  | { kind: 'problem'; status: number; title: string; detail: string; correlationId: string };
+  | { kind: 'problem'; status: number; code?: string; title: string; detail: string; correlationId: string };
 
 export interface VerifyPageInput {
   baseUrl: string;
@@ -21,71 +25,68 @@ export interface VerifyPageInput {
   entered?: string;
   outcome: VerifyOutcome;
   ledgerUrl?: string;
+  /** The page's language (English when absent). */
+  t?: Translator;
 }
 
-/** The characters a reference may hold, as an HTML pattern (v-flag syntax); surrounding spaces are trimmed by the server. */
-export const REFERENCE_INPUT_PATTERN = String.raw`\s*[A-Za-z0-9][A-Za-z0-9._:~\-]*\s*`;
-
-export function lookupForm(baseUrl: string, entered: string | undefined, invalid: boolean): SafeHtml {
-  return html`<form class="lookup" method="get" action="${baseUrl}/verify" role="search" aria-label="Verify a reference">
-<label for="reference">Reference</label>
-<input id="reference" name="reference" type="text" required minlength="3" maxlength="200" pattern="${REFERENCE_INPUT_PATTERN}"
- autocomplete="off" autocapitalize="none" spellcheck="false" inputmode="text" aria-describedby="reference-hint"${invalid ? html` aria-invalid="true"` : ''} value="${entered ?? ''}">
-<button type="submit">Check status</button>
-<p id="reference-hint" class="hint">As printed on a receipt or encoded in a QR code: 3 to 180 letters, digits and <code>. _ : ~ -</code>, for example <code>ORD-2026-0001</code>.</p>
-</form>`;
-}
-
-function outcomeSection(input: VerifyPageInput): SafeHtml {
+function outcomeSection(input: VerifyPageInput, t: Translator): SafeHtml {
   const { outcome, baseUrl } = input;
   switch (outcome.kind) {
     case 'form':
       return html``;
     case 'object': {
       const reference = String(outcome.resolution.object.reference ?? input.entered ?? '');
-      return html`${statusCard(outcome, 'result-heading')}
-<h2>Next</h2>
-${objectLinksList(baseUrl, reference, 'verify', input.ledgerUrl)}`;
+      return html`${statusCard(outcome, 'result-heading', t)}
+${outcome.device ? deviceCheckSection(outcome.device, t) : ''}
+<h2>${t('verify.next')}</h2>
+${objectLinksList(baseUrl, reference, 'verify', input.ledgerUrl, t)}`;
     }
     case 'proof': {
       const ref = segment(outcome.evidence.proof.reference);
-      return html`${proofStatusCard(outcome.evidence, baseUrl, 'result-heading')}
-<h2>Next</h2>
+      return html`${proofStatusCard(outcome.evidence, baseUrl, 'result-heading', t)}
+${outcome.device ? deviceCheckSection(outcome.device, t) : ''}
+<h2>${t('verify.next')}</h2>
 <ul>
-<li><a href="${baseUrl}/trust-receipt/${ref}">Full trust receipt</a>, with the timeline</li>
-<li><a href="${baseUrl}/v1/commercial-proofs/${ref}">Machine-readable evidence (JSON)</a></li>
-${input.ledgerUrl ? html`<li><a href="${input.ledgerUrl}">Ledger origin and verifier key</a>, to re-check the integrity evidence yourself</li>` : ''}
+<li><a href="${baseUrl}/trust-receipt/${ref}?lang=${t.locale.lang}">${t('receipt.fullReceipt')}</a></li>
+<li><a href="${baseUrl}/v1/commercial-proofs/${ref}" type="application/json">${t('receipt.proofJson')}</a></li>
+${input.ledgerUrl ? html`<li><a href="${input.ledgerUrl}" type="application/json">${t('receipt.ledger')}</a></li>` : ''}
 </ul>`;
     }
     case 'other-kind': {
       const route = OTHER_KIND_ROUTES[outcome.recordKind];
       return html`<section class="card" aria-labelledby="result-heading">
-<h2 id="result-heading">Reference <code>${outcome.reference}</code></h2>
-<p role="status">This reference is ${route ? route.label : 'not a living object'}, so it has no lifecycle receipt.
-${route ? html`Its public verification answer is <a href="${baseUrl}${route.path(segment(outcome.reference))}">here (JSON)</a>.` : ''}</p>
+<h2 id="result-heading">${t('card.reference')} <code>${outcome.reference}</code></h2>
+<p role="status">${t('verify.otherKind', { kind: route ? outcome.recordKind : 'other' })}
+${route ? t('verify.otherKindLink', { href: `${baseUrl}${route.path(segment(outcome.reference))}` }) : ''}</p>
 </section>`;
     }
     case 'problem':
-      return html`<section class="error" role="alert" aria-labelledby="result-heading">
-<h2 id="result-heading">${outcome.title}</h2>
-<p>${outcome.detail}</p>
-<p class="muted">Status ${outcome.status}. Correlation id <code>${outcome.correlationId}</code> (quote it if you ask for help).</p>
-</section>`;
+      return problemSection(outcome, t, 'result-heading');
   }
+}
+
+/** The JSON answer behind a status shown on /verify (its rel=alternate), if it shows one. */
+export function jsonAlternateOf(baseUrl: string, outcome: VerifyOutcome): string | undefined {
+  if (outcome.kind === 'object') return `${baseUrl}/v1/objects/${segment(String(outcome.resolution.object.reference ?? ''))}`;
+  if (outcome.kind === 'proof') return `${baseUrl}/v1/commercial-proofs/${segment(outcome.evidence.proof.reference)}`;
+  return undefined;
 }
 
 /** /verify: the entry form, and below it the answer for the reference entered, if any. */
 export function renderVerifyPage(input: VerifyPageInput): string {
+  const t = input.t ?? english;
   const invalid = input.outcome.kind === 'problem' && input.outcome.status === 400;
-  const main = html`<h1>Verify a reference</h1>
-<p>Enter the reference printed on a receipt, label or credential to see what is true about it right now.</p>
-${lookupForm(input.baseUrl, input.entered, invalid)}
-${outcomeSection(input)}`;
+  const main = html`<h1>${t('verify.heading')}</h1>
+<p>${t('verify.intro')}</p>
+${lookupForm(input.baseUrl, input.entered, invalid, t)}
+${outcomeSection(input, t)}`;
   const title =
     input.outcome.kind === 'object'
-      ? `Status of ${String(input.outcome.resolution.object.reference ?? '')}`
+      ? t.text('verify.titleFor', { reference: String(input.outcome.resolution.object.reference ?? '') })
       : input.outcome.kind === 'proof'
-        ? `Status of ${input.outcome.evidence.proof.reference}`
-        : 'Verify';
-  return pageDocument({ title, baseUrl: input.baseUrl, main });
+        ? t.text('verify.titleFor', { reference: input.outcome.evidence.proof.reference })
+        : t.text('verify.title');
+  const query = input.entered !== undefined ? `reference=${encodeURIComponent(input.entered)}&` : '';
+  const jsonAlternate = jsonAlternateOf(input.baseUrl, input.outcome);
+  return pageDocument({ title, baseUrl: input.baseUrl, main, t, languages: languageLinks(t, (lang: Lang) => `${input.baseUrl}/verify?${query}lang=${lang}`), jsonAlternate });
 }

@@ -1,0 +1,56 @@
+import DE from '../../generated/messages/de';
+import EN from '../../generated/messages/en';
+import ES from '../../generated/messages/es';
+import FR from '../../generated/messages/fr';
+import { LANGUAGE_NAMES } from '../../contract/languages';
+import { DEFAULT_LOCALE, LANGUAGES, negotiateLocale, translatorOf, type CompiledMessages, type Lang, type Locale, type MessageKey, type Translator } from './i18n';
+
+/**
+ * Every language of the person-facing pages (/verify and /trust-receipt), for the functions that
+ * serve them: the compiled catalogues, the translator of a request, and the language switcher.
+ */
+const CATALOGUES = { en: EN, de: DE, fr: FR, es: ES } as unknown as Record<Lang, () => CompiledMessages>;
+const built = new Map<Lang, CompiledMessages>();
+
+/** A language's compiled catalogue, built the first time a page asks for it. */
+function messagesOf(lang: Lang): CompiledMessages {
+  let messages = built.get(lang);
+  if (!messages) built.set(lang, (messages = CATALOGUES[lang]()));
+  return messages;
+}
+
+/** Every word in English: the default of the pages that speak several languages. */
+export const english: Translator = translatorOf(DEFAULT_LOCALE, messagesOf('en'));
+
+/** True for a key of the catalogues (all have the same keys, held by a test). */
+export const isMessageKey = (key: string): key is MessageKey => Object.hasOwn(messagesOf('en'), key);
+
+const translators = new Map<string, Translator>([[`en|${english.locale.formatLocale}`, english]]);
+
+export function translator(locale: Locale): Translator {
+  const key = `${locale.lang}|${locale.formatLocale}`;
+  let t = translators.get(key);
+  if (!t) {
+    t = translatorOf(locale, messagesOf(locale.lang));
+    // Locales come from requests: remember a bounded number.
+    if (translators.size < 64) translators.set(key, t);
+  }
+  return t;
+}
+
+/** The words for a request: ?lang=, then Accept-Language, then English. */
+export const requestTranslator = (acceptLanguage: string | undefined, langParam: string | undefined): Translator =>
+  translator(negotiateLocale(acceptLanguage, langParam));
+
+export interface LanguageLink {
+  lang: Lang;
+  /** The language's name in itself (Deutsch, Français). */
+  name: string;
+  href: string;
+  current: boolean;
+}
+
+/** The switcher's links: this page in each language, each named in its own language. */
+export function languageLinks(t: Translator, inLanguage: (lang: Lang) => string): LanguageLink[] {
+  return LANGUAGES.map((lang) => ({ lang, name: LANGUAGE_NAMES[lang], href: inLanguage(lang), current: lang === t.locale.lang }));
+}

@@ -1,0 +1,64 @@
+import { LANGUAGES } from '../../functions/contract/languages';
+import { negotiateLocale } from '../../functions/domain/surfaces/i18n';
+import { isMessageKey, translator } from '../../functions/domain/surfaces/page-languages';
+import { CATALOGUES, catalogueMismatches, generateMessages } from '../../lib/contract/generate-messages';
+
+describe('message catalogues', () => {
+  it('exist for every page language and have exactly the English keys', () => {
+    expect(Object.keys(CATALOGUES).sort()).toEqual([...LANGUAGES].sort());
+    expect(catalogueMismatches()).toEqual([]);
+  });
+
+  it('fail the build when a catalogue misses a key or adds one', () => {
+    const { 'form.submit': _dropped, ...incomplete } = CATALOGUES.de;
+    expect(catalogueMismatches({ ...CATALOGUES, de: incomplete })).toEqual(["de lacks 'form.submit'"]);
+    expect(() => generateMessages({ ...CATALOGUES, fr: { ...CATALOGUES.fr, 'extra.key': 'x' } })).toThrow("fr has 'extra.key', which en does not");
+  });
+
+  it('use the same arguments in every language', () => {
+    const argumentsOf = (text: string) => [...new Set([...text.matchAll(/\{(\w+)\s*[,}]/g)].map((m) => m[1]))].sort();
+    for (const [key, english] of Object.entries(CATALOGUES.en)) {
+      for (const lang of LANGUAGES) expect([lang, key, argumentsOf(CATALOGUES[lang][key])]).toEqual([lang, key, argumentsOf(english)]);
+    }
+  });
+
+  it('use CLDR plural rules per language', () => {
+    expect(translator({ lang: 'en', formatLocale: 'en' }).text('timeline.caption', { count: 1, older: 'no' })).toBe('1 entry, newest first.');
+    expect(translator({ lang: 'de', formatLocale: 'de' }).text('timeline.caption', { count: 2, older: 'yes' })).toBe('2 Einträge, neueste zuerst, ältere Einträge nicht gezeigt.');
+    // French counts 0 and 1 as singular.
+    expect(translator({ lang: 'fr', formatLocale: 'fr' }).text('duration.days', { n: 0 })).toBe('0 jour');
+    expect(translator({ lang: 'es', formatLocale: 'es' }).text('duration.hours', { n: 1 })).toBe('1 hora');
+  });
+
+  it('escape arguments but keep their own markup', () => {
+    const t = translator({ lang: 'en', formatLocale: 'en' });
+    expect(t('receipt.intro', { reference: '<b>&' }).value).toBe('What this service holds about reference <code>&lt;b&gt;&amp;</code>, as of the instant below.');
+    expect(isMessageKey('problem.NOT_FOUND')).toBe(true);
+    expect(isMessageKey('problem.toString')).toBe(false);
+  });
+
+  it('write instants in the visitor’s locale, in UTC, saying so', () => {
+    const at = '2026-03-04T05:06:07.000Z';
+    expect(translator({ lang: 'en', formatLocale: 'en-GB' }).instant(at)).toBe('4 Mar 2026, 05:06 UTC');
+    expect(translator({ lang: 'de', formatLocale: 'de' }).instant(at)).toBe('4. März 2026, 05:06 UTC');
+    expect(translator({ lang: 'fr', formatLocale: 'fr' }).instant(at)).toBe('4 mars 2026, 05:06 UTC');
+    expect(translator({ lang: 'es', formatLocale: 'es' }).instant(at)).toBe('4 mar 2026, 05:06 UTC');
+  });
+});
+
+describe('negotiateLocale', () => {
+  it.each([
+    [undefined, undefined, 'en', 'en'],
+    ['de-AT,de;q=0.9,en;q=0.8', undefined, 'de', 'de-AT'],
+    ['it-IT,it;q=0.9,fr;q=0.8,en;q=0.5', undefined, 'fr', 'fr'],
+    ['en;q=0.4,es;q=0.9', undefined, 'es', 'es'],
+    ['*', undefined, 'en', 'en'],
+    ['de;q=0', undefined, 'en', 'en'],
+    ['es-MX', 'fr', 'fr', 'fr'],
+    ['es-MX', 'it', 'es', 'es-MX'],
+    ['de', 'EN-gb', 'en', 'en-GB'],
+    ['garbage;;;,,q=1', '<script>', 'en', 'en'],
+  ])('Accept-Language %p and ?lang=%p give %s (%s)', (accept, param, lang, formatLocale) => {
+    expect(negotiateLocale(accept, param)).toEqual({ lang, formatLocale });
+  });
+});
