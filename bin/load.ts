@@ -1,7 +1,9 @@
 /**
  * npm run load -- FILE|--demo [--endpoint URL] [--table NAME] [--region R] [--create-table]
  *                  [--signing-key-secret ARN | --signing-key-file FILE | --dev-key-dir DIR] [--unlock-ledger]
+ *                  [--tiles-bucket NAME [--tiles-prefix ledger/] | --tiles-dir DIR]
  * npm run load -- --new-signing-key ORIGIN
+ * npm run load -- --add-cosignatures FILE --witness WITNESS_KEY... (--tiles-bucket NAME | --tiles-dir DIR)
  *
  * Validates every record (reporting each bad one by record and field), writes nothing when any
  * is bad, logs every new record version in the integrity ledger, shows progress, and is
@@ -9,13 +11,22 @@
  * log's signing key must come from Secrets Manager (--signing-key-secret) or a file; with
  * --endpoint (a local store) the development key in .data/ (or --dev-key-dir) is used.
  * --new-signing-key prints a fresh signing key on stdout (for the secret) and its verifier key
- * on stderr (for LEDGER_VERIFIER_KEYS / the ledgerVerifierKeys context). See docs/ledger.md.
+ * on stderr (for LEDGER_VERIFIER_KEYS / the ledgerVerifierKeys context). Every load that appends
+ * writes the ledger's C2SP tlog-tiles log: into the catalogue bucket (--tiles-bucket, required for
+ * AWS), or a folder (--tiles-dir; for a local store the default is the dev key's folder's tiles/).
+ * See docs/ledger.md.
  */
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import path from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import { LEDGER_LOG } from '../functions/contract/site-paths';
 import { demoDocument } from '../fixtures/demo';
-import { devLedgerSigner } from '../lib/ledger/dev-key';
+import { DEFAULT_DEV_KEY_DIR, devLedgerSigner } from '../lib/ledger/dev-key';
+import { bucketTileStore, directoryTileStore, type TileStore } from '../lib/ledger/tile-store';
+import { addCosignatures } from '../lib/ledger/cosign-log';
+import { parseWitnessKey } from '../functions/domain/ledger/cosignature';
 import { signerFromSecret } from '../lib/ledger/secret-key';
 import { generateSignerKey, signerFromKey, type LedgerSigner } from '../lib/ledger/signer';
 import { InvalidRecordsError, loadDocument } from '../lib/loader/load';
@@ -25,7 +36,9 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 const USAGE =
   'usage: npm run load -- FILE|--demo [--endpoint URL] [--table NAME] [--region R] [--create-table]\n' +
   '                       [--signing-key-secret ARN | --signing-key-file FILE | --dev-key-dir DIR] [--unlock-ledger]\n' +
-  '       npm run load -- --new-signing-key ORIGIN';
+  '                       [--tiles-bucket NAME [--tiles-prefix ledger/] | --tiles-dir DIR]\n' +
+  '       npm run load -- --new-signing-key ORIGIN\n' +
+  '       npm run load -- --add-cosignatures FILE --witness WITNESS_KEY... (--tiles-bucket NAME | --tiles-dir DIR)';
 
 /** A progress line on stderr, redrawn at most once per percent so long loads stay cheap to watch. */
 function progress(label: string): (done: number, total: number) => void {
@@ -49,6 +62,14 @@ async function signerFor(values: { endpoint?: string; region?: string; 'signing-
   return dev.signer;
 }
 
+/** Where the tile log goes: the bucket (AWS), a folder, or beside the development key for a local store. */
+function tileStoreFor(values: { endpoint?: string; region?: string; 'tiles-bucket'?: string; 'tiles-prefix'?: string; 'tiles-dir'?: string; 'dev-key-dir'?: string }): TileStore {
+  if (values['tiles-bucket']) return bucketTileStore(new S3Client({ region: values.region }), values['tiles-bucket'], values['tiles-prefix'] ?? LEDGER_LOG.keyPrefix);
+  if (values['tiles-dir']) return directoryTileStore(path.resolve(values['tiles-dir']));
+  if (!values.endpoint) throw new Error('loading into AWS writes the ledger tile log too: pass --tiles-bucket <CatalogueBucketName> (see docs/ledger.md)');
+  return directoryTileStore(path.join(values['dev-key-dir'] ? path.resolve(values['dev-key-dir']) : DEFAULT_DEV_KEY_DIR, 'tiles'));
+}
+
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
@@ -63,12 +84,26 @@ async function main(): Promise<number> {
       'dev-key-dir': { type: 'string' },
       'unlock-ledger': { type: 'boolean', default: false },
       'new-signing-key': { type: 'string' },
+      'tiles-bucket': { type: 'string' },
+      'tiles-prefix': { type: 'string', default: LEDGER_LOG.keyPrefix },
+      'tiles-dir': { type: 'string' },
+      'add-cosignatures': { type: 'string' },
+      witness: { type: 'string', multiple: true, default: [] },
     },
   });
   if (values['new-signing-key'] !== undefined) {
     const key = generateSignerKey(values['new-signing-key']);
     process.stdout.write(`${key}\n`);
     console.error(`verifier key (public; set it as LEDGER_VERIFIER_KEYS / CDK context ledgerVerifierKeys):\n${signerFromKey(key).verifierKey}`);
+    return 0;
+  }
+  if (values['add-cosignatures'] !== undefined) {
+    // Witnesses' cosignature lines (one per line in FILE) added to the published checkpoint (docs/ledger.md#witnesses).
+    const witnesses = values.witness!.map(parseWitnessKey);
+    if (witnesses.length === 0) throw new Error('pass the configured witnesses with --witness <witness key> (each line must be by one of them)');
+    const lines = (await readFile(values['add-cosignatures'], 'utf8')).split('\n');
+    const out = await addCosignatures(tileStoreFor(values), lines, witnesses);
+    console.log(`checkpoint ${out.treeSize}: ${out.added.length} cosignature line(s) added\n${out.note}`);
     return 0;
   }
   if (!values.demo && positionals.length !== 1) {
@@ -82,6 +117,8 @@ async function main(): Promise<number> {
   try {
     const document = values.demo ? demoDocument(new Date()) : JSON.parse(await readFile(positionals[0], 'utf8'));
     const signer = await signerFor(values);
+    const tiles = tileStoreFor(values);
+    console.error(`ledger: tile log at ${tiles.location}`);
     const stages = new Map<string, (done: number, total: number) => void>();
     const summary = await loadDocument(document, {
       client,
@@ -89,6 +126,7 @@ async function main(): Promise<number> {
       createTable: values['create-table'],
       signer,
       unlockLedger: values['unlock-ledger'],
+      tiles,
       onLedgerProgress: (stage, done, total) => {
         if (!stages.has(stage)) stages.set(stage, progress(stage));
         stages.get(stage)!(done, total);

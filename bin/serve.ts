@@ -1,6 +1,6 @@
 /**
  * npm start [-- --data DIR]
- * npm start -- --endpoint URL [--table NAME] [--region R] [--demo]
+ * npm start -- --endpoint URL [--table NAME] [--region R] [--demo] [--tiles DIR]
  *
  * Every operation of the contract table on http://127.0.0.1:3000 (PORT overrides), through the
  * same handler modules the Lambdas run. By default the store is embedded (dynalite, in memory or
@@ -9,14 +9,16 @@
  * the ambient AWS credentials); its table is loaded with the demo data only when --demo is given.
  * The ledger's development signing key lives in DIR (in .data/ otherwise); its verifier key is
  * what the handlers trust (LEDGER_VERIFIER_KEYS), unless the environment sets other keys for an
- * external table.
+ * external table. The ledger's tile log is served under /ledger/ from DIR/tiles (a fresh folder
+ * for an in-memory store), or from --tiles DIR (e.g. .data/tiles, where `npm run load --
+ * --endpoint` writes it).
  */
 import { parseArgs } from 'node:util';
 import { DEMO_OBJECTS } from '../fixtures/demo';
 import { DEMO_PROOFS } from '../fixtures/demo-proofs';
 import { startLocalService } from '../lib/local/service';
 
-const USAGE = 'usage: npm start [-- --data DIR]\n       npm start -- --endpoint URL [--table NAME] [--region R] [--demo]';
+const USAGE = 'usage: npm start [-- --data DIR]\n       npm start -- --endpoint URL [--table NAME] [--region R] [--demo] [--tiles DIR]';
 
 async function main(): Promise<number> {
   let values;
@@ -28,6 +30,7 @@ async function main(): Promise<number> {
         table: { type: 'string' },
         region: { type: 'string' },
         demo: { type: 'boolean', default: false },
+        tiles: { type: 'string' },
       },
     }));
   } catch (error) {
@@ -46,6 +49,7 @@ async function main(): Promise<number> {
     table: values.table,
     region: values.region,
     loadDemo: values.demo,
+    tilesDir: values.tiles,
     onProgress: (written, total) => {
       if (total > 1000 && (written === total || written % 1000 < 25)) process.stderr.write(`\rloading demo data: ${written}/${total} items`);
       if (written === total && total > 1000) process.stderr.write('\n');

@@ -12,6 +12,7 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { trustedLedgerKeys } from '../functions/domain/evidence';
+import { checkWitnessed, parseWitnessKey } from '../functions/domain/ledger/cosignature';
 import { verifyEvidence } from '../functions/domain/ledger/node-crypto';
 import type { LedgerEvidence } from '../functions/domain/record';
 
@@ -75,13 +76,31 @@ async function keysFor(input: string, given: string[], ledgerUrl: string | undef
   return { keys, source: `${url} (published by the service itself; pin it with --key to verify independently)` };
 }
 
+/**
+ * The log's copy of the checkpoint of this size (where witnesses' cosignatures are added), when the
+ * service says where its tile log is: <monitoringPrefix>checkpoints/<size>. None offline.
+ */
+async function historyCopies(input: string, ledgerUrl: string | undefined, treeSize: number): Promise<string[]> {
+  const url = ledgerUrl ?? (isUrl(input) && input.includes('/v1/') ? `${input.slice(0, input.indexOf('/v1/'))}/v1/ledger` : undefined);
+  if (!url) return [];
+  const prefix = ((await fetchJson(url)) as { tiles?: { monitoringPrefix?: string } }).tiles?.monitoringPrefix;
+  if (!prefix) return [];
+  const res = await fetch(`${prefix}checkpoints/${treeSize}`);
+  return res.ok ? [await res.text()] : [];
+}
+
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
-    options: { key: { type: 'string', multiple: true, default: [] }, ledger: { type: 'string' } },
+    options: {
+      key: { type: 'string', multiple: true, default: [] },
+      ledger: { type: 'string' },
+      witness: { type: 'string', multiple: true, default: [] },
+      'witnesses-required': { type: 'string' },
+    },
   });
   if (positionals.length !== 1) {
-    console.error('usage: npm run verify -- <URL or file> [--key VERIFIER_KEY]... [--ledger URL]');
+    console.error('usage: npm run verify -- <URL or file> [--key VERIFIER_KEY]... [--ledger URL] [--witness WITNESS_KEY]... [--witnesses-required K]');
     return 2;
   }
   const input = positionals[0];
@@ -97,7 +116,16 @@ async function main(): Promise<number> {
       console.log('FAIL  the response carries no ledger evidence: integrity cannot be confirmed');
       return 1;
     }
-    const outcome = verifyEvidence(subject.record, subject.evidence, keys);
+    const verified = verifyEvidence(subject.record, subject.evidence, keys);
+    const outcome = { ...verified, checks: [...verified.checks] as { name: string; ok: boolean; detail: string }[] };
+    const witnesses = values.witness!.map(parseWitnessKey);
+    if (witnesses.length > 0 || values['witnesses-required'] !== undefined) {
+      const required = values['witnesses-required'] === undefined ? witnesses.length : Number(values['witnesses-required']);
+      const { checkpoint, treeSize } = subject.evidence as unknown as { checkpoint: string; treeSize: number };
+      const check = checkWitnessed(checkpoint, await historyCopies(input, values.ledger, treeSize), { witnesses, required });
+      outcome.checks.push({ name: 'witness-cosignatures', ok: check.ok, detail: check.detail });
+      outcome.ok = outcome.ok && check.ok;
+    }
     for (const check of outcome.checks) console.log(`${check.ok ? 'PASS' : 'FAIL'}  ${check.name.padEnd(20)} ${check.detail}`);
     console.log(outcome.ok ? 'VERIFIED: this is the content the ledger logged.' : 'NOT VERIFIED: do not rely on this content.');
     if (subject.serviceSaid !== null && subject.serviceSaid !== outcome.ok) {

@@ -1,12 +1,18 @@
 /**
  * The integrity ledger: what verifying the evidence of one response costs (the check every
- * object and proof read runs), how fast the loader logs records, and how the cost of one
- * inclusion proof grows with the size of the log (it must follow log n, not n).
+ * object and proof read runs), how fast the loader logs records, how the cost of one
+ * inclusion proof grows with the size of the log (it must follow log n, not n), what the tile log
+ * writes per batch and per entry, how fast a monitor verifies it, and consistency proofs at 2^10
+ * and 2^20.
  */
 import { DEMO_PROOFS, demoProofRecords } from '../../fixtures/demo-proofs';
 import { inspectIntegrity, assessIntegrity } from '../../functions/domain/evidence';
 import type { LogEvidence } from '../../functions/domain/ledger/evidence-format';
 import { leafHash } from '../../functions/domain/ledger/hashing';
+import { canonicalBytes } from '../../functions/domain/ledger/canonical';
+import { consistencyProof, consistencyProofFrom, verifyConsistency } from '../../functions/domain/ledger/consistency';
+import { entriesStart, tileResources } from '../../functions/domain/ledger/tiles';
+import { runMonitor } from '../../lib/ledger/monitor';
 import { parseVerifierKey, rootFromInclusionProof, verifyNote } from '../../functions/domain/ledger/node-crypto';
 import { commercialProofEvidence, publicProof, type ProofHead, type ProofWindowEntry } from '../../functions/domain/proofs';
 import type { RecordToStore } from '../../functions/store/write';
@@ -208,9 +214,102 @@ function inclusionRows(): BenchRow[] {
   return rows;
 }
 
+const TILE_LOG_ENTRIES = 100_000;
+const TILE_BATCH = 1_000;
+
+/**
+ * The tile log: a 100,000-entry log grown in batches of 1,000 (one load each) through the pure
+ * tileResources, stored in memory; then a monitor verifying all of it from scratch.
+ */
+async function tileRows(ctx: BenchContext): Promise<BenchRow[]> {
+  const entries = syntheticRecords(TILE_LOG_ENTRIES, ctx.anchor).map((r) => canonicalBytes((r.entries[0] as unknown as { head: { content: unknown } }).head.content));
+  const tree = new MerkleTree();
+  const files = new Map<string, Buffer>();
+  let resources = 0;
+  let written = 0;
+  let seconds = 0;
+  for (let size = 0; size < TILE_LOG_ENTRIES; size += TILE_BATCH) {
+    for (let i = size; i < size + TILE_BATCH; i++) tree.append(leafHash(entries[i]));
+    const note = signer.signCheckpoint({ origin: signer.name, treeSize: tree.size, rootHash: tree.root(), extensions: [] });
+    const start = process.hrtime.bigint();
+    const batch = tileResources({ tree, oldSize: size, entries: entries.slice(entriesStart(size), size + TILE_BATCH), checkpoint: note });
+    seconds += Number(process.hrtime.bigint() - start) / 1e9;
+    resources += batch.length;
+    for (const r of batch) {
+      written += r.bytes.length;
+      files.set(r.path, r.bytes);
+    }
+  }
+  const batches = TILE_LOG_ENTRIES / TILE_BATCH;
+  const entryBytes = entries.reduce((n, e) => n + e.length, 0);
+  const current = [...files].filter(([p]) => !p.includes('.p/') && !p.startsWith('checkpoints/'));
+  const kept = current.reduce((n, [, b]) => n + b.length, 0);
+  const rows: BenchRow[] = [
+    {
+      metric: `tile log: resources written per batch of ${TILE_BATCH.toLocaleString('en')}`,
+      value: round(resources / batches, 1),
+      unit: 'objects',
+      note: `hash tiles, entry bundles, the checkpoint history copy and checkpoint; ${round((seconds / batches) * 1e3, 2)} ms to build a batch's resources (tree already grown)`,
+    },
+    {
+      metric: 'tile log: bytes written per entry',
+      value: round(written / TILE_LOG_ENTRIES, 1),
+      unit: 'B',
+      note: `entries average ${round(entryBytes / TILE_LOG_ENTRIES, 1)} B of canonical JSON; partial tiles and bundles rewritten each batch included`,
+    },
+    {
+      metric: 'tile log: bytes kept per entry (full tiles and bundles)',
+      value: round(kept / TILE_LOG_ENTRIES, 1),
+      unit: 'B',
+      note: `${round(kept / entryBytes, 2)}x the entries themselves: 2 B length prefix + ${'32'} B leaf hash + upper levels per entry`,
+    },
+  ];
+  const logKeys = [parseVerifierKey(signer.verifierKey)];
+  const started = process.hrtime.bigint();
+  const report = await runMonitor({ fetch: async (p) => files.get(p) ?? null, logKeys, state: null, leaves: [] });
+  const monitorSeconds = Number(process.hrtime.bigint() - started) / 1e9;
+  if (!report.ok) throw new Error(`the monitor refused the benchmark log: ${report.problem?.detail}`);
+  rows.push({
+    metric: `monitor: verify a ${TILE_LOG_ENTRIES.toLocaleString('en')}-entry log from scratch`,
+    value: Math.round(TILE_LOG_ENTRIES / monitorSeconds),
+    unit: 'entries/s',
+    note: `in memory (no HTTP): checkpoint signature, every bundle against its level-0 tile, every higher tile, the root; ${round(monitorSeconds, 2)} s`,
+  });
+  return rows;
+}
+
+/** RFC 9162 consistency proofs: from the leaf hashes (what GET /v1/ledger/consistency does), and from kept interior hashes (what tiles hold). */
+function consistencyRows(): BenchRow[] {
+  const sizes = [2 ** 10, 2 ** 20];
+  const tree = new MerkleTree();
+  const leaves: Buffer[] = [];
+  const fromLeaves: number[] = [];
+  const fromTree: number[] = [];
+  for (const n of sizes) {
+    while (tree.size < n) {
+      const leaf = leafHash(Buffer.from(String(tree.size)));
+      leaves.push(leaf);
+      tree.append(leaf);
+    }
+    const m = Math.floor(n * 0.7) + 3;
+    if (!verifyConsistency(m, n, tree.root(m), tree.root(n), consistencyProof(m, n, leaves))) throw new Error('consistency proof does not verify');
+    const repeat = n > 2 ** 12 ? 3 : 200;
+    fromLeaves.push(percentile(timeSync(() => consistencyProof(m, n, leaves), repeat, 1), 50));
+    fromTree.push(percentile(timeSync(() => consistencyProofFrom(m, n, (s, e) => tree.subtreeHash(s, e)), 2_000, 200), 50));
+  }
+  const [small, large] = sizes.map((n) => `2^${Math.log2(n)}`);
+  return [
+    { metric: `consistency proof from leaf hashes at n = ${small}`, value: round(fromLeaves[0], 1), unit: 'µs', note: 'what GET /v1/ledger/consistency computes: O(n) hashes' },
+    { metric: `consistency proof from leaf hashes at n = ${large}`, value: round(fromLeaves[1], 1), unit: 'µs' },
+    { metric: `consistency proof from leaf hashes, n = ${large} vs ${small}`, value: ratio(fromLeaves[1], fromLeaves[0]), unit: 'x', note: `n grew ${sizes[1] / sizes[0]}x` },
+    { metric: `consistency proof from kept interior hashes at n = ${large}`, value: round(fromTree[1], 1), unit: 'µs', note: 'the hashes tiles hold: O(log n) lookups and edge hashes' },
+    { metric: `consistency proof from kept interior hashes, n = ${large} vs ${small}`, value: ratio(fromTree[1], fromTree[0]), unit: 'x', note: `log n grew ${ratio(20, 10)}x` },
+  ];
+}
+
 export const section: BenchSection = {
   name: 'ledger',
   async run(ctx: BenchContext): Promise<BenchRow[]> {
-    return [...verificationRows(ctx), ...loaderRows(ctx), ...(await storeLoadRows(ctx)), ...inclusionRows()];
+    return [...verificationRows(ctx), ...loaderRows(ctx), ...(await storeLoadRows(ctx)), ...inclusionRows(), ...(await tileRows(ctx)), ...consistencyRows()];
   },
 };

@@ -22,10 +22,16 @@ export type Integration =
       settings?: readonly string[];
     }
   /** A generated document served straight from the catalogue bucket (key below the build folder). */
-  | { kind: 'document'; key: string };
+  | { kind: 'document'; key: string }
+  /**
+   * A resource of the ledger's tile log (checkpoint, tiles, entry bundles), written by the loader
+   * into the catalogue bucket under LEDGER_LOG.keyPrefix and served straight from it. `key` may name
+   * the operation's path parameters in braces; a missing object answers 404.
+   */
+  | { kind: 'log'; key: string };
 
 /** Media types of 200 answers: JSON (the default), pages, and the static files beside them. */
-export type ResponseMediaType = 'application/json' | 'text/html' | 'text/javascript' | 'text/css' | 'text/plain' | 'image/svg+xml';
+export type ResponseMediaType = 'application/json' | 'text/html' | 'text/javascript' | 'text/css' | 'text/plain' | 'image/svg+xml' | 'application/octet-stream';
 
 export interface Operation {
   operationId: string;
@@ -37,6 +43,8 @@ export interface Operation {
   description?: string;
   liveState: LiveState;
   pathParams?: Record<string, z.ZodType>;
+  /** Path parameters whose value spans several segments (a tile path): `{name+}` in API Gateway, `.+` locally. */
+  multiSegmentParams?: readonly string[];
   queryParams?: Record<string, z.ZodType>;
   /** Query parameters a request must carry (every other one is optional). */
   requiredQueryParams?: readonly string[];

@@ -24,3 +24,13 @@ export const API_REFERENCE_ASSETS = {
   /** The bundle's first line points readers to this file (its third-party licences), next to it. */
   licences: '/developers/reference/swagger-ui-bundle.js.LICENSE.txt',
 } as const;
+
+/**
+ * The ledger's C2SP tlog-tiles log: served at this URL path (its monitoring prefix is the API's
+ * base URL followed by it) from objects with this key prefix in the catalogue bucket. The log's
+ * origin line should be the prefix without its scheme and trailing slash (docs/ledger.md).
+ */
+export const LEDGER_LOG = {
+  path: '/ledger/',
+  keyPrefix: 'ledger/',
+} as const;

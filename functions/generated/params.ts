@@ -84,6 +84,30 @@ export const getLedgerConsistencyParams = {
   } satisfies ParamValidator<number>,
 };
 
+/** GET /ledger/checkpoints/{treeSize} */
+export const getLedgerLogCheckpointAtParams = {
+  treeSize: {
+    description: "A tree size for which the log published a checkpoint (a whole number, no leading zeros).",
+    check(v: string): Checked<string> {
+      if (v.length > 16) return fail("must be at most 16 characters long");
+      if (!/^[1-9][0-9]{0,15}$/.test(v)) return fail("must match ^[1-9][0-9]{0,15}$");
+      return { value: v };
+    },
+  } satisfies ParamValidator<string>,
+};
+
+/** GET /ledger/tile/{tilePath} */
+export const getLedgerLogTileParams = {
+  tilePath: {
+    description: "A C2SP tlog-tiles path below tile/, several segments: <L>/<N>[.p/<W>] for a hash tile of level L, entries/<N>[.p/<W>] for an entry bundle; N in zero-padded three-digit groups, all but the last prefixed with x (1234067 is x001/x234/067).",
+    check(v: string): Checked<string> {
+      if (v.length > 64) return fail("must be at most 64 characters long");
+      if (!/^(0|[1-9][0-9]?|entries)\/(x[0-9]{3}\/)*[0-9]{3}(\.p\/[1-9][0-9]{0,2})?$/.test(v)) return fail("must match ^(0|[1-9][0-9]?|entries)\\/(x[0-9]{3}\\/)*[0-9]{3}(\\.p\\/[1-9][0-9]{0,2})?$");
+      return { value: v };
+    },
+  } satisfies ParamValidator<string>,
+};
+
 /** GET /v1/credentials/verify/{claimId} */
 export const verifyCredentialParams = {
   claimId: {

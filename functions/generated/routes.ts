@@ -57,6 +57,39 @@ export const ROUTES: readonly Route[] = [
     "response": {}
   },
   {
+    "operationId": "getLedgerLogCheckpoint",
+    "method": "GET",
+    "path": "/ledger/checkpoint",
+    "tag": "Trust and verification",
+    "summary": "The log's latest signed checkpoint (C2SP tlog-checkpoint), with any witness cosignatures",
+    "liveState": "LIVE",
+    "response": {
+      "mediaType": "text/plain"
+    }
+  },
+  {
+    "operationId": "getLedgerLogCheckpointAt",
+    "method": "GET",
+    "path": "/ledger/checkpoints/{treeSize}",
+    "tag": "Trust and verification",
+    "summary": "The signed checkpoint the log published for an earlier tree size (its checkpoint history)",
+    "liveState": "LIVE",
+    "response": {
+      "mediaType": "text/plain"
+    }
+  },
+  {
+    "operationId": "getLedgerLogTile",
+    "method": "GET",
+    "path": "/ledger/tile/{tilePath}",
+    "tag": "Trust and verification",
+    "summary": "A hash tile or entry bundle of the log (C2SP tlog-tiles)",
+    "liveState": "LIVE",
+    "response": {
+      "mediaType": "application/octet-stream"
+    }
+  },
+  {
     "operationId": "verifyCredential",
     "method": "GET",
     "path": "/v1/credentials/verify/{claimId}",
@@ -454,6 +487,9 @@ export const GET_PATHS: readonly string[] = [
   "/v1/commercial-proofs/{reference}",
   "/v1/ledger",
   "/v1/ledger/consistency",
+  "/ledger/checkpoint",
+  "/ledger/checkpoints/{treeSize}",
+  "/ledger/tile/{tilePath}",
   "/v1/credentials/verify/{claimId}",
   "/v1/portable-credentials/{claimId}/vc.json",
   "/v1/status-lists/{listId}",

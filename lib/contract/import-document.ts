@@ -133,7 +133,12 @@ export const DOCUMENT_TIMEOUT_MS = 5_000;
 
 const DOCUMENT_HEADERS = ['Content-Type', 'ETag', 'Cache-Control', 'X-Content-Type-Options', 'x-correlation-id', ...Object.keys(CORS_HEADERS)];
 
-/** A document straight from the bucket: ETag/Cache-Control/Content-Type passed through, If-None-Match forwarded, CORS added. */
+/**
+ * An object straight from the bucket: ETag/Cache-Control/Content-Type passed through, If-None-Match
+ * forwarded, CORS added. Developer documents (a fixed key; anything but 2xx/304 is the bucket not
+ * answering, 503) and the ledger's tile log (keys with path parameters; a missing object, which S3
+ * answers 403 or 404 to a reader without ListBucket, is 404).
+ */
 function documentMethod(op: Operation, key: string, targets: IntegrationTargets, method: 'GET' | 'HEAD'): Json {
   const passHeaders = {
     'method.response.header.Content-Type': 'integration.response.header.Content-Type',
@@ -149,14 +154,24 @@ function documentMethod(op: Operation, key: string, targets: IntegrationTargets,
     'method.response.header.Retry-After': "'1'",
     ...mapLiterals('method.response.header.', CORS_HEADERS),
   };
+  const notFoundHeaders = Object.fromEntries(Object.entries(problemHeaders).filter(([name]) => !name.endsWith('Retry-After')));
+  const pathParams = [...key.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+  const log = op.integration.kind === 'log';
+  const problemBody = (code: ProblemCode, status: number, title: string, detail: string) =>
+    // HEAD answers carry no body, so only GET renders the problem.
+    method === 'GET' ? { responseTemplates: { 'application/json': problemTemplate(code, status, title, detail, op.path) } } : {};
   return {
     operationId: method === 'HEAD' ? `${op.operationId}Head` : op.operationId,
     summary: method === 'HEAD' ? `${op.summary} (headers only)` : op.summary,
-    // API Gateway forwards only the request headers a method declares.
-    parameters: [{ name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' } }],
+    // API Gateway forwards only the request headers (and maps only the path parameters) a method declares.
+    parameters: [
+      ...pathParams.map((name) => ({ name, in: 'path', required: true, schema: { type: 'string' } })),
+      { name: 'If-None-Match', in: 'header', required: false, schema: { type: 'string' } },
+    ],
     responses: {
       '200': { description: op.summary, headers: declareHeaders(DOCUMENT_HEADERS) },
       '304': { description: 'Not modified', headers: declareHeaders(DOCUMENT_HEADERS) },
+      ...(log ? { '404': { description: 'No such resource in the log', headers: declareHeaders(['Content-Type', 'x-correlation-id', ...Object.keys(CORS_HEADERS)]) } } : {}),
       '503': { description: 'Catalogue store unavailable', headers: declareHeaders(['Content-Type', 'x-correlation-id', 'Retry-After', ...Object.keys(CORS_HEADERS)]) },
     },
     'x-amazon-apigateway-integration': {
@@ -168,17 +183,26 @@ function documentMethod(op: Operation, key: string, targets: IntegrationTargets,
       timeoutInMillis: DOCUMENT_TIMEOUT_MS,
       credentials: targets.documentRole,
       passthroughBehavior: 'when_no_match',
-      requestParameters: { 'integration.request.header.If-None-Match': 'method.request.header.If-None-Match' },
+      requestParameters: {
+        ...Object.fromEntries(pathParams.map((name) => [`integration.request.path.${name}`, `method.request.path.${name}`])),
+        'integration.request.header.If-None-Match': 'method.request.header.If-None-Match',
+      },
       responses: {
         '2\\d{2}': { statusCode: '200', responseParameters: passHeaders },
         '304': { statusCode: '304', responseParameters: passHeaders },
+        ...(log
+          ? {
+              '40[34]': {
+                statusCode: '404',
+                responseParameters: notFoundHeaders,
+                ...problemBody('ROUTE_NOT_FOUND', 404, 'No such resource', 'The log holds no resource at this path (yet): fetch the checkpoint first, then only the tiles its size needs.'),
+              },
+            }
+          : {}),
         default: {
           statusCode: '503',
           responseParameters: problemHeaders,
-          // HEAD answers carry no body, so only GET renders the problem.
-          ...(method === 'GET'
-            ? { responseTemplates: { 'application/json': problemTemplate('DEPENDENCY_UNAVAILABLE', 503, 'Dependency temporarily unavailable', 'The catalogue store did not answer. Retry shortly.', op.path) } }
-            : {}),
+          ...problemBody('DEPENDENCY_UNAVAILABLE', 503, 'Dependency temporarily unavailable', 'The catalogue store did not answer. Retry shortly.'),
         },
       },
     },
@@ -226,6 +250,10 @@ function methodNotAllowed(path: string, methods: string[]): Json {
   };
 }
 
+/** The API Gateway resource path: a multi-segment parameter is greedy, `{name+}`. */
+export const gatewayPath = (op: Pick<Operation, 'path' | 'multiSegmentParams'>): string =>
+  op.path.replace(/\{(\w+)\}/g, (whole, name: string) => (op.multiSegmentParams?.includes(name) ? `{${name}+}` : whole));
+
 /**
  * The API Gateway REST import document: OpenAPI 3.0.3 from the contract table, carrying only what
  * API Gateway uses (lib/contract/apigateway-rules.ts lints it against every documented restriction).
@@ -237,7 +265,7 @@ function methodNotAllowed(path: string, methods: string[]): Json {
 export function buildImportDocument(targets: IntegrationTargets, operations: readonly Operation[] = contractOperations): Json {
   const paths: Record<string, Json> = {};
   for (const op of operations) {
-    const item = (paths[op.path] ??= {});
+    const item = (paths[gatewayPath(op)] ??= {});
     const methods: ('GET' | 'HEAD' | 'POST')[] = op.method === 'GET' ? ['GET', 'HEAD'] : [op.method];
     for (const method of methods) {
       item[method.toLowerCase()] =
@@ -245,9 +273,9 @@ export function buildImportDocument(targets: IntegrationTargets, operations: rea
     }
   }
   for (const [path, item] of Object.entries(paths)) {
-    const methods = operations.filter((op) => op.path === path).map((op) => op.method);
+    const methods = operations.filter((op) => gatewayPath(op) === path).map((op) => op.method);
     // OpenAPI requires every template expression of the path to be a declared parameter of each operation.
-    const pathParameters = [...path.matchAll(/\{([^}]+)\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
+    const pathParameters = [...path.matchAll(/\{([^}+]+)\+?\}/g)].map((m) => ({ name: m[1], in: 'path', required: true, schema: { type: 'string' } }));
     const withPathParameters = (object: Json) => (pathParameters.length > 0 ? { ...object, parameters: pathParameters } : object);
     item.options = withPathParameters(preflight(methods));
     item['x-amazon-apigateway-any-method'] = withPathParameters(methodNotAllowed(path, methods));

@@ -102,7 +102,7 @@ export function operationObject(op: Operation, target: Target): Json {
     summary: op.summary,
     description: [op.description, `liveState ${op.liveState}: ${LIVE_STATE_MEANINGS[op.liveState]}`].filter(Boolean).join(' '),
     'x-svc-live-state': op.liveState,
-    'x-svc-served-by': op.integration.kind === 'document' ? 'DOCUMENT' : 'FUNCTION',
+    'x-svc-served-by': op.integration.kind === 'lambda' ? 'FUNCTION' : 'DOCUMENT',
     security: [],
     parameters: [...parameters(op, target), { $ref: '#/components/parameters/CorrelationId' }],
     responses,

@@ -1,3 +1,6 @@
+import { canonicalBytes } from '../../functions/domain/ledger/canonical';
+import { leafHash } from '../../functions/domain/ledger/hashing';
+import { entriesStart, tileResources, TILE_WIDTH, type LogResource, type TileCoordinate } from '../../functions/domain/ledger/tiles';
 import { parseCheckpointText } from '../../functions/domain/ledger/checkpoint';
 import { encodeBase64 } from '../../functions/domain/ledger/encoding';
 import { EVIDENCE_FORMAT, type LogEvidence } from '../../functions/domain/ledger/evidence-format';
@@ -27,6 +30,8 @@ export class AppendOnlyLog {
   private readonly tree = new MerkleTree();
   private readonly positions = new Map<string, number>();
   private readonly pending: LeafToStore[] = [];
+  /** The leaf data (canonical JSON) of the pending leaves, for the tile log's entry bundles. */
+  private readonly pendingEntries: Uint8Array[] = [];
   private readonly publishedSize: number;
   private readonly publishedCheckpoint: string | null;
   private signed: { size: number; note: string } | null = null;
@@ -72,12 +77,14 @@ export class AppendOnlyLog {
 
   /** Logs one record version's public content; content already in the log keeps its leaf. */
   add(content: unknown, meta: { reference: string; version: number }): { leafIndex: number; appended: boolean } {
-    const leaf = recordLeafHash(content);
+    const entry = canonicalBytes(content);
+    const leaf = leafHash(entry);
     const known = this.positions.get(encodeBase64(leaf));
     if (known !== undefined) return { leafIndex: known, appended: false };
     const leafIndex = this.tree.append(leaf);
     this.track(leaf, leafIndex);
     this.pending.push({ index: leafIndex, leafHash: leaf, reference: meta.reference, version: meta.version });
+    this.pendingEntries.push(entry);
     return { leafIndex, appended: true };
   }
 
@@ -89,6 +96,36 @@ export class AppendOnlyLog {
       this.signed = { size: this.size, note: this.signer.signCheckpoint({ origin: this.origin, treeSize: this.size, rootHash: this.tree.root(), extensions: [] }) };
     }
     return this.signed.note;
+  }
+
+  /**
+   * The entry bundle of the published size that this load's bundles extend (the partial one), or
+   * null when the published size ends a bundle. Its entries come from the tile store.
+   */
+  get previousBundle(): TileCoordinate | null {
+    const start = entriesStart(this.publishedSize);
+    return this.publishedSize > start ? { level: 'entries', index: start / TILE_WIDTH, width: this.publishedSize - start } : null;
+  }
+
+  /**
+   * The tile log's resources for this load's growth (C2SP tlog-tiles, functions/domain/ledger/tiles.ts):
+   * `previousEntries` are the entries of `previousBundle`, each checked against the stored leaf it
+   * must hash to, so a tile store that disagrees with the table stops the load.
+   */
+  tileResources(previousEntries: readonly Uint8Array[]): LogResource[] {
+    this.checkPreviousEntries(previousEntries);
+    return tileResources({ tree: this.tree, oldSize: this.publishedSize, entries: [...previousEntries, ...this.pendingEntries], checkpoint: this.checkpoint() });
+  }
+
+  /** Throws unless `previousEntries` are exactly the entries of `previousBundle`, leaf for leaf. */
+  checkPreviousEntries(previousEntries: readonly Uint8Array[]): void {
+    const start = entriesStart(this.publishedSize);
+    if (previousEntries.length !== this.publishedSize - start) {
+      throw new LedgerIntegrityError(`the tile log's last entry bundle holds ${previousEntries.length} entries, the log's published size needs ${this.publishedSize - start}`);
+    }
+    previousEntries.forEach((entry, i) => {
+      if (!leafHash(entry).equals(this.tree.leaf(start + i))) throw new LedgerIntegrityError(`entry ${start + i} of the tile log does not hash to leaf ${start + i} of the table: the tile log was altered`);
+    });
   }
 
   /** Evidence for a leaf against the current checkpoint. */

@@ -65,8 +65,15 @@ export class MerkleTree {
     return this.levels[0].at(index);
   }
 
-  /** MTH of leaves [start, end), per RFC 9162 §2.1.1. */
-  private subtreeHash(start: number, end: number): Buffer {
+  /** MTH of the complete subtree of 2^height leaves starting at leaf index · 2^height (the hashes tiles hold). */
+  hash(height: number, index: number): Buffer {
+    const level = this.levels[height];
+    if (!level || index < 0 || index >= level.length) throw new RangeError(`no complete subtree ${index} of height ${height} in a tree of size ${this.size}`);
+    return level.at(index);
+  }
+
+  /** MTH of leaves [start, end), per RFC 9162 §2.1.1 (end <= size). */
+  subtreeHash(start: number, end: number): Buffer {
     const n = end - start;
     if (n === 1) return this.levels[0].at(start);
     const level = Math.log2(n);

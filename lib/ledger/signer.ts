@@ -33,11 +33,11 @@ export class SigningKeyError extends Error {
   override name = 'SigningKeyError';
 }
 
-function privateKeyFromSeed(seed: Uint8Array): KeyObject {
+export function privateKeyFromSeed(seed: Uint8Array): KeyObject {
   return createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]), format: 'der', type: 'pkcs8' });
 }
 
-function publicKeyBytes(privateKey: KeyObject): Buffer {
+export function publicKeyBytes(privateKey: KeyObject): Buffer {
   const jwk = createPublicKey(privateKey).export({ format: 'jwk' });
   return Buffer.from(jwk.x!, 'base64url');
 }

@@ -8,10 +8,12 @@ import {
   releaseLedgerLock,
 } from '../../functions/store/ledger';
 import { putItems } from '../../functions/store/write';
-import { AppendOnlyLog } from './log';
+import { decodeEntryBundle, tilePath } from '../../functions/domain/ledger/tiles';
+import { AppendOnlyLog, LedgerIntegrityError } from './log';
+import { writeLogResources, type TileStore } from './tile-store';
 import type { LedgerSigner } from './signer';
 
-export type LedgerStage = 'reading leaves' | 'writing leaves';
+export type LedgerStage = 'reading leaves' | 'writing leaves' | 'writing tiles';
 
 export interface TableLedgerOptions {
   client: DynamoDBClient;
@@ -20,6 +22,8 @@ export interface TableLedgerOptions {
   /** Take the lock even if a load that stopped part-way left it held. */
   unlock?: boolean;
   onProgress?: (stage: LedgerStage, done: number, total: number) => void;
+  /** Where the C2SP tlog-tiles log is written (a folder, the catalogue bucket); none: no tiles. */
+  tiles?: TileStore;
 }
 
 export interface LedgerPublication {
@@ -43,6 +47,8 @@ export class TableLedger {
     private readonly options: TableLedgerOptions,
     private readonly lockId: string,
     readonly log: AppendOnlyLog,
+    /** The entries of the published size's partial bundle, read back from the tile store when the load opened. */
+    private readonly previous: Buffer[],
   ) {}
 
   static async open(options: TableLedgerOptions): Promise<TableLedger> {
@@ -55,7 +61,11 @@ export class TableLedger {
       const leaves = await readLedgerLeaves(options.client, options.table, head.treeSize, (read, total) =>
         options.onProgress?.('reading leaves', read, total),
       );
-      return new TableLedger(options, lockId, new AppendOnlyLog(options.signer, { leaves, checkpoint: head.checkpoint }));
+      const log = new AppendOnlyLog(options.signer, { leaves, checkpoint: head.checkpoint });
+      // Read (and check) the tile log before anything is written: a store that disagrees stops the load here.
+      const previous = options.tiles ? await TableLedger.previousEntries(log, options.tiles) : [];
+      if (options.tiles) log.checkPreviousEntries(previous);
+      return new TableLedger(options, lockId, log, previous);
     } catch (error) {
       await releaseLedgerLock(options.client, options.table, lockId);
       throw error;
@@ -79,6 +89,10 @@ export class TableLedger {
     if (appended === 0) {
       await this.release();
     } else {
+      // Tiles and bundles first (new paths, or partial ones at their own .p/<W> path), the head, then `checkpoint`.
+      const resources = this.options.tiles ? this.log.tileResources(this.previous) : [];
+      const progress = (done: number) => this.options.onProgress?.('writing tiles', done, resources.length);
+      if (this.options.tiles) await writeLogResources(this.options.tiles, resources.filter((r) => r.path !== 'checkpoint'), progress);
       await publishLedgerHead(this.options.client, this.options.table, this.lockId, {
         origin: this.log.origin,
         treeSize: this.log.size,
@@ -86,8 +100,22 @@ export class TableLedger {
         at: new Date().toISOString(),
       });
       this.released = true;
+      if (this.options.tiles) await writeLogResources(this.options.tiles, resources.filter((r) => r.path === 'checkpoint'), () => progress(resources.length));
     }
     return { origin: this.log.origin, treeSize: this.log.size, appended, checkpoint, verifierKey: this.options.signer.verifierKey };
+  }
+
+  /** The entries of the published size's partial bundle, read back from the tile store. */
+  private static async previousEntries(log: AppendOnlyLog, tiles: TileStore): Promise<Buffer[]> {
+    const bundle = log.previousBundle;
+    if (!bundle) return [];
+    const bytes = await tiles.read(tilePath(bundle));
+    if (!bytes) {
+      throw new LedgerIntegrityError(
+        `the tile log at ${tiles.location} has no ${tilePath(bundle)}: tiles are written from a log's first entry on, so this store does not belong to the table's log`,
+      );
+    }
+    return decodeEntryBundle(bytes);
   }
 
   /** Releases the lock without publishing; safe to call more than once. */

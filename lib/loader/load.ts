@@ -2,6 +2,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ensureTable, putItems, recordItems, writeTableMeta, type RecordToStore } from '../../functions/store/write';
 import { devLedgerSigner } from '../ledger/dev-key';
 import type { LedgerSigner } from '../ledger/signer';
+import type { TileStore } from '../ledger/tile-store';
 import { TableLedger, type LedgerPublication } from '../ledger/table-ledger';
 import { attachLedgerEvidence, type LedgerAttachment } from './evidence';
 import { withDerivedRecords } from './derive';
@@ -55,6 +56,8 @@ export interface LoadOptions {
   /** Take the ledger lock even if a load that stopped part-way left it held. */
   unlockLedger?: boolean;
   onLedgerProgress?: (stage: string, done: number, total: number) => void;
+  /** Where the ledger's C2SP tlog-tiles log is written (lib/ledger/tile-store.ts); none: the table only. */
+  tiles?: TileStore;
 }
 
 export interface LoadSummary {
@@ -73,7 +76,7 @@ export async function loadDocument(document: unknown, options: LoadOptions): Pro
   const records = withDerivedRecords(validateRecords(document));
   if (options.createTable) await ensureTable(options.client, options.table);
   const signer = options.signer ?? (await devLedgerSigner()).signer;
-  const ledger = await TableLedger.open({ client: options.client, table: options.table, signer, unlock: options.unlockLedger, onProgress: options.onLedgerProgress });
+  const ledger = await TableLedger.open({ client: options.client, table: options.table, signer, unlock: options.unlockLedger, onProgress: options.onLedgerProgress, tiles: options.tiles });
   try {
     const attachment = attachLedgerEvidence(records, ledger.log, (done, total) => options.onLedgerProgress?.('logging records', done, total));
     await ledger.writeNewLeaves();

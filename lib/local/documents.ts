@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DOCUMENT_CACHE_CONTROL, documentEtag, matchesIfNoneMatch } from '../../functions/domain/documents';
+import { logResourceHeaders, type ResourceHeaders } from '../../functions/domain/ledger/tiles';
 
 /** The build output folder: `npm run build` writes every published document here, keyed as in the bucket. */
 export const SITE_DIR = path.resolve(__dirname, '../../dist/site');
@@ -33,14 +34,33 @@ export interface DocumentResponse {
  * 304 with no body when If-None-Match matches.
  */
 export async function readDocument(key: string, ifNoneMatch: string | undefined, siteDir = SITE_DIR): Promise<DocumentResponse | null> {
+  return readStoredFile(path.join(siteDir, key), { contentType: mediaTypeOf(key), cacheControl: DOCUMENT_CACHE_CONTROL }, ifNoneMatch);
+}
+
+/**
+ * Serves one resource of the ledger's tile log from the tile folder as the bucket serves it: the
+ * Content-Type and Cache-Control the writer stored as object metadata (logResourceHeaders), the
+ * ETag, 304. `logPath` is relative to the log prefix (checkpoint, tile/0/000, ...).
+ */
+export async function readLogResource(logPath: string, ifNoneMatch: string | undefined, tilesDir: string): Promise<DocumentResponse | null> {
+  let headers: ResourceHeaders;
+  try {
+    headers = logResourceHeaders(logPath);
+  } catch {
+    return null;
+  }
+  return readStoredFile(path.join(tilesDir, ...logPath.split('/')), headers, ifNoneMatch);
+}
+
+async function readStoredFile(file: string, stored: ResourceHeaders, ifNoneMatch: string | undefined): Promise<DocumentResponse | null> {
   let bytes: Buffer;
   try {
-    bytes = await readFile(path.join(siteDir, key));
+    bytes = await readFile(file);
   } catch {
     return null;
   }
   const etag = etagOf(bytes);
-  const headers = { 'content-type': mediaTypeOf(key), etag, 'cache-control': DOCUMENT_CACHE_CONTROL, 'x-content-type-options': 'nosniff' };
+  const headers = { 'content-type': stored.contentType, etag, 'cache-control': stored.cacheControl, 'x-content-type-options': 'nosniff' };
   if (matchesIfNoneMatch(ifNoneMatch, etag)) return { status: 304, headers, body: null };
   return { status: 200, headers, body: bytes };
 }

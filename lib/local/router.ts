@@ -30,7 +30,8 @@ export function buildRouter(operations: readonly Operation[]) {
           const m = /^\{(\w+)\}$/.exec(segment);
           if (m) {
             paramNames.push(m[1]);
-            return '([^/]+)';
+            // A multi-segment parameter (a tile path) takes the rest of the path, slashes included.
+            return operation.multiSegmentParams?.includes(m[1]) ? '(.+)' : '([^/]+)';
           }
           return segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
         })

@@ -9,7 +9,8 @@ import { MAX_BODY_BYTES, problemResult } from '../../functions/http/boundary';
 import { correlationIdFrom } from '../../functions/http/correlation';
 import { CORS_RESPONSE_HEADERS, preflightHeaders } from '../../functions/http/cors';
 import { Problem } from '../../functions/http/problem';
-import { readDocument, SITE_DIR } from './documents';
+import { LEDGER_LOG } from '../../functions/contract/site-paths';
+import { readDocument, readLogResource, SITE_DIR } from './documents';
 import { answerClientError, BODY_TIMEOUT_MS, encodeForClient, HEADERS_TIMEOUT_MS, readBody } from './http-edge';
 import { lambdaContext, parseTarget, proxyEvent } from './proxy-event';
 import { buildRouter } from './router';
@@ -45,6 +46,8 @@ export interface LocalServerOptions {
   port?: number;
   host?: string;
   siteDir?: string;
+  /** Folder of the ledger's tile log (the loader writes it), served under LEDGER_LOG.path; none: those paths answer 404. */
+  tilesDir?: string;
   /** Time a client has to send a body once its headers arrived (default BODY_TIMEOUT_MS). */
   bodyTimeoutMs?: number;
   /** Time a client has to send its request line and headers (default HEADERS_TIMEOUT_MS). */
@@ -114,6 +117,12 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       const doc = await readDocument(operation.integration.key, singleHeader(req.headers['if-none-match']), siteDir);
       if (!doc) return refuse(new Problem('ROUTE_NOT_FOUND', 'This document has not been built (run npm run build).'), operation.path);
       return send({ statusCode: doc.status, headers: doc.headers, body: doc.body });
+    }
+    if (operation.integration.kind === 'log') {
+      const key = operation.integration.key.replace(/\{(\w+)\}/g, (_, name: string) => found.pathParameters[name] ?? '');
+      const resource = options.tilesDir ? await readLogResource(key.slice(LEDGER_LOG.keyPrefix.length), singleHeader(req.headers['if-none-match']), options.tilesDir) : null;
+      if (!resource) return refuse(new Problem('ROUTE_NOT_FOUND', 'The log holds no such resource.'), operation.path);
+      return send({ statusCode: resource.status, headers: resource.headers, body: resource.body });
     }
     const event = proxyEvent(req, body.bytes, operation, found.pathParameters, requestId, target);
     return send(await handlerFor(operation.integration.entry)(event, lambdaContext(operation, requestId)));

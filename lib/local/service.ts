@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { demoDocument } from '../../fixtures/demo';
 import { devLedgerSigner } from '../ledger/dev-key';
+import { directoryTileStore } from '../ledger/tile-store';
 import { loadDocument } from '../loader/load';
 import { localOrigins } from '../contract/origins';
 import { publishSite } from '../publish/site';
@@ -49,6 +50,8 @@ export function localClient(endpoint: string, region = LOCAL_REGION): DynamoDBCl
 export interface LocalService {
   url: string;
   storeEndpoint: string;
+  /** The folder the ledger's tile log is written to and served from. */
+  tilesDir: string;
   /** The embedded store, or null when serving from an external endpoint. */
   store: EmbeddedStore | null;
   server: LocalServer;
@@ -87,6 +90,11 @@ export interface LocalServiceOptions {
    * OpenAPI servers, the catalogue and every example name the URL it is reached at.
    */
   siteDir?: string;
+  /**
+   * Folder of the ledger's tile log, written by the demo load and served under /ledger/. Default:
+   * DIR/tiles with --data DIR, else a fresh folder removed on close.
+   */
+  tilesDir?: string;
 }
 
 /**
@@ -102,6 +110,8 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
   // The development ledger key lives beside the data (in .data/ when the store is in memory);
   // the handlers trust its verifier key, as a deployment trusts LEDGER_VERIFIER_KEYS.
   const { signer } = await devLedgerSigner(options.dataDir);
+  const ownTiles = options.tilesDir || options.dataDir ? null : await mkdtemp(path.join(os.tmpdir(), 'trust-tiles-'));
+  const tilesDir = options.tilesDir ?? (options.dataDir ? path.join(options.dataDir, 'tiles') : ownTiles!);
   if (store || options.loadDemo) {
     const client = localClient(endpoint, region);
     try {
@@ -110,6 +120,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
         table,
         createTable: true,
         signer,
+        tiles: directoryTileStore(tilesDir),
         onProgress: options.onProgress,
         onLedgerProgress: options.onLedgerProgress,
       });
@@ -120,7 +131,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
   process.env.LEDGER_VERIFIER_KEYS = options.verifierKeys ?? (store || options.loadDemo ? signer.verifierKey : (process.env.LEDGER_VERIFIER_KEYS ?? signer.verifierKey));
   const ownSite = options.siteDir ? null : await mkdtemp(path.join(os.tmpdir(), 'trust-site-'));
   const siteDir = options.siteDir ?? ownSite!;
-  const server = await startLocalServer({ port: options.port, siteDir });
+  const server = await startLocalServer({ port: options.port, siteDir, tilesDir });
   if (ownSite) {
     try {
       // The port is known only once the server listens (port 0 picks a free one).
@@ -129,12 +140,14 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       await server.close();
       await store?.close();
       await rm(ownSite, { recursive: true, force: true });
+      if (ownTiles) await rm(ownTiles, { recursive: true, force: true });
       throw error;
     }
   }
   const service: LocalService = {
     url: server.url,
     storeEndpoint: endpoint,
+    tilesDir,
     store,
     server,
     // The store in use now: a caller may have restarted it (service.store = ...).
@@ -142,6 +155,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       await service.server.close();
       await service.store?.close();
       if (ownSite) await rm(ownSite, { recursive: true, force: true });
+      if (ownTiles) await rm(ownTiles, { recursive: true, force: true });
     },
   };
   return service;

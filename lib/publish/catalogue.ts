@@ -158,7 +158,7 @@ export function buildQuickstarts(sources: PublishSources): Quickstarts {
 }
 
 function servedBy(op: Operation): 'DOCUMENT' | 'FUNCTION' {
-  return op.integration.kind === 'document' ? 'DOCUMENT' : 'FUNCTION';
+  return op.integration.kind === 'lambda' ? 'FUNCTION' : 'DOCUMENT';
 }
 
 /**

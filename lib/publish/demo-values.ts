@@ -1,3 +1,4 @@
+import { tilePath, TILE_WIDTH } from '../../functions/domain/ledger/tiles';
 import type { Operation } from '../../functions/contract/operation';
 
 /** Demo references that exist in the demo data, by the record family they belong to. */
@@ -7,6 +8,8 @@ export interface DemoReferences {
   credentials: string[];
   /** Status list identifiers (credential status lists). */
   statusLists: string[];
+  /** The size of the ledger a demo load makes (its tile log holds the tiles and checkpoint of this size). */
+  ledgerTreeSize: number;
 }
 
 /**
@@ -15,6 +18,13 @@ export interface DemoReferences {
  * is a synthetic provider; anything else may be any record.
  */
 export function demoValuesFor(op: Pick<Operation, 'path'>, param: string, demo: DemoReferences, providerIds: readonly string[]): string[] {
+  if (param === 'treeSize') return [String(demo.ledgerTreeSize)];
+  if (param === 'tilePath') {
+    // The rightmost level-0 tile and entry bundle of the demo log, paths below tile/.
+    const width = demo.ledgerTreeSize % TILE_WIDTH || TILE_WIDTH;
+    const index = Math.floor((demo.ledgerTreeSize - 1) / TILE_WIDTH);
+    return [0, 'entries' as const].map((level) => tilePath({ level, index, width }).slice('tile/'.length));
+  }
   if (/provider/i.test(param)) return [...providerIds];
   if (/list/i.test(param)) return [...demo.statusLists];
   if (/claim|credential/i.test(param)) return [...demo.credentials];
@@ -28,11 +38,11 @@ export function pathParamsOf(path: string): string[] {
   return [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
 }
 
-/** A path template with its parameters filled in (percent-encoded). */
+/** A path template with its parameters filled in (percent-encoded; a multi-segment value keeps its slashes). */
 export function fillPath(template: string, values: Record<string, string>): string {
   return template.replace(/\{(\w+)\}/g, (_, name: string) => {
     if (values[name] === undefined) throw new Error(`no value for {${name}} in ${template}`);
-    return encodeURIComponent(values[name]);
+    return values[name].split('/').map(encodeURIComponent).join('/');
   });
 }
 

@@ -3,7 +3,12 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { z } from 'zod';
 import { DEMO_CREDENTIALS, DEMO_STATUS_LISTS } from '../../fixtures/demo-credentials';
-import { DEMO_OBJECTS } from '../../fixtures/demo';
+import { DEMO_OBJECTS, demoDocument } from '../../fixtures/demo';
+import { AppendOnlyLog } from '../ledger/log';
+import { generateSignerKey, signerFromKey } from '../ledger/signer';
+import { withDerivedRecords } from '../loader/derive';
+import { attachLedgerEvidence } from '../loader/evidence';
+import { validateRecords } from '../loader/load';
 import { DEMO_PROOFS } from '../../fixtures/demo-proofs';
 import { ADAPTERS, type AdapterEntry } from '../../functions/contract/adapters';
 import { EVENT_CONTRACTS, type EventContract } from '../../functions/contract/events';
@@ -97,6 +102,21 @@ export function releaseIdentity(env: NodeJS.ProcessEnv = process.env): ReleaseId
   return { commit, committedAt: committedAt ? new Date(committedAt).toISOString().replace('.000Z', 'Z') : null };
 }
 
+let demoTreeSize: number | undefined;
+
+/**
+ * The size of the log a demo load makes (every distinct anchored demo record version, whatever the
+ * instant the demo is generated around), found by logging the demo in memory with a throwaway key.
+ */
+export function demoLedgerTreeSize(): number {
+  if (demoTreeSize === undefined) {
+    const log = new AppendOnlyLog(signerFromKey(generateSignerKey('demo.invalid/size')));
+    attachLedgerEvidence(withDerivedRecords(validateRecords(demoDocument(new Date(0)))), log);
+    demoTreeSize = log.size;
+  }
+  return demoTreeSize;
+}
+
 export function canonicalSources(): PublishSources {
   const readJson = <T>(file: string): T => JSON.parse(readFileSync(path.join(ROOT, file), 'utf8')) as T;
   return {
@@ -111,6 +131,7 @@ export function canonicalSources(): PublishSources {
       commercialProofs: Object.values(DEMO_PROOFS),
       credentials: Object.values(DEMO_CREDENTIALS),
       statusLists: Object.values(DEMO_STATUS_LISTS),
+      ledgerTreeSize: demoLedgerTreeSize(),
     },
     packageManifest: readJson<PackageManifest>('package.json'),
     lockfile: readJson<Lockfile>('package-lock.json'),

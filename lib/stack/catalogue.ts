@@ -19,6 +19,12 @@ export interface CatalogueProps {
    * deployed by `publishOriginDocuments` with the origins of this deployment.
    */
   originKeys?: readonly string[];
+  /**
+   * Key prefix of the ledger's tile log: objects the loader writes (never the deployments, whose
+   * patterns match only built files' extensions, so their pruning leaves the log alone) and the
+   * API serves, so the read role may read below it.
+   */
+  logKeyPrefix?: string;
 }
 
 /** Every file below `dir`, as bucket keys with forward slashes. */
@@ -122,14 +128,14 @@ export class Catalogue extends Construct {
       assumedBy: new ServicePrincipal('apigateway.amazonaws.com'),
       description: 'API Gateway reads the published catalogue documents (and nothing else) from the catalogue bucket.',
     });
-    if (props.documentKeys.length > 0) {
-      this.apiReadRole.addToPolicy(
-        new PolicyStatement({
-          actions: ['s3:GetObject'],
-          resources: [...new Set(props.documentKeys)].sort().map((key) => this.bucket.arnForObjects(key)),
-        }),
-      );
+    const readable = [...new Set(props.documentKeys)].sort().map((key) => this.bucket.arnForObjects(key));
+    if (props.logKeyPrefix) {
+      if (!/^[a-z0-9-]+\/$/.test(props.logKeyPrefix)) throw new Error(`the log key prefix ${props.logKeyPrefix} is not a folder name ending in /`);
+      const clash = published.find((key) => key.startsWith(props.logKeyPrefix!));
+      if (clash) throw new Error(`the build output has ${clash} under the log's key prefix ${props.logKeyPrefix}`);
+      readable.push(this.bucket.arnForObjects(`${props.logKeyPrefix}*`));
     }
+    if (readable.length > 0) this.apiReadRole.addToPolicy(new PolicyStatement({ actions: ['s3:GetObject'], resources: readable }));
   }
 
   /**

@@ -1,11 +1,15 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { AccountRootPrincipal, AnyPrincipal, Effect, PolicyStatement, Role } from 'aws-cdk-lib/aws-iam';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 
 export interface LoaderAccessProps {
   table: ITable;
+  /** The bucket holding the ledger's tile log, and the log's key prefix in it. */
+  tileBucket?: IBucket;
+  tileKeyPrefix?: string;
 }
 
 /**
@@ -31,6 +35,11 @@ export class LoaderAccess extends Construct {
         resources: [props.table.tableArn],
       }),
     );
+
+    if (props.tileBucket && props.tileKeyPrefix) {
+      // The tile log: the loader reads the last partial entry bundle back and writes tiles, bundles and checkpoints, below the prefix only.
+      this.role.addToPolicy(new PolicyStatement({ actions: ['s3:GetObject', 's3:PutObject'], resources: [props.tileBucket.arnForObjects(`${props.tileKeyPrefix}*`)] }));
+    }
 
     this.signingKey = new Secret(this, 'LedgerSigningKey', {
       description: 'Ed25519 private key that signs ledger checkpoints. Set its value once (the loader reads it); the public half is published as ledgerVerifierKeys.',

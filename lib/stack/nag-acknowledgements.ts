@@ -1,5 +1,6 @@
 import { DefaultStackSynthesizer, Validations, type CfnResource } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
+import { LEDGER_LOG } from '../../functions/contract/site-paths';
 import type { TrustServiceStack } from './trust-service-stack';
 
 const acknowledge = (scope: IConstruct, id: string, reason: string) => Validations.of(scope).acknowledge({ id, reason });
@@ -50,6 +51,20 @@ export function acknowledgeFindings(stack: TrustServiceStack): void {
     'AwsSolutions-SMG4',
     'The ledger signing key is an Ed25519 private key whose public half is published and pinned by verifiers; rotating it is a key ceremony ' +
       '(new key, new published verifier key, old checkpoints kept verifiable), not a scheduled password rotation.',
+  );
+
+  // The ledger's tile log: objects under one key prefix whose names grow with the log (tile/<L>/<N>[.p/<W>]), so no fixed list can name them.
+  const catalogueBucket = stack.resolve(stack.getLogicalId(stack.catalogue.bucket.node.defaultChild as CfnResource)) as string;
+  const tileFinding = `AwsSolutions-IAM5[Resource::<${catalogueBucket}.Arn>/${LEDGER_LOG.keyPrefix}*]`;
+  acknowledge(
+    stack.catalogue.apiReadRole,
+    tileFinding,
+    'API Gateway serves the ledger tile log (checkpoint, tiles, entry bundles) straight from the bucket; the log grows, so its objects are named by prefix. GetObject only, below that prefix only.',
+  );
+  acknowledge(
+    stack.loader.role,
+    tileFinding,
+    'The loader writes the ledger tile log as it grows (new tiles, bundles and checkpoints) and reads back the last partial entry bundle; GetObject and PutObject below that prefix only.',
   );
 
   const api = stack.publicApi.api;

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { LEDGER_LOG } from '../../functions/contract/site-paths';
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Origins } from '../contract/origins';
 import { buildOriginDocuments, ORIGIN_DOCUMENTS, keyOf } from '../publish/site';
@@ -47,6 +48,7 @@ export class TrustServiceStack extends Stack {
       documentKeys: operations.flatMap((op) => (op.integration.kind === 'document' ? [op.integration.key] : [])),
       logRetention: settings.logRetentionDays,
       originKeys: ORIGIN_DOCUMENTS.map(keyOf),
+      logKeyPrefix: LEDGER_LOG.keyPrefix,
     });
     this.functions = new OperationFunctions(this, 'Operations', {
       operations,
@@ -60,7 +62,7 @@ export class TrustServiceStack extends Stack {
       releaseCommit: settings.releaseCommit,
       activationSettings: settings.activationSettings,
     });
-    this.loader = new LoaderAccess(this, 'Loader', { table: this.records.table });
+    this.loader = new LoaderAccess(this, 'Loader', { table: this.records.table, tileBucket: this.catalogue.bucket, tileKeyPrefix: LEDGER_LOG.keyPrefix });
     this.publicApi = new PublicApi(this, 'PublicApi', {
       operations,
       functions: this.functions.byOperationId,
@@ -82,7 +84,7 @@ export class TrustServiceStack extends Stack {
     new CfnOutput(this, 'GeneralOrigin', { value: this.origins.generalOrigin, description: 'General origin named in the published contract.' });
     new CfnOutput(this, 'ApiUrl', { value: this.publicApi.api.url, description: 'Base URL of the public API (stage included).' });
     new CfnOutput(this, 'TableName', { value: this.records.table.tableName, description: 'Record table: npm run load -- FILE --table <this>' });
-    new CfnOutput(this, 'CatalogueBucketName', { value: this.catalogue.bucket.bucketName });
+    new CfnOutput(this, 'CatalogueBucketName', { value: this.catalogue.bucket.bucketName, description: `Also holds the ledger's tile log under ${LEDGER_LOG.keyPrefix}: npm run load -- FILE --tiles-bucket <this>` });
     new CfnOutput(this, 'LoaderRoleArn', { value: this.loader.role.roleArn, description: 'Role to assume for npm run load (writes the table, reads the signing key).' });
     new CfnOutput(this, 'LedgerSigningKeySecretArn', { value: this.loader.signingKey.secretArn });
 

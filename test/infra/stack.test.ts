@@ -11,7 +11,8 @@ import { NODE_MAJOR, nodeOptionsFor } from '../../lib/stack/bundling';
 import { lambdaOperations } from '../../lib/stack/operation-functions';
 import { CORS_RESPONSE_HEADERS, preflightHeaders } from '../../functions/http/cors';
 import { lintImportDocument } from '../../lib/contract/apigateway-rules';
-import { DOCUMENT_TIMEOUT_MS } from '../../lib/contract/import-document';
+import { DOCUMENT_TIMEOUT_MS, gatewayPath } from '../../lib/contract/import-document';
+import { LEDGER_LOG } from '../../functions/contract/site-paths';
 import { ACCESS_LOG_FIELDS } from '../../lib/stack/public-api';
 import { DEFAULT_SETTINGS } from '../../lib/stack/settings';
 import { documentKeys, fixtureSite, grantsOf, logicalIdOf, referencedIds, SKIP_BUNDLING, synthesize, type CfnResourceJson } from './support';
@@ -256,7 +257,7 @@ describe('REST API imported from the contract table', () => {
     expect(api.Properties.EndpointConfiguration).toEqual({ Types: ['REGIONAL'] });
     expect(api.Properties.MinimumCompressionSize).toBe(1024);
     for (const op of operations) {
-      const object = body.paths[op.path]?.[op.method.toLowerCase()];
+      const object = body.paths[gatewayPath(op)]?.[op.method.toLowerCase()];
       expect(object).toBeDefined();
       expect(object['x-amazon-apigateway-integration']).toBeDefined();
     }
@@ -293,7 +294,7 @@ describe('REST API imported from the contract table', () => {
   test('HEAD beside every GET, an OPTIONS preflight on every path, and the 405 catch-all answering neither', () => {
     const cors = Object.fromEntries(Object.entries(CORS_RESPONSE_HEADERS).map(([k, v]) => [k.toLowerCase(), v]));
     for (const [path, item] of Object.entries(body.paths) as [string, any][]) {
-      const methods = operations.filter((op) => op.path === path).map((op) => op.method);
+      const methods = operations.filter((op) => gatewayPath(op) === path).map((op) => op.method);
       if (methods.includes('GET')) expect(item.head['x-amazon-apigateway-integration']).toBeDefined();
       const preflight = item.options['x-amazon-apigateway-integration'];
       expect(preflight.type).toBe('mock');
@@ -361,7 +362,51 @@ describe('REST API imported from the contract table', () => {
     }
     const grants = grantsOf(resources, roleId);
     expect(new Set(grants.map((g) => g.action))).toEqual(new Set(documentKeys.length > 0 ? ['s3:GetObject'] : []));
-    expect(grants.map((g) => JSON.stringify(g.resource).match(/\/([^"]+)"\]\]\}$/)?.[1]).sort()).toEqual([...new Set(documentKeys)].sort());
+    // The documents by key, and the ledger's tile log by its prefix (its objects grow with the log).
+    expect(grants.map((g) => JSON.stringify(g.resource).match(/\/([^"]+)"\]\]\}$/)?.[1]).sort()).toEqual([...new Set(documentKeys), `${LEDGER_LOG.keyPrefix}*`].sort());
+  });
+
+  test('the ledger tile log: S3 integrations below the log prefix (tile paths greedy), Cache-Control passed through, a missing object a 404', () => {
+    const roleId = logicalIdOf(stack, stack.catalogue.apiReadRole);
+    const logOps = operations.filter((op) => op.integration.kind === 'log');
+    expect(logOps.map((op) => gatewayPath(op)).sort()).toEqual(['/ledger/checkpoint', '/ledger/checkpoints/{treeSize}', '/ledger/tile/{tilePath+}']);
+    for (const op of logOps) {
+      for (const method of ['get', 'head']) {
+        const object = body.paths[gatewayPath(op)][method];
+        const integration = object['x-amazon-apigateway-integration'];
+        expect(integration).toMatchObject({ type: 'aws', httpMethod: method.toUpperCase(), credentials: { 'Fn::GetAtt': [roleId, 'Arn'] } });
+        expect(referencedIds(integration.uri)).toContain(bucketId);
+        const uri = JSON.stringify(integration.uri);
+        expect(uri).toContain(`/${LEDGER_LOG.keyPrefix}`);
+        for (const name of Object.keys(op.pathParams ?? {})) {
+          expect(uri).toContain(`{${name}}`);
+          expect(integration.requestParameters[`integration.request.path.${name}`]).toBe(`method.request.path.${name}`);
+          expect(object.parameters).toContainEqual({ name, in: 'path', required: true, schema: { type: 'string' } });
+        }
+        const ok = integration.responses['2\\d{2}'].responseParameters;
+        expect(ok['method.response.header.Cache-Control']).toBe('integration.response.header.Cache-Control');
+        expect(ok['method.response.header.Content-Type']).toBe('integration.response.header.Content-Type');
+        expect(integration.responses['40[34]'].statusCode).toBe('404');
+        expect(integration.responses.default.statusCode).toBe('503');
+      }
+    }
+  });
+
+  test('the loader may write and read the tile log below its prefix only; the deployments never prune it', () => {
+    const loaderGrants = grantsOf(resources, logicalIdOf(stack, stack.loader.role)).filter((g) => JSON.stringify(g.resource).includes(bucketId));
+    expect(new Set(loaderGrants.map((g) => g.action))).toEqual(new Set(['s3:GetObject', 's3:PutObject']));
+    for (const g of loaderGrants) expect(JSON.stringify(g.resource)).toMatch(new RegExp(`/${LEDGER_LOG.keyPrefix}\\*"`));
+    // Each deployment syncs (and prunes) only its own extensions; no tile log key ends in one.
+    const deployments = ofType('Custom::CDKBucketDeployment');
+    expect(deployments.length).toBeGreaterThan(0);
+    const tileKeys = ['checkpoint', 'checkpoints/34', 'tile/0/000', 'tile/0/x001/000.p/34', 'tile/entries/000.p/7', 'tile/1/000.p/1'].map((k) => `${LEDGER_LOG.keyPrefix}${k}`);
+    for (const [, d] of deployments) {
+      expect(d.Properties.Exclude).toEqual(['*']);
+      for (const pattern of d.Properties.Include as string[]) {
+        const re = new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`);
+        for (const key of tileKeys) expect([pattern, key, re.test(key)]).toEqual([pattern, key, false]);
+      }
+    }
   });
 
   test('stage: throttling, JSON access logs with the request id, error execution logs without bodies', () => {

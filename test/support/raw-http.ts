@@ -29,7 +29,9 @@ export function rawRequest(url: string, bytes: Buffer | string, options: { timeo
     };
     const timer = setTimeout(() => finish(null, new Error(`no complete answer within ${options.timeoutMs ?? 10_000} ms`)), options.timeoutMs ?? 10_000);
     const tryParse = (final: boolean) => {
-      const all = Buffer.concat(chunks);
+      let all = Buffer.concat(chunks);
+      // Interim 1xx answers (100 Continue to a request with Expect: 100-continue) come before the answer.
+      while (/^HTTP\/1\.[01] 1\d\d /.test(all.subarray(0, 16).toString('latin1')) && all.indexOf('\r\n\r\n') >= 0) all = all.subarray(all.indexOf('\r\n\r\n') + 4);
       const end = all.indexOf('\r\n\r\n');
       if (end < 0) return final ? finish(null) : undefined;
       const [statusLine, ...lines] = all.subarray(0, end).toString('latin1').split('\r\n');

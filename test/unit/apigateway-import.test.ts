@@ -5,7 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { operations } from '../../functions/contract/operations';
 import { APIGATEWAY_RULES, lintImportDocument } from '../../lib/contract/apigateway-rules';
-import { buildImportDocument, PLACEHOLDER_TARGETS } from '../../lib/contract/import-document';
+import { buildImportDocument, gatewayPath, PLACEHOLDER_TARGETS } from '../../lib/contract/import-document';
 import { buildOpenApi } from '../../lib/contract/openapi';
 
 type Json = Record<string, any>;
@@ -64,7 +64,7 @@ describe('the generated import document', () => {
 
   test('every operation of the table is a method of its path, HEAD beside every GET, OPTIONS and the catch-all on every path', () => {
     for (const op of operations) {
-      const item = importDoc.paths[op.path];
+      const item = importDoc.paths[gatewayPath(op)];
       expect(item[op.method.toLowerCase()]).toBeDefined();
       if (op.method === 'GET') expect(item.head).toBeDefined();
       expect(item.options['x-amazon-apigateway-integration'].type).toBe('mock');
@@ -98,7 +98,7 @@ describe('a second implementation: Redocly reads the import document as OpenAPI 
         env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
         maxBuffer: 64 * 1024 * 1024,
       }).catch((e: { stdout: string }) => ({ stdout: e.stdout }));
-      return JSON.parse(stdout) as { totals: { errors: number }; problems: { ruleId: string; severity: string }[] };
+      return JSON.parse(stdout) as { totals: { errors: number }; problems: { ruleId: string; severity: string; location?: { pointer?: string }[] }[] };
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
@@ -109,7 +109,13 @@ describe('a second implementation: Redocly reads the import document as OpenAPI 
     expect(report.totals.errors).toBe(0);
     // No servers (API Gateway would take a server URL's path as the base path), no operationId on the
     // OPTIONS and catch-all mocks, no security requirement (public API; API Gateway ignores them).
-    expect(report.problems.map((p) => p.ruleId).filter((r) => !['no-empty-servers', 'operation-operationId', 'security-defined'].includes(r))).toEqual([]);
+    // A greedy path ({tilePath+}, the tile log) names its parameter without the +, as API Gateway requires; Redocly reads the + as part of the name.
+    const greedy = (p: { ruleId: string; location?: { pointer?: string }[] }) =>
+      p.ruleId === 'path-parameters-defined' && (p.location ?? []).every((l) => /\+%7D|\+\}/.test(decodeURIComponent(l.pointer ?? '')));
+    expect(
+      report.problems.filter((p) => !greedy(p)).map((p) => p.ruleId).filter((r) => !['no-empty-servers', 'operation-operationId', 'security-defined'].includes(r)),
+    ).toEqual([]);
+    expect(report.problems.filter(greedy).length).toBeGreaterThan(0);
   }, 30_000);
 
   test('the check is real: an undeclared path parameter and a method without responses are reported', async () => {

@@ -3,6 +3,7 @@ import { cataloguesOperations } from './catalogues';
 import { coreOperations } from './core';
 import { credentialsOperations } from './credentials';
 import { landingOperations } from './landing';
+import { ledgerLogOperations } from './ledger-log';
 import { proofsOperations } from './proofs';
 import { sandboxOperations } from './sandbox';
 import { surfacesOperations } from './surfaces';
@@ -15,6 +16,7 @@ import { surfacesOperations } from './surfaces';
 export const operations: readonly Operation[] = [
   ...coreOperations,
   ...proofsOperations,
+  ...ledgerLogOperations,
   ...credentialsOperations,
   ...cataloguesOperations,
   ...sandboxOperations,

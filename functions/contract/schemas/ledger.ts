@@ -58,6 +58,17 @@ export const LedgerDescription = component(
         .nullable(),
       hashing: z.object({ tree: z.string(), leaf: z.string(), node: z.string(), leafData: z.string() }).loose(),
       formats: z.object({ checkpoint: z.string(), signedNote: z.string(), verifierKey: z.string(), evidence: z.string() }).loose(),
+      tiles: z
+        .object({
+          format: z.literal('https://c2sp.org/tlog-tiles'),
+          monitoringPrefix: z
+            .string()
+            .describe('Absolute URL ending in /: <prefix>checkpoint, <prefix>tile/<L>/<N>[.p/<W>], <prefix>tile/entries/<N>[.p/<W>] and <prefix>checkpoints/<tree size>.'),
+          tileHeight: z.literal(8),
+          entries: z.string().describe('What an entry of an entry bundle holds.'),
+          howToMonitor: z.string(),
+        })
+        .describe('The log as a C2SP tlog-tiles log, for monitors and witnesses.'),
       howToVerify: z.string(),
       disclosure: MinimalDisclosure,
     })
@@ -81,4 +92,31 @@ export const LedgerConsistency = component(
     proof: z.array(Base64Hash).describe('RFC 9162 §2.1.4 consistency proof, PROOF(from, D[to]); empty when from = to.'),
   }),
   'Proof that the log of size `from` is a prefix of the log of size `to`: it only grew. Verify it against the root hashes of the two checkpoints (RFC 9162 §2.1.4.2).',
+);
+
+export const LedgerTilePath = z
+  .string()
+  .max(64)
+  .regex(/^(0|[1-9][0-9]?|entries)\/(x[0-9]{3}\/)*[0-9]{3}(\.p\/[1-9][0-9]{0,2})?$/)
+  .describe(
+    'A C2SP tlog-tiles path below tile/, several segments: <L>/<N>[.p/<W>] for a hash tile of level L, entries/<N>[.p/<W>] for an entry bundle; ' +
+      'N in zero-padded three-digit groups, all but the last prefixed with x (1234067 is x001/x234/067).',
+  );
+
+export const LedgerCheckpointSize = z
+  .string()
+  .max(16)
+  .regex(/^[1-9][0-9]{0,15}$/)
+  .describe('A tree size for which the log published a checkpoint (a whole number, no leading zeros).');
+
+export const LedgerCheckpointNote = component(
+  'LedgerCheckpointNote',
+  z.string(),
+  'A C2SP tlog-checkpoint in a signed note: <origin>\\n<tree size>\\n<base64 root hash>\\n, a blank line, then the log signature and any witness cosignatures.',
+);
+
+export const LedgerTile = component(
+  'LedgerTile',
+  z.string().describe('Binary (application/octet-stream).'),
+  'A C2SP tlog-tiles resource: a hash tile (1..256 hashes of 32 bytes) or an entry bundle (each entry as a big-endian uint16 length and its bytes).',
 );

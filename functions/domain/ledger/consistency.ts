@@ -27,24 +27,32 @@ export function subtreeRoot(leaves: readonly Uint8Array[], start: number, end: n
  * Empty when first = second (the same tree). Costs O(second) hashes.
  */
 export function consistencyProof(first: number, second: number, leaves: readonly Uint8Array[]): Buffer[] {
+  if (leaves.length < second) throw new ConsistencyProofError(`${leaves.length} leaf hashes given for a tree of size ${second}`);
+  return consistencyProofFrom(first, second, (start, end) => subtreeRoot(leaves, start, end));
+}
+
+/**
+ * The same proof from any source of subtree roots MTH(D[start:end]): a tree that keeps its
+ * interior hashes (lib/ledger/merkle-tree.ts, or the log's tiles) answers in O(log n) hashes.
+ */
+export function consistencyProofFrom(first: number, second: number, subtree: (start: number, end: number) => Buffer): Buffer[] {
   if (!Number.isSafeInteger(first) || !Number.isSafeInteger(second) || first < 1 || first > second) {
     throw new ConsistencyProofError(`no consistency proof from a tree of size ${first} to one of size ${second}`);
   }
-  if (leaves.length < second) throw new ConsistencyProofError(`${leaves.length} leaf hashes given for a tree of size ${second}`);
   const proof: Buffer[] = [];
   // SUBPROOF(m, D[start:end], b), unrolled: each step keeps one side and records the other's root.
   const sub = (m: number, start: number, end: number, complete: boolean): void => {
     if (m === end - start) {
-      if (!complete) proof.push(subtreeRoot(leaves, start, end));
+      if (!complete) proof.push(subtree(start, end));
       return;
     }
     const k = largestPowerOfTwoBelow(end - start);
     if (m <= k) {
       sub(m, start, start + k, complete);
-      proof.push(subtreeRoot(leaves, start + k, end));
+      proof.push(subtree(start + k, end));
     } else {
       sub(m - k, start + k, end, false);
-      proof.push(subtreeRoot(leaves, start, start + k));
+      proof.push(subtree(start, start + k));
     }
   };
   sub(first, 0, second, true);

@@ -23,7 +23,7 @@ export const LEDGER_FORMATS = {
  * What anyone needs to verify evidence offline. The keys come from configuration (never from the
  * store, whose contents they judge); the checkpoint from the store, checked against those keys.
  */
-export function ledgerDescription(trustedKeys: string[], checkpointNote: string | null): LedgerDescription {
+export function ledgerDescription(trustedKeys: string[], checkpointNote: string | null, monitoringPrefix: string): LedgerDescription {
   const keys: VerifierKey[] = [];
   for (const text of trustedKeys) {
     try {
@@ -62,6 +62,13 @@ export function ledgerDescription(trustedKeys: string[], checkpointNote: string 
     latestCheckpoint,
     hashing: LEDGER_HASHING,
     formats: LEDGER_FORMATS,
+    tiles: {
+      format: 'https://c2sp.org/tlog-tiles',
+      monitoringPrefix,
+      tileHeight: 8,
+      entries: "The leaf data: RFC 8785 canonical JSON of each logged record version, as responses show it (an entry's leaf hash is SHA-256(0x00 || entry)).",
+      howToMonitor: `npm run monitor -- <this service's base URL> [--state FILE]: verifies the checkpoint, its consistency with the last one seen, every tile and every entry.`,
+    },
     howToVerify:
       'Evidence proves integrity only, never authority or current lifecycle. Re-hash the record shown, walk its inclusion proof to the ' +
       'checkpoint root and check the checkpoint signature with a verifier key above: `npm run verify -- <response URL or file>`.',

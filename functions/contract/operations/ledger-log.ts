@@ -1,0 +1,61 @@
+import { defineOperations, type Operation } from '../operation';
+import { LedgerCheckpointNote, LedgerCheckpointSize, LedgerTile, LedgerTilePath } from '../schemas/ledger';
+import { LEDGER_LOG } from '../site-paths';
+
+const TAG = 'Trust and verification';
+const key = (rest: string) => `${LEDGER_LOG.keyPrefix}${rest}`;
+
+/** A signed checkpoint note served from the bucket (the latest, or one of the history). */
+const checkpointOperation = (operationId: string, rest: string, summary: string, description: string, pathParams?: Operation['pathParams']): Operation => ({
+  operationId,
+  method: 'GET',
+  path: `${LEDGER_LOG.path}${rest}`,
+  tag: TAG,
+  summary,
+  description,
+  liveState: 'LIVE',
+  ...(pathParams ? { pathParams } : {}),
+  response: { schema: LedgerCheckpointNote, mediaType: 'text/plain' },
+  errors: [404, 503],
+  conditional: true,
+  integration: { kind: 'log', key: key(rest) },
+});
+
+/**
+ * The ledger as a C2SP tlog-tiles log (https://c2sp.org/tlog-tiles): static resources the loader
+ * writes into the catalogue bucket, served straight from it (on this machine, from the tile folder
+ * with the same headers). Monitors fetch them under the prefix GET /v1/ledger publishes as
+ * tiles.monitoringPrefix; `npm run monitor` is one.
+ */
+export const ledgerLogOperations = defineOperations([
+  checkpointOperation(
+    'getLedgerLogCheckpoint',
+    'checkpoint',
+    "The log's latest signed checkpoint (C2SP tlog-checkpoint), with any witness cosignatures",
+    'Mutable: cached for a few seconds. text/plain; charset=utf-8.',
+  ),
+  checkpointOperation(
+    'getLedgerLogCheckpointAt',
+    'checkpoints/{treeSize}',
+    'The signed checkpoint the log published for an earlier tree size (its checkpoint history)',
+    'One per published tree size: its text never changes, but witnesses\' cosignatures may be added, so it is cached for five minutes. 404 for a size the log never published.',
+    { treeSize: LedgerCheckpointSize },
+  ),
+  {
+    operationId: 'getLedgerLogTile',
+    method: 'GET',
+    path: `${LEDGER_LOG.path}tile/{tilePath}`,
+    tag: TAG,
+    summary: 'A hash tile or entry bundle of the log (C2SP tlog-tiles)',
+    description:
+      'tile/<L>/<N>[.p/<W>]: hashes of height 8; tile/entries/<N>[.p/<W>]: the entries (RFC 8785 canonical JSON of each record version). ' +
+      'Full tiles never change and are cached for a year; partial tiles (.p/<W>) for a minute. 404 for a tile the log does not hold.',
+    liveState: 'LIVE',
+    pathParams: { tilePath: LedgerTilePath },
+    multiSegmentParams: ['tilePath'],
+    response: { schema: LedgerTile, mediaType: 'application/octet-stream' },
+    errors: [404, 503],
+    conditional: true,
+    integration: { kind: 'log', key: key('tile/{tilePath}') },
+  },
+]);

@@ -1,0 +1,31 @@
+import { addSignatureLines, checkCosignatures, type WitnessKey } from '../../functions/domain/ledger/cosignature';
+import { parseCheckpointText } from '../../functions/domain/ledger/checkpoint';
+import { parseNote } from '../../functions/domain/ledger/note';
+import { CHECKPOINT_PATH, checkpointHistoryPath } from '../../functions/domain/ledger/tiles';
+import type { TileStore } from './tile-store';
+
+/**
+ * Adds witnesses' cosignature lines (C2SP tlog-cosignature) to the log's published checkpoint:
+ * each line must come from a configured witness and verify for the checkpoint as it is now; the
+ * cosigned note replaces `checkpoint` and the history copy for its size. Nothing else changes:
+ * the log's own signature and the tree are the same, so evidence already issued stays valid.
+ */
+export async function addCosignatures(store: TileStore, lines: readonly string[], witnesses: readonly WitnessKey[]): Promise<{ treeSize: number; note: string; added: string[] }> {
+  const current = await store.read(CHECKPOINT_PATH);
+  if (!current) throw new Error(`the tile log at ${store.location} has no checkpoint to cosign`);
+  const note = current.toString('utf8');
+  const { text } = parseNote(note);
+  const treeSize = parseCheckpointText(text).treeSize;
+  const added: string[] = [];
+  for (const raw of lines.map((l) => l.trim()).filter(Boolean)) {
+    const single = `${text}\n${raw}\n`;
+    const witness = witnesses.find((w) => checkCosignatures(single, { witnesses: [w], required: 1 }).ok);
+    if (!witness) throw new Error(`not a valid cosignature of the current checkpoint (size ${treeSize}) by a configured witness: ${raw.slice(0, 80)}`);
+    added.push(raw);
+  }
+  const cosigned = addSignatureLines(note, added);
+  const bytes = Buffer.from(cosigned, 'utf8');
+  await store.write({ path: checkpointHistoryPath(treeSize), bytes, immutable: false });
+  await store.write({ path: CHECKPOINT_PATH, bytes, immutable: false });
+  return { treeSize, note: cosigned, added };
+}
