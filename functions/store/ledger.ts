@@ -1,4 +1,5 @@
 import {
+  BatchGetItemCommand,
   ConditionalCheckFailedException,
   GetItemCommand,
   PutItemCommand,
@@ -26,6 +27,8 @@ export const LEDGER_HEAD_SK = '#';
 const pad = (n: number): string => String(n).padStart(12, '0');
 export const ledgerLeafSk = (index: number): string => `E#${pad(index)}`;
 export const ledgerCheckpointSk = (treeSize: number): string => `C#${pad(treeSize)}`;
+/** A hash tile of the log (C2SP tlog-tiles, the same bytes as tile/<level>/<index>): its hashes, grown in place while partial. */
+export const ledgerTileSk = (level: number, index: number): string => `T#${String(level).padStart(2, '0')}#${pad(index)}`;
 
 type Item = Record<string, AttributeValue>;
 
@@ -199,43 +202,49 @@ export async function publishLedgerHead(
   );
 }
 
-/**
- * The read path's view of the log for a consistency proof: the published head and the hashes of
- * leaves 0..count-1, requested at once (one GetItem beside a Query that pages through the leaves;
- * DynamoDB pages at 1 MB of items read, thousands of leaf items). Leaves past the head's tree size are not part of any published tree,
- * so the caller checks `count` against the head before using them.
- */
-export async function readLedgerPrefix(count: number): Promise<{ head: LedgerHead | null; leaves: Buffer[] }> {
-  const table = tableName();
-  if (!table) throw new StoreNotConfigured();
-  try {
-    const [head, leaves] = await Promise.all([readLedgerHead(), readLeafHashes(table, count)]);
-    return { head, leaves };
-  } catch (error) {
-    if (error instanceof StoreUnavailable || error instanceof StoreNotConfigured) throw error;
-    throw new StoreUnavailable('Query ledger leaves', { cause: error });
-  }
+export interface HashTileToStore {
+  level: number;
+  index: number;
+  /** The tile's hashes, concatenated (width · 32 bytes). */
+  hashes: Uint8Array;
 }
 
-async function readLeafHashes(table: string, count: number): Promise<Buffer[]> {
-  const leaves: Buffer[] = [];
-  let start: Item | undefined;
-  do {
-    const out = await storeClient().send(
-      new QueryCommand({
-        TableName: table,
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',
-        ExpressionAttributeValues: { ':pk': { S: LEDGER_PK }, ':first': { S: ledgerLeafSk(0) }, ':last': { S: ledgerLeafSk(count - 1) } },
-        ProjectionExpression: 'sk, leafHash',
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const item of out.Items ?? []) {
-      // A gap means the log is shorter than asked (or still being written): stop at the last contiguous leaf.
-      if (item.sk?.S !== ledgerLeafSk(leaves.length) || !item.leafHash?.B) return leaves;
-      leaves.push(Buffer.from(item.leafHash.B));
+export function ledgerTileItems(tiles: readonly HashTileToStore[]): Item[] {
+  return tiles.map((tile) => ({ pk: { S: LEDGER_PK }, sk: { S: ledgerTileSk(tile.level, tile.index) }, hashes: { B: tile.hashes } }));
+}
+
+/** BatchGetItem takes at most this many keys; a consistency proof needs a few per tile level. */
+const BATCH_GET_KEYS = 100;
+
+/**
+ * The read path's view of the log for a consistency proof: the published head and the hash tiles
+ * the proof is built from, in one BatchGetItem (the keys follow from the two sizes asked, so the
+ * head need not be read first). Keys DynamoDB leaves unprocessed are asked again.
+ */
+export async function readLedgerTiles(
+  tiles: ReadonlyArray<{ level: number; index: number }>,
+): Promise<{ head: LedgerHead | null; tiles: Map<string, Uint8Array> }> {
+  const table = tableName();
+  if (!table) throw new StoreNotConfigured();
+  if (tiles.length + 1 > BATCH_GET_KEYS) throw new StoreUnavailable(`${tiles.length} tiles are more than one request reads`);
+  let keys: Item[] = [headKey(), ...tiles.map((t) => ({ pk: { S: LEDGER_PK }, sk: { S: ledgerTileSk(t.level, t.index) } }))];
+  const items: Item[] = [];
+  try {
+    for (let attempt = 0; keys.length > 0; attempt++) {
+      if (attempt === 3) throw new StoreUnavailable('BatchGetItem left keys unprocessed three times');
+      const out = await storeClient().send(new BatchGetItemCommand({ RequestItems: { [table]: { Keys: keys, ConsistentRead: false } } }));
+      items.push(...(out.Responses?.[table] ?? []));
+      keys = out.UnprocessedKeys?.[table]?.Keys ?? [];
     }
-    start = out.LastEvaluatedKey;
-  } while (start);
-  return leaves;
+  } catch (error) {
+    if (error instanceof StoreUnavailable) throw error;
+    throw new StoreUnavailable('BatchGetItem ledger tiles', { cause: error });
+  }
+  const byKey = new Map<string, Uint8Array>();
+  let head: LedgerHead | null = null;
+  for (const item of items) {
+    if (item.sk?.S === LEDGER_HEAD_SK) head = headFrom(item);
+    else if (item.sk?.S && item.hashes?.B) byKey.set(item.sk.S, item.hashes.B);
+  }
+  return { head, tiles: byKey };
 }

@@ -1,6 +1,6 @@
 import { canonicalBytes } from '../../functions/domain/ledger/canonical';
 import { leafHash } from '../../functions/domain/ledger/hashing';
-import { entriesStart, tileResources, TILE_WIDTH, type LogResource, type TileCoordinate } from '../../functions/domain/ledger/tiles';
+import { entriesStart, hashTileBytes, tileResources, tilesAddedBetween, TILE_WIDTH, type LogResource, type TileCoordinate } from '../../functions/domain/ledger/tiles';
 import { parseCheckpointText } from '../../functions/domain/ledger/checkpoint';
 import { encodeBase64 } from '../../functions/domain/ledger/encoding';
 import { EVIDENCE_FORMAT, type LogEvidence } from '../../functions/domain/ledger/evidence-format';
@@ -105,6 +105,16 @@ export class AppendOnlyLog {
   get previousBundle(): TileCoordinate | null {
     const start = entriesStart(this.publishedSize);
     return this.publishedSize > start ? { level: 'entries', index: start / TILE_WIDTH, width: this.publishedSize - start } : null;
+  }
+
+  /**
+   * The hash tiles this load grew (C2SP tlog-tiles coordinates and bytes), kept in the table too so
+   * the read path builds consistency proofs from a few tiles instead of every leaf.
+   */
+  get grownHashTiles(): Array<{ level: number; index: number; hashes: Buffer }> {
+    return tilesAddedBetween(this.publishedSize, this.size)
+      .filter((tile): tile is TileCoordinate & { level: number } => tile.level !== 'entries')
+      .map((tile) => ({ level: tile.level, index: tile.index, hashes: hashTileBytes(this.tree, tile) }));
   }
 
   /**

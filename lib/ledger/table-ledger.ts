@@ -3,6 +3,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import {
   acquireLedgerLock,
   ledgerLeafItems,
+  ledgerTileItems,
   publishLedgerHead,
   readLedgerLeaves,
   releaseLedgerLock,
@@ -72,9 +73,12 @@ export class TableLedger {
     }
   }
 
-  /** Stores the leaves appended by this load (before any record that refers to them). */
+  /**
+   * Stores the leaves appended by this load (before any record that refers to them) and the hash
+   * tiles they grew (what consistency proofs are read from).
+   */
   async writeNewLeaves(): Promise<void> {
-    const items = ledgerLeafItems(this.log.newLeaves);
+    const items = [...ledgerLeafItems(this.log.newLeaves), ...ledgerTileItems(this.log.grownHashTiles)];
     await putItems(this.options.client, this.options.table, items, (written) => this.options.onProgress?.('writing leaves', written, items.length));
   }
 

@@ -36,7 +36,7 @@ export interface OperationFunctionsProps {
 /**
  * One function per Lambda operation of the contract table. Each has its own role and log group,
  * and its `access` decides everything it can reach:
- *   table-read  -> dynamodb:GetItem and dynamodb:Query on the record table (TABLE_NAME, LEDGER_VERIFIER_KEYS)
+ *   table-read  -> dynamodb:GetItem, BatchGetItem and Query on the record table (TABLE_NAME, LEDGER_VERIFIER_KEYS)
  *   bucket-read -> s3:GetObject on the catalogue bucket's objects (CATALOGUE_BUCKET)
  *   none        -> nothing but its own logs (the sandbox: no resource is even named to it)
  */
@@ -75,7 +75,7 @@ export class OperationFunctions extends Construct {
       case 'table-read':
         environment.TABLE_NAME = props.table.tableName;
         environment.LEDGER_VERIFIER_KEYS = props.ledgerVerifierKeys;
-        role.addToPolicy(new PolicyStatement({ actions: ['dynamodb:GetItem', 'dynamodb:Query'], resources: [props.table.tableArn] }));
+        role.addToPolicy(new PolicyStatement({ actions: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query'], resources: [props.table.tableArn] }));
         break;
       case 'bucket-read':
         environment.CATALOGUE_BUCKET = props.bucket.bucketName;

@@ -39,7 +39,7 @@ function functionOf(operationId: string): { id: string; resource: CfnResourceJso
 
 /** Variables that would point a function at a resource or at the ledger. */
 const RESOURCE_VARIABLES = ['TABLE_NAME', 'CATALOGUE_BUCKET', 'LEDGER_VERIFIER_KEYS', 'DYNAMODB_ENDPOINT'];
-const READ_ACTIONS = ['dynamodb:GetItem', 'dynamodb:Query', 's3:GetObject'];
+const READ_ACTIONS = ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query', 's3:GetObject'];
 const LOG_ACTIONS = ['logs:CreateLogStream', 'logs:PutLogEvents'];
 
 describe('functions: one per Lambda operation of the contract table', () => {
@@ -98,7 +98,7 @@ describe('grants: each function reaches exactly what its access names', () => {
     for (const g of resourceGrants) expect(READ_ACTIONS).toContain(g.action);
 
     if (access === 'table-read') {
-      expect(resourceGrants.map((g) => g.action).sort()).toEqual(['dynamodb:GetItem', 'dynamodb:Query']);
+      expect(resourceGrants.map((g) => g.action).sort()).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query']);
       for (const g of resourceGrants) expect(g.resource).toEqual({ 'Fn::GetAtt': [tableId, 'Arn'] });
       expect(env.TABLE_NAME).toEqual({ Ref: tableId });
       expect(env).toHaveProperty('LEDGER_VERIFIER_KEYS', DEFAULT_SETTINGS.ledgerVerifierKeys);
@@ -126,7 +126,7 @@ describe('grants: each function reaches exactly what its access names', () => {
   test('no role but the loader may write the table', () => {
     for (const [roleId] of ofType('AWS::IAM::Role')) {
       const writes = grantsOf(resources, roleId).filter(
-        (g) => g.action.startsWith('dynamodb:') && !['dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:DescribeTable'].includes(g.action),
+        (g) => g.action.startsWith('dynamodb:') && !['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:DescribeTable'].includes(g.action),
       );
       if (roleId === loaderRoleId) expect(writes.map((g) => g.action).sort()).toEqual(['dynamodb:BatchWriteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
       else expect(writes).toEqual([]);

@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { ConsistencyProofError, consistencyProof, consistencyProofFrom, subtreeRoot, verifyConsistency } from '../../functions/domain/ledger/consistency';
 import { leafHash } from '../../functions/domain/ledger/hashing';
+import { consistencyProofFromTiles, MissingTileError, tilesForConsistency, type TileSource } from '../../functions/domain/ledger/tile-proofs';
+import { hashTileBytes, tilesOfTree } from '../../functions/domain/ledger/tiles';
 import { MerkleTree } from '../../lib/ledger/merkle-tree';
 
 const SEED = 20261122;
@@ -115,5 +117,50 @@ describe('RFC 9162 consistency proofs', () => {
     expect(() => consistencyProof(0, 5, leaves)).toThrow(ConsistencyProofError);
     expect(() => consistencyProof(6, 5, leaves)).toThrow(ConsistencyProofError);
     expect(() => consistencyProof(5, 21, leaves)).toThrow(ConsistencyProofError);
+  });
+});
+
+describe('consistency proofs from hash tiles (what GET /v1/ledger/consistency reads)', () => {
+  /** The log's hash tiles for a tree of `size`, as the loader stores them, answering by level and index. */
+  function tilesOf(tree: MerkleTree, size: number): TileSource {
+    const view = { size, hash: (height: number, index: number) => tree.hash(height, index) };
+    const tiles = new Map<string, Buffer>();
+    for (const tile of tilesOfTree(size)) if (tile.level !== 'entries') tiles.set(`${tile.level}/${tile.index}`, hashTileBytes(view, tile));
+    return (level, index) => tiles.get(`${level}/${index}`);
+  }
+
+  test('equal the proofs from the leaves, for random sizes across several tile levels (property)', () => {
+    const leaves = leavesOf(70_000);
+    const tree = new MerkleTree();
+    for (const leaf of leaves) tree.append(leaf);
+    // The tiles of the larger tree also answer for every smaller one (partial tiles only grow).
+    const source = tilesOf(tree, 70_000);
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 70_000 }), fc.integer({ min: 1, max: 70_000 }), (a, b) => {
+        const [m, n] = a <= b ? [a, b] : [b, a];
+        const fromTiles = consistencyProofFromTiles(m, n, source).map((h) => h.toString('hex'));
+        expect(fromTiles).toEqual(consistencyProofFrom(m, n, (s, e) => tree.subtreeHash(s, e)).map((h) => h.toString('hex')));
+        // Only the tiles it names are read.
+        const named = new Set(tilesForConsistency(m, n).map((t) => `${t.level}/${t.index}`));
+        expect(consistencyProofFromTiles(m, n, (level, index) => (named.has(`${level}/${index}`) ? source(level, index) : undefined))).toHaveLength(fromTiles.length);
+        expect(named.size).toBeLessThanOrEqual(12);
+      }),
+      { seed: SEED, numRuns: 300 },
+    );
+  });
+
+  test('for every pair of sizes up to 600 (partial tiles at both levels), from the tiles of the later tree', () => {
+    const leaves = leavesOf(600);
+    const tree = new MerkleTree();
+    for (const leaf of leaves) tree.append(leaf);
+    for (let n = 1; n <= 600; n += 13) {
+      const source = tilesOf(tree, n);
+      for (let m = 1; m <= n; m += 7) expect(verifyConsistency(m, n, tree.root(m), tree.root(n), consistencyProofFromTiles(m, n, source))).toBe(true);
+    }
+  });
+
+  test('a tile that is missing or too short is named, never guessed', () => {
+    expect(() => consistencyProofFromTiles(3, 300, () => undefined)).toThrow(MissingTileError);
+    expect(() => consistencyProofFromTiles(3, 300, () => Buffer.alloc(32))).toThrow(/does not hold hashes/);
   });
 });
