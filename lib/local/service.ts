@@ -9,6 +9,10 @@ import { localOrigins } from '../contract/origins';
 import { publishSite } from '../publish/site';
 import { startEmbeddedStore, type EmbeddedStore } from './embedded-store';
 import { startLocalServer, type LocalServer } from './server';
+import { forgetIngressKeys } from '../../functions/config/ingress-keys';
+
+/** The development verification keys of the event sources (the local host only; docs/ingress.md). */
+export const DEV_INGRESS_SECRETS_FILE = path.resolve(__dirname, '../../fixtures/ingress-dev-secrets.json');
 
 export const LOCAL_TABLE = 'trust-records';
 
@@ -87,6 +91,11 @@ export interface LocalServiceOptions {
    * OpenAPI servers, the catalogue and every example name the URL it is reached at.
    */
   siteDir?: string;
+  /**
+   * Verification keys of the event sources the receivers use (INGRESS_SECRETS_FILE); default the
+   * development keys in fixtures/ingress-dev-secrets.json. null: none, so every source is gated.
+   */
+  ingressSecretsFile?: string | null;
 }
 
 /**
@@ -117,6 +126,10 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       client.destroy();
     }
   }
+  const secretsFile = options.ingressSecretsFile === undefined ? DEV_INGRESS_SECRETS_FILE : options.ingressSecretsFile;
+  if (secretsFile === null) delete process.env.INGRESS_SECRETS_FILE;
+  else process.env.INGRESS_SECRETS_FILE = secretsFile;
+  forgetIngressKeys();
   process.env.LEDGER_VERIFIER_KEYS = options.verifierKeys ?? (store || options.loadDemo ? signer.verifierKey : (process.env.LEDGER_VERIFIER_KEYS ?? signer.verifierKey));
   const ownSite = options.siteDir ? null : await mkdtemp(path.join(os.tmpdir(), 'trust-site-'));
   const siteDir = options.siteDir ?? ownSite!;

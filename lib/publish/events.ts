@@ -43,6 +43,22 @@ export function examplePayloads(_sources: PublishSources): Record<string, unknow
       proofUrl: `/v1/commercial-proofs/${proof}`,
       disclosure,
     },
+    'svc.living-object.authority-observed.v1': {
+      reference: DEMO_OBJECTS.current,
+      objectType: 'ORDER',
+      state: 'DELIVERED',
+      observedAt: EXAMPLE_INSTANT,
+      resolveUrl: `/v1/objects/${DEMO_OBJECTS.current}`,
+      disclosure,
+    },
+    'svc.commercial-proof.source-snapshot.v1': {
+      reference: DEMO_PROOFS.current,
+      sourceState: 'DELIVERED',
+      digest: `sha256:${createHash('sha256').update(DEMO_PROOFS.current).digest('hex')}`,
+      observedAt: EXAMPLE_INSTANT,
+      proofUrl: `/v1/commercial-proofs/${DEMO_PROOFS.current}`,
+      disclosure,
+    },
     'svc.credential.status-changed.v1': {
       claimId: credential,
       previousStatus: 'ACTIVE',

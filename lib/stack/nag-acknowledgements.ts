@@ -52,6 +52,13 @@ export function acknowledgeFindings(stack: TrustServiceStack): void {
       '(new key, new published verifier key, old checkpoints kept verifiable), not a scheduled password rotation.',
   );
 
+  acknowledge(
+    stack.ingress.secret,
+    'AwsSolutions-SMG4',
+    'The receivers\' verification keys are issued by each event source (its whsec_ secret or whpk_ public key); rotating them is done with the source ' +
+      '(both keys listed while senders sign with both, Standard Webhooks multi-signature), not by a Secrets Manager rotation function that cannot reach the source.',
+  );
+
   const api = stack.publicApi.api;
   acknowledge(
     api,
