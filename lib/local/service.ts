@@ -7,6 +7,7 @@ import { devLedgerSigner } from '../ledger/dev-key';
 import { loadDocument } from '../loader/load';
 import { localOrigins } from '../contract/origins';
 import { publishSite } from '../publish/site';
+import { canonicalSources } from '../publish/sources';
 import { startEmbeddedStore, type EmbeddedStore } from './embedded-store';
 import { startLocalServer, type LocalServer } from './server';
 import { forgetIngressKeys } from '../../functions/config/ingress-keys';
@@ -137,7 +138,9 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
   if (ownSite) {
     try {
       // The port is known only once the server listens (port 0 picks a free one).
-      await publishSite(ownSite, localOrigins(new URL(server.url).port));
+      // Ingress examples at the service's start: newer than every demo entry, so they advance the records.
+      const ingressExamplesAt = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+      await publishSite(ownSite, localOrigins(new URL(server.url).port), { ...canonicalSources(), ingressExamplesAt });
     } catch (error) {
       await server.close();
       await store?.close();
