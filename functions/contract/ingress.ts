@@ -75,14 +75,19 @@ export function eventContract(type: string): EventContract | undefined {
   return (EVENT_CONTRACTS as readonly EventContract[]).find((c) => c.type === type);
 }
 
-/** The CloudEvents envelope of each canonical event, as a named component of the contract. */
+const RECEIVED_TYPES = new Set<string>(Object.values(INGRESS_SOURCES).flatMap((s) => s.accepts));
+
+/** The CloudEvents envelope of each event a receiver takes, as a named component of the contract. */
 export const EVENT_ENVELOPES: Record<string, z.ZodType> = Object.fromEntries(
-  (EVENT_CONTRACTS as readonly EventContract[]).map((c) => [c.type, component(`${c.name}Event`, cloudEventEnvelope(c), `${c.title}: a CloudEvents 1.0 structured-mode event (${c.type}).`)]),
+  (EVENT_CONTRACTS as readonly EventContract[])
+    .filter((c) => RECEIVED_TYPES.has(c.type))
+    .map((c) => [c.type, component(`${c.name}Event`, cloudEventEnvelope(c), `${c.title}: a CloudEvents 1.0 structured-mode event (${c.type}).`)]),
 );
 
+/** A receiver's body: the one envelope it takes (already a component), or the union of several, named. */
 function bodyOf(id: string, types: readonly string[], description: string): z.ZodType {
   const [first, ...rest] = types.map((t) => EVENT_ENVELOPES[t]);
-  return component(id, rest.length === 0 ? first : z.union([first, ...rest] as [z.ZodType, z.ZodType, ...z.ZodType[]]), description);
+  return rest.length === 0 ? first : component(id, z.union([first, ...rest] as [z.ZodType, z.ZodType, ...z.ZodType[]]), description);
 }
 
 export const LifecycleFeedEvent = bodyOf(

@@ -1,3 +1,4 @@
+import { WEBHOOK_SOURCE_IDS } from '../../functions/contract/ingress';
 import type { Operation } from '../../functions/contract/operation';
 
 /** Demo references that exist in the demo data, by the record family they belong to. */
@@ -16,6 +17,7 @@ export interface DemoReferences {
  */
 export function demoValuesFor(op: Pick<Operation, 'path'>, param: string, demo: DemoReferences, providerIds: readonly string[]): string[] {
   if (/provider/i.test(param)) return [...providerIds];
+  if (/source/i.test(param)) return [...WEBHOOK_SOURCE_IDS];
   if (/list/i.test(param)) return [...demo.statusLists];
   if (/claim|credential/i.test(param)) return [...demo.credentials];
   const all = [...demo.objects, ...demo.commercialProofs, ...demo.credentials];
