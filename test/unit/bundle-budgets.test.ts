@@ -22,8 +22,9 @@ const BUDGETS: Record<Kind, number> = {
   'table-reading': 1.16,
   page: 1.22,
   // The logger, middy, the boundary and the function's own domain code: ~55 KiB; a page adds
-  // the words of the page frame (functions/generated/messages/en-frame.ts, ~4 KiB).
-  'no-I/O': 0.18,
+  // the words of the page frame (functions/generated/messages/en-frame.ts, ~4 KiB). Raised from
+  // 0.18 when the receivers added their problem codes and two routes (measured 0.1823).
+  'no-I/O': 0.186,
   // A JSON body is validated with the contract's zod schemas (field-by-field problem details):
   // zod and the request schemas, ~90 KiB more.
   'no-I/O, JSON body': 0.49,
@@ -52,7 +53,7 @@ function kindOf(op: LambdaOperation): Kind {
  * then taken off this list.
  */
 const OVER_KIND_BUDGET: Record<string, { budget: number; why: string }> = {
-  listAssets: { budget: 0.3, why: 'carries the whole asset catalogue as data (functions/generated/assets.ts, ~40 KiB of the bundle)' },
+  listAssets: { budget: 0.312, why: 'carries the whole asset catalogue as data (functions/generated/assets.ts, ~40 KiB of the bundle)' },
   getTrustReceipt: {
     budget: 1.48,
     why: 'speaks four languages (functions/generated/messages, ~50 KiB, each catalogue built on first use) and carries the in-browser ledger check (13 KiB) and the QR renderer (11 KiB)',
