@@ -323,3 +323,13 @@ describe('/developers/sandbox/examples.json ingress.examples', () => {
     }
   });
 });
+
+describe('durability: 202 only after the write', () => {
+  // Last in this file: it stops the embedded store.
+  test('with the store gone, a correctly signed, valid event is answered 503 with Retry-After, never 202', async () => {
+    await service.store!.close();
+    const res = await emit(service.url, OBSERVED, DEMO_OBJECTS.current, { state: 'DELIVERED' });
+    expectProblem(res, 503, 'DEPENDENCY_UNAVAILABLE');
+    expect(res.headers.get('retry-after')).toBe('1');
+  }, 20_000);
+});
