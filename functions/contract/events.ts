@@ -64,6 +64,40 @@ export const CredentialStatusChangedData = z
   })
   .strict();
 
+/**
+ * The authority (the service platform) confirms the state of a living object as it stands, without
+ * a change. Observations are what keep `fresh` true (docs/semantics.md): the record's last
+ * authority observation moves to `observedAt`. `state` is the state the authority sees; it must be
+ * the state the service holds (a change is an ObjectStateChanged event, never an observation).
+ */
+export const AuthorityObservedData = z
+  .object({
+    reference: Reference,
+    objectType: z.string().regex(/^[A-Z][A-Z0-9_]{1,63}$/),
+    state: ObjectState,
+    observedAt: Instant,
+    resolveUrl: PublicPath,
+    disclosure: NoPersonalData,
+  })
+  .strict();
+
+/**
+ * One synchronization snapshot of the commerce source behind a commercial proof, as the external
+ * commerce platform observed it: the source record's digest and state at `observedAt`. The
+ * platform identifies its record only by the proof reference; never by an account, a customer or
+ * a payment instrument.
+ */
+export const CommercialSourceSnapshotData = z
+  .object({
+    reference: Reference,
+    sourceState: StatusWord,
+    digest: z.string().regex(/^sha256:[0-9a-f]{64}$/).describe('Digest of the source record at the platform (sha256:<64 hex>).'),
+    observedAt: Instant,
+    proofUrl: PublicPath,
+    disclosure: NoPersonalData,
+  })
+  .strict();
+
 export interface EventContract<Payload extends z.ZodType = z.ZodType> {
   /** CloudEvents `type` (versioned: a breaking payload change is a new type). */
   type: string;
@@ -110,6 +144,26 @@ export const EVENT_CONTRACTS = [
     subject: 'The credential claim identifier.',
     channels: ['WEBHOOK'],
     payload: CredentialStatusChangedData,
+  },
+  {
+    type: 'svc.living-object.authority-observed.v1',
+    name: 'AuthorityObserved',
+    title: 'Authority observed a living object',
+    summary: 'The authority confirmed the current state of a living object without a change; this keeps the record fresh.',
+    source: '/v1/objects',
+    subject: 'The object reference.',
+    channels: ['WEBHOOK', 'IOT_EVENT'],
+    payload: AuthorityObservedData,
+  },
+  {
+    type: 'svc.commercial-proof.source-snapshot.v1',
+    name: 'CommercialSourceSnapshot',
+    title: 'Commercial proof source snapshot',
+    summary: 'The external commerce platform reports the digest and state of the source record behind a commercial proof, as observed at an instant.',
+    source: '/v1/commercial-proofs',
+    subject: 'The commercial proof reference.',
+    channels: ['WEBHOOK'],
+    payload: CommercialSourceSnapshotData,
   },
 ] as const satisfies readonly EventContract[];
 

@@ -17,7 +17,8 @@ export type Integration =
   | {
       kind: 'lambda';
       entry: string;
-      access: 'table-read' | 'bucket-read' | 'none';
+      /** ingress-write: the receivers, which may write only pending-event items (and read records). */
+      access: 'table-read' | 'bucket-read' | 'ingress-write' | 'none';
       /** Deployment settings (environment variable names) the function reads; the stack passes only these. */
       settings?: readonly string[];
     }
@@ -48,10 +49,10 @@ export interface Operation {
   queryParams?: Record<string, z.ZodType>;
   /** Query parameters a request must carry (every other one is optional). */
   requiredQueryParams?: readonly string[];
-  /** JSON request body (sandbox POSTs). */
-  requestBody?: { schema: z.ZodType; required: boolean };
-  /** The 200 response. */
-  response: { schema: z.ZodType; mediaType?: ResponseMediaType };
+  /** JSON request body (sandbox POSTs, receivers); mediaTypes default to application/json. */
+  requestBody?: { schema: z.ZodType; required: boolean; mediaTypes?: readonly string[] };
+  /** The success response: 200 unless `status` says otherwise (202 for the receivers). */
+  response: { schema: z.ZodType; mediaType?: ResponseMediaType; status?: 200 | 202 };
   /** Statuses answered with an ErrorResponse (problem details), beyond the 200. */
   errors: number[];
   /** Answers carry ETag and Cache-Control and honour If-None-Match with 304 (developer documents). */

@@ -206,6 +206,19 @@ export const runSandboxProviderParams = {
   } satisfies ParamValidator<string>,
 };
 
+/** POST /v1/webhooks/{sourceId} */
+export const receiveSourceWebhookParams = {
+  sourceId: {
+    description: "An external event source: 3 to 64 of a-z 0-9 -, starting with a letter. Known: commerce-platform.",
+    check(v: string): Checked<string> {
+      if (v.length < 3) return fail("must be at least 3 characters long");
+      if (v.length > 64) return fail("must be at most 64 characters long");
+      if (!/^[a-z][a-z0-9-]{2,63}$/.test(v)) return fail("must match ^[a-z][a-z0-9-]{2,63}$");
+      return { value: v };
+    },
+  } satisfies ParamValidator<string>,
+};
+
 /** GET /verify */
 export const getVerifyPageParams = {
   reference: {

@@ -315,6 +315,24 @@ export const ROUTES: readonly Route[] = [
     "response": {}
   },
   {
+    "operationId": "receiveLifecycleEvent",
+    "method": "POST",
+    "path": "/v1/lifecycle/events",
+    "tag": "Ingress",
+    "summary": "Receive the service platform's signed lifecycle feed: state changes, authority observations, credential status changes",
+    "liveState": "READY",
+    "response": {}
+  },
+  {
+    "operationId": "receiveSourceWebhook",
+    "method": "POST",
+    "path": "/v1/webhooks/{sourceId}",
+    "tag": "Ingress",
+    "summary": "Receive a signed webhook from an external source (the commerce platform: source snapshots behind commercial proofs)",
+    "liveState": "GATED_BY_PERSISTENCE",
+    "response": {}
+  },
+  {
     "operationId": "getTrustFabricCatalogue",
     "method": "GET",
     "path": "/v1/trust-fabric/catalogue",

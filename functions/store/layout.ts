@@ -12,12 +12,23 @@
  * instant before the first entry) the genesis item: one request, whatever the history length.
  *
  * The table's own metadata lives at pk = "S#TABLE", sk = "#".
+ *
+ * Received events wait in their own partitions, one per delivery (functions/store/pending.ts):
+ *   pk = "P#" + sourceId + "#" + webhookId, sk = "#"
+ * The leading "P#" is what the receivers' IAM policy allows them to write (dynamodb:LeadingKeys),
+ * so a receiver can never write a record, the ledger or the table's metadata.
  */
 export const GENESIS_SK = '#';
 export const TABLE_META_PK = 'S#TABLE';
 export const TABLE_SCHEMA_VERSION = 'svc.table.v1';
 
 export const recordPk = (reference: string): string => `R#${reference}`;
+
+/** Leading characters of every pending-event partition key (the receivers' only writable keys). */
+export const PENDING_PK_PREFIX = 'P#';
+export const pendingPk = (sourceId: string, webhookId: string): string => `${PENDING_PK_PREFIX}${sourceId}#${webhookId}`;
+/** Leading characters of every record partition key (the receivers read these, never write them). */
+export const RECORD_PK_PREFIX = 'R#';
 
 export function entrySk(at: string, seq: number): string {
   return `T#${canonicalInstant(at)}#${String(seq).padStart(7, '0')}`;

@@ -12,6 +12,7 @@ type Json = Record<string, any>;
 
 const STATUS_TEXT: Record<number, string> = {
   400: 'Invalid input (reference, identifier or parameter)',
+  401: 'Signature missing, invalid, or outside the replay window (receivers)',
   404: 'Not found',
   405: 'Method not allowed',
   409: 'The reference exists but is not of the kind this operation reads',
@@ -86,7 +87,7 @@ function parameters(op: Operation, target: Target): Json[] {
 export function operationObject(op: Operation, target: Target): Json {
   const mediaType = op.response.mediaType ?? 'application/json';
   const responses: Json = {
-    '200': {
+    [String(op.response.status ?? 200)]: {
       description: op.summary,
       headers: { 'x-correlation-id': { $ref: '#/components/headers/CorrelationId' }, ...(op.conditional ? CONDITIONAL_HEADERS : {}) },
       content: { [mediaType]: { schema: schemaRef(op.response.schema, target) } },
@@ -108,7 +109,9 @@ export function operationObject(op: Operation, target: Target): Json {
     responses,
   };
   if (op.requestBody) {
-    object.requestBody = { required: op.requestBody.required, content: { 'application/json': { schema: schemaRef(op.requestBody.schema, target) } } };
+    const schema = schemaRef(op.requestBody.schema, target);
+    const mediaTypes = op.requestBody.mediaTypes ?? ['application/json'];
+    object.requestBody = { required: op.requestBody.required, content: Object.fromEntries(mediaTypes.map((type) => [type, { schema }])) };
   }
   return object;
 }

@@ -8,8 +8,13 @@ import { directoryTileStore } from '../ledger/tile-store';
 import { loadDocument } from '../loader/load';
 import { localOrigins } from '../contract/origins';
 import { publishSite } from '../publish/site';
+import { canonicalSources } from '../publish/sources';
 import { startEmbeddedStore, type EmbeddedStore } from './embedded-store';
 import { startLocalServer, type LocalServer } from './server';
+import { forgetIngressKeys } from '../../functions/config/ingress-keys';
+
+/** The development verification keys of the event sources (the local host only; docs/ingress.md). */
+export const DEV_INGRESS_SECRETS_FILE = path.resolve(__dirname, '../../fixtures/ingress-dev-secrets.json');
 
 export const LOCAL_TABLE = 'trust-records';
 
@@ -95,6 +100,11 @@ export interface LocalServiceOptions {
    * DIR/tiles with --data DIR, else a fresh folder removed on close.
    */
   tilesDir?: string;
+  /**
+   * Verification keys of the event sources the receivers use (INGRESS_SECRETS_FILE); default the
+   * development keys in fixtures/ingress-dev-secrets.json. null: none, so every source is gated.
+   */
+  ingressSecretsFile?: string | null;
 }
 
 /**
@@ -128,6 +138,10 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       client.destroy();
     }
   }
+  const secretsFile = options.ingressSecretsFile === undefined ? DEV_INGRESS_SECRETS_FILE : options.ingressSecretsFile;
+  if (secretsFile === null) delete process.env.INGRESS_SECRETS_FILE;
+  else process.env.INGRESS_SECRETS_FILE = secretsFile;
+  forgetIngressKeys();
   process.env.LEDGER_VERIFIER_KEYS = options.verifierKeys ?? (store || options.loadDemo ? signer.verifierKey : (process.env.LEDGER_VERIFIER_KEYS ?? signer.verifierKey));
   const ownSite = options.siteDir ? null : await mkdtemp(path.join(os.tmpdir(), 'trust-site-'));
   const siteDir = options.siteDir ?? ownSite!;
@@ -135,7 +149,9 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
   if (ownSite) {
     try {
       // The port is known only once the server listens (port 0 picks a free one).
-      await publishSite(ownSite, localOrigins(new URL(server.url).port));
+      // Ingress examples at the service's start: newer than every demo entry, so they advance the records.
+      const ingressExamplesAt = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
+      await publishSite(ownSite, localOrigins(new URL(server.url).port), { ...canonicalSources(), ingressExamplesAt });
     } catch (error) {
       await server.close();
       await store?.close();

@@ -1,4 +1,5 @@
 import { tilePath, TILE_WIDTH } from '../../functions/domain/ledger/tiles';
+import { WEBHOOK_SOURCE_IDS } from '../../functions/contract/ingress';
 import type { Operation } from '../../functions/contract/operation';
 
 /** Demo references that exist in the demo data, by the record family they belong to. */
@@ -26,6 +27,7 @@ export function demoValuesFor(op: Pick<Operation, 'path'>, param: string, demo: 
     return [0, 'entries' as const].map((level) => tilePath({ level, index, width }).slice('tile/'.length));
   }
   if (/provider/i.test(param)) return [...providerIds];
+  if (/source/i.test(param)) return [...WEBHOOK_SOURCE_IDS];
   if (/list/i.test(param)) return [...demo.statusLists];
   if (/claim|credential/i.test(param)) return [...demo.credentials];
   const all = [...demo.objects, ...demo.commercialProofs, ...demo.credentials];

@@ -10,6 +10,7 @@ import {
   EVENT_CONTENT_TYPE,
   type EventContract,
 } from '../../functions/contract/events';
+import { INGRESS_SOURCES } from '../../functions/contract/ingress';
 import { CONTRACT_VERSION, SERVICE_NAME } from '../../functions/contract/service';
 import type { PublishSources } from './sources';
 
@@ -41,6 +42,22 @@ export function examplePayloads(_sources: PublishSources): Record<string, unknow
       sourceState: 'RETURNED',
       observedAt: EXAMPLE_INSTANT,
       proofUrl: `/v1/commercial-proofs/${proof}`,
+      disclosure,
+    },
+    'svc.living-object.authority-observed.v1': {
+      reference: DEMO_OBJECTS.current,
+      objectType: 'ORDER',
+      state: 'DELIVERED',
+      observedAt: EXAMPLE_INSTANT,
+      resolveUrl: `/v1/objects/${DEMO_OBJECTS.current}`,
+      disclosure,
+    },
+    'svc.commercial-proof.source-snapshot.v1': {
+      reference: DEMO_PROOFS.current,
+      sourceState: 'DELIVERED',
+      digest: `sha256:${createHash('sha256').update(DEMO_PROOFS.current).digest('hex')}`,
+      observedAt: EXAMPLE_INSTANT,
+      proofUrl: `/v1/commercial-proofs/${DEMO_PROOFS.current}`,
       disclosure,
     },
     'svc.credential.status-changed.v1': {
@@ -87,6 +104,20 @@ function jsonSchema(schema: z.ZodType): Json {
   return rest;
 }
 
+const RECEIVE_SUMMARY =
+  'one CloudEvents 1.0 structured-mode event per POST, signed with Standard Webhooks (v1 HMAC-SHA256 or v1a Ed25519), ' +
+  'answered 202 once durably stored; see docs/ingress.md.';
+
+/** The HTTP operation of the contract table that receives an event type, and the source that sends it. */
+function receiverOf(sources: PublishSources, type: string): { operationId: string; method: string; path: string; sourceId: string } | null {
+  const entry = Object.entries(INGRESS_SOURCES).find(([, s]) => (s.accepts as readonly string[]).includes(type));
+  if (!entry) return null;
+  const [sourceId, source] = entry;
+  const path = source.receiver === 'lifecycle' ? '/v1/lifecycle/events' : '/v1/webhooks/{sourceId}';
+  const op = sources.operations.find((o) => o.method === 'POST' && o.path === path);
+  return op ? { operationId: op.operationId, method: op.method, path: path.replace('{sourceId}', sourceId), sourceId } : null;
+}
+
 function deliveryOf(contract: EventContract): string {
   return contract.channels
     .map((key) => {
@@ -129,6 +160,17 @@ export function buildAsyncApi(sources: PublishSources): Json {
       summary: contract.summary,
       messages: [{ $ref: `#/channels/${name}/messages/${name}` }],
     };
+    const receiver = receiverOf(sources, contract.type);
+    if (receiver) {
+      operations[`receive${name}`] = {
+        action: 'receive',
+        channel: { $ref: `#/channels/${name}` },
+        title: `Receive ${contract.title.toLowerCase()} (${receiver.operationId})`,
+        summary: `${receiver.method} ${receiver.path} from source ${receiver.sourceId}: ${RECEIVE_SUMMARY}`,
+        messages: [{ $ref: `#/channels/${name}/messages/${name}` }],
+        'x-svc-operation-id': receiver.operationId,
+      };
+    }
   }
   return {
     asyncapi: '3.0.0',
@@ -138,7 +180,8 @@ export function buildAsyncApi(sources: PublishSources): Json {
       description:
         'Lifecycle and webhook events of the platform, each a CloudEvents 1.0 envelope whose payload carries references, states and instants only: ' +
         'never customer personal data or payment account data. No operation of the HTTP contract emits an event; events follow lifecycle changes ' +
-        'of the records the platform holds. Delivery channels are READY: contracts are published, nothing is delivered yet.',
+        'of the records the platform holds. Delivery channels are READY: contracts are published, nothing is delivered yet. ' +
+        'The receive operations are the HTTP receivers (POST /v1/lifecycle/events, POST /v1/webhooks/{sourceId}) that take these events in.',
       license: { name: 'Apache-2.0' },
       contact: { name: SERVICE_NAME },
     },

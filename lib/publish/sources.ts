@@ -76,6 +76,8 @@ export interface PublishSources {
   packageManifest: PackageManifest;
   lockfile: Lockfile;
   release: ReleaseIdentity;
+  /** Instant of the ingress examples (default the fixed example instant; the local service uses its start). */
+  ingressExamplesAt?: string;
 }
 
 function git(args: string[]): string | null {

@@ -66,6 +66,12 @@ export function acknowledgeFindings(stack: TrustServiceStack): void {
     tileFinding,
     'The loader writes the ledger tile log as it grows (new tiles, bundles and checkpoints) and reads back the last partial entry bundle; GetObject and PutObject below that prefix only.',
   );
+  acknowledge(
+    stack.ingress.secret,
+    'AwsSolutions-SMG4',
+    'The receivers\' verification keys are issued by each event source (its whsec_ secret or whpk_ public key); rotating them is done with the source ' +
+      '(both keys listed while senders sign with both, Standard Webhooks multi-signature), not by a Secrets Manager rotation function that cannot reach the source.',
+  );
 
   const api = stack.publicApi.api;
   acknowledge(

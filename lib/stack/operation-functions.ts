@@ -6,6 +6,8 @@ import { ApplicationLogLevel, Architecture, LoggingFormat, Runtime, SystemLogLev
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import { PENDING_PK_PREFIX, RECORD_PK_PREFIX } from '../../functions/store/layout';
 import { Construct } from 'constructs';
 import type { Operation } from '../../functions/contract/operation';
 import { SERVICE_NAME } from '../../functions/contract/service';
@@ -31,6 +33,8 @@ export interface OperationFunctionsProps {
   releaseCommit: string;
   /** Deployment settings by name; a function receives only those its operation declares. */
   activationSettings: Record<string, string>;
+  /** The receivers' verification keys (docs/ingress.md#keys); read only by ingress-write functions. */
+  ingressSecrets: ISecret;
 }
 
 /**
@@ -38,6 +42,9 @@ export interface OperationFunctionsProps {
  * and its `access` decides everything it can reach:
  *   table-read  -> dynamodb:GetItem, BatchGetItem and Query on the record table (TABLE_NAME, LEDGER_VERIFIER_KEYS)
  *   bucket-read -> s3:GetObject on the catalogue bucket's objects (CATALOGUE_BUCKET)
+ *   ingress-write -> dynamodb:PutItem and GetItem on pending-event items only (leading key "P#"),
+ *                  dynamodb:Query on record partitions only (leading key "R#"), and
+ *                  secretsmanager:GetSecretValue on the ingress secret (TABLE_NAME, INGRESS_SECRETS_ARN)
  *   none        -> nothing but its own logs (the sandbox: no resource is even named to it)
  */
 export class OperationFunctions extends Construct {
@@ -80,6 +87,27 @@ export class OperationFunctions extends Construct {
       case 'bucket-read':
         environment.CATALOGUE_BUCKET = props.bucket.bucketName;
         role.addToPolicy(new PolicyStatement({ actions: ['s3:GetObject'], resources: [props.bucket.arnForObjects('*')] }));
+        break;
+      case 'ingress-write':
+        environment.TABLE_NAME = props.table.tableName;
+        environment.INGRESS_SECRETS_ARN = props.ingressSecrets.secretArn;
+        role.addToPolicy(
+          new PolicyStatement({
+            sid: 'WritePendingEventsOnly',
+            actions: ['dynamodb:PutItem', 'dynamodb:GetItem'],
+            resources: [props.table.tableArn],
+            conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${PENDING_PK_PREFIX}*`] } },
+          }),
+        );
+        role.addToPolicy(
+          new PolicyStatement({
+            sid: 'ReadRecordsForTheRules',
+            actions: ['dynamodb:Query'],
+            resources: [props.table.tableArn],
+            conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${RECORD_PK_PREFIX}*`] } },
+          }),
+        );
+        props.ingressSecrets.grantRead(role);
         break;
       case 'none':
         break;

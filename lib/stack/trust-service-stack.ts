@@ -8,6 +8,7 @@ import { Construct } from 'constructs';
 import { operations as contractOperations } from '../../functions/contract/operations';
 import { SITE_DIR } from '../local/documents';
 import { Catalogue } from './catalogue';
+import { IngressSecrets } from './ingress-secrets';
 import { LoaderAccess } from './loader-access';
 import { acknowledgeFindings } from './nag-acknowledgements';
 import { OperationFunctions } from './operation-functions';
@@ -33,6 +34,7 @@ export class TrustServiceStack extends Stack {
   readonly catalogue: Catalogue;
   readonly functions: OperationFunctions;
   readonly loader: LoaderAccess;
+  readonly ingress: IngressSecrets;
   readonly publicApi: PublicApi;
   readonly origins: Origins;
 
@@ -50,7 +52,9 @@ export class TrustServiceStack extends Stack {
       originKeys: ORIGIN_DOCUMENTS.map(keyOf),
       logKeyPrefix: LEDGER_LOG.keyPrefix,
     });
+    this.ingress = new IngressSecrets(this, 'Ingress');
     this.functions = new OperationFunctions(this, 'Operations', {
+      ingressSecrets: this.ingress.secret,
       operations,
       projectRoot: PROJECT_ROOT,
       table: this.records.table,
@@ -87,6 +91,7 @@ export class TrustServiceStack extends Stack {
     new CfnOutput(this, 'CatalogueBucketName', { value: this.catalogue.bucket.bucketName, description: `Also holds the ledger's tile log under ${LEDGER_LOG.keyPrefix}: npm run load -- FILE --tiles-bucket <this>` });
     new CfnOutput(this, 'LoaderRoleArn', { value: this.loader.role.roleArn, description: 'Role to assume for npm run load (writes the table, reads the signing key).' });
     new CfnOutput(this, 'LedgerSigningKeySecretArn', { value: this.loader.signingKey.secretArn });
+    new CfnOutput(this, 'IngressSecretsArn', { value: this.ingress.secret.secretArn, description: 'Receivers\' verification keys: {"<sourceId>": "whsec_..." | "whpk_..."} (docs/ingress.md).' });
 
     acknowledgeFindings(this);
   }

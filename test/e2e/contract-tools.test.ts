@@ -10,6 +10,8 @@ import addFormats from 'ajv-formats';
 import { CloudEvent } from 'cloudevents';
 import { operations } from '../../functions/contract/operations';
 import { buildImportDocument, PLACEHOLDER_TARGETS } from '../../lib/contract/import-document';
+import { devSecrets, signedHeaders } from '../../lib/ingress/emit';
+import { DEV_INGRESS_SECRETS_FILE } from '../../lib/local/service';
 import { candidateUrls, exampleBodyFor, request, startCatalogueService, type CatalogueFixture } from './catalogue-support';
 
 const run = promisify(execFile);
@@ -115,7 +117,10 @@ describe('asyncapi.json and events/example.json', () => {
     expect(errors).toEqual([]);
     expect(document).toBeDefined();
     expect(document!.version()).toBe('3.0.0');
-    expect(document!.messages().all().map((m) => m.name()).sort()).toEqual(['CommercialProofSourceModified', 'CredentialStatusChanged', 'ObjectStateChanged']);
+    expect(document!.messages().all().map((m) => m.name()).sort()).toEqual(['AuthorityObserved', 'CommercialProofSourceModified', 'CommercialSourceSnapshot', 'CredentialStatusChanged', 'ObjectStateChanged']);
+    // The receivers are the operations that receive the canonical events they accept.
+    const received = document!.operations().all().filter((o) => o.action() === 'receive').map((o) => o.id()).sort();
+    expect(received).toEqual(['receiveAuthorityObserved', 'receiveCommercialSourceSnapshot', 'receiveCredentialStatusChanged', 'receiveObjectStateChanged']);
   });
 
   test('events/example.json is a valid CloudEvent (cloudevents SDK) with specversion 1.0', () => {
@@ -159,7 +164,7 @@ describe('release-evidence/example.json', () => {
   });
 });
 
-describe('every 200 response of every operation validates against its schema in openapi.json', () => {
+describe('every success response (200, 202 for the receivers) of every operation validates against its schema in openapi.json', () => {
   test('ajv (draft 2020-12) with formats, one request per operation with demo values', async () => {
     const openapi = doc('developers/openapi.json');
     const BASE = 'https://contract.invalid/openapi.json';
@@ -172,14 +177,21 @@ describe('every 200 response of every operation validates against its schema in 
 
     const failures: string[] = [];
     let validated = 0;
+    const ingressExamples = doc('developers/sandbox/examples.json').ingress.examples as any[];
+    const secrets = devSecrets(DEV_INGRESS_SECRETS_FILE);
     for (const op of operations) {
-      const content = openapi.paths[op.path][op.method.toLowerCase()].responses['200'].content;
+      const status = op.response.status ?? 200;
+      const content = openapi.paths[op.path][op.method.toLowerCase()].responses[String(status)].content;
       const [mediaType] = Object.keys(content);
       const validate = ajv.compile(rebase(content[mediaType].schema));
       let answered = false;
       for (const url of candidateUrls(op, fx.sources)) {
-        const res = await request(fx.service.url, op.method, url, op.method === 'POST' ? exampleBodyFor(url, fx.sources) : undefined);
-        if (res.status !== 200) continue;
+        // Receivers take signed events: the published example for the URL, signed by its source's development key.
+        const example = ingressExamples.find((e) => e.url === url);
+        const signed = example ? signedHeaders(JSON.stringify(example.body), [secrets[example.sourceId]]) : undefined;
+        const sent = example ? example.body : op.method === 'POST' ? exampleBodyFor(url, fx.sources) : undefined;
+        const res = await request(fx.service.url, op.method, url, sent, signed);
+        if (res.status !== status) continue;
         answered = true;
         expect(`${op.operationId} ${res.headers.get('content-type')}`).toMatch(new RegExp(`^${op.operationId} ${mediaType.replace('+', '\\+')}`));
         const body = mediaType === 'application/json' ? res.json : res.text;
@@ -187,7 +199,7 @@ describe('every 200 response of every operation validates against its schema in 
         validated += 1;
         break;
       }
-      if (!answered) failures.push(`${op.operationId}: no demo value produced a 200 for ${op.method} ${op.path}`);
+      if (!answered) failures.push(`${op.operationId}: no demo value produced a ${status} for ${op.method} ${op.path}`);
     }
     expect(failures).toEqual([]);
     expect(validated).toBe(operations.length);

@@ -26,6 +26,10 @@ const tableId = logicalIdOf(stack, stack.records.table);
 const bucketId = logicalIdOf(stack, stack.catalogue.bucket);
 const secretId = logicalIdOf(stack, stack.loader.signingKey);
 const loaderRoleId = logicalIdOf(stack, stack.loader.role);
+const ingressSecretId = logicalIdOf(stack, stack.ingress.secret);
+const receivers = lambdaOps.filter((op) => op.integration.access === 'ingress-write');
+const PENDING_ONLY = { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['P#*'] } };
+const RECORDS_ONLY = { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['R#*'] } };
 
 const apiIdOf = (s: typeof stack) => logicalIdOf(s, s.publicApi.api);
 
@@ -94,10 +98,29 @@ describe('grants: each function reaches exactly what its access names', () => {
       expect(referencedIds(g.resource)).toEqual([logGroupId]);
     }
     const resourceGrants = grants.filter((g) => !g.action.startsWith('logs:'));
-    // Read-only whatever the access: no write, delete, scan or admin action anywhere.
-    for (const g of resourceGrants) expect(READ_ACTIONS).toContain(g.action);
+    // Read-only whatever the access (the receivers aside, below): no write, delete, scan or admin action anywhere.
+    if (access !== 'ingress-write') for (const g of resourceGrants) expect(READ_ACTIONS).toContain(g.action);
 
-    if (access === 'table-read') {
+    if (access === 'ingress-write') {
+      // A receiver writes (and reads back) pending-event items only, reads record partitions only, and reads its keys.
+      const table = resourceGrants.filter((g) => g.action.startsWith('dynamodb:'));
+      expect(table.map((g) => [g.action, g.condition]).sort()).toEqual(
+        [
+          ['dynamodb:GetItem', PENDING_ONLY],
+          ['dynamodb:PutItem', PENDING_ONLY],
+          ['dynamodb:Query', RECORDS_ONLY],
+        ].sort(),
+      );
+      for (const g of table) expect(g.resource).toEqual({ 'Fn::GetAtt': [tableId, 'Arn'] });
+      const secrets = resourceGrants.filter((g) => g.action.startsWith('secretsmanager:'));
+      expect(secrets.map((g) => g.action).sort()).toEqual(['secretsmanager:DescribeSecret', 'secretsmanager:GetSecretValue']);
+      for (const g of secrets) expect(referencedIds(g.resource)).toEqual([ingressSecretId]);
+      expect(resourceGrants).toHaveLength(table.length + secrets.length);
+      expect(env.TABLE_NAME).toEqual({ Ref: tableId });
+      expect(env.INGRESS_SECRETS_ARN).toEqual({ Ref: ingressSecretId });
+      // The development keys file is the local host's alone: never configured in a deployment.
+      for (const name of ['INGRESS_SECRETS_FILE', 'LEDGER_VERIFIER_KEYS', 'CATALOGUE_BUCKET']) expect(env).not.toHaveProperty(name);
+    } else if (access === 'table-read') {
       expect(resourceGrants.map((g) => g.action).sort()).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query']);
       for (const g of resourceGrants) expect(g.resource).toEqual({ 'Fn::GetAtt': [tableId, 'Arn'] });
       expect(env.TABLE_NAME).toEqual({ Ref: tableId });
@@ -123,14 +146,26 @@ describe('grants: each function reaches exactly what its access names', () => {
     }
   });
 
-  test('no role but the loader may write the table', () => {
+  test('no role but the loader may write the table; the receivers may put pending-event items only', () => {
+    const receiverRoles = new Set(receivers.map((op) => functionOf(op.operationId).roleId));
+    expect(receiverRoles.size).toBe(2);
     for (const [roleId] of ofType('AWS::IAM::Role')) {
       const writes = grantsOf(resources, roleId).filter(
         (g) => g.action.startsWith('dynamodb:') && !['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:DescribeTable'].includes(g.action),
       );
       if (roleId === loaderRoleId) expect(writes.map((g) => g.action).sort()).toEqual(['dynamodb:BatchWriteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
+      else if (receiverRoles.has(roleId)) expect(writes.map((g) => [g.action, g.condition])).toEqual([['dynamodb:PutItem', PENDING_ONLY]]);
       else expect(writes).toEqual([]);
     }
+  });
+
+  test('the leading-key condition names the prefix the store writes pending events under', () => {
+    const { PENDING_PK_PREFIX, pendingPk, RECORD_PK_PREFIX, recordPk } = jest.requireActual('../../functions/store/layout');
+    expect(pendingPk('service-platform', 'msg_1').startsWith(PENDING_PK_PREFIX)).toBe(true);
+    expect(PENDING_ONLY['ForAllValues:StringLike']['dynamodb:LeadingKeys']).toEqual([`${PENDING_PK_PREFIX}*`]);
+    expect(recordPk('ORD-1').startsWith(RECORD_PK_PREFIX)).toBe(true);
+    // No other partition family starts with the pending prefix (records, ledger, table metadata).
+    for (const pk of [recordPk('P#x'), 'L#LOG', 'S#TABLE']) expect(pk.startsWith(PENDING_PK_PREFIX)).toBe(false);
   });
 });
 
@@ -236,7 +271,12 @@ describe('ledger signing key', () => {
     for (const op of lambdaOps) {
       const { resource, roleId } = functionOf(op.operationId);
       expect(referencedIds(resource.Properties.Environment)).not.toContain(secretId);
-      expect(grantsOf(resources, roleId).filter((g) => g.action.startsWith('secretsmanager:') || referencedIds(g.resource).includes(secretId))).toEqual([]);
+      const reach = grantsOf(resources, roleId).filter((g) => referencedIds(g.resource).includes(secretId));
+      expect(reach).toEqual([]);
+      // Besides the receivers' own keys, no function reaches any secret.
+      const secrets = grantsOf(resources, roleId).filter((g) => g.action.startsWith('secretsmanager:'));
+      for (const g of secrets) expect([op.operationId, referencedIds(g.resource)]).toEqual([op.operationId, [ingressSecretId]]);
+      if (op.integration.access !== 'ingress-write') expect(secrets).toEqual([]);
     }
   });
 
@@ -245,6 +285,30 @@ describe('ledger signing key', () => {
     expect(json.Outputs.TableName.Value).toEqual({ Ref: tableId });
     expect(json.Outputs.LedgerSigningKeySecretArn.Value).toEqual({ Ref: secretId });
     expect(json.Outputs.ApiUrl).toBeDefined();
+  });
+});
+
+describe('ingress verification keys', () => {
+  test('one secret, created as {} (every source gated until an operator sets keys), retained, read only by the receivers', () => {
+    const secret = resources[ingressSecretId];
+    expect(secret.Type).toBe('AWS::SecretsManager::Secret');
+    expect(secret.Properties.SecretString).toBe('{}');
+    expect(secret.DeletionPolicy).toBe('Retain');
+    const readers = ofType('AWS::IAM::Role')
+      .map(([roleId]) => roleId)
+      .filter((roleId) => grantsOf(resources, roleId).some((g) => referencedIds(g.resource).includes(ingressSecretId)));
+    expect(readers.sort()).toEqual(receivers.map((op) => functionOf(op.operationId).roleId).sort());
+    expect(json.Outputs.IngressSecretsArn.Value).toEqual({ Ref: ingressSecretId });
+  });
+
+  test('both receivers are in the imported API as POST methods on their functions', () => {
+    const [[, api]] = ofType('AWS::ApiGateway::RestApi');
+    for (const op of receivers) {
+      const method = api.Properties.Body.paths[op.path].post;
+      expect(method['x-amazon-apigateway-integration'].type).toBe('aws_proxy');
+      expect(Object.keys(method.responses)).toContain('202');
+    }
+    expect(receivers.map((op) => op.path).sort()).toEqual(['/v1/lifecycle/events', '/v1/webhooks/{sourceId}']);
   });
 });
 

@@ -52,6 +52,8 @@ export interface Grant {
   effect: string;
   action: string;
   resource: unknown;
+  /** The statement's Condition block, when it has one. */
+  condition?: unknown;
 }
 
 function asArray<T>(value: T | T[] | undefined): T[] {
@@ -68,7 +70,9 @@ export function grantsOf(resources: Record<string, CfnResourceJson>, roleLogical
     if (asArray(resource.Properties.Roles).some((r: any) => r?.Ref === roleLogicalId)) documents.push(resource.Properties.PolicyDocument);
   }
   return documents.flatMap((doc) =>
-    asArray<any>(doc.Statement).flatMap((s) => asArray<string>(s.Action).flatMap((action) => asArray(s.Resource).map((resource) => ({ effect: s.Effect, action, resource })))),
+    asArray<any>(doc.Statement).flatMap((s) =>
+      asArray<string>(s.Action).flatMap((action) => asArray(s.Resource).map((resource) => ({ effect: s.Effect, action, resource, ...(s.Condition ? { condition: s.Condition } : {}) }))),
+    ),
   );
 }
 

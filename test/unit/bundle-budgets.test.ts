@@ -20,16 +20,19 @@ import { buildBundle } from '../support/bundle';
  * it are listed in GOAL_NOT_MET with what stands between them and it, and the last test fails when
  * one of them reaches the goal (so that it is taken off the list).
  */
-type Kind = 'table-reading' | 'page' | 'no-I/O' | 'no-I/O, JSON body';
+type Kind = 'table-reading' | 'page' | 'no-I/O' | 'no-I/O, JSON body' | 'receiver';
 
 /** The budget of a function without one of its own: the largest function budget of its kind. */
 const KIND_BUDGETS: Record<Kind, number> = {
   'table-reading': 1.17,
   page: 1.5,
   // The logger, the boundary and the function's own domain code (a page's also the words of its frame).
-  'no-I/O': 0.18,
+  'no-I/O': 0.19,
   // The same, and the body checks generated from the contract (functions/generated/bodies.ts).
   'no-I/O, JSON body': 0.19,
+  // The DynamoDB client, Secrets Manager for the source keys, Standard Webhooks, and zod with the
+  // canonical event schemas (the generated body plans do not cover their nullable fields yet).
+  receiver: 1.59,
 };
 
 const FUNCTION_BUDGETS: Record<string, number> = {
@@ -52,11 +55,13 @@ const FUNCTION_BUDGETS: Record<string, number> = {
   getTrustFabricCatalogue: 0.15,
   getTrustInfrastructure: 0.16,
   getActivationReadiness: 0.11,
-  getLanding: 0.18,
-  getDeveloperLanding: 0.18,
+  getLanding: 0.19,
+  getDeveloperLanding: 0.19,
   getApiReference: 0.13,
+  receiveLifecycleEvent: 1.59,
+  receiveSourceWebhook: 1.59,
   // Over its kind's budget: it carries the whole asset catalogue as data (functions/generated/assets.ts, ~40 KiB).
-  listAssets: 0.3,
+  listAssets: 0.32,
 };
 
 /** The issue's bundle goal for functions that read the table. */
@@ -85,6 +90,8 @@ function kindOf(op: LambdaOperation): Kind {
       return op.response.mediaType === 'text/html' ? 'page' : 'table-reading';
     case 'none':
       return op.requestBody ? 'no-I/O, JSON body' : 'no-I/O';
+    case 'ingress-write':
+      return 'receiver';
     default:
       throw new Error(`${op.operationId}: no size budget for access '${op.integration.access}'; add its kind here`);
   }

@@ -2,6 +2,7 @@ import type { Operation } from '../operation';
 import { cataloguesOperations } from './catalogues';
 import { coreOperations } from './core';
 import { credentialsOperations } from './credentials';
+import { ingressOperations } from './ingress';
 import { landingOperations } from './landing';
 import { ledgerLogOperations } from './ledger-log';
 import { proofsOperations } from './proofs';
@@ -20,6 +21,7 @@ export const operations: readonly Operation[] = [
   ...credentialsOperations,
   ...cataloguesOperations,
   ...sandboxOperations,
+  ...ingressOperations,
   ...surfacesOperations,
   ...landingOperations,
 ];

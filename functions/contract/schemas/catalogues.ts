@@ -254,6 +254,22 @@ export const SandboxExamples = component(
       statusLists: z.array(z.string()).optional().describe('Credential status list identifiers.'),
     }),
     tryIt: z.array(z.object({ method: Method, url: PathOnService, operationId: z.string() })).describe('Every read route with a demo reference filled in.'),
+    ingress: z
+      .object({
+        statement: z.string(),
+        examples: z.array(
+          z.object({
+            name: z.string(),
+            title: z.string(),
+            method: z.literal('POST'),
+            url: PathOnService,
+            sourceId: z.string().describe('The source whose key signs the body (Standard Webhooks).'),
+            body: z.record(z.string(), z.unknown()).describe('The unsigned CloudEvents 1.0 event, sent as it is.'),
+            expect: z.object({ reference: z.string(), path: PathOnService, field: z.string(), value: z.string() }).describe('What the read path shows once the event is integrated.'),
+          }),
+        ),
+      })
+      .describe('Signed events for the receivers: what to send, where, signed by which source.'),
   }),
   'Example payloads, the sandbox boundaries, and demo references that exist.',
 );

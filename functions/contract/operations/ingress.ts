@@ -1,0 +1,52 @@
+import { defineOperations } from '../operation';
+import { INGRESS_MAX_BODY_BYTES, IngressReceipt, LifecycleFeedEvent, REPLAY_WINDOW_SECONDS, SourceId, SourceWebhookEvent } from '../ingress';
+
+/**
+ * The receivers: the only POSTs with a production effect. Each verifies a Standard Webhooks
+ * signature on the raw body, validates the canonical event, checks it against the record it names
+ * (one Query) and stores it with one conditional write before answering 202. The sequencer
+ * integrates stored events into the ledger and the records (docs/ingress.md).
+ */
+const TAG = 'Ingress';
+const SIGNED =
+  'Signed with Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature; v1 HMAC-SHA256 or v1a Ed25519, several signatures allowed), ' +
+  `verified on the raw body before it is parsed; a webhook-timestamp more than ${REPLAY_WINDOW_SECONDS} s from the service clock is refused. ` +
+  `The body is one CloudEvents 1.0 structured-mode event of a canonical type (application/cloudevents+json or application/json, at most ${INGRESS_MAX_BODY_BYTES} bytes). ` +
+  'A webhook-id is accepted once: a retry answers what the first delivery was answered and has no second effect. ' +
+  '202 is answered only once the event is durably stored; it is then integrated by the sequencer (not yet built: accepted events wait as PENDING).';
+const SETTINGS = ['INGRESS_SECRETS_ARN'] as const;
+const MEDIA_TYPES = ['application/cloudevents+json', 'application/json'] as const;
+
+export const ingressOperations = defineOperations([
+  {
+    operationId: 'receiveLifecycleEvent',
+    method: 'POST',
+    path: '/v1/lifecycle/events',
+    tag: TAG,
+    summary: "Receive the service platform's signed lifecycle feed: state changes, authority observations, credential status changes",
+    description:
+      `${SIGNED} Signed with the keys of source service-platform; without them the receiver answers 503 SOURCE_GATED. ` +
+      '404 when the reference holds no record (events never create one); 409 when the lifecycle rules forbid the transition.',
+    liveState: 'READY',
+    requestBody: { schema: LifecycleFeedEvent, required: true, mediaTypes: MEDIA_TYPES },
+    response: { schema: IngressReceipt, status: 202 },
+    errors: [400, 401, 404, 409, 413, 415, 422, 503],
+    integration: { kind: 'lambda', entry: 'functions/handlers/receive-lifecycle-event.ts', access: 'ingress-write', settings: SETTINGS },
+  },
+  {
+    operationId: 'receiveSourceWebhook',
+    method: 'POST',
+    path: '/v1/webhooks/{sourceId}',
+    tag: TAG,
+    summary: 'Receive a signed webhook from an external source (the commerce platform: source snapshots behind commercial proofs)',
+    description:
+      `${SIGNED} Externally gated: a source the deployment has not activated (no verification keys configured) answers 503 SOURCE_GATED; ` +
+      'an unknown sourceId is 404 UNKNOWN_SOURCE, a reference without a record is 404, a reference of another kind is 409.',
+    liveState: 'GATED_BY_PERSISTENCE',
+    pathParams: { sourceId: SourceId },
+    requestBody: { schema: SourceWebhookEvent, required: true, mediaTypes: MEDIA_TYPES },
+    response: { schema: IngressReceipt, status: 202 },
+    errors: [400, 401, 404, 409, 413, 415, 422, 503],
+    integration: { kind: 'lambda', entry: 'functions/handlers/receive-webhook.ts', access: 'ingress-write', settings: SETTINGS },
+  },
+]);
