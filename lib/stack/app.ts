@@ -20,6 +20,9 @@ export function createApp(appProps: AppProps = {}, stackProps: TrustServiceStack
   const app = new App({ ...appProps, context: { ...projectContext(), ...appProps.context } });
   const stack = new TrustServiceStack(app, STACK_NAME, {
     description: 'Public, read-only trust and verification service (API Gateway, Lambda, DynamoDB, S3).',
+    // The template holds the API Gateway import document and one function per operation; written
+    // without indentation it stays well below CloudFormation's 1 MB template limit.
+    suppressTemplateIndentation: true,
     ...stackProps,
   });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
