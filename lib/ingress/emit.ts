@@ -40,13 +40,13 @@ export function payloadOf(type: string, reference: string, fields: Record<string
   return out;
 }
 
-/** A CloudEvents 1.0 structured-mode event of a canonical type. */
-export function buildEvent(type: string, reference: string, fields: Record<string, string> = {}, at: string = new Date().toISOString()): Record<string, unknown> {
+/** A CloudEvents 1.0 structured-mode event of a canonical type (`id`: a new UUID unless given). */
+export function buildEvent(type: string, reference: string, fields: Record<string, string> = {}, at: string = new Date().toISOString(), id: string = randomUUID()): Record<string, unknown> {
   const contract = eventContract(type);
   if (!contract) throw new Error(`unknown event type ${type}`);
   return {
     specversion: CLOUDEVENTS_SPEC_VERSION,
-    id: randomUUID(),
+    id,
     source: contract.source,
     type,
     subject: reference,

@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
 import { DEMO_OBJECTS } from '../../fixtures/demo';
 import { DEMO_PROOFS } from '../../fixtures/demo-proofs';
-import { CLOUDEVENTS_SPEC_VERSION } from '../../functions/contract/events';
 import { eventContract } from '../../functions/contract/ingress';
 import { cloudEventEnvelope } from '../../functions/contract/events';
-import { payloadOf, senderOf } from '../ingress/emit';
+import { buildEvent, senderOf } from '../ingress/emit';
 
 /**
  * `ingress.examples` of /developers/sandbox/examples.json: for each receiver, unsigned canonical
@@ -31,16 +30,7 @@ function eventId(type: string, subject: string, at: string): string {
 function example(name: string, title: string, type: string, reference: string, fields: Record<string, string>, at: string, expect: Omit<IngressExample['expect'], 'reference'>): IngressExample {
   const contract = eventContract(type)!;
   const { sourceId, path } = senderOf(type);
-  const body = cloudEventEnvelope(contract).parse({
-    specversion: CLOUDEVENTS_SPEC_VERSION,
-    id: eventId(type, reference, at),
-    source: contract.source,
-    type,
-    subject: reference,
-    time: at,
-    datacontenttype: 'application/json',
-    data: payloadOf(type, reference, fields, at),
-  }) as Record<string, unknown>;
+  const body = cloudEventEnvelope(contract).parse(buildEvent(type, reference, fields, at, eventId(type, reference, at))) as Record<string, unknown>;
   return { name, title, method: 'POST', url: path, sourceId, body, expect: { reference, ...expect } };
 }
 

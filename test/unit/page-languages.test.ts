@@ -1,3 +1,8 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import fc from 'fast-check';
+import { dateFormatOf, writeInstant } from '../../functions/domain/surfaces/instants';
+import { DATE_LOCALES, GENERATED_DATE_FORMATS_FILE, generateDateFormats, INSTANT_OPTIONS } from '../../lib/contract/generate-date-formats';
 import { LANGUAGES } from '../../functions/contract/languages';
 import { negotiateLocale } from '../../functions/domain/surfaces/i18n';
 import { isMessageKey, translator } from '../../functions/domain/surfaces/page-languages';
@@ -60,5 +65,27 @@ describe('negotiateLocale', () => {
     ['garbage;;;,,q=1', '<script>', 'en', 'en'],
   ])('Accept-Language %p and ?lang=%p give %s (%s)', (accept, param, lang, formatLocale) => {
     expect(negotiateLocale(accept, param)).toEqual({ lang, formatLocale });
+  });
+});
+
+describe('instants written from the build-time table', () => {
+  it('are exactly what Intl writes, for every locale of the table and instants across years, months, days and hours (property)', () => {
+    const formats = new Map(DATE_LOCALES.map((locale) => [locale, new Intl.DateTimeFormat(locale, INSTANT_OPTIONS)]));
+    fc.assert(
+      fc.property(fc.constantFrom(...DATE_LOCALES), fc.date({ min: new Date('1990-01-01T00:00:00Z'), max: new Date('2090-12-31T23:59:59Z'), noInvalidDate: true }), (locale, date) => {
+        expect(writeInstant(date.toISOString(), dateFormatOf(locale))).toBe(formats.get(locale)!.format(date));
+      }),
+      { seed: 20261123, numRuns: 3000 },
+    );
+  });
+
+  it('fall back to the language for a region not in the table', () => {
+    expect(dateFormatOf('de-BE')).toBe(dateFormatOf('de'));
+    expect(dateFormatOf('en-ZA')).toBe(dateFormatOf('en'));
+    expect(dateFormatOf('es-419')).not.toBe(dateFormatOf('es'));
+  });
+
+  it('are committed as the generator makes them (npm run generate)', () => {
+    expect(readFileSync(path.join(__dirname, '../..', GENERATED_DATE_FORMATS_FILE), 'utf8')).toBe(generateDateFormats());
   });
 });

@@ -2,6 +2,7 @@ import { LANGUAGE_TAG, LANGUAGES, type Lang } from '../../contract/languages';
 import FRAME from '../../generated/messages/en-frame';
 import type en from './messages/en.json';
 import { html, raw, type SafeHtml } from './html';
+import { dateFormatOf, writeInstant } from './instants';
 
 /**
  * The words of the pages, from one ICU MessageFormat catalogue per language
@@ -89,22 +90,6 @@ export type Translator = Words<MessageKey>;
 /** The words of the page frame: what the shared frame, form and problem code may ask for. */
 export type FrameWords = Words<FrameKey>;
 
-const formats = new Map<string, Intl.DateTimeFormat>();
-
-function instantFormat(formatLocale: string): Intl.DateTimeFormat {
-  let format = formats.get(formatLocale);
-  if (!format) {
-    const options: Intl.DateTimeFormatOptions = { year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', timeZone: 'UTC', timeZoneName: 'short' };
-    try {
-      format = new Intl.DateTimeFormat(formatLocale, options);
-    } catch {
-      format = new Intl.DateTimeFormat(formatLocale.split('-')[0], options);
-    }
-    formats.set(formatLocale, format);
-  }
-  return format;
-}
-
 /** The words of one locale from its compiled catalogue (or the frame's part of it). */
 export function translatorOf<Key extends string = MessageKey>(locale: Locale, messages: Record<Key, (args?: Record<string, unknown>) => string>): Words<Key> {
   // Catalogue texts are our own markup (like `raw`); every argument is escaped unless it is SafeHtml.
@@ -115,7 +100,8 @@ export function translatorOf<Key extends string = MessageKey>(locale: Locale, me
   }) as Words<Key>;
   t.text = (key, args = {}) => messages[key](args);
   t.locale = locale;
-  t.instant = (iso) => instantFormat(locale.formatLocale).format(new Date(iso));
+  const dates = dateFormatOf(locale.formatLocale);
+  t.instant = (iso) => writeInstant(iso, dates);
   return t;
 }
 

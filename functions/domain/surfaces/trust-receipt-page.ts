@@ -29,7 +29,11 @@ const sourceWords = (source: string): string => (/^[A-Z0-9_]+$/.test(source) ? s
 /** Where a receipt lives: without a language, so whoever scans or follows it reads it in theirs. */
 export const receiptUrl = (baseUrl: string, reference: string): string => `${baseUrl}/trust-receipt/${segment(reference)}`;
 
-const languagesOf = (input: ReceiptCommon, t: Translator) => languageLinks(t, (lang: Lang) => `${receiptUrl(input.baseUrl, input.reference)}?lang=${lang}`);
+/** A receipt's page: its title, this receipt in each language, and its JSON answer as the alternate. */
+function receiptDocument(input: ReceiptCommon, t: Translator, main: SafeHtml, jsonAlternate: string): string {
+  const languages = languageLinks(t, (lang: Lang) => `${receiptUrl(input.baseUrl, input.reference)}?lang=${lang}`);
+  return pageDocument({ title: t.text('receipt.title', { reference: input.reference }), baseUrl: input.baseUrl, main, t, languages, jsonAlternate });
+}
 
 function describeEntry(entry: TimelineEntry, t: Translator): SafeHtml {
   if (entry.type === 'STATE_CHANGED') {
@@ -85,14 +89,7 @@ ${objectLinksList(input.baseUrl, input.reference, 'receipt', input.ledgerUrl, t)
 <p class="muted">${t('receipt.disclosure')}</p>
 </section>
 ${shareSection(input, t)}`;
-  return pageDocument({
-    title: t.text('receipt.title', { reference: input.reference }),
-    baseUrl: input.baseUrl,
-    main,
-    t,
-    languages: languagesOf(input, t),
-    jsonAlternate: `${input.baseUrl}/v1/objects/${segment(input.reference)}`,
-  });
+  return receiptDocument(input, t, main, `${input.baseUrl}/v1/objects/${segment(input.reference)}`);
 }
 
 export interface ProofReceiptInput extends ReceiptCommon {
@@ -120,12 +117,5 @@ ${input.ledgerUrl ? html`<li><a href="${input.ledgerUrl}" type="application/json
 <p class="muted">${t('receipt.disclosure')}</p>
 </section>
 ${shareSection(input, t)}`;
-  return pageDocument({
-    title: t.text('receipt.title', { reference: input.reference }),
-    baseUrl: input.baseUrl,
-    main,
-    t,
-    languages: languagesOf(input, t),
-    jsonAlternate: `${input.baseUrl}/v1/commercial-proofs/${ref}`,
-  });
+  return receiptDocument(input, t, main, `${input.baseUrl}/v1/commercial-proofs/${ref}`);
 }

@@ -2,8 +2,8 @@
 // (functions/domain/surfaces/messages/de.json). Do not edit: change the catalogue and regenerate.
 // @ts-nocheck
 /* eslint-disable */
-import { plural, select, strictNumber } from "@messageformat/runtime";
 import { de } from "@messageformat/runtime/lib/cardinals";
+import { plural, select } from "@messageformat/runtime";
 /** The compiled catalogue, built on first use. */
 export default () => ({
   "frame.skip": () => "Zum Inhalt springen",
@@ -20,10 +20,10 @@ export default () => ({
   "words.confirmed": () => "Bestätigt",
   "words.notConfirmed": () => "Nicht bestätigt",
   "words.notDefined": () => "nicht definiert",
-  "duration.days": (d) => plural(d.n, 0, de, { one: strictNumber("de", d.n, 0, "n") + " Tag", other: strictNumber("de", d.n, 0, "n") + " Tage" }),
-  "duration.hours": (d) => plural(d.n, 0, de, { one: strictNumber("de", d.n, 0, "n") + " Stunde", other: strictNumber("de", d.n, 0, "n") + " Stunden" }),
-  "duration.minutes": (d) => plural(d.n, 0, de, { one: strictNumber("de", d.n, 0, "n") + " Minute", other: strictNumber("de", d.n, 0, "n") + " Minuten" }),
-  "duration.seconds": (d) => plural(d.n, 0, de, { one: strictNumber("de", d.n, 0, "n") + " Sekunde", other: strictNumber("de", d.n, 0, "n") + " Sekunden" }),
+  "duration.days": (d) => plural(d.n, 0, de, { one: d.n + " Tag", other: d.n + " Tage" }),
+  "duration.hours": (d) => plural(d.n, 0, de, { one: d.n + " Stunde", other: d.n + " Stunden" }),
+  "duration.minutes": (d) => plural(d.n, 0, de, { one: d.n + " Minute", other: d.n + " Minuten" }),
+  "duration.seconds": (d) => plural(d.n, 0, de, { one: d.n + " Sekunde", other: d.n + " Sekunden" }),
   "disposition.TRUSTED.label": () => "Vertrauenswürdig",
   "disposition.TRUSTED.sentence": () => "Aktuell und bestätigt: Die zuständige Stelle wurde kürzlich beobachtet, und Ledger-Nachweise bestätigen den gezeigten Datensatz.",
   "disposition.UNVERIFIED.label": () => "Nicht bestätigt",
@@ -90,7 +90,7 @@ export default () => ({
   "sourceMeaning.UNKNOWN": () => "die Quelle wurde nie beobachtet",
   "timeline.heading": () => "Verlauf",
   "timeline.empty": () => "Zu diesem Zeitpunkt keine Einträge.",
-  "timeline.caption": (d) => plural(d.count, 0, de, { one: strictNumber("de", d.count, 0, "count") + " Eintrag", other: strictNumber("de", d.count, 0, "count") + " Einträge" }) + ", neueste zuerst" + select(d.older, { yes: ", ältere Einträge nicht gezeigt", other: "" }) + ".",
+  "timeline.caption": (d) => plural(d.count, 0, de, { one: d.count + " Eintrag", other: d.count + " Einträge" }) + ", neueste zuerst" + select(d.older, { yes: ", ältere Einträge nicht gezeigt", other: "" }) + ".",
   "timeline.printNote": () => "Auf Papier zeigt der Verlauf seine 8 neuesten Einträge; der Code unten öffnet den ganzen Beleg.",
   "timeline.when": () => "Wann",
   "timeline.what": () => "Was geschah",

@@ -2,8 +2,8 @@
 // (functions/domain/surfaces/messages/en.json). Do not edit: change the catalogue and regenerate.
 // @ts-nocheck
 /* eslint-disable */
-import { plural, select, strictNumber } from "@messageformat/runtime";
 import { en } from "@messageformat/runtime/lib/cardinals";
+import { plural, select } from "@messageformat/runtime";
 /** The compiled catalogue, built on first use. */
 export default () => ({
   "frame.skip": () => "Skip to content",
@@ -20,10 +20,10 @@ export default () => ({
   "words.confirmed": () => "Confirmed",
   "words.notConfirmed": () => "Not confirmed",
   "words.notDefined": () => "not defined",
-  "duration.days": (d) => plural(d.n, 0, en, { one: strictNumber("en", d.n, 0, "n") + " day", other: strictNumber("en", d.n, 0, "n") + " days" }),
-  "duration.hours": (d) => plural(d.n, 0, en, { one: strictNumber("en", d.n, 0, "n") + " hour", other: strictNumber("en", d.n, 0, "n") + " hours" }),
-  "duration.minutes": (d) => plural(d.n, 0, en, { one: strictNumber("en", d.n, 0, "n") + " minute", other: strictNumber("en", d.n, 0, "n") + " minutes" }),
-  "duration.seconds": (d) => plural(d.n, 0, en, { one: strictNumber("en", d.n, 0, "n") + " second", other: strictNumber("en", d.n, 0, "n") + " seconds" }),
+  "duration.days": (d) => plural(d.n, 0, en, { one: d.n + " day", other: d.n + " days" }),
+  "duration.hours": (d) => plural(d.n, 0, en, { one: d.n + " hour", other: d.n + " hours" }),
+  "duration.minutes": (d) => plural(d.n, 0, en, { one: d.n + " minute", other: d.n + " minutes" }),
+  "duration.seconds": (d) => plural(d.n, 0, en, { one: d.n + " second", other: d.n + " seconds" }),
   "disposition.TRUSTED.label": () => "Trusted",
   "disposition.TRUSTED.sentence": () => "Current and confirmed: its authority was observed recently and ledger evidence confirms the record shown.",
   "disposition.UNVERIFIED.label": () => "Unverified",
@@ -90,7 +90,7 @@ export default () => ({
   "sourceMeaning.UNKNOWN": () => "the source has never been observed",
   "timeline.heading": () => "Timeline",
   "timeline.empty": () => "No entries at this instant.",
-  "timeline.caption": (d) => plural(d.count, 0, en, { one: strictNumber("en", d.count, 0, "count") + " entry", other: strictNumber("en", d.count, 0, "count") + " entries" }) + ", newest first" + select(d.older, { yes: ", older entries not shown", other: "" }) + ".",
+  "timeline.caption": (d) => plural(d.count, 0, en, { one: d.count + " entry", other: d.count + " entries" }) + ", newest first" + select(d.older, { yes: ", older entries not shown", other: "" }) + ".",
   "timeline.printNote": () => "On paper the timeline shows its newest 8 entries; the code below opens the whole receipt.",
   "timeline.when": () => "When",
   "timeline.what": () => "What happened",

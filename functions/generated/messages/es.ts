@@ -2,8 +2,8 @@
 // (functions/domain/surfaces/messages/es.json). Do not edit: change the catalogue and regenerate.
 // @ts-nocheck
 /* eslint-disable */
-import { plural, select, strictNumber } from "@messageformat/runtime";
 import { es } from "@messageformat/runtime/lib/cardinals";
+import { plural, select } from "@messageformat/runtime";
 /** The compiled catalogue, built on first use. */
 export default () => ({
   "frame.skip": () => "Ir al contenido",
@@ -20,10 +20,10 @@ export default () => ({
   "words.confirmed": () => "Confirmada",
   "words.notConfirmed": () => "No confirmada",
   "words.notDefined": () => "no definido",
-  "duration.days": (d) => plural(d.n, 0, es, { one: strictNumber("es", d.n, 0, "n") + " día", other: strictNumber("es", d.n, 0, "n") + " días" }),
-  "duration.hours": (d) => plural(d.n, 0, es, { one: strictNumber("es", d.n, 0, "n") + " hora", other: strictNumber("es", d.n, 0, "n") + " horas" }),
-  "duration.minutes": (d) => plural(d.n, 0, es, { one: strictNumber("es", d.n, 0, "n") + " minuto", other: strictNumber("es", d.n, 0, "n") + " minutos" }),
-  "duration.seconds": (d) => plural(d.n, 0, es, { one: strictNumber("es", d.n, 0, "n") + " segundo", other: strictNumber("es", d.n, 0, "n") + " segundos" }),
+  "duration.days": (d) => plural(d.n, 0, es, { one: d.n + " día", other: d.n + " días" }),
+  "duration.hours": (d) => plural(d.n, 0, es, { one: d.n + " hora", other: d.n + " horas" }),
+  "duration.minutes": (d) => plural(d.n, 0, es, { one: d.n + " minuto", other: d.n + " minutos" }),
+  "duration.seconds": (d) => plural(d.n, 0, es, { one: d.n + " segundo", other: d.n + " segundos" }),
   "disposition.TRUSTED.label": () => "De confianza",
   "disposition.TRUSTED.sentence": () => "Actual y confirmado: su autoridad se observó recientemente y las pruebas del registro confirman el registro mostrado.",
   "disposition.UNVERIFIED.label": () => "Sin verificar",
@@ -90,7 +90,7 @@ export default () => ({
   "sourceMeaning.UNKNOWN": () => "la fuente nunca se ha observado",
   "timeline.heading": () => "Cronología",
   "timeline.empty": () => "No hay entradas en este instante.",
-  "timeline.caption": (d) => plural(d.count, 0, es, { one: strictNumber("es", d.count, 0, "count") + " entrada", other: strictNumber("es", d.count, 0, "count") + " entradas" }) + ", la más reciente primero" + select(d.older, { yes: ", no se muestran entradas anteriores", other: "" }) + ".",
+  "timeline.caption": (d) => plural(d.count, 0, es, { one: d.count + " entrada", other: d.count + " entradas" }) + ", la más reciente primero" + select(d.older, { yes: ", no se muestran entradas anteriores", other: "" }) + ".",
   "timeline.printNote": () => "En papel, la cronología muestra sus 8 entradas más recientes; el código de abajo abre el recibo completo.",
   "timeline.when": () => "Cuándo",
   "timeline.what": () => "Qué ocurrió",

@@ -2,8 +2,8 @@
 // (functions/domain/surfaces/messages/fr.json). Do not edit: change the catalogue and regenerate.
 // @ts-nocheck
 /* eslint-disable */
-import { plural, select, strictNumber } from "@messageformat/runtime";
 import { fr } from "@messageformat/runtime/lib/cardinals";
+import { plural, select } from "@messageformat/runtime";
 /** The compiled catalogue, built on first use. */
 export default () => ({
   "frame.skip": () => "Aller au contenu",
@@ -20,10 +20,10 @@ export default () => ({
   "words.confirmed": () => "Confirmée",
   "words.notConfirmed": () => "Non confirmée",
   "words.notDefined": () => "non défini",
-  "duration.days": (d) => plural(d.n, 0, fr, { one: strictNumber("fr", d.n, 0, "n") + " jour", other: strictNumber("fr", d.n, 0, "n") + " jours" }),
-  "duration.hours": (d) => plural(d.n, 0, fr, { one: strictNumber("fr", d.n, 0, "n") + " heure", other: strictNumber("fr", d.n, 0, "n") + " heures" }),
-  "duration.minutes": (d) => plural(d.n, 0, fr, { one: strictNumber("fr", d.n, 0, "n") + " minute", other: strictNumber("fr", d.n, 0, "n") + " minutes" }),
-  "duration.seconds": (d) => plural(d.n, 0, fr, { one: strictNumber("fr", d.n, 0, "n") + " seconde", other: strictNumber("fr", d.n, 0, "n") + " secondes" }),
+  "duration.days": (d) => plural(d.n, 0, fr, { one: d.n + " jour", other: d.n + " jours" }),
+  "duration.hours": (d) => plural(d.n, 0, fr, { one: d.n + " heure", other: d.n + " heures" }),
+  "duration.minutes": (d) => plural(d.n, 0, fr, { one: d.n + " minute", other: d.n + " minutes" }),
+  "duration.seconds": (d) => plural(d.n, 0, fr, { one: d.n + " seconde", other: d.n + " secondes" }),
   "disposition.TRUSTED.label": () => "Fiable",
   "disposition.TRUSTED.sentence": () => "Actuel et confirmé : son autorité a été observée récemment et les preuves du registre confirment l’enregistrement affiché.",
   "disposition.UNVERIFIED.label": () => "Non vérifié",
@@ -90,7 +90,7 @@ export default () => ({
   "sourceMeaning.UNKNOWN": () => "la source n’a jamais été observée",
   "timeline.heading": () => "Chronologie",
   "timeline.empty": () => "Aucune entrée à cet instant.",
-  "timeline.caption": (d) => plural(d.count, 0, fr, { one: strictNumber("fr", d.count, 0, "count") + " entrée", other: strictNumber("fr", d.count, 0, "count") + " entrées" }) + ", la plus récente en premier" + select(d.older, { yes: ", entrées plus anciennes non affichées", other: "" }) + ".",
+  "timeline.caption": (d) => plural(d.count, 0, fr, { one: d.count + " entrée", other: d.count + " entrées" }) + ", la plus récente en premier" + select(d.older, { yes: ", entrées plus anciennes non affichées", other: "" }) + ".",
   "timeline.printNote": () => "Sur papier, la chronologie montre ses 8 entrées les plus récentes ; le code ci-dessous ouvre le reçu complet.",
   "timeline.when": () => "Quand",
   "timeline.what": () => "Ce qui s’est passé",

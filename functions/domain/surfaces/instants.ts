@@ -1,0 +1,53 @@
+import { DATE_FORMATS } from '../../generated/date-formats';
+
+/**
+ * An instant as a person reads it, in their locale, always in UTC with the zone named. The way
+ * each locale writes it comes from Intl at build time (lib/contract/generate-date-formats.ts), so
+ * a page never creates an Intl.DateTimeFormat (ICU's date data costs a first request 12-17 ms).
+ */
+export type DatePart = 'year' | 'month' | 'day' | 'hour' | 'minute' | 'dayPeriod' | 'timeZoneName' | { text: string };
+
+export interface DateFormat {
+  parts: DatePart[];
+  months: string[];
+  /** AM and PM words when the locale counts hours 1-12, else null (00-23). */
+  dayPeriods: [string, string] | null;
+  /** Hours written with two digits (09). */
+  hourTwoDigits: boolean;
+  /** Days written with two digits (04). */
+  dayTwoDigits: boolean;
+}
+
+const two = (n: number): string => String(n).padStart(2, '0');
+
+/** The table entry for a locale: the exact tag, else its language's (every page language has one). */
+export function dateFormatOf(formatLocale: string): DateFormat {
+  return DATE_FORMATS[formatLocale] ?? DATE_FORMATS[formatLocale.split('-')[0].toLowerCase()] ?? DATE_FORMATS.en;
+}
+
+export function writeInstant(iso: string, format: DateFormat): string {
+  const d = new Date(iso);
+  const hours = d.getUTCHours();
+  const hour = format.dayPeriods ? hours % 12 || 12 : hours;
+  return format.parts
+    .map((part) => {
+      if (typeof part !== 'string') return part.text;
+      switch (part) {
+        case 'year':
+          return String(d.getUTCFullYear());
+        case 'month':
+          return format.months[d.getUTCMonth()];
+        case 'day':
+          return format.dayTwoDigits ? two(d.getUTCDate()) : String(d.getUTCDate());
+        case 'hour':
+          return format.hourTwoDigits ? two(hour) : String(hour);
+        case 'minute':
+          return two(d.getUTCMinutes());
+        case 'dayPeriod':
+          return format.dayPeriods ? format.dayPeriods[hours < 12 ? 0 : 1] : '';
+        case 'timeZoneName':
+          return 'UTC';
+      }
+    })
+    .join('');
+}
