@@ -11,7 +11,7 @@ import path from 'node:path';
 import { operations } from '../functions/contract/operations';
 import { GENERATED_ASSETS_FILE, generateAssets } from '../lib/contract/generate-assets';
 import { GENERATED_BODIES_FILE, generateBodyPlans } from '../lib/contract/generate-bodies';
-import { GENERATED_DATE_FORMATS_FILE, generateDateFormats } from '../lib/contract/generate-date-formats';
+import { generateDateFormats } from '../lib/contract/generate-date-formats';
 import { generateMessages } from '../lib/contract/generate-messages';
 import { GENERATED_PARAMS_FILE, generateParamValidators } from '../lib/contract/generate-params';
 import { GENERATED_RECEIPT_SCRIPT_FILE, generateReceiptScript } from '../lib/contract/generate-receipt-script';
@@ -23,7 +23,7 @@ for (const [file, source] of [
   [GENERATED_ASSETS_FILE, generateAssets(operations)],
   [GENERATED_BODIES_FILE, generateBodyPlans(operations)],
   ...generateMessages(),
-  [GENERATED_DATE_FORMATS_FILE, generateDateFormats()],
+  ...generateDateFormats(),
   [GENERATED_RECEIPT_SCRIPT_FILE, generateReceiptScript()],
 ]) {
   mkdirSync(path.dirname(path.join(__dirname, '..', file)), { recursive: true });

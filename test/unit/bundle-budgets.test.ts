@@ -57,7 +57,7 @@ const FUNCTION_BUDGETS: Record<string, number> = {
   getActivationReadiness: 0.11,
   getLanding: 0.19,
   getDeveloperLanding: 0.19,
-  getApiReference: 0.13,
+  getApiReference: 0.14,
   receiveLifecycleEvent: 1.59,
   receiveSourceWebhook: 1.59,
   // Over its kind's budget: it carries the whole asset catalogue as data (functions/generated/assets.ts, ~40 KiB).

@@ -2,7 +2,8 @@ import { LANGUAGE_TAG, LANGUAGES, type Lang } from '../../contract/languages';
 import FRAME from '../../generated/messages/en-frame';
 import type en from './messages/en.json';
 import { html, raw, type SafeHtml } from './html';
-import { dateFormatOf, writeInstant } from './instants';
+import { DATE_FORMATS as ENGLISH_DATES } from '../../generated/date-formats/en';
+import { dateFormatIn, writeInstant, type DateFormat } from './instants';
 
 /**
  * The words of the pages, from one ICU MessageFormat catalogue per language
@@ -91,7 +92,11 @@ export type Translator = Words<MessageKey>;
 export type FrameWords = Words<FrameKey>;
 
 /** The words of one locale from its compiled catalogue (or the frame's part of it). */
-export function translatorOf<Key extends string = MessageKey>(locale: Locale, messages: Record<Key, (args?: Record<string, unknown>) => string>): Words<Key> {
+export function translatorOf<Key extends string = MessageKey>(
+  locale: Locale,
+  messages: Record<Key, (args?: Record<string, unknown>) => string>,
+  dates: DateFormat,
+): Words<Key> {
   // Catalogue texts are our own markup (like `raw`); every argument is escaped unless it is SafeHtml.
   const t = ((key: Key, args: Args = {}) => {
     const escaped: Record<string, unknown> = {};
@@ -100,11 +105,14 @@ export function translatorOf<Key extends string = MessageKey>(locale: Locale, me
   }) as Words<Key>;
   t.text = (key, args = {}) => messages[key](args);
   t.locale = locale;
-  const dates = dateFormatOf(locale.formatLocale);
   t.instant = (iso) => writeInstant(iso, dates);
   return t;
 }
 
 /** The frame's words in English: the default of every page. */
-export const englishFrame: FrameWords = translatorOf(DEFAULT_LOCALE, FRAME as unknown as Record<FrameKey, (args?: Record<string, unknown>) => string>);
+export const englishFrame: FrameWords = translatorOf(
+  DEFAULT_LOCALE,
+  FRAME as unknown as Record<FrameKey, (args?: Record<string, unknown>) => string>,
+  dateFormatIn(ENGLISH_DATES, DEFAULT_LOCALE.formatLocale),
+);
 

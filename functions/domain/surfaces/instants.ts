@@ -1,9 +1,8 @@
-import { DATE_FORMATS } from '../../generated/date-formats';
-
 /**
  * An instant as a person reads it, in their locale, always in UTC with the zone named. The way
- * each locale writes it comes from Intl at build time (lib/contract/generate-date-formats.ts), so
- * a page never creates an Intl.DateTimeFormat (ICU's date data costs a first request 12-17 ms).
+ * each locale writes it comes from Intl at build time (lib/contract/generate-date-formats.ts, one
+ * table per language in functions/generated/date-formats/), so a page never creates an
+ * Intl.DateTimeFormat (ICU's date data costs a first request 12-17 ms).
  */
 export type DatePart = 'year' | 'month' | 'day' | 'hour' | 'minute' | 'dayPeriod' | 'timeZoneName' | { text: string };
 
@@ -20,9 +19,9 @@ export interface DateFormat {
 
 const two = (n: number): string => String(n).padStart(2, '0');
 
-/** The table entry for a locale: the exact tag, else its language's (every page language has one). */
-export function dateFormatOf(formatLocale: string): DateFormat {
-  return DATE_FORMATS[formatLocale] ?? DATE_FORMATS[formatLocale.split('-')[0].toLowerCase()] ?? DATE_FORMATS.en;
+/** A locale's entry in its language's table: the exact tag, else the language's own. */
+export function dateFormatIn(table: Record<string, DateFormat>, formatLocale: string): DateFormat {
+  return table[formatLocale] ?? table[formatLocale.split('-')[0].toLowerCase()];
 }
 
 export function writeInstant(iso: string, format: DateFormat): string {

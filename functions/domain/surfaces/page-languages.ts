@@ -2,6 +2,11 @@ import DE from '../../generated/messages/de';
 import EN from '../../generated/messages/en';
 import ES from '../../generated/messages/es';
 import FR from '../../generated/messages/fr';
+import { DATE_FORMATS as DE_DATES } from '../../generated/date-formats/de';
+import { DATE_FORMATS as EN_DATES } from '../../generated/date-formats/en';
+import { DATE_FORMATS as ES_DATES } from '../../generated/date-formats/es';
+import { DATE_FORMATS as FR_DATES } from '../../generated/date-formats/fr';
+import { dateFormatIn } from './instants';
 import { LANGUAGE_NAMES } from '../../contract/languages';
 import { DEFAULT_LOCALE, LANGUAGES, negotiateLocale, translatorOf, type CompiledMessages, type Lang, type Locale, type MessageKey, type Translator } from './i18n';
 
@@ -10,6 +15,7 @@ import { DEFAULT_LOCALE, LANGUAGES, negotiateLocale, translatorOf, type Compiled
  * serve them: the compiled catalogues, the translator of a request, and the language switcher.
  */
 const CATALOGUES = { en: EN, de: DE, fr: FR, es: ES } as unknown as Record<Lang, () => CompiledMessages>;
+const DATES = { en: EN_DATES, de: DE_DATES, fr: FR_DATES, es: ES_DATES };
 const built = new Map<Lang, CompiledMessages>();
 
 /** A language's compiled catalogue, built the first time a page asks for it. */
@@ -20,7 +26,7 @@ function messagesOf(lang: Lang): CompiledMessages {
 }
 
 /** Every word in English: the default of the pages that speak several languages. */
-export const english: Translator = translatorOf(DEFAULT_LOCALE, messagesOf('en'));
+export const english: Translator = translatorOf(DEFAULT_LOCALE, messagesOf('en'), dateFormatIn(EN_DATES, 'en'));
 
 /** True for a key of the catalogues (all have the same keys, held by a test). */
 export const isMessageKey = (key: string): key is MessageKey => Object.hasOwn(messagesOf('en'), key);
@@ -31,7 +37,7 @@ export function translator(locale: Locale): Translator {
   const key = `${locale.lang}|${locale.formatLocale}`;
   let t = translators.get(key);
   if (!t) {
-    t = translatorOf(locale, messagesOf(locale.lang));
+    t = translatorOf(locale, messagesOf(locale.lang), dateFormatIn(DATES[locale.lang], locale.formatLocale));
     // Locales come from requests: remember a bounded number.
     if (translators.size < 64) translators.set(key, t);
   }
