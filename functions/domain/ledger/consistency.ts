@@ -9,7 +9,8 @@ export class ConsistencyProofError extends Error {
   override name = 'ConsistencyProofError';
 }
 
-function largestPowerOfTwoBelow(n: number): number {
+/** The largest power of two smaller than n (n > 1): where RFC 9162 splits a tree of n leaves. */
+export function largestPowerOfTwoBelow(n: number): number {
   let k = 1;
   while (k * 2 < n) k *= 2;
   return k;

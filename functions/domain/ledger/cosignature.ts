@@ -1,5 +1,5 @@
-import { createHash, createPublicKey, verify, type KeyObject } from 'node:crypto';
 import { decodeBase64Strict } from './encoding';
+import { keyIdFor, NODE_CRYPTO } from './node-crypto';
 import { isValidKeyName, keyIdHex, NoteError, parseNote, splitPlus } from './note';
 
 /**
@@ -19,12 +19,10 @@ export interface WitnessKey {
   keyId: number;
   publicKey: Buffer;
   encoded: string;
-  key: KeyObject;
 }
 
-/** SHA-256(name || 0x0A || 0x04 || public key)[:4], big-endian. */
-export const witnessKeyId = (name: string, publicKey: Uint8Array): number =>
-  createHash('sha256').update(name, 'utf8').update(Buffer.from([0x0a, SIGNATURE_TYPE_COSIGNATURE_V1])).update(publicKey).digest().readUInt32BE(0);
+/** SHA-256(name || 0x0A || 0x04 || public key)[:4], big-endian: the signed-note key id of type 0x04. */
+export const witnessKeyId = (name: string, publicKey: Uint8Array): number => keyIdFor(name, SIGNATURE_TYPE_COSIGNATURE_V1, publicKey);
 
 /** The message a witness signs for a checkpoint text at a time (seconds since the epoch). */
 export function cosignatureMessage(checkpointText: string, timestamp: number): Buffer {
@@ -45,8 +43,7 @@ export function parseWitnessKey(encoded: string): WitnessKey {
   const publicKey = Buffer.from(bytes.subarray(1));
   const keyId = witnessKeyId(name, publicKey);
   if (keyIdHex(keyId) !== idHex) throw new NoteError(`the witness key id of ${name} does not match its name and key`);
-  const key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x: publicKey.toString('base64url') }, format: 'jwk' });
-  return { name, keyId, publicKey, encoded: encoded.trim(), key };
+  return { name, keyId, publicKey, encoded: encoded.trim() };
 }
 
 export function encodeWitnessKey(name: string, publicKey: Uint8Array): string {
@@ -89,7 +86,7 @@ export function checkCosignatures(noteMessage: string, policy: WitnessPolicy): C
     if (payload.length !== TIMESTAMP_SIZE + ED25519_SIGNATURE_SIZE) return { ok: false, cosignedBy: [...cosignedBy], detail: `the cosignature by ${label} is not a timestamp and an Ed25519 signature` };
     const timestamp = payload.readBigUInt64BE(0);
     if (timestamp > BigInt(Number.MAX_SAFE_INTEGER)) return { ok: false, cosignedBy: [...cosignedBy], detail: `the cosignature by ${label} has an impossible timestamp` };
-    const valid = verify(null, cosignatureMessage(text, Number(timestamp)), witness.key, payload.subarray(TIMESTAMP_SIZE));
+    const valid = NODE_CRYPTO.ed25519Verify(witness.publicKey, cosignatureMessage(text, Number(timestamp)), payload.subarray(TIMESTAMP_SIZE));
     if (!valid) return { ok: false, cosignedBy: [...cosignedBy], detail: `the cosignature by ${label} does not verify` };
     cosignedBy.add(label);
   }

@@ -1,4 +1,4 @@
-import { consistencyProofFrom } from './consistency';
+import { consistencyProofFrom, largestPowerOfTwoBelow } from './consistency';
 import { nodeHash } from './hashing';
 import { HASH_SIZE } from './merkle';
 import { TILE_HEIGHT, TILE_WIDTH } from './tiles';
@@ -29,8 +29,7 @@ function nodesOf(start: number, end: number, out: Array<[height: number, index: 
     out.push([Math.log2(n), start / n]);
     return;
   }
-  let k = 1;
-  while (k * 2 < n) k *= 2;
+  const k = largestPowerOfTwoBelow(n);
   nodesOf(start, start + k, out);
   nodesOf(start + k, end, out);
 }

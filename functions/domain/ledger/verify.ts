@@ -7,8 +7,11 @@ import { evidenceShapeProblems, type LogEvidence } from './evidence-format';
 import { HASH_SIZE, rootFromInclusionProof } from './merkle';
 import { keyIdHex, parseNote, parseVerifierKeyOf, verifyNoteOf, type NoteVerification, type VerifierKey } from './note';
 
+/** The checks of ledger evidence, in the order they are reported. */
+export const EVIDENCE_CHECK_NAMES = ['evidence-format', 'record-version', 'canonical-hash', 'inclusion-proof', 'checkpoint-signature'] as const;
+
 export interface EvidenceCheck {
-  name: 'evidence-format' | 'record-version' | 'canonical-hash' | 'inclusion-proof' | 'checkpoint-signature';
+  name: (typeof EVIDENCE_CHECK_NAMES)[number];
   ok: boolean;
   detail: string;
 }
@@ -137,16 +140,7 @@ export function* verifyEvidenceSteps(record: unknown, evidence: LedgerEvidence, 
   const problems = evidenceShapeProblems(evidence);
   if (problems.length > 0) {
     const detail = 'not checked: the evidence is malformed';
-    return {
-      ok: false,
-      checks: [
-        fail('evidence-format', problems.join('; ')),
-        fail('record-version', detail),
-        fail('canonical-hash', detail),
-        fail('inclusion-proof', detail),
-        fail('checkpoint-signature', detail),
-      ],
-    };
+    return { ok: false, checks: EVIDENCE_CHECK_NAMES.map((name) => fail(name, name === 'evidence-format' ? problems.join('; ') : detail)) };
   }
   const e = evidence as LogEvidence;
   let computed: Uint8Array | string;

@@ -1,5 +1,5 @@
 import type { LedgerEvidence } from '../record';
-import type { EvidenceCheck } from '../ledger/verify';
+import { EVIDENCE_CHECK_NAMES, type EvidenceCheck } from '../ledger/verify';
 import { RECEIPT_SCRIPT } from '../../generated/receipt-script';
 import { html, raw, type SafeHtml } from './html';
 import type { Translator } from './i18n';
@@ -27,8 +27,6 @@ export interface DeviceCheckInput {
   verifierKeys: string[];
 }
 
-const CHECK_NAMES: readonly EvidenceCheck['name'][] = ['evidence-format', 'record-version', 'canonical-hash', 'inclusion-proof', 'checkpoint-signature'];
-
 /** JSON inside <script type="application/json">: no '<' (so no '</script>'), no line separators. */
 const scriptJson = (value: unknown): string =>
   JSON.stringify(value).replace(/</g, '\\u003c').replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
@@ -52,7 +50,7 @@ ${proves}
   const evidence = input.evidence;
   const origin = (evidence as { origin?: unknown }).origin;
   const failed = Object.fromEntries(
-    CHECK_NAMES.map((name) => [name, t.text('device.failed', { reason: t.text(`device.reason.${name}`) })]),
+    EVIDENCE_CHECK_NAMES.map((name) => [name, t.text('device.failed', { reason: t.text(`device.reason.${name}`) })]),
   ) as DeviceCheckData['texts']['failed'];
   const data: DeviceCheckData = {
     record: input.record,
