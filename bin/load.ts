@@ -24,11 +24,11 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { LEDGER_LOG } from '../functions/contract/site-paths';
 import { demoDocument } from '../fixtures/demo';
 import { DEFAULT_DEV_KEY_DIR, devLedgerSigner } from '../lib/ledger/dev-key';
-import { bucketTileStore, directoryTileStore, type TileStore } from '../lib/ledger/tile-store';
+import { bucketTileStore, directoryTileStore, type TileStore } from '../functions/ledger-writer/tile-store';
 import { addCosignatures } from '../lib/ledger/cosign-log';
 import { parseWitnessKey } from '../functions/domain/ledger/cosignature';
 import { signerFromSecret } from '../lib/ledger/secret-key';
-import { generateSignerKey, signerFromKey, type LedgerSigner } from '../lib/ledger/signer';
+import { generateSignerKey, signerFromKey, type LedgerSigner } from '../functions/ledger-writer/signer';
 import { InvalidRecordsError, loadDocument } from '../lib/loader/load';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';

@@ -17,10 +17,10 @@ import { parseVerifierKey, rootFromInclusionProof, verifyNote } from '../../func
 import { commercialProofEvidence, publicProof, type ProofHead, type ProofWindowEntry } from '../../functions/domain/proofs';
 import type { RecordToStore } from '../../functions/store/write';
 import { storeClient } from '../../functions/store/client';
-import { AppendOnlyLog } from '../../lib/ledger/log';
+import { AppendOnlyLog } from '../../functions/ledger-writer/log';
 import { consistencyProofFromTiles, tilesForConsistency } from '../../functions/domain/ledger/tile-proofs';
-import { MerkleTree } from '../../lib/ledger/merkle-tree';
-import { generateSignerKey, signerFromKey } from '../../lib/ledger/signer';
+import { MerkleTree } from '../../functions/ledger-writer/merkle-tree';
+import { generateSignerKey, signerFromKey } from '../../functions/ledger-writer/signer';
 import { startEmbeddedStore } from '../../lib/local/embedded-store';
 import { configureLocalEnvironment, localClient } from '../../lib/local/service';
 import { attachLedgerEvidence } from '../../lib/loader/evidence';

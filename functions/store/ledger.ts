@@ -15,7 +15,8 @@ import { storeClient, tableName } from './client';
  * The integrity log's items, in the records table under their own partition (see layout.ts for
  * the record partitions):
  *   pk = "L#LOG", sk = "#"                 head: origin, treeSize, the latest signed checkpoint,
- *                                          and, while a load runs, its lock
+ *                                          and, while a writer runs, its lease (lockId, lockedAt,
+ *                                          lockUntil: after that instant another writer may take it)
  *   pk = "L#LOG", sk = "E#" + index(12)    one leaf: its hash, and the reference and version it logs
  *   pk = "L#LOG", sk = "C#" + size(12)     every checkpoint published, by tree size
  * The head's treeSize is the truth: leaves at or beyond it belong to no published tree (a load
@@ -37,7 +38,7 @@ export interface LedgerHead {
   treeSize: number;
   checkpoint: string | null;
   updatedAt: string | null;
-  lock: { id: string; since: string } | null;
+  lock: { id: string; since: string; until: string | null } | null;
 }
 
 function headFrom(item: Item | undefined): LedgerHead | null {
@@ -47,7 +48,7 @@ function headFrom(item: Item | undefined): LedgerHead | null {
     treeSize: item.treeSize?.N ? Number(item.treeSize.N) : 0,
     checkpoint: item.checkpoint?.S ?? null,
     updatedAt: item.updatedAt?.S ?? null,
-    lock: item.lockId?.S ? { id: item.lockId.S, since: item.lockedAt?.S ?? 'unknown' } : null,
+    lock: item.lockId?.S ? { id: item.lockId.S, since: item.lockedAt?.S ?? 'unknown', until: item.lockUntil?.S ?? null } : null,
   };
 }
 
@@ -69,26 +70,43 @@ export async function readLedgerHead(): Promise<LedgerHead | null> {
 
 export class LedgerLockedError extends Error {
   override name = 'LedgerLockedError';
-  constructor(readonly since: string) {
+  constructor(
+    readonly since: string,
+    readonly until: string | null,
+  ) {
     super(
-      `another load holds the ledger since ${since}; if no load is running, one stopped part-way: run the load again with --unlock-ledger`,
+      `another writer (a load or the sequencer) holds the ledger since ${since}` +
+        (until ? `, its lease ends ${until}` : ', with no end to its lease') +
+        '; if none is running, one stopped part-way: wait for its lease to end, or run the load again with --unlock-ledger',
     );
   }
 }
 
+export interface LedgerLease {
+  /** When the lease is taken (UTC ISO-8601 with milliseconds): lockedAt. */
+  at: string;
+  /** How long it holds: a writer that dies holding it blocks others this long at most. */
+  leaseMs: number;
+  /** Take it even if another writer holds it (an operator's --unlock-ledger). */
+  force?: boolean;
+}
+
 /**
- * Takes the single-writer lock on the log and returns the head as it stands. Conditional on no
- * lock being held (unless `force`), so two loads can never append at the same indexes.
+ * Takes the single-writer lease on the log and returns the head as it stands. Conditional on no
+ * lease being held, or the one held having run out (unless `force`), so two writers never append
+ * at the same indexes, and a writer that died part-way (a killed load or sequencer) stops no one
+ * for longer than its lease. A lease without an end (from a version that had none) needs `force`.
  */
-export async function acquireLedgerLock(client: DynamoDBClient, table: string, lockId: string, at: string, force = false): Promise<LedgerHead> {
+export async function acquireLedgerLock(client: DynamoDBClient, table: string, lockId: string, lease: LedgerLease): Promise<LedgerHead> {
+  const until = new Date(Date.parse(lease.at) + lease.leaseMs).toISOString();
   try {
     const out = await client.send(
       new UpdateItemCommand({
         TableName: table,
         Key: headKey(),
-        UpdateExpression: 'SET lockId = :id, lockedAt = :at',
-        ...(force ? {} : { ConditionExpression: 'attribute_not_exists(lockId)' }),
-        ExpressionAttributeValues: { ':id': { S: lockId }, ':at': { S: at } },
+        UpdateExpression: 'SET lockId = :id, lockedAt = :at, lockUntil = :until',
+        ...(lease.force ? {} : { ConditionExpression: 'attribute_not_exists(lockId) OR lockUntil < :at' }),
+        ExpressionAttributeValues: { ':id': { S: lockId }, ':at': { S: lease.at }, ':until': { S: until } },
         ReturnValues: 'ALL_NEW',
       }),
     );
@@ -96,7 +114,7 @@ export async function acquireLedgerLock(client: DynamoDBClient, table: string, l
   } catch (error) {
     if (error instanceof ConditionalCheckFailedException || (error as Error).name === 'ConditionalCheckFailedException') {
       const current = headFrom((await client.send(new GetItemCommand({ TableName: table, Key: headKey(), ConsistentRead: true }))).Item);
-      throw new LedgerLockedError(current?.lock?.since ?? 'an unknown time');
+      throw new LedgerLockedError(current?.lock?.since ?? 'an unknown time', current?.lock?.until ?? null);
     }
     throw error;
   }
@@ -109,7 +127,7 @@ export async function releaseLedgerLock(client: DynamoDBClient, table: string, l
       new UpdateItemCommand({
         TableName: table,
         Key: headKey(),
-        UpdateExpression: 'REMOVE lockId, lockedAt',
+        UpdateExpression: 'REMOVE lockId, lockedAt, lockUntil',
         ConditionExpression: 'lockId = :id',
         ExpressionAttributeValues: { ':id': { S: lockId } },
       }),
@@ -170,8 +188,9 @@ export function ledgerLeafItems(leaves: readonly LeafToStore[]): Item[] {
 }
 
 /**
- * Publishes a new head (tree size and signed checkpoint) and releases the lock in one conditional
- * write, then records the checkpoint in the history. Fails if the lock was lost.
+ * Records the checkpoint in the history, then publishes the new head (tree size and signed
+ * checkpoint) in one write conditional on still holding the lease; fails if it was lost. The
+ * writer keeps the lease (it still has records to write) and releases it when done.
  */
 export async function publishLedgerHead(
   client: DynamoDBClient,
@@ -189,7 +208,7 @@ export async function publishLedgerHead(
     new UpdateItemCommand({
       TableName: table,
       Key: headKey(),
-      UpdateExpression: 'SET origin = :origin, treeSize = :size, checkpoint = :checkpoint, updatedAt = :at REMOVE lockId, lockedAt',
+      UpdateExpression: 'SET origin = :origin, treeSize = :size, checkpoint = :checkpoint, updatedAt = :at',
       ConditionExpression: 'lockId = :id',
       ExpressionAttributeValues: {
         ':origin': { S: head.origin },

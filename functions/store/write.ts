@@ -2,7 +2,6 @@ import {
   BatchWriteItemCommand,
   CreateTableCommand,
   DescribeTableCommand,
-  PutItemCommand,
   type AttributeValue,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
@@ -87,11 +86,7 @@ export async function ensureTable(client: DynamoDBClient, table: string): Promis
   throw new Error(`table ${table} did not become active`);
 }
 
-export async function writeTableMeta(client: DynamoDBClient, table: string): Promise<void> {
-  await client.send(
-    new PutItemCommand({
-      TableName: table,
-      Item: { pk: { S: TABLE_META_PK }, sk: { S: GENESIS_SK }, schemaVersion: { S: TABLE_SCHEMA_VERSION } },
-    }),
-  );
+/** The table's metadata item (its schema version), written with the records. */
+export function tableMetaItem(): Item {
+  return { pk: { S: TABLE_META_PK }, sk: { S: GENESIS_SK }, schemaVersion: { S: TABLE_SCHEMA_VERSION } };
 }

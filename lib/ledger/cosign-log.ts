@@ -2,7 +2,7 @@ import { addSignatureLines, checkCosignatures, type WitnessKey } from '../../fun
 import { parseCheckpointText } from '../../functions/domain/ledger/checkpoint';
 import { parseNote } from '../../functions/domain/ledger/note';
 import { CHECKPOINT_PATH, checkpointHistoryPath } from '../../functions/domain/ledger/tiles';
-import type { TileStore } from './tile-store';
+import type { TileStore } from '../../functions/ledger-writer/tile-store';
 
 /**
  * Adds witnesses' cosignature lines (C2SP tlog-cosignature) to the log's published checkpoint:

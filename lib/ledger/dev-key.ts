@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { generateSignerKey, signerFromKey, type LedgerSigner } from './signer';
+import { generateSignerKey, signerFromKey, type LedgerSigner } from '../../functions/ledger-writer/signer';
 
 /**
  * The development signing key. Locally the loader keeps an Ed25519 key beside the data: inside

@@ -16,7 +16,7 @@ import {
   TileError,
   type TileCoordinate,
 } from '../../functions/domain/ledger/tiles';
-import { MerkleTree } from './merkle-tree';
+import { MerkleTree } from '../../functions/ledger-writer/merkle-tree';
 
 /**
  * A monitor of the ledger's C2SP tlog-tiles log: it trusts nothing the log serves. It verifies the

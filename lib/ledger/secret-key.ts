@@ -1,5 +1,5 @@
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
-import { signerFromKey, SigningKeyError, type LedgerSigner } from './signer';
+import { signerFromKey, SigningKeyError, type LedgerSigner } from '../../functions/ledger-writer/signer';
 
 export interface SecretSource {
   secretId: string;

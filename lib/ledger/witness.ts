@@ -2,7 +2,7 @@ import { generateKeyPairSync, sign } from 'node:crypto';
 import { cosignatureMessage, encodeWitnessKey, SIGNATURE_TYPE_COSIGNATURE_V1, witnessKeyId } from '../../functions/domain/ledger/cosignature';
 import { decodeBase64Strict } from '../../functions/domain/ledger/encoding';
 import { isValidKeyName, keyIdHex, parseNote, signatureLine, splitPlus } from '../../functions/domain/ledger/note';
-import { privateKeyFromSeed, publicKeyBytes, SigningKeyError } from './signer';
+import { privateKeyFromSeed, publicKeyBytes, SigningKeyError } from '../../functions/ledger-writer/signer';
 
 /**
  * A witness's Ed25519 cosigning key (C2SP tlog-cosignature), kept as

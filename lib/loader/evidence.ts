@@ -1,6 +1,6 @@
 import type { LedgerEvidence } from '../../functions/domain/record';
 import type { RecordToStore } from '../../functions/store/write';
-import type { AppendOnlyLog } from '../ledger/log';
+import type { AppendOnlyLog } from '../../functions/ledger-writer/log';
 
 /** A head as the record kinds build it, with the loader-only instructions the ledger step reads. */
 interface LoaderHead {
@@ -28,12 +28,24 @@ export interface LedgerAttachment {
 }
 
 /**
- * Logs every anchored record version in `log` (content already logged keeps its leaf), signs one
- * checkpoint for the resulting tree, and gives each entry the evidence of the newest anchored
- * version at or before it, proven against that checkpoint. A version marked `anchored: false`
- * keeps the previous version's evidence, which is how MODIFIED arises.
+ * Logs every anchored record version in `log` (content already logged keeps its leaf), and gives
+ * each entry the evidence of the newest anchored version at or before it, proven against the
+ * checkpoint of the resulting tree. A version marked `anchored: false` keeps the previous
+ * version's evidence, which is how MODIFIED arises. The log must be able to sign on demand (a key
+ * file); a batch with any key uses attachSealedLedgerEvidence.
  */
 export function attachLedgerEvidence(records: RecordToStore[], log: AppendOnlyLog, onProgress?: (done: number, total: number) => void): LedgerAttachment {
+  return logRecordVersions(records, log, onProgress).attach();
+}
+
+/** attachLedgerEvidence with one signature of the batch's checkpoint by whatever key the log holds (a KMS key answers asynchronously). */
+export async function attachSealedLedgerEvidence(records: RecordToStore[], log: AppendOnlyLog, onProgress?: (done: number, total: number) => void): Promise<LedgerAttachment> {
+  const logged = logRecordVersions(records, log, onProgress);
+  if (log.size > 0) await log.seal();
+  return logged.attach();
+}
+
+function logRecordVersions(records: RecordToStore[], log: AppendOnlyLog, onProgress?: (done: number, total: number) => void): { attach(): LedgerAttachment } {
   const heads = new Map<LoaderHead, number | null>();
   const altered: string[] = [];
   let appended = 0;
@@ -58,6 +70,11 @@ export function attachLedgerEvidence(records: RecordToStore[], log: AppendOnlyLo
     onProgress?.(++done, records.length);
   }
 
+  return { attach: () => attachEvidence(records, log, heads, { appended, altered }) };
+}
+
+function attachEvidence(records: RecordToStore[], log: AppendOnlyLog, heads: Map<LoaderHead, number | null>, counts: { appended: number; altered: string[] }): LedgerAttachment {
+  const { appended, altered } = counts;
   const evidenceByLeaf = new Map<number, LedgerEvidence>();
   const evidenceFor = (leafIndex: number, version: number): LedgerEvidence => {
     let evidence = evidenceByLeaf.get(leafIndex);

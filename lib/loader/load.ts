@@ -1,10 +1,11 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { ensureTable, putItems, recordItems, writeTableMeta, type RecordToStore } from '../../functions/store/write';
+import { ensureTable, recordItems, tableMetaItem, type RecordToStore } from '../../functions/store/write';
+import { runLedgerBatch } from '../../functions/ledger-writer/batch';
 import { devLedgerSigner } from '../ledger/dev-key';
-import type { LedgerSigner } from '../ledger/signer';
-import type { TileStore } from '../ledger/tile-store';
-import { TableLedger, type LedgerPublication } from '../ledger/table-ledger';
-import { attachLedgerEvidence, type LedgerAttachment } from './evidence';
+import type { LedgerSigner } from '../../functions/ledger-writer/signer';
+import type { TileStore } from '../../functions/ledger-writer/tile-store';
+import type { LedgerPublication } from '../../functions/ledger-writer/table-ledger';
+import { attachSealedLedgerEvidence, type LedgerAttachment } from './evidence';
 import { withDerivedRecords } from './derive';
 import { RECORD_KINDS } from './kinds';
 import { InvalidRecordsError, type RecordProblem } from './problems';
@@ -56,7 +57,7 @@ export interface LoadOptions {
   /** Take the ledger lock even if a load that stopped part-way left it held. */
   unlockLedger?: boolean;
   onLedgerProgress?: (stage: string, done: number, total: number) => void;
-  /** Where the ledger's C2SP tlog-tiles log is written (lib/ledger/tile-store.ts); none: the table only. */
+  /** Where the ledger's C2SP tlog-tiles log is written (functions/ledger-writer/tile-store.ts); none: the table only. */
   tiles?: TileStore;
 }
 
@@ -68,24 +69,22 @@ export interface LoadSummary {
 }
 
 /**
- * Validates, logs every new record version in the ledger, attaches evidence and writes. Leaves are
- * stored before the records that cite them, and the new checkpoint is published last. Content
- * already logged appends nothing, so a second run changes nothing.
+ * Validates, logs every new record version in the ledger, attaches evidence and writes, as one
+ * batch of the writer every change goes through (functions/ledger-writer/batch.ts: leaves, then
+ * the signed head, then the records). Content already logged appends nothing, so a second run, or
+ * a run after one that stopped part-way, changes nothing more.
  */
 export async function loadDocument(document: unknown, options: LoadOptions): Promise<LoadSummary> {
   const records = withDerivedRecords(validateRecords(document));
   if (options.createTable) await ensureTable(options.client, options.table);
   const signer = options.signer ?? (await devLedgerSigner()).signer;
-  const ledger = await TableLedger.open({ client: options.client, table: options.table, signer, unlock: options.unlockLedger, onProgress: options.onLedgerProgress, tiles: options.tiles });
-  try {
-    const attachment = attachLedgerEvidence(records, ledger.log, (done, total) => options.onLedgerProgress?.('logging records', done, total));
-    await ledger.writeNewLeaves();
-    const items = records.flatMap(recordItems);
-    await putItems(options.client, options.table, items, (written) => options.onProgress?.(written, items.length));
-    await writeTableMeta(options.client, options.table);
-    const publication = await ledger.publish();
-    return { records: records.length, items: items.length, ledger: publication ? { ...publication, ...attachment } : null };
-  } finally {
-    await ledger.release();
-  }
+  const { result, ledger } = await runLedgerBatch(
+    { client: options.client, table: options.table, signer, unlock: options.unlockLedger, onProgress: options.onLedgerProgress, tiles: options.tiles, onRecordsProgress: options.onProgress },
+    async (log) => {
+      const attachment = await attachSealedLedgerEvidence(records, log, (done, total) => options.onLedgerProgress?.('logging records', done, total));
+      const items = records.flatMap(recordItems);
+      return { records: items, last: [tableMetaItem()], result: { attachment, items: items.length } };
+    },
+  );
+  return { records: records.length, items: result.items, ledger: ledger ? { ...ledger, ...result.attachment } : null };
 }

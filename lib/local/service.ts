@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { demoDocument } from '../../fixtures/demo';
 import { devLedgerSigner } from '../ledger/dev-key';
-import { directoryTileStore } from '../ledger/tile-store';
+import { directoryTileStore } from '../../functions/ledger-writer/tile-store';
 import { loadDocument } from '../loader/load';
 import { localOrigins } from '../contract/origins';
 import { publishSite } from '../publish/site';

@@ -4,7 +4,7 @@ import { verifyNote, parseVerifierKey } from '../../functions/domain/ledger/node
 import { parseCheckpointText } from '../../functions/domain/ledger/checkpoint';
 import { readLedgerLeaves } from '../../functions/store/ledger';
 import { LOCAL_TABLE, localClient, type LocalService } from '../../lib/local/service';
-import { MerkleTree } from '../../lib/ledger/merkle-tree';
+import { MerkleTree } from '../../functions/ledger-writer/merkle-tree';
 import { getJson, startTestService } from '../support/local';
 import { demoDocument } from '../../fixtures/demo';
 import { devLedgerSigner } from '../../lib/ledger/dev-key';

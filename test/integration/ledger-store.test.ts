@@ -17,10 +17,10 @@ import { storeClient } from '../../functions/store/client';
 import { acquireLedgerLock, LEDGER_PK, LedgerLockedError, readLedgerHead, releaseLedgerLock } from '../../functions/store/ledger';
 import { readRecordWindow } from '../../functions/store/records';
 import { handler as getCommercialProof } from '../../functions/handlers/get-commercial-proof';
-import { LedgerIntegrityError } from '../../lib/ledger/log';
-import { MerkleTree } from '../../lib/ledger/merkle-tree';
+import { LedgerIntegrityError } from '../../functions/ledger-writer/log';
+import { MerkleTree } from '../../functions/ledger-writer/merkle-tree';
 import { signerFromSecret } from '../../lib/ledger/secret-key';
-import { generateSignerKey, signerFromKey, SigningKeyError } from '../../lib/ledger/signer';
+import { generateSignerKey, signerFromKey, SigningKeyError } from '../../functions/ledger-writer/signer';
 import { startEmbeddedStore, type EmbeddedStore } from '../../lib/local/embedded-store';
 import { configureLocalEnvironment, localClient } from '../../lib/local/service';
 import { loadDocument } from '../../lib/loader/load';
@@ -127,7 +127,7 @@ describe('the loader and the log in the table', () => {
   });
 
   it('one load at a time: a held lock stops a load before it writes anything', async () => {
-    await acquireLedgerLock(client, TABLE, 'another-load', '2026-11-01T12:00:00.000Z');
+    await acquireLedgerLock(client, TABLE, 'another-load', { at: new Date().toISOString(), leaseMs: 3_600_000 });
     const before = fingerprint(await scan());
     const document = demoDocument(new Date(ANCHOR.getTime() + 3_600_000));
     await expect(load(document)).rejects.toThrow(LedgerLockedError);
@@ -137,10 +137,15 @@ describe('the loader and the log in the table', () => {
     expect(summary.ledger!.appended).toBeGreaterThan(0);
     expect((await readLedgerHead())!.lock).toBeNull();
     // A lock that is not ours is never released by us.
-    await acquireLedgerLock(client, TABLE, 'mine', '2026-11-01T12:00:00.000Z');
+    await acquireLedgerLock(client, TABLE, 'mine', { at: '2026-11-01T12:00:00.000Z', leaseMs: 60_000 });
     await releaseLedgerLock(client, TABLE, 'someone-else');
-    await expect(acquireLedgerLock(client, TABLE, 'third', '2026-11-01T12:00:00.000Z')).rejects.toThrow(LedgerLockedError);
+    await expect(acquireLedgerLock(client, TABLE, 'third', { at: '2026-11-01T12:00:59.999Z', leaseMs: 60_000 })).rejects.toThrow(LedgerLockedError);
+    // A writer that died holding the lease stops others only until the lease ends.
+    const taken = await acquireLedgerLock(client, TABLE, 'third', { at: '2026-11-01T12:01:00.001Z', leaseMs: 60_000 });
+    expect(taken.lock).toEqual({ id: 'third', since: '2026-11-01T12:01:00.001Z', until: '2026-11-01T12:02:00.001Z' });
     await releaseLedgerLock(client, TABLE, 'mine');
+    expect((await readLedgerHead())!.lock?.id).toBe('third');
+    await releaseLedgerLock(client, TABLE, 'third');
   });
 
   it('refuses to extend a log whose stored leaves were altered, or with another signing key', async () => {

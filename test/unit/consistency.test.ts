@@ -4,12 +4,12 @@ import { ConsistencyProofError, consistencyProof, consistencyProofFrom, subtreeR
 import { leafHash } from '../../functions/domain/ledger/hashing';
 import { consistencyProofFromTiles, MissingTileError, tilesForConsistency, type TileSource } from '../../functions/domain/ledger/tile-proofs';
 import { hashTileBytes, tilesOfTree } from '../../functions/domain/ledger/tiles';
-import { MerkleTree } from '../../lib/ledger/merkle-tree';
+import { MerkleTree } from '../../functions/ledger-writer/merkle-tree';
 
 const SEED = 20261122;
 const leavesOf = (n: number, salt = '') => Array.from({ length: n }, (_, i) => leafHash(Buffer.from(`${salt}leaf ${i}`)));
 
-/** Roots from the log's own tree (lib/ledger/merkle-tree.ts), a second computation of MTH. */
+/** Roots from the log's own tree (functions/ledger-writer/merkle-tree.ts), a second computation of MTH. */
 function rootsOf(leaves: Buffer[]) {
   const tree = new MerkleTree();
   for (const leaf of leaves) tree.append(leaf);

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { EMPTY_ROOT, leafHash, nodeHash } from '../../functions/domain/ledger/hashing';
 import { rootFromInclusionProof } from '../../functions/domain/ledger/node-crypto';
-import { MerkleTree } from '../../lib/ledger/merkle-tree';
+import { MerkleTree } from '../../functions/ledger-writer/merkle-tree';
 import { LEAF_HASHES, LEAF_INPUTS, ROOTS } from '../support/rfc6962-vectors';
 
 const hex = (h: string) => Buffer.from(h, 'hex');

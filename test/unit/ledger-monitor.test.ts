@@ -8,10 +8,10 @@ import { consistencyProof, verifyConsistency } from '../../functions/domain/ledg
 import { leafHash } from '../../functions/domain/ledger/hashing';
 import { parseVerifierKey } from '../../functions/domain/ledger/node-crypto';
 import { entriesStart, tileResources } from '../../functions/domain/ledger/tiles';
-import { MerkleTree } from '../../lib/ledger/merkle-tree';
+import { MerkleTree } from '../../functions/ledger-writer/merkle-tree';
 import { runMonitor, type MonitorReport, type MonitorState } from '../../lib/ledger/monitor';
 import { readMonitorState, runMonitorWithState, stateFiles } from '../../lib/ledger/monitor-state';
-import { generateSignerKey, signerFromKey } from '../../lib/ledger/signer';
+import { generateSignerKey, signerFromKey } from '../../functions/ledger-writer/signer';
 import { generateWitnessKey, witnessFromKey } from '../../lib/ledger/witness';
 
 const SEED = 20261123;

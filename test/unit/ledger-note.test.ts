@@ -1,7 +1,7 @@
 import { checkpointText, parseCheckpointText } from '../../functions/domain/ledger/checkpoint';
 import { encodeVerifierKey, parseVerifierKey, verifyNote } from '../../functions/domain/ledger/node-crypto';
 import { keyIdHex, parseNote } from '../../functions/domain/ledger/note';
-import { formatSignerKey, generateSignerKey, signerFromKey } from '../../lib/ledger/signer';
+import { formatSignerKey, generateSignerKey, signerFromKey } from '../../functions/ledger-writer/signer';
 
 // The example key and note published with the C2SP signed-note reference implementation
 // (golang.org/x/mod/sumdb/note): numbers only.

@@ -15,7 +15,7 @@ import {
   TILE_WIDTH,
   type TileCoordinate,
 } from '../../functions/domain/ledger/tiles';
-import { MerkleTree } from '../../lib/ledger/merkle-tree';
+import { MerkleTree } from '../../functions/ledger-writer/merkle-tree';
 import { LEAF_HASHES, LEAF_INPUTS, ROOTS } from '../support/rfc6962-vectors';
 
 const SEED = 20261123;

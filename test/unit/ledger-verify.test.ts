@@ -5,8 +5,8 @@ import { canonicalBytes } from '../../functions/domain/ledger/canonical';
 import type { LogEvidence } from '../../functions/domain/ledger/evidence-format';
 import { verifyEvidence } from '../../functions/domain/ledger/node-crypto';
 import type { RecordHead } from '../../functions/domain/record';
-import { AppendOnlyLog, LedgerIntegrityError } from '../../lib/ledger/log';
-import { generateSignerKey, signerFromKey } from '../../lib/ledger/signer';
+import { AppendOnlyLog, LedgerIntegrityError } from '../../functions/ledger-writer/log';
+import { generateSignerKey, signerFromKey } from '../../functions/ledger-writer/signer';
 
 const signer = signerFromKey(generateSignerKey('test.example/ledger'));
 const KEYS = [signer.verifierKey];

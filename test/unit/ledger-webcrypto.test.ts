@@ -3,8 +3,8 @@ import { runStepsAsync } from '../../functions/domain/ledger/crypto-steps';
 import { verifyEvidence } from '../../functions/domain/ledger/node-crypto';
 import { verifyEvidenceSteps } from '../../functions/domain/ledger/verify';
 import { webCrypto } from '../../functions/domain/ledger/web-crypto';
-import { AppendOnlyLog } from '../../lib/ledger/log';
-import { generateSignerKey, signerFromKey } from '../../lib/ledger/signer';
+import { AppendOnlyLog } from '../../functions/ledger-writer/log';
+import { generateSignerKey, signerFromKey } from '../../functions/ledger-writer/signer';
 
 /**
  * The trust receipt runs the same checks (verify.ts) with the browser's WebCrypto. Node has the

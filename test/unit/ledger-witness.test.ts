@@ -4,8 +4,8 @@ import path from 'node:path';
 import { checkWitnessed, cosignatureMessage, encodeWitnessKey, parseWitnessKey } from '../../functions/domain/ledger/cosignature';
 import { parseNote } from '../../functions/domain/ledger/note';
 import { addCosignatures } from '../../lib/ledger/cosign-log';
-import { generateSignerKey, signerFromKey } from '../../lib/ledger/signer';
-import { directoryTileStore } from '../../lib/ledger/tile-store';
+import { generateSignerKey, signerFromKey } from '../../functions/ledger-writer/signer';
+import { directoryTileStore } from '../../functions/ledger-writer/tile-store';
 import { generateWitnessKey, witnessFromKey } from '../../lib/ledger/witness';
 
 const signer = signerFromKey(generateSignerKey('witness-test.example/ledger'));

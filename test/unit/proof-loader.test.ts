@@ -2,8 +2,8 @@ import { verifyEvidence } from '../../functions/domain/ledger/node-crypto';
 import type { ProofHead } from '../../functions/domain/proofs';
 import { DEMO_PROOFS, demoProofRecords } from '../../fixtures/demo-proofs';
 import { attachLedgerEvidence } from '../../lib/loader/evidence';
-import { AppendOnlyLog } from '../../lib/ledger/log';
-import { generateSignerKey, signerFromKey } from '../../lib/ledger/signer';
+import { AppendOnlyLog } from '../../functions/ledger-writer/log';
+import { generateSignerKey, signerFromKey } from '../../functions/ledger-writer/signer';
 import { InvalidRecordsError, validateRecords } from '../../lib/loader/load';
 
 const ANCHOR = new Date('2026-11-22T12:00:00Z');

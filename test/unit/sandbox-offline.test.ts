@@ -17,8 +17,8 @@ import {
   EXAMPLE_PROVEN_LEAF,
   EXAMPLE_SERVED_AT,
 } from '../../functions/domain/sandbox/offline-example';
-import { AppendOnlyLog } from '../../lib/ledger/log';
-import { formatSignerKey, signerFromKey } from '../../lib/ledger/signer';
+import { AppendOnlyLog } from '../../functions/ledger-writer/log';
+import { formatSignerKey, signerFromKey } from '../../functions/ledger-writer/signer';
 
 const NOW = '2026-03-02T20:00:00.000Z';
 const INTEGRITY_CHECKS = ['evidence-format', 'record-version', 'canonical-hash', 'inclusion-proof', 'checkpoint-signature'];

@@ -34,7 +34,7 @@ export function consistencyProof(first: number, second: number, leaves: readonly
 
 /**
  * The same proof from any source of subtree roots MTH(D[start:end]): a tree that keeps its
- * interior hashes (lib/ledger/merkle-tree.ts, or the log's tiles) answers in O(log n) hashes.
+ * interior hashes (functions/ledger-writer/merkle-tree.ts, or the log's tiles) answers in O(log n) hashes.
  */
 export function consistencyProofFrom(first: number, second: number, subtree: (start: number, end: number) => Buffer): Buffer[] {
   if (!Number.isSafeInteger(first) || !Number.isSafeInteger(second) || first < 1 || first > second) {

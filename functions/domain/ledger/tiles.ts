@@ -151,7 +151,7 @@ export function tileHashes(bytes: Uint8Array): Buffer[] {
 
 /**
  * The hashes of the log's tree: `hash(height, index)` is MTH of the complete, aligned subtree of
- * 2^height leaves starting at index · 2^height. lib/ledger/merkle-tree.ts keeps them.
+ * 2^height leaves starting at index · 2^height. functions/ledger-writer/merkle-tree.ts keeps them.
  */
 export interface TreeHashes {
   readonly size: number;

@@ -1,4 +1,4 @@
-import { EMPTY_ROOT, HASH_SIZE, nodeHash } from '../../functions/domain/ledger/hashing';
+import { EMPTY_ROOT, HASH_SIZE, nodeHash } from '../domain/ledger/hashing';
 
 /** One level of the tree: hashes of aligned, complete subtrees, packed 32 bytes apiece. */
 class HashLevel {

@@ -1,13 +1,13 @@
-import { canonicalBytes } from '../../functions/domain/ledger/canonical';
-import { leafHash } from '../../functions/domain/ledger/hashing';
-import { entriesStart, hashTileBytes, tileResources, tilesAddedBetween, TILE_WIDTH, type LogResource, type TileCoordinate } from '../../functions/domain/ledger/tiles';
-import { parseCheckpointText } from '../../functions/domain/ledger/checkpoint';
-import { encodeBase64 } from '../../functions/domain/ledger/encoding';
-import { EVIDENCE_FORMAT, type LogEvidence } from '../../functions/domain/ledger/evidence-format';
-import { parseVerifierKey, recordLeafHash, verifyNote } from '../../functions/domain/ledger/node-crypto';
-import type { LeafToStore } from '../../functions/store/ledger';
+import { canonicalBytes } from '../domain/ledger/canonical';
+import { leafHash } from '../domain/ledger/hashing';
+import { entriesStart, hashTileBytes, tileResources, tilesAddedBetween, TILE_WIDTH, type LogResource, type TileCoordinate } from '../domain/ledger/tiles';
+import { checkpointText, parseCheckpointText } from '../domain/ledger/checkpoint';
+import { encodeBase64 } from '../domain/ledger/encoding';
+import { EVIDENCE_FORMAT, type LogEvidence } from '../domain/ledger/evidence-format';
+import { parseVerifierKey, recordLeafHash, verifyNote } from '../domain/ledger/node-crypto';
+import type { LeafToStore } from '../store/ledger';
 import { MerkleTree } from './merkle-tree';
-import type { LedgerSigner } from './signer';
+import type { CheckpointSigner, LedgerSigner } from './signer';
 
 export class LedgerIntegrityError extends Error {
   override name = 'LedgerIntegrityError';
@@ -37,7 +37,7 @@ export class AppendOnlyLog {
   private signed: { size: number; note: string } | null = null;
 
   constructor(
-    private readonly signer: LedgerSigner,
+    private readonly signer: CheckpointSigner | LedgerSigner,
     stored: StoredLog = { leaves: [], checkpoint: null },
   ) {
     this.origin = signer.name;
@@ -88,12 +88,31 @@ export class AppendOnlyLog {
     return { leafIndex, appended: true };
   }
 
-  /** The signed checkpoint for the current size; the published one when nothing was appended. */
+  private checkpointTextNow(): string {
+    return checkpointText({ origin: this.origin, treeSize: this.size, rootHash: this.tree.root(), extensions: [] });
+  }
+
+  /**
+   * Signs the checkpoint for the current size (once per size), with whatever key the log holds:
+   * a KMS key answers asynchronously, so a batch seals its log before it asks for evidence.
+   */
+  async seal(): Promise<string> {
+    if (this.size === 0) throw new LedgerIntegrityError('an empty log has no checkpoint to sign');
+    if (this.size === this.publishedSize && this.publishedCheckpoint) return this.publishedCheckpoint;
+    if (this.signed?.size !== this.size) this.signed = { size: this.size, note: await this.signer.signNoteAsync(this.checkpointTextNow()) };
+    return this.signed.note;
+  }
+
+  /**
+   * The signed checkpoint for the current size; the published one when nothing was appended. A
+   * key file signs on demand; any other key needs seal() first.
+   */
   checkpoint(): string {
     if (this.size === 0) throw new LedgerIntegrityError('an empty log has no checkpoint to sign');
     if (this.size === this.publishedSize && this.publishedCheckpoint) return this.publishedCheckpoint;
     if (this.signed?.size !== this.size) {
-      this.signed = { size: this.size, note: this.signer.signCheckpoint({ origin: this.origin, treeSize: this.size, rootHash: this.tree.root(), extensions: [] }) };
+      if (!('signNote' in this.signer)) throw new LedgerIntegrityError(`the checkpoint for size ${this.size} is not signed yet: seal() the log first`);
+      this.signed = { size: this.size, note: this.signer.signNote(this.checkpointTextNow()) };
     }
     return this.signed.note;
   }

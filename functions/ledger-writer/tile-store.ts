@@ -1,7 +1,7 @@
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { logResourceHeaders, type LogResource } from '../../functions/domain/ledger/tiles';
+import { logResourceHeaders, type LogResource } from '../domain/ledger/tiles';
 
 /**
  * Where the ledger's tile log is written: a folder on this machine, or the catalogue bucket under

@@ -1,7 +1,7 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
-import { checkpointText, type Checkpoint } from '../../functions/domain/ledger/checkpoint';
-import { decodeBase64Strict } from '../../functions/domain/ledger/encoding';
-import { encodeVerifierKey, keyIdFor } from '../../functions/domain/ledger/node-crypto';
+import { checkpointText, type Checkpoint } from '../domain/ledger/checkpoint';
+import { decodeBase64Strict } from '../domain/ledger/encoding';
+import { encodeVerifierKey, keyIdFor } from '../domain/ledger/node-crypto';
 import {
   checkNoteText,
   isValidKeyName,
@@ -9,18 +9,28 @@ import {
   SIGNATURE_TYPE_ED25519,
   signatureLine,
   splitPlus,
-} from '../../functions/domain/ledger/note';
+} from '../domain/ledger/note';
+
+/**
+ * What the log needs from a signing key: its name (the log's origin), its verifier key, and an
+ * Ed25519 signature over a note text. A key held in AWS KMS answers asynchronously
+ * (kms-signer.ts); a key file answers at once (LedgerSigner).
+ */
+export interface CheckpointSigner {
+  name: string;
+  keyId: number;
+  /** The matching public verifier key, `<name>+<hex key id>+<base64(0x01 || public key)>`. */
+  verifierKey: string;
+  /** Signs a note text (ending in a newline) and returns the whole signed note. */
+  signNoteAsync(text: string): Promise<string>;
+}
 
 /**
  * The log's Ed25519 signing key in the C2SP signer-key text form
  * `PRIVATE+KEY+<name>+<hex key id>+<base64(0x01 || 32-byte seed)>` (as golang.org/x/mod/sumdb/note
  * writes it), so the same key works with the Go tooling. The key name is the log's origin.
  */
-export interface LedgerSigner {
-  name: string;
-  keyId: number;
-  /** The matching public verifier key, `<name>+<hex key id>+<base64(0x01 || public key)>`. */
-  verifierKey: string;
+export interface LedgerSigner extends CheckpointSigner {
   /** Signs a note text (ending in a newline) and returns the whole signed note. */
   signNote(text: string): string;
   /** Signs a checkpoint; Ed25519 is deterministic, so the same checkpoint always yields the same note. */
@@ -79,6 +89,7 @@ export function signerFromKey(encoded: string): LedgerSigner {
     keyId,
     verifierKey: encodeVerifierKey(name, publicKey),
     signNote,
+    signNoteAsync: async (text) => signNote(text),
     signCheckpoint: (checkpoint) => signNote(checkpointText(checkpoint)),
   };
 }

@@ -7,21 +7,26 @@ import {
   publishLedgerHead,
   readLedgerLeaves,
   releaseLedgerLock,
-} from '../../functions/store/ledger';
-import { putItems } from '../../functions/store/write';
-import { decodeEntryBundle, tilePath } from '../../functions/domain/ledger/tiles';
+} from '../store/ledger';
+import { putItems } from '../store/write';
+import { decodeEntryBundle, tilePath } from '../domain/ledger/tiles';
 import { AppendOnlyLog, LedgerIntegrityError } from './log';
 import { writeLogResources, type TileStore } from './tile-store';
-import type { LedgerSigner } from './signer';
+import type { CheckpointSigner } from './signer';
+
+/** A load's lease: a long load renews nothing, so this bounds how long one may write. */
+export const DEFAULT_LEASE_MS = 30 * 60_000;
 
 export type LedgerStage = 'reading leaves' | 'writing leaves' | 'writing tiles';
 
 export interface TableLedgerOptions {
   client: DynamoDBClient;
   table: string;
-  signer: LedgerSigner;
-  /** Take the lock even if a load that stopped part-way left it held. */
+  signer: CheckpointSigner;
+  /** Take the lease even if a writer that stopped part-way left it held. */
   unlock?: boolean;
+  /** How long the lease holds (default DEFAULT_LEASE_MS): longer than the writer can take, so only a dead writer's lease runs out. */
+  leaseMs?: number;
   onProgress?: (stage: LedgerStage, done: number, total: number) => void;
   /** Where the C2SP tlog-tiles log is written (a folder, the catalogue bucket); none: no tiles. */
   tiles?: TileStore;
@@ -36,10 +41,10 @@ export interface LedgerPublication {
 }
 
 /**
- * A load's hold on the table's log: lock, rebuild the tree from the stored leaves (checked
- * against the published checkpoint), append, store the new leaves, then publish the new head and
- * release the lock in one conditional write. Until the head is published, readers and the next
- * load see the previous tree.
+ * A writer's hold on the table's log (batch.ts runs it): take the lease, rebuild the tree from the
+ * stored leaves (checked against the published checkpoint), append, store the new leaves, publish
+ * the new head (conditional on the lease), and release the lease once the records are written.
+ * Until the head is published, readers and the next writer see the previous tree.
  */
 export class TableLedger {
   private released = false;
@@ -54,7 +59,11 @@ export class TableLedger {
 
   static async open(options: TableLedgerOptions): Promise<TableLedger> {
     const lockId = randomUUID();
-    const head = await acquireLedgerLock(options.client, options.table, lockId, new Date().toISOString(), options.unlock);
+    const head = await acquireLedgerLock(options.client, options.table, lockId, {
+      at: new Date().toISOString(),
+      leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
+      force: options.unlock,
+    });
     try {
       if (head.origin && head.origin !== options.signer.name) {
         throw new Error(`the table's log is ${head.origin}, but the signing key is for ${options.signer.name}`);
@@ -82,17 +91,12 @@ export class TableLedger {
     await putItems(this.options.client, this.options.table, items, (written) => this.options.onProgress?.('writing leaves', written, items.length));
   }
 
-  /** Publishes the new checkpoint (when anything was appended) and releases the lock. */
+  /** Publishes the new checkpoint when anything was appended; the lease is kept until release(). */
   async publish(): Promise<LedgerPublication | null> {
-    if (this.log.size === 0) {
-      await this.release();
-      return null;
-    }
+    if (this.log.size === 0) return null;
     const appended = this.log.newLeaves.length;
-    const checkpoint = this.log.checkpoint();
-    if (appended === 0) {
-      await this.release();
-    } else {
+    const checkpoint = await this.log.seal();
+    if (appended > 0) {
       // Tiles and bundles first (new paths, or partial ones at their own .p/<W> path), the head, then `checkpoint`.
       const resources = this.options.tiles ? this.log.tileResources(this.previous) : [];
       const progress = (done: number) => this.options.onProgress?.('writing tiles', done, resources.length);
@@ -103,7 +107,6 @@ export class TableLedger {
         checkpoint,
         at: new Date().toISOString(),
       });
-      this.released = true;
       if (this.options.tiles) await writeLogResources(this.options.tiles, resources.filter((r) => r.path === 'checkpoint'), () => progress(resources.length));
     }
     return { origin: this.log.origin, treeSize: this.log.size, appended, checkpoint, verifierKey: this.options.signer.verifierKey };
