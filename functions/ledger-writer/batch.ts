@@ -1,4 +1,5 @@
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { journalHeaderItem, journalItems, readJournal } from '../store/ledger';
 import { putItems } from '../store/write';
 import type { AppendOnlyLog } from './log';
 import { TableLedger, type LedgerPublication, type TableLedgerOptions } from './table-ledger';
@@ -9,7 +10,7 @@ type Item = Record<string, AttributeValue>;
 export interface PreparedBatch<T> {
   /** Record items (timeline entries with their views and heads), written after the head is published. */
   records: Item[];
-  /** Items written last, once every record is (the sequencer marks its pending events done here). */
+  /** Items written last, once every record is (the sequencer marks its deliveries done here). */
   last?: Item[];
   result: T;
 }
@@ -20,35 +21,55 @@ export interface BatchOutcome<T> {
   ledger: LedgerPublication | null;
 }
 
+export interface BatchOptions extends TableLedgerOptions {
+  /**
+   * Journal the batch's writes before publishing its head, so a batch stopped after publishing
+   * is finished by the next writer. A load need not: running it again rewrites the same records.
+   */
+  journal?: boolean;
+  onRecordsProgress?: (written: number, total: number) => void;
+}
+
 /**
  * The one way anything is written into the log and the records (the loader and the event
  * sequencer both run here), under the table's single-writer lease:
  *   1. take the lease; open the log from the stored leaves (checked against the signed checkpoint);
- *   2. `prepare` appends the new record versions and seals the log (one signature per batch), and
+ *   2. finish the journal of a batch that published its head but stopped before writing everything;
+ *   3. `prepare` appends the new record versions and seals the log (one signature per batch), and
  *      returns the record items, each new version carrying its inclusion proof;
- *   3. store the new leaves and hash tiles;
- *   4. publish the new tile log and head (conditional on the lease);
- *   5. write the records, then `last`;
- *   6. release the lease.
- * Safe to stop at any step: before 4 nothing published refers to the new leaves, and the next batch
- * overwrites them; after 4 the new versions are in the log, so preparing the same batch again
- * finds each one's content already logged (AppendOnlyLog.add keeps a leaf per content) and appends
- * nothing: no leaf twice, none lost. A writer that dies holding the lease blocks others only until
+ *   4. store the new leaves and hash tiles, then (when journaled) the batch's journal;
+ *   5. publish the new tile log and head (conditional on the lease);
+ *   6. write the records, then `last`, then mark the journal done;
+ *   7. release the lease.
+ * Safe to stop at any step: before 5 no record was written and nothing published refers to the new
+ * leaves (the next batch overwrites them and prepares again from the same records); after 5 the
+ * journal holds exactly what remains to write. No leaf is logged twice (content already logged
+ * keeps its leaf) and none is lost. A writer that dies holding the lease blocks others only until
  * the lease runs out.
  */
-export async function runLedgerBatch<T>(
-  options: TableLedgerOptions & { onRecordsProgress?: (written: number, total: number) => void },
-  prepare: (log: AppendOnlyLog) => Promise<PreparedBatch<T>>,
-): Promise<BatchOutcome<T>> {
+export async function runLedgerBatch<T>(options: BatchOptions, prepare: (log: AppendOnlyLog) => Promise<PreparedBatch<T>>): Promise<BatchOutcome<T>> {
   const ledger = await TableLedger.open(options);
   try {
+    await finishJournal(options.client, options.table, ledger.log.size);
     const prepared = await prepare(ledger.log);
     await ledger.writeNewLeaves();
+    const writes = [...prepared.records, ...(prepared.last ?? [])];
+    if (options.journal) await putItems(options.client, options.table, journalItems(ledger.log.size, writes));
     const publication = await ledger.publish();
     await putItems(options.client, options.table, prepared.records, (written) => options.onRecordsProgress?.(written, prepared.records.length));
     if (prepared.last) await putItems(options.client, options.table, prepared.last);
+    if (options.journal) await putItems(options.client, options.table, [journalHeaderItem({ treeSize: ledger.log.size, chunks: 0, done: true })]);
     return { result: prepared.result, ledger: publication };
   } finally {
     await ledger.release();
   }
+}
+
+/** Writes what a published batch left unwritten (its journal), then marks the journal done. */
+async function finishJournal(client: DynamoDBClient, table: string, publishedSize: number): Promise<void> {
+  const journal = await readJournal(client, table, false);
+  if (!journal || journal.header.done || journal.header.treeSize !== publishedSize) return;
+  const { items } = (await readJournal(client, table, true))!;
+  await putItems(client, table, items);
+  await putItems(client, table, [journalHeaderItem({ treeSize: publishedSize, chunks: 0, done: true })]);
 }

@@ -22,6 +22,13 @@ export const GENESIS_SK = '#';
 export const TABLE_META_PK = 'S#TABLE';
 export const TABLE_SCHEMA_VERSION = 'svc.table.v1';
 
+/**
+ * The sparse index of deliveries waiting for the sequencer: only a pending item carries `queue`
+ * (functions/store/pending.ts), and the sequencer removes it once the event is integrated or set
+ * aside. Keys only: the sequencer reads the items themselves, strongly consistent.
+ */
+export const PENDING_INDEX = { name: 'pending', partitionKey: 'queue', sortKey: 'receivedAt' } as const;
+
 export const recordPk = (reference: string): string => `R#${reference}`;
 
 /** Leading characters of every pending-event partition key (the receivers' only writable keys). */

@@ -267,3 +267,77 @@ export async function readLedgerTiles(
   }
   return { head, tiles: byKey };
 }
+
+/**
+ * The batch journal: a batch's record writes, stored before its head is published.
+ *   pk = "L#LOG", sk = "J#" + chunk(6)   the items to write, a few hundred per chunk
+ *   pk = "L#LOG", sk = "J#"              the header, written after every chunk: the tree size the
+ *                                        batch publishes, the number of chunks, and whether all
+ *                                        its items are written
+ * A batch stopped after publishing its head but before writing all its items leaves a header
+ * whose treeSize is the head's and that is not done; the next writer, holding the lease, writes
+ * the journal's items before anything else, so every version the published log holds reaches
+ * its record. Overwritten by the next journaled batch.
+ */
+const JOURNAL_SK = 'J#';
+const journalChunkSk = (chunk: number): string => `J#${String(chunk).padStart(6, '0')}`;
+/** A chunk stays well below DynamoDB's 400 KB item limit. */
+const JOURNAL_CHUNK_BYTES = 300_000;
+
+export interface JournalHeader {
+  treeSize: number;
+  chunks: number;
+  done: boolean;
+}
+
+/** The journal of `items` for a batch publishing `treeSize`: chunk items, then the header (write them in this order). */
+export function journalItems(treeSize: number, items: readonly Item[]): Item[] {
+  const chunks: Item[] = [];
+  let current: Item[] = [];
+  let bytes = 0;
+  const flush = () => {
+    chunks.push({ pk: { S: LEDGER_PK }, sk: { S: journalChunkSk(chunks.length) }, items: { S: JSON.stringify(current) } });
+    current = [];
+    bytes = 0;
+  };
+  for (const item of items) {
+    for (const value of Object.values(item)) {
+      if (!('S' in value || 'N' in value || 'BOOL' in value)) throw new TypeError('a journaled item holds only strings, numbers and booleans');
+    }
+    const size = JSON.stringify(item).length;
+    if (bytes + size > JOURNAL_CHUNK_BYTES && current.length > 0) flush();
+    current.push(item);
+    bytes += size;
+  }
+  if (current.length > 0) flush();
+  return [...chunks, journalHeaderItem({ treeSize, chunks: chunks.length, done: false })];
+}
+
+export function journalHeaderItem(header: JournalHeader): Item {
+  return { pk: { S: LEDGER_PK }, sk: { S: JOURNAL_SK }, treeSize: { N: String(header.treeSize) }, chunks: { N: String(header.chunks) }, done: { BOOL: header.done } };
+}
+
+/** The journal's header and, when `withItems`, its items in order (one strongly consistent Query). */
+export async function readJournal(client: DynamoDBClient, table: string, withItems: boolean): Promise<{ header: JournalHeader; items: Item[] } | null> {
+  const out = await client.send(new GetItemCommand({ TableName: table, Key: { pk: { S: LEDGER_PK }, sk: { S: JOURNAL_SK } }, ConsistentRead: true }));
+  if (!out.Item) return null;
+  const header = { treeSize: Number(out.Item.treeSize!.N), chunks: Number(out.Item.chunks!.N), done: out.Item.done?.BOOL === true };
+  const items: Item[] = [];
+  if (withItems && header.chunks > 0) {
+    let start: Item | undefined;
+    do {
+      const page = await client.send(
+        new QueryCommand({
+          TableName: table,
+          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',
+          ExpressionAttributeValues: { ':pk': { S: LEDGER_PK }, ':first': { S: journalChunkSk(0) }, ':last': { S: journalChunkSk(header.chunks - 1) } },
+          ConsistentRead: true,
+          ExclusiveStartKey: start,
+        }),
+      );
+      for (const chunk of page.Items ?? []) items.push(...(JSON.parse(chunk.items!.S!) as Item[]));
+      start = page.LastEvaluatedKey;
+    } while (start);
+  }
+  return { header, items };
+}

@@ -1,7 +1,18 @@
-import { ConditionalCheckFailedException, GetItemCommand, PutItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import {
+  BatchGetItemCommand,
+  ConditionalCheckFailedException,
+  GetItemCommand,
+  PutItemCommand,
+  QueryCommand,
+  type AttributeValue,
+  type DynamoDBClient,
+} from '@aws-sdk/client-dynamodb';
 import { storeClient, tableName } from './client';
 import { StoreNotConfigured, StoreUnavailable } from './errors';
-import { GENESIS_SK, pendingPk } from './layout';
+import { GENESIS_SK, PENDING_INDEX, pendingPk } from './layout';
+
+/** The `queue` value of every delivery waiting for the sequencer. */
+const PENDING_QUEUE = 'PENDING';
 
 /**
  * Received events (one item per delivery, see layout.ts): pk = "P#" + sourceId + "#" + webhookId, sk = "#".
@@ -11,9 +22,14 @@ import { GENESIS_SK, pendingPk } from './layout';
  *   event                  the raw verified body, as received (only when accepted)
  *   eventType, reference, eventAt, effect
  *   receivedAt             the service clock when it was stored
- *   sequencing             PENDING (accepted, waiting for the sequencer) or REFUSED (answered 4xx, never sequenced)
- * Written once, with one conditional PutItem (attribute_not_exists): of any number of concurrent
- * copies exactly one write succeeds; the others read the stored answer.
+ *   sequencing             PENDING (accepted, waiting for the sequencer), REFUSED (answered 4xx, never
+ *                          sequenced), then SEQUENCED or SET_ASIDE once the sequencer has integrated it
+ *   queue                  "PENDING" while it waits: the key of the sparse `pending` index the
+ *                          sequencer drains (PENDING_INDEX); removed when the sequencer is done with it
+ *   sequencedAt, outcome   when the sequencer was done with it, and what it did (version, or why set aside)
+ * Written once by a receiver, with one conditional PutItem (attribute_not_exists): of any number of
+ * concurrent copies exactly one write succeeds; the others read the stored answer. Rewritten once
+ * by the sequencer (under the ledger lease), which is its only other writer.
  */
 type Item = Record<string, AttributeValue>;
 
@@ -46,6 +62,7 @@ function itemOf(d: PendingDelivery): Item {
     receivedAt: { S: d.receivedAt },
     sequencing: { S: d.sequencing },
   };
+  if (d.sequencing === 'PENDING') item[PENDING_INDEX.partitionKey] = { S: PENDING_QUEUE };
   if (d.event) {
     item.event = { S: d.event.raw };
     item.eventType = { S: d.event.type };
@@ -99,4 +116,63 @@ async function readDelivery(table: string, sourceId: string, webhookId: string):
   // The condition failed, so the item exists; a strongly consistent read sees it.
   if (!item) throw new StoreUnavailable('GetItem pending event (not visible yet)');
   return storedOf(item);
+}
+
+/** An accepted delivery as the sequencer reads it back. */
+export interface WaitingDelivery {
+  key: string;
+  receivedAt: string;
+  sequencing: string;
+  /** The verified body as received (a CloudEvent), and what the receiver read from it. */
+  event: { raw: string; type: string; reference: string; at: string } | null;
+  item: Item;
+}
+
+/** The keys of up to `limit` deliveries waiting for the sequencer, oldest first (the sparse index; eventually consistent). */
+export async function listWaitingDeliveries(client: DynamoDBClient, table: string, limit: number): Promise<string[]> {
+  const out = await client.send(
+    new QueryCommand({
+      TableName: table,
+      IndexName: PENDING_INDEX.name,
+      KeyConditionExpression: '#queue = :queue',
+      ExpressionAttributeNames: { '#queue': PENDING_INDEX.partitionKey },
+      ExpressionAttributeValues: { ':queue': { S: PENDING_QUEUE } },
+      Limit: limit,
+    }),
+  );
+  return (out.Items ?? []).map((item) => item.pk!.S!);
+}
+
+/** The deliveries under `keys` as they stand (one strongly consistent BatchGetItem per 100 keys). */
+export async function readDeliveries(client: DynamoDBClient, table: string, keys: readonly string[]): Promise<WaitingDelivery[]> {
+  const items: Item[] = [];
+  for (let at = 0; at < keys.length; at += 100) {
+    let request: Item[] = keys.slice(at, at + 100).map((pk) => ({ pk: { S: pk }, sk: { S: GENESIS_SK } }));
+    for (let attempt = 0; request.length > 0; attempt++) {
+      if (attempt > 8) throw new StoreUnavailable('BatchGetItem left pending deliveries unprocessed');
+      if (attempt > 0) await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
+      const out = await client.send(new BatchGetItemCommand({ RequestItems: { [table]: { Keys: request, ConsistentRead: true } } }));
+      items.push(...(out.Responses?.[table] ?? []));
+      request = out.UnprocessedKeys?.[table]?.Keys ?? [];
+    }
+  }
+  return items.map((item) => ({
+    key: item.pk!.S!,
+    receivedAt: item.receivedAt!.S!,
+    sequencing: item.sequencing!.S!,
+    event: item.event?.S ? { raw: item.event.S, type: item.eventType!.S!, reference: item.reference!.S!, at: item.eventAt!.S! } : null,
+    item,
+  }));
+}
+
+export type SequencingOutcome = { sequenced: true; version: number | null } | { sequenced: false; reason: string };
+
+/** The delivery once the sequencer is done with it: out of the pending index, with what was done. */
+export function settledDeliveryItem(delivery: WaitingDelivery, outcome: SequencingOutcome, at: string): Item {
+  const item: Item = { ...delivery.item };
+  delete item[PENDING_INDEX.partitionKey];
+  item.sequencing = { S: outcome.sequenced ? 'SEQUENCED' : 'SET_ASIDE' };
+  item.sequencedAt = { S: at };
+  item.outcome = { S: JSON.stringify(outcome) };
+  return item;
 }

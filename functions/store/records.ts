@@ -1,4 +1,4 @@
-import { QueryCommand } from '@aws-sdk/client-dynamodb';
+import { QueryCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { StoreNotConfigured, StoreUnavailable } from './errors';
 import { storeClient, tableName } from './client';
 import { cutSk, GENESIS_SK, recordPk } from './layout';
@@ -87,4 +87,54 @@ export async function readRecordWindow<E, V, H>(reference: string, at: string, l
   if (more) entries.length = limit;
   kind ??= entries.length > 0 ? ((entries[0].head as { kind?: string }).kind ?? null) : null;
   return { exists: items.length > 0, kind, entries, more };
+}
+
+/** A stored entry with its sort key, as the sequencer reads a whole record back. */
+export interface StoredEntryItem {
+  sk: string;
+  at: string;
+  entry: Record<string, unknown>;
+  view: Record<string, unknown>;
+  head: { kind: string; reference: string; version: number; content: Record<string, unknown>; evidence: { version: number; [field: string]: unknown } | null; restricted?: Record<string, unknown> };
+  /** The pending delivery that produced this entry, when one did (never shown: not part of the entry). */
+  eventKey: string | null;
+}
+
+/**
+ * Every entry of a record, oldest first, strongly consistent (the writer's read, under the ledger
+ * lease): the sequencer integrates events into the whole timeline. Null when the record does not exist.
+ */
+export async function readWholeRecord(client: DynamoDBClient, table: string, reference: string): Promise<{ kind: string | null; entries: StoredEntryItem[] } | null> {
+  const entries: StoredEntryItem[] = [];
+  let kind: string | null = null;
+  let exists = false;
+  let start: Record<string, AttributeValue> | undefined;
+  do {
+    const out = await client.send(
+      new QueryCommand({
+        TableName: table,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': { S: recordPk(reference) } },
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const item of out.Items ?? []) {
+      exists = true;
+      if (item.sk?.S === GENESIS_SK) {
+        kind = item.kind?.S ?? null;
+        continue;
+      }
+      entries.push({
+        sk: item.sk!.S!,
+        at: item.at!.S!,
+        entry: JSON.parse(item.entry!.S!),
+        view: JSON.parse(item.view!.S!),
+        head: JSON.parse(item.head!.S!),
+        eventKey: item.eventKey?.S ?? null,
+      });
+    }
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return exists ? { kind: kind ?? entries[0]?.head.kind ?? null, entries } : null;
 }

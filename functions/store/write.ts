@@ -2,10 +2,11 @@ import {
   BatchWriteItemCommand,
   CreateTableCommand,
   DescribeTableCommand,
+  UpdateTableCommand,
   type AttributeValue,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
-import { entrySk, GENESIS_SK, recordPk, TABLE_META_PK, TABLE_SCHEMA_VERSION, canonicalInstant } from './layout';
+import { entrySk, GENESIS_SK, PENDING_INDEX, recordPk, TABLE_META_PK, TABLE_SCHEMA_VERSION, canonicalInstant } from './layout';
 
 type Item = Record<string, AttributeValue>;
 
@@ -16,19 +17,29 @@ export interface RecordToStore {
   entries: { at: string; entry: unknown; view: unknown; head: unknown }[];
 }
 
+/** One timeline entry item; `eventKey` names the pending delivery it came from (the sequencer's guard against integrating it twice). */
+export function entryItem(reference: string, sk: string, e: { at: string; entry: unknown; view: unknown; head: unknown; eventKey?: string | null }): Item {
+  const item: Item = {
+    pk: { S: recordPk(reference) },
+    sk: { S: sk },
+    at: { S: canonicalInstant(e.at) },
+    entry: { S: JSON.stringify(e.entry) },
+    view: { S: JSON.stringify(e.view) },
+    head: { S: JSON.stringify(e.head) },
+  };
+  if (e.eventKey) item.eventKey = { S: e.eventKey };
+  return item;
+}
+
+/** The sequence number in an entry's sort key (entrySk), which keeps entries of the same instant apart. */
+export function entrySeqOf(sk: string): number {
+  return Number(sk.slice(sk.lastIndexOf('#') + 1));
+}
+
 export function recordItems(record: RecordToStore): Item[] {
   const pk = { S: recordPk(record.reference) };
   const items: Item[] = [{ pk, sk: { S: GENESIS_SK }, kind: { S: record.kind }, reference: { S: record.reference } }];
-  record.entries.forEach((e, seq) => {
-    items.push({
-      pk,
-      sk: { S: entrySk(e.at, seq) },
-      at: { S: canonicalInstant(e.at) },
-      entry: { S: JSON.stringify(e.entry) },
-      view: { S: JSON.stringify(e.view) },
-      head: { S: JSON.stringify(e.head) },
-    });
-  });
+  record.entries.forEach((e, seq) => items.push(entryItem(record.reference, entrySk(e.at, seq), e)));
   return items;
 }
 
@@ -56,13 +67,53 @@ export const TABLE_KEYS = {
   sortKey: 'sk',
 } as const;
 
-/** Creates the table when it does not exist (local stores; the stack creates it in AWS). */
+export { PENDING_INDEX } from './layout';
+
+const PENDING_INDEX_DEFINITION = {
+  IndexName: PENDING_INDEX.name,
+  KeySchema: [
+    { AttributeName: PENDING_INDEX.partitionKey, KeyType: 'HASH' as const },
+    { AttributeName: PENDING_INDEX.sortKey, KeyType: 'RANGE' as const },
+  ],
+  Projection: { ProjectionType: 'KEYS_ONLY' as const },
+};
+const PENDING_INDEX_ATTRIBUTES = [
+  { AttributeName: PENDING_INDEX.partitionKey, AttributeType: 'S' as const },
+  { AttributeName: PENDING_INDEX.sortKey, AttributeType: 'S' as const },
+];
+
+async function waitUntilActive(client: DynamoDBClient, table: string): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    const out = await client.send(new DescribeTableCommand({ TableName: table }));
+    const indexesActive = (out.Table?.GlobalSecondaryIndexes ?? []).every((index) => index.IndexStatus === 'ACTIVE');
+    if (out.Table?.TableStatus === 'ACTIVE' && indexesActive) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`table ${table} did not become active`);
+}
+
+/**
+ * Creates the table with its pending index when it does not exist, and adds the index to a table
+ * made before it existed (local stores; the stack declares both in AWS).
+ */
 export async function ensureTable(client: DynamoDBClient, table: string): Promise<void> {
+  let existing;
   try {
-    await client.send(new DescribeTableCommand({ TableName: table }));
-    return;
+    existing = (await client.send(new DescribeTableCommand({ TableName: table }))).Table;
   } catch (error) {
     if ((error as Error).name !== 'ResourceNotFoundException') throw error;
+  }
+  if (existing) {
+    if ((existing.GlobalSecondaryIndexes ?? []).some((index) => index.IndexName === PENDING_INDEX.name)) return;
+    await client.send(
+      new UpdateTableCommand({
+        TableName: table,
+        AttributeDefinitions: PENDING_INDEX_ATTRIBUTES,
+        GlobalSecondaryIndexUpdates: [{ Create: PENDING_INDEX_DEFINITION }],
+      }),
+    );
+    await waitUntilActive(client, table);
+    return;
   }
   await client.send(
     new CreateTableCommand({
@@ -71,19 +122,16 @@ export async function ensureTable(client: DynamoDBClient, table: string): Promis
       AttributeDefinitions: [
         { AttributeName: TABLE_KEYS.partitionKey, AttributeType: 'S' },
         { AttributeName: TABLE_KEYS.sortKey, AttributeType: 'S' },
+        ...PENDING_INDEX_ATTRIBUTES,
       ],
       KeySchema: [
         { AttributeName: TABLE_KEYS.partitionKey, KeyType: 'HASH' },
         { AttributeName: TABLE_KEYS.sortKey, KeyType: 'RANGE' },
       ],
+      GlobalSecondaryIndexes: [PENDING_INDEX_DEFINITION],
     }),
   );
-  for (let i = 0; i < 100; i++) {
-    const out = await client.send(new DescribeTableCommand({ TableName: table }));
-    if (out.Table?.TableStatus === 'ACTIVE') return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`table ${table} did not become active`);
+  await waitUntilActive(client, table);
 }
 
 /** The table's metadata item (its schema version), written with the records. */

@@ -11,6 +11,7 @@ import { publishSite } from '../publish/site';
 import { canonicalSources } from '../publish/sources';
 import { startEmbeddedStore, type EmbeddedStore } from './embedded-store';
 import { startLocalServer, type LocalServer } from './server';
+import { startLocalSequencer, type LocalSequencer } from './sequencer-loop';
 import { forgetIngressKeys } from '../../functions/config/ingress-keys';
 
 /** The development verification keys of the event sources (the local host only; docs/ingress.md). */
@@ -60,6 +61,8 @@ export interface LocalService {
   /** The embedded store, or null when serving from an external endpoint. */
   store: EmbeddedStore | null;
   server: LocalServer;
+  /** The sequencer integrating received events (docs/ingress.md#the-sequencer); null when turned off. */
+  sequencer: LocalSequencer | null;
   close(): Promise<void>;
 }
 
@@ -105,6 +108,12 @@ export interface LocalServiceOptions {
    * development keys in fixtures/ingress-dev-secrets.json. null: none, so every source is gated.
    */
   ingressSecretsFile?: string | null;
+  /**
+   * Run the sequencer in this process, integrating received events into the records and the
+   * ledger (default: when this service loaded the table, with its development key). Off,
+   * deliveries stay pending (a test drives a sequencer itself).
+   */
+  sequencer?: boolean;
 }
 
 /**
@@ -160,14 +169,20 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
       throw error;
     }
   }
+  // Only into a table this service loaded itself: a table someone else loaded is signed with another key.
+  const sequencerClient = options.sequencer === false || !(store || options.loadDemo) ? null : localClient(endpoint, region);
+  const sequencer = sequencerClient ? startLocalSequencer({ client: sequencerClient, table, signer, tiles: directoryTileStore(tilesDir) }) : null;
   const service: LocalService = {
     url: server.url,
     storeEndpoint: endpoint,
     tilesDir,
     store,
     server,
+    sequencer,
     // The store in use now: a caller may have restarted it (service.store = ...).
     close: async () => {
+      await sequencer?.stop();
+      sequencerClient?.destroy();
       await service.server.close();
       await service.store?.close();
       if (ownSite) await rm(ownSite, { recursive: true, force: true });

@@ -1,0 +1,298 @@
+import { ALLOWED_EVENTS, CREDENTIAL_KIND, type CredentialContent, type CredentialEvent } from '../credentials/model';
+import type { CredentialLifecycleState } from '../../contract/schemas/credentials';
+import { COMMERCIAL_PROOF_KIND } from '../proofs';
+import type { RecordHead } from '../record';
+import { credentialTransitionRefusal, OBJECT_KIND, objectTransitionRefusal } from './rules';
+import type { LifecycleState } from '../lifecycle';
+
+/**
+ * Integrating accepted events into a record (pure; docs/ingress.md#rules-of-order). The record is
+ * its timeline of facts in the order of the instants they state: the stored entries, and each new
+ * event inserted at its own instant (after any stored fact of the same instant). The lifecycle
+ * rules are applied again, in event-instant order, to each insertion against its neighbours:
+ * an event that breaks them here is set aside with the reason (nothing is lost: it stays stored).
+ * Every entry's derived parts (previous state, the view in force, the version in force) are then
+ * recomputed over the whole timeline, so a late event changes exactly the entries after it that
+ * it must, and the current state is never rolled back by an older event.
+ *
+ * A state or status change is a new record version: numbered after the record's highest version
+ * (versions count what the service learned, in the order it learned it) and logged by the caller.
+ * Observations and source snapshots are timeline entries, not versions.
+ */
+
+/** A stored timeline entry as the sequencer reads it back (functions/store/records.ts readWholeRecord). */
+export interface StoredTimelineEntry {
+  sk: string;
+  at: string;
+  entry: Record<string, unknown>;
+  view: Record<string, unknown>;
+  head: RecordHead<Record<string, unknown>>;
+  /** The pending delivery that produced this entry (P#<sourceId>#<webhookId>), when one did. */
+  eventKey: string | null;
+}
+
+/** An accepted event, as stored by a receiver. */
+export interface EventToIntegrate {
+  /** Its pending item's key: what makes integrating it twice impossible. */
+  key: string;
+  type: string;
+  reference: string;
+  /** The instant it states (changedAt or observedAt), as stored (UTC ISO-8601). */
+  at: string;
+  data: Record<string, unknown>;
+}
+
+export type EventOutcome = { key: string; sequenced: true; entryAt: string; version: number | null } | { key: string; sequenced: false; reason: string };
+
+/** An entry as it must now be stored; `sk` is null for a new entry (the caller assigns one). */
+export interface DerivedEntry {
+  sk: string | null;
+  at: string;
+  entry: Record<string, unknown>;
+  view: Record<string, unknown>;
+  head: RecordHead<Record<string, unknown>>;
+  eventKey: string | null;
+  /** The stored entry this replaces, to tell whether anything changed. */
+  stored: StoredTimelineEntry | null;
+}
+
+export interface RecordIntegration {
+  entries: DerivedEntry[];
+  /** Record versions created here, to log (their evidence is set by the caller, on the same objects). */
+  newHeads: RecordHead<Record<string, unknown>>[];
+  outcomes: EventOutcome[];
+}
+
+type Head = RecordHead<Record<string, unknown>>;
+
+/** One fact of a timeline: a stored entry, or an event being inserted. */
+interface Fact {
+  at: string;
+  ms: number;
+  /** STATE_CHANGED / ISSUED / SUSPENDED / REINSTATED / REVOKED / AUTHORITY_OBSERVED / PROOF_ISSUED / SOURCE_SYNCHRONIZED */
+  type: string;
+  /** The state (object), status (credential) or source state (proof) the fact states or claims. */
+  state: string;
+  /** A change's own version; null for observations and snapshots. */
+  head: Head | null;
+  /** Source snapshots: the digest observed. */
+  digest?: string;
+  stored: StoredTimelineEntry | null;
+  eventKey: string | null;
+}
+
+const factOf = (e: StoredTimelineEntry, state: string, head: Head | null, digest?: string): Fact => ({
+  at: e.at,
+  ms: Date.parse(e.at),
+  type: String(e.entry.type),
+  state,
+  head,
+  digest,
+  stored: e,
+  eventKey: e.eventKey,
+});
+
+/** Position after every fact at or before `ms`. */
+function insertionPoint(facts: readonly Fact[], ms: number): number {
+  let i = facts.length;
+  while (i > 0 && facts[i - 1].ms > ms) i--;
+  return i;
+}
+
+const isChange = (f: Fact): boolean => f.head !== null;
+
+interface KindRules {
+  /** The stored entries as facts. */
+  facts(stored: readonly StoredTimelineEntry[]): Fact[];
+  /** The event as a fact, or why it is not one for this kind of record. */
+  factOfEvent(event: EventToIntegrate): Fact | string;
+  /** Why inserting facts[i] breaks the rules with its neighbours, or null. Builds its version when it is a change. */
+  refusal(facts: Fact[], i: number, nextVersion: () => number): string | null;
+  /** Every fact's stored parts, derived over the whole timeline. */
+  derive(facts: readonly Fact[]): Omit<DerivedEntry, 'sk' | 'eventKey' | 'stored'>[];
+}
+
+/** The newest change at or before index i (exclusive of i), or null. */
+function changeBefore(facts: readonly Fact[], i: number): Fact | null {
+  for (let j = i - 1; j >= 0; j--) if (isChange(facts[j])) return facts[j];
+  return null;
+}
+
+function newVersion(before: Head, at: string, version: number, fields: Record<string, unknown>): Head {
+  const head: Head = { kind: before.kind, reference: before.reference, version, content: { ...before.content, ...fields, version }, evidence: null };
+  if (before.restricted) head.restricted = before.restricted;
+  return head;
+}
+
+const OBJECT_RULES: KindRules = {
+  facts: (stored) => stored.map((e) => factOf(e, String(e.entry.state), e.entry.type === 'STATE_CHANGED' ? e.head : null)),
+  factOfEvent(event) {
+    const state = String(event.data.state);
+    if (event.type === 'svc.living-object.state-changed.v1') return { at: event.at, ms: Date.parse(event.at), type: 'STATE_CHANGED', state, head: null, stored: null, eventKey: event.key };
+    if (event.type === 'svc.living-object.authority-observed.v1') return { at: event.at, ms: Date.parse(event.at), type: 'AUTHORITY_OBSERVED', state, head: null, stored: null, eventKey: event.key };
+    return `${event.type} is not about a living object`;
+  },
+  refusal(facts, i, nextVersion) {
+    const fact = facts[i];
+    const before = changeBefore(facts, i);
+    if (!before) return `it states ${fact.at}, before the object's first state`;
+    if (fact.type === 'AUTHORITY_OBSERVED') {
+      return fact.state === before.state ? null : `the authority observed ${fact.state} at ${fact.at}, but the object was ${before.state} then`;
+    }
+    const why = objectTransitionRefusal(before.state, fact.state as LifecycleState);
+    if (why) return `at ${fact.at} the object was ${before.state}: ${why}`;
+    for (let j = i + 1; j < facts.length; j++) {
+      const later = facts[j];
+      if (later.type === 'AUTHORITY_OBSERVED' && later.state !== fact.state) return `the authority observed ${later.state} at ${later.at}, after this change to ${fact.state}`;
+      if (isChange(later)) {
+        const next = objectTransitionRefusal(fact.state, later.state as LifecycleState);
+        if (next) return `the change to ${later.state} at ${later.at} could not follow ${fact.state}: ${next}`;
+        break;
+      }
+    }
+    fact.head = newVersion(before.head!, fact.at, nextVersion(), { state: fact.state, stateSince: fact.at });
+    return null;
+  },
+  derive(facts) {
+    let state: string | null = null;
+    let head: Head | null = null;
+    let lastObservedAt: string | null = null;
+    return facts.map((f) => {
+      let entry: Record<string, unknown>;
+      const source = String((f.head ?? head)!.content.authority);
+      if (f.type === 'STATE_CHANGED') {
+        entry = { at: f.at, type: 'STATE_CHANGED', state: f.state, previousState: state, source: f.stored ? f.stored.entry.source : source };
+        state = f.state;
+        head = f.head;
+      } else {
+        lastObservedAt = f.at;
+        entry = { at: f.at, type: 'AUTHORITY_OBSERVED', state, source: f.stored ? f.stored.entry.source : source };
+      }
+      return { at: f.at, entry, view: { state, lastObservedAt }, head: head! };
+    });
+  },
+};
+
+const CREDENTIAL_EVENT_OF: Record<string, CredentialEvent> = { SUSPENDED: 'SUSPENDED', REVOKED: 'REVOKED', ACTIVE: 'REINSTATED' };
+
+const CREDENTIAL_RULES: KindRules = {
+  facts: (stored) => stored.map((e) => factOf(e, String(e.entry.status), e.entry.type === 'AUTHORITY_OBSERVED' ? null : e.head)),
+  factOfEvent(event) {
+    if (event.type !== 'svc.credential.status-changed.v1') return `${event.type} is not about a credential`;
+    const status = String(event.data.status);
+    const type = CREDENTIAL_EVENT_OF[status];
+    if (!type) return `the status ${status} is not one a credential changes to`;
+    return { at: event.at, ms: Date.parse(event.at), type, state: status, head: null, stored: null, eventKey: event.key };
+  },
+  refusal(facts, i, nextVersion) {
+    const fact = facts[i];
+    const before = changeBefore(facts, i);
+    if (!before) return `it states ${fact.at}, before the credential was issued`;
+    const why = credentialTransitionRefusal(before.state, fact.state);
+    if (why) return `at ${fact.at} the credential was ${before.state}: ${why}`;
+    for (let j = i + 1; j < facts.length; j++) {
+      const later = facts[j];
+      if (later.type === 'AUTHORITY_OBSERVED' && later.state !== fact.state) return `the issuer confirmed ${later.state} at ${later.at}, after this change to ${fact.state}`;
+      if (isChange(later)) {
+        if (!(ALLOWED_EVENTS[fact.state as CredentialLifecycleState] as readonly string[]).includes(later.type)) {
+          return `the ${later.type} at ${later.at} could not follow ${fact.state}`;
+        }
+        break;
+      }
+    }
+    fact.head = newVersion(before.head!, fact.at, nextVersion(), { status: fact.state, statusSince: fact.at });
+    return null;
+  },
+  derive(facts) {
+    let status: string | null = null;
+    let head: Head | null = null;
+    return facts.map((f) => {
+      const previousStatus = status;
+      if (isChange(f)) {
+        status = f.state;
+        head = f.head;
+      }
+      const source = f.stored ? f.stored.entry.source : (head!.content as unknown as CredentialContent).issuer;
+      const entry =
+        f.type === 'AUTHORITY_OBSERVED'
+          ? { at: f.at, type: f.type, status, previousStatus: status, source }
+          : { at: f.at, type: f.type, status, previousStatus, source };
+      // A lifecycle event is the issuer stating the status; an observation is the issuer confirming it.
+      return { at: f.at, entry, view: { status, lastConfirmedAt: f.at }, head: head! };
+    });
+  },
+};
+
+const PROOF_RULES: KindRules = {
+  facts: (stored) =>
+    stored.map((e) => {
+      const snapshot = e.view.lastSynchronization as { digest?: string } | null;
+      return factOf(e, String(e.entry.state), e.entry.type === 'PROOF_ISSUED' ? e.head : null, e.entry.type === 'SOURCE_SYNCHRONIZED' ? snapshot?.digest : undefined);
+    }),
+  factOfEvent(event) {
+    if (event.type !== 'svc.commercial-proof.source-snapshot.v1') return `${event.type} is not about a commercial proof`;
+    return { at: event.at, ms: Date.parse(event.at), type: 'SOURCE_SYNCHRONIZED', state: String(event.data.sourceState), digest: String(event.data.digest), head: null, stored: null, eventKey: event.key };
+  },
+  refusal(facts, i) {
+    return changeBefore(facts, i) ? null : `it states ${facts[i].at}, before the proof was issued`;
+  },
+  derive(facts) {
+    let head: Head | null = null;
+    let lastSynchronization: { at: string; state: string; digest: string } | null = null;
+    let synchronizations = 0;
+    return facts.map((f) => {
+      if (isChange(f)) head = f.head;
+      if (f.type === 'SOURCE_SYNCHRONIZED') {
+        lastSynchronization = { at: f.at, state: f.state, digest: f.digest! };
+        synchronizations++;
+      }
+      const source = f.stored ? f.stored.entry.source : String((head!.content.source as { system: string }).system);
+      return { at: f.at, entry: { at: f.at, type: f.type, state: f.state, source }, view: { lastSynchronization, synchronizations }, head: head! };
+    });
+  },
+};
+
+const RULES_BY_KIND: Record<string, KindRules> = { [OBJECT_KIND]: OBJECT_RULES, [CREDENTIAL_KIND]: CREDENTIAL_RULES, [COMMERCIAL_PROOF_KIND]: PROOF_RULES };
+
+/**
+ * Integrates `events` (any order; integrated in the order of the instants they state, then as
+ * given) into a record of `kind` whose stored entries are `stored` (in sort-key order).
+ */
+export function integrateEvents(kind: string, stored: readonly StoredTimelineEntry[], events: readonly EventToIntegrate[]): RecordIntegration {
+  const rules = RULES_BY_KIND[kind];
+  if (!rules) {
+    return { entries: [], newHeads: [], outcomes: events.map((e) => ({ key: e.key, sequenced: false, reason: `the record is a ${kind}, which no event changes` })) };
+  }
+  const facts = rules.facts(stored);
+  let highest = 0;
+  for (const e of stored) highest = Math.max(highest, e.head.version);
+  const nextVersion = () => ++highest;
+  const outcomes: EventOutcome[] = [];
+  const integrated = new Set(stored.flatMap((e) => (e.eventKey ? [e.eventKey] : [])));
+  const ordered = [...events].sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
+  for (const event of ordered) {
+    const already = integrated.has(event.key) ? facts.find((f) => f.eventKey === event.key) : undefined;
+    if (already) {
+      outcomes.push({ key: event.key, sequenced: true, entryAt: already.at, version: already.head?.version ?? null });
+      continue;
+    }
+    const fact = rules.factOfEvent(event);
+    if (typeof fact === 'string') {
+      outcomes.push({ key: event.key, sequenced: false, reason: fact });
+      continue;
+    }
+    const i = insertionPoint(facts, fact.ms);
+    facts.splice(i, 0, fact);
+    const why = rules.refusal(facts, i, nextVersion);
+    if (why) {
+      facts.splice(i, 1);
+      outcomes.push({ key: event.key, sequenced: false, reason: why });
+      continue;
+    }
+    integrated.add(event.key);
+    outcomes.push({ key: event.key, sequenced: true, entryAt: fact.at, version: fact.head?.version ?? null });
+  }
+  const newHeads = facts.filter((f) => f.stored === null && f.head !== null).map((f) => f.head!);
+  const entries = rules.derive(facts).map((d, i) => ({ ...d, sk: facts[i].stored?.sk ?? null, eventKey: facts[i].eventKey, stored: facts[i].stored }));
+  return { entries, newHeads, outcomes };
+}

@@ -1,0 +1,183 @@
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { integrateEvents, type DerivedEntry, type EventOutcome, type EventToIntegrate, type StoredTimelineEntry } from '../domain/ingress/integrate';
+import { reconcileStatusList, type CredentialStatusTimeline } from '../domain/ingress/status-lists';
+import { CREDENTIAL_KIND, statusListReference, type CredentialStatusSlot } from '../domain/credentials/model';
+import type { RecordHead } from '../domain/record';
+import { canonicalInstant, entrySk } from '../store/layout';
+import { listWaitingDeliveries, readDeliveries, settledDeliveryItem, type WaitingDelivery } from '../store/pending';
+import { readWholeRecord } from '../store/records';
+import { entryItem, entrySeqOf } from '../store/write';
+import { runLedgerBatch } from './batch';
+import type { AppendOnlyLog } from './log';
+import type { TableLedgerOptions } from './table-ledger';
+
+type Item = Record<string, AttributeValue>;
+
+/**
+ * The sequencer (docs/ingress.md#the-sequencer): integrates accepted deliveries into the records
+ * and the ledger, a batch at a time, through the one writer path (runLedgerBatch: lease, leaves,
+ * signed head, records). Per batch:
+ *   1. the deliveries waiting, oldest first (strongly consistent reads of what the index lists);
+ *   2. each record they name, read whole; the pure rules (integrate.ts) insert each event at the
+ *      instant it states, set aside what breaks the lifecycle rules, and derive every entry again;
+ *   3. a credential's status lists are reconciled with its new timeline (status-lists.ts);
+ *   4. every new record version is logged (content already logged keeps its leaf), one checkpoint
+ *      is signed for the batch, and each new version carries its inclusion proof;
+ *   5. the changed entries are written (each new one names its delivery, so integrating it twice is
+ *      impossible), and last each delivery is marked SEQUENCED or SET_ASIDE and leaves the index.
+ * The batch is journaled (batch.ts): killed before its head is published, it left no record
+ * written and runs again from the same records; killed after, the next writer finishes its journal.
+ */
+
+export const DEFAULT_BATCH_SIZE = 100;
+/** The sequencer's lease: longer than a batch takes (and than its Lambda may run), so only a dead sequencer's lease runs out. */
+export const SEQUENCER_LEASE_MS = 90_000;
+
+export interface SequencerOptions extends Omit<TableLedgerOptions, 'leaseMs' | 'unlock'> {
+  /** Deliveries per batch (default 100). */
+  batchSize?: number;
+  /** Deliveries known to be waiting (a stream batch's new items), taken before the index is asked. */
+  waiting?: readonly string[];
+  leaseMs?: number;
+}
+
+export interface SequencerRun {
+  deliveries: number;
+  sequenced: number;
+  setAside: number;
+  /** Entries written (new, or re-derived). */
+  entriesWritten: number;
+  /** Leaves appended to the log. */
+  appended: number;
+  treeSize: number | null;
+  /** Why each set-aside delivery was set aside, by its key. */
+  reasons: Record<string, string>;
+}
+
+/** Runs one batch; null when nothing was waiting. */
+export async function sequencePending(options: SequencerOptions): Promise<SequencerRun | null> {
+  const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+  const listed = await listWaitingDeliveries(options.client, options.table, batchSize);
+  const candidates = [...new Set([...(options.waiting ?? []), ...listed])].slice(0, batchSize);
+  if (candidates.length === 0) return null;
+
+  const { result, ledger } = await runLedgerBatch({ ...options, leaseMs: options.leaseMs ?? SEQUENCER_LEASE_MS, journal: true }, async (log) => {
+    const deliveries = (await readDeliveries(options.client, options.table, candidates)).filter((d) => d.sequencing === 'PENDING' && d.event);
+    const plan = await integrateDeliveries(options, deliveries, log);
+    const at = new Date().toISOString();
+    const settled = deliveries.map((d) => {
+      const outcome = plan.outcomes.get(d.key) ?? { key: d.key, sequenced: false, reason: 'the sequencer reached no decision' };
+      return settledDeliveryItem(d, outcome.sequenced ? { sequenced: true, version: outcome.version } : { sequenced: false, reason: outcome.reason }, at);
+    });
+    const outcomes = [...plan.outcomes.values()];
+    return {
+      records: plan.items,
+      last: settled,
+      result: {
+        deliveries: deliveries.length,
+        sequenced: outcomes.filter((o) => o.sequenced).length,
+        setAside: outcomes.filter((o) => !o.sequenced).length,
+        entriesWritten: plan.items.length,
+        reasons: Object.fromEntries(outcomes.flatMap((o) => (o.sequenced ? [] : [[o.key, o.reason]]))),
+      },
+    };
+  });
+  return { ...result, appended: ledger?.appended ?? 0, treeSize: ledger?.treeSize ?? null };
+}
+
+/** Runs batches until nothing is waiting (or `maxBatches`); the totals. */
+export async function sequenceAll(options: SequencerOptions, maxBatches = Number.POSITIVE_INFINITY): Promise<SequencerRun[]> {
+  const runs: SequencerRun[] = [];
+  while (runs.length < maxBatches) {
+    const run = await sequencePending(options);
+    if (!run) break;
+    runs.push(run);
+    if (run.deliveries === 0) break;
+  }
+  return runs;
+}
+
+function eventOf(delivery: WaitingDelivery): EventToIntegrate {
+  const body = JSON.parse(delivery.event!.raw) as { data: Record<string, unknown> };
+  return { key: delivery.key, type: delivery.event!.type, reference: delivery.event!.reference, at: canonicalInstant(delivery.event!.at), data: body.data };
+}
+
+interface RecordPlan {
+  reference: string;
+  entries: DerivedEntry[];
+  newHeads: RecordHead<Record<string, unknown>>[];
+  stored: readonly StoredTimelineEntry[];
+}
+
+async function integrateDeliveries(
+  options: SequencerOptions,
+  deliveries: readonly WaitingDelivery[],
+  log: AppendOnlyLog,
+): Promise<{ items: Item[]; outcomes: Map<string, EventOutcome> }> {
+  const outcomes = new Map<string, EventOutcome>();
+  const byReference = new Map<string, EventToIntegrate[]>();
+  // Deliveries come oldest first: events of the same instant are integrated in the order received.
+  for (const d of [...deliveries].sort((a, b) => (a.receivedAt < b.receivedAt ? -1 : a.receivedAt > b.receivedAt ? 1 : a.key < b.key ? -1 : 1))) {
+    const event = eventOf(d);
+    byReference.set(event.reference, [...(byReference.get(event.reference) ?? []), event]);
+  }
+
+  const plans: RecordPlan[] = [];
+  const credentialTimelines = new Map<string, CredentialStatusTimeline[]>();
+  for (const [reference, events] of byReference) {
+    const record = await readWholeRecord(options.client, options.table, reference);
+    if (!record) {
+      for (const e of events) outcomes.set(e.key, { key: e.key, sequenced: false, reason: `no record is held under ${reference}` });
+      continue;
+    }
+    const integration = integrateEvents(record.kind ?? '', record.entries, events);
+    for (const o of integration.outcomes) outcomes.set(o.key, o);
+    plans.push({ reference, entries: integration.entries, newHeads: integration.newHeads, stored: record.entries });
+    if (record.kind === CREDENTIAL_KIND && integration.outcomes.some((o) => o.sequenced)) {
+      const newest = integration.entries[integration.entries.length - 1];
+      const slots = (newest?.head.content.statusSlots ?? []) as CredentialStatusSlot[];
+      const changes = integration.entries.filter((e) => e.entry.type !== 'AUTHORITY_OBSERVED').map((e) => ({ at: e.at, status: String(e.entry.status) }));
+      for (const slot of slots) {
+        const timelines = credentialTimelines.get(slot.listId) ?? [];
+        timelines.push({ position: slot.statusListIndex, changes });
+        credentialTimelines.set(slot.listId, timelines);
+      }
+    }
+  }
+  for (const [listId, timelines] of credentialTimelines) {
+    const reference = statusListReference(listId);
+    const list = await readWholeRecord(options.client, options.table, reference);
+    if (!list) continue;
+    const purpose = list.entries[0]?.head.content.statusPurpose as 'revocation' | 'suspension';
+    const reconciled = reconcileStatusList(purpose, list.entries, timelines);
+    plans.push({ reference, entries: reconciled.entries, newHeads: reconciled.newHeads as unknown as RecordHead<Record<string, unknown>>[], stored: list.entries });
+  }
+
+  // Log every new version, sign once, and give each its inclusion proof against that checkpoint.
+  const leaves = new Map<RecordHead<Record<string, unknown>>, number>();
+  for (const plan of plans) for (const head of plan.newHeads) leaves.set(head, log.add(head.content, { reference: head.reference, version: head.version }).leafIndex);
+  if (leaves.size > 0) {
+    await log.seal();
+    for (const [head, leafIndex] of leaves) head.evidence = log.evidence(leafIndex, head.version);
+  }
+
+  const items: Item[] = [];
+  for (const plan of plans) {
+    let seq = plan.stored.reduce((highest, e) => Math.max(highest, entrySeqOf(e.sk)), -1);
+    for (const e of plan.entries) {
+      const record = { at: e.at, entry: e.entry, view: e.view, head: e.head, eventKey: e.eventKey };
+      if (e.stored && unchanged(e.stored, record)) continue;
+      items.push(entryItem(plan.reference, e.sk ?? entrySk(e.at, ++seq), record));
+    }
+  }
+  return { items, outcomes };
+}
+
+function unchanged(stored: StoredTimelineEntry, derived: { entry: unknown; view: unknown; head: unknown; eventKey: string | null }): boolean {
+  return (
+    stored.eventKey === derived.eventKey &&
+    JSON.stringify(stored.entry) === JSON.stringify(derived.entry) &&
+    JSON.stringify(stored.view) === JSON.stringify(derived.view) &&
+    JSON.stringify(stored.head) === JSON.stringify(derived.head)
+  );
+}
