@@ -1,11 +1,11 @@
-import { startLocalService, type LocalService } from '../../lib/local/service';
+import { startLocalService, type LocalService, type LocalServiceOptions } from '../../lib/local/service';
 
 /**
  * Starts the whole local service (embedded store, demo data through the loader, HTTP server on
  * a free port) for one test file. Use in beforeAll/afterAll.
  */
-export async function startTestService(anchor = new Date()): Promise<LocalService> {
-  return startLocalService({ port: 0, anchor });
+export async function startTestService(anchor = new Date(), options: Omit<LocalServiceOptions, 'port' | 'anchor'> = {}): Promise<LocalService> {
+  return startLocalService({ port: 0, anchor, ...options });
 }
 
 export async function getJson(url: string, init?: RequestInit): Promise<{ status: number; headers: Headers; body: any }> {
