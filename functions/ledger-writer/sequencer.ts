@@ -6,6 +6,7 @@ import type { RecordHead } from '../domain/record';
 import { canonicalInstant, entrySk } from '../store/layout';
 import { listWaitingDeliveries, readDeliveries, settledDeliveryItem, type WaitingDelivery } from '../store/pending';
 import { readWholeRecord } from '../store/records';
+import { readJournal } from '../store/ledger';
 import { entryItem, entrySeqOf } from '../store/write';
 import { runLedgerBatch } from './batch';
 import type { AppendOnlyLog } from './log';
@@ -59,10 +60,15 @@ export async function sequencePending(options: SequencerOptions): Promise<Sequen
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
   const listed = await listWaitingDeliveries(options.client, options.table, batchSize);
   const candidates = [...new Set([...(options.waiting ?? []), ...listed])].slice(0, batchSize);
-  if (candidates.length === 0) return null;
+  // Nothing waiting: still finish a batch that stopped after publishing (its journal), if any.
+  if (candidates.length === 0 && (await readJournal(options.client, options.table, false))?.header.done !== false) return null;
 
   const { result, ledger } = await runLedgerBatch({ ...options, leaseMs: options.leaseMs ?? SEQUENCER_LEASE_MS, journal: true }, async (log) => {
-    const deliveries = (await readDeliveries(options.client, options.table, candidates)).filter((d) => d.sequencing === 'PENDING' && d.event);
+    const waiting = async (keys: readonly string[]) => (await readDeliveries(options.client, options.table, keys)).filter((d) => d.sequencing === 'PENDING' && d.event);
+    let deliveries = await waiting(candidates);
+    // The candidates were listed before the lease was taken: another writer (or the journal of a
+    // stopped batch, just finished) may have integrated them since. Ask the index again.
+    if (deliveries.length === 0) deliveries = await waiting(await listWaitingDeliveries(options.client, options.table, batchSize));
     const plan = await integrateDeliveries(options, deliveries, log);
     const at = new Date().toISOString();
     const settled = deliveries.map((d) => {

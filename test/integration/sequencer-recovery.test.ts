@@ -1,0 +1,180 @@
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { GetItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DEMO_CREDENTIALS } from '../../fixtures/demo-credentials';
+import { DEMO_OBJECTS, demoDocument } from '../../fixtures/demo';
+import { DEMO_PROOFS } from '../../fixtures/demo-proofs';
+import { verifyEvidence } from '../../functions/domain/ledger/node-crypto';
+import { sequenceAll } from '../../functions/ledger-writer/sequencer';
+import { formatSignerKey, signerFromKey } from '../../functions/ledger-writer/signer';
+import { directoryTileStore } from '../../functions/ledger-writer/tile-store';
+import { statusListReference } from '../../functions/domain/credentials/model';
+import { LEDGER_PK, readLedgerHead, readLedgerLeaves } from '../../functions/store/ledger';
+import { pendingPk } from '../../functions/store/layout';
+import { storeDeliveryOnce } from '../../functions/store/pending';
+import { readWholeRecord } from '../../functions/store/records';
+import { buildEvent } from '../../lib/ingress/emit';
+import { loadDocument } from '../../lib/loader/load';
+import { startEmbeddedStore, type EmbeddedStore } from '../../lib/local/embedded-store';
+import { configureLocalEnvironment, localClient } from '../../lib/local/service';
+
+/**
+ * Killing the sequencer at every step of its work (fault injection): the store stops answering
+ * the k-th write, for every k, and that sequencer never hears back (as if its process died
+ * holding the lease). Once the lease runs out a new sequencer resumes, and the table, the log and
+ * the tile log end exactly as after an uninterrupted run: no leaf twice, none lost, every
+ * delivery integrated once.
+ */
+const ANCHOR = new Date('2026-11-20T12:00:00.000Z');
+const signer = signerFromKey(formatSignerKey('sequencer.test/ledger', Buffer.alloc(32, 5)));
+const KEYS = [signer.verifierKey];
+const BATCH_SIZE = 3;
+const CREDENTIAL = DEMO_CREDENTIALS.active;
+const REFERENCES = [DEMO_OBJECTS.current, CREDENTIAL, DEMO_PROOFS.current];
+
+let store: EmbeddedStore;
+let tilesRoot: string;
+beforeAll(async () => {
+  store = await startEmbeddedStore();
+  configureLocalEnvironment(store.endpoint, 'unused');
+  tilesRoot = await mkdtemp(path.join(os.tmpdir(), 'sequencer-recovery-'));
+});
+afterAll(async () => {
+  await store?.close();
+  await rm(tilesRoot, { recursive: true, force: true });
+});
+
+const iso = (offsetMs: number) => new Date(ANCHOR.getTime() + offsetMs).toISOString();
+const MINUTE = 60_000;
+
+/** Deliveries as the receivers store them: changes, an observation, a snapshot, a late change and one the rules refuse. */
+const EVENTS: Array<[type: string, reference: string, fields: Record<string, string>, at: string]> = [
+  ['svc.living-object.state-changed.v1', DEMO_OBJECTS.current, { previousState: 'DELIVERED', state: 'SHIPPED' }, iso(10 * MINUTE)],
+  ['svc.credential.status-changed.v1', CREDENTIAL, { previousStatus: 'ACTIVE', status: 'SUSPENDED' }, iso(11 * MINUTE)],
+  ['svc.commercial-proof.source-snapshot.v1', DEMO_PROOFS.current, { sourceState: 'DELIVERED' }, iso(12 * MINUTE)],
+  ['svc.living-object.authority-observed.v1', DEMO_OBJECTS.current, { state: 'SHIPPED' }, iso(13 * MINUTE)],
+  ['svc.living-object.state-changed.v1', DEMO_OBJECTS.current, { previousState: 'DELIVERED', state: 'CONFIRMED' }, iso(5 * MINUTE)],
+  ['svc.credential.status-changed.v1', CREDENTIAL, { previousStatus: 'SUSPENDED', status: 'ACTIVE' }, iso(14 * MINUTE)],
+  ['svc.living-object.state-changed.v1', DEMO_OBJECTS.current, { previousState: 'SHIPPED', state: 'SHIPPED' }, iso(15 * MINUTE)],
+];
+
+async function freshTable(name: string): Promise<{ table: string; tiles: string }> {
+  const client = localClient(store.endpoint);
+  const tiles = path.join(tilesRoot, name);
+  const document = demoDocument(ANCHOR);
+  document.records = document.records.filter((r: any) => REFERENCES.includes(r.reference));
+  await loadDocument(document, { client, table: name, createTable: true, signer, tiles: directoryTileStore(tiles) });
+  client.destroy();
+  process.env.TABLE_NAME = name;
+  for (const [i, [type, reference, fields, at]] of EVENTS.entries()) {
+    const raw = JSON.stringify(buildEvent(type, reference, fields, at, `event-${i}`));
+    const stored = await storeDeliveryOnce({
+      sourceId: 'service-platform',
+      webhookId: `delivery-${i}`,
+      status: 202,
+      answer: {},
+      bodySha256: String(i),
+      receivedAt: iso(20 * MINUTE + i * 1000),
+      sequencing: 'PENDING',
+      event: { raw, type, reference, at, effect: 'ADVANCES_CURRENT_STATE' },
+    });
+    expect(stored.stored).toBe(true);
+  }
+  return { table: name, tiles };
+}
+
+const WRITES = new Set(['PutItemCommand', 'BatchWriteItemCommand', 'UpdateItemCommand', 'DeleteItemCommand']);
+
+/** A client whose store stops answering at the k-th write: that request, and the sequencer waiting on it, never return. */
+function stoppingClient(k: number): { client: DynamoDBClient; stopped: Promise<void>; writes: () => number } {
+  const client = localClient(store.endpoint);
+  let writes = 0;
+  let onStopped!: () => void;
+  const stopped = new Promise<void>((resolve) => (onStopped = resolve));
+  const send = client.send.bind(client) as (...args: unknown[]) => Promise<unknown>;
+  (client as unknown as { send: unknown }).send = (command: { constructor: { name: string } }, ...rest: unknown[]) => {
+    if (WRITES.has(command.constructor.name) && ++writes === k) {
+      onStopped();
+      return new Promise(() => undefined);
+    }
+    return send(command, ...rest);
+  };
+  return { client, stopped, writes: () => writes };
+}
+
+/** Everything the sequencer is responsible for, in comparable form. */
+async function snapshot(table: string, tiles: string) {
+  const client = localClient(store.endpoint);
+  process.env.TABLE_NAME = table;
+  try {
+    const records: Record<string, unknown> = {};
+    for (const reference of [...REFERENCES, statusListReference('demo-2026-suspension'), statusListReference('demo-2026-revocation')]) {
+      records[reference] = (await readWholeRecord(client, table, reference))!.entries;
+    }
+    const head = (await readLedgerHead())!;
+    const leaves = (await readLedgerLeaves(client, table, head.treeSize)).map((l) => l.toString('base64'));
+    const deliveries = [];
+    for (let i = 0; i < EVENTS.length; i++) {
+      const item = (await client.send(new GetItemCommand({ TableName: table, Key: { pk: { S: pendingPk('service-platform', `delivery-${i}`) }, sk: { S: '#' } }, ConsistentRead: true }))).Item!;
+      deliveries.push({ sequencing: item.sequencing.S, outcome: item.outcome?.S, waiting: item.queue !== undefined });
+    }
+    const journal = (await client.send(new GetItemCommand({ TableName: table, Key: { pk: { S: LEDGER_PK }, sk: { S: 'J#' } }, ConsistentRead: true }))).Item;
+    const files: Record<string, string> = {};
+    for (const entry of await readdir(tiles, { recursive: true, withFileTypes: true })) {
+      if (entry.isFile()) files[path.relative(tiles, path.join(entry.parentPath, entry.name))] = (await readFile(path.join(entry.parentPath, entry.name))).toString('base64');
+    }
+    // A lease that has run out is held by no one (the last step, its release, may be what was stopped).
+    const leaseHeld = head.lock !== null && Date.parse(head.lock.until ?? '9999') > Date.now();
+    return { records, head: { treeSize: head.treeSize, checkpoint: head.checkpoint, leaseHeld }, leaves, deliveries, journalDone: journal?.done?.BOOL, files };
+  } finally {
+    client.destroy();
+  }
+}
+
+let reference: Awaited<ReturnType<typeof snapshot>>;
+let totalWrites = 0;
+
+test('an uninterrupted run integrates every delivery once, sets aside what breaks the rules, and its evidence verifies', async () => {
+  const { table, tiles } = await freshTable('reference');
+  const counting = stoppingClient(Number.POSITIVE_INFINITY);
+  const runs = await sequenceAll({ client: counting.client, table, signer, tiles: directoryTileStore(tiles), batchSize: BATCH_SIZE });
+  totalWrites = counting.writes();
+  counting.client.destroy();
+  expect(runs.length).toBeGreaterThanOrEqual(Math.ceil(EVENTS.length / BATCH_SIZE));
+  reference = await snapshot(table, tiles);
+  expect(reference.deliveries.map((d) => d.sequencing)).toEqual(['SEQUENCED', 'SEQUENCED', 'SEQUENCED', 'SEQUENCED', 'SEQUENCED', 'SEQUENCED', 'SET_ASIDE']);
+  expect(reference.deliveries.every((d) => !d.waiting)).toBe(true);
+  expect(reference.head.leaseHeld).toBe(false);
+  expect(reference.journalDone).toBe(true);
+  // Every version the records show is in the log, with evidence that verifies; the log holds no other new leaf.
+  const shown = new Set<string>();
+  for (const entries of Object.values(reference.records) as any[][]) {
+    for (const e of entries) {
+      if (e.head.evidence?.version !== e.head.version) continue;
+      expect([e.head.reference, e.head.version, verifyEvidence(e.head.content, e.head.evidence, KEYS).ok]).toEqual([e.head.reference, e.head.version, true]);
+      shown.add(e.head.evidence.leafHash);
+    }
+  }
+  expect(new Set(reference.leaves)).toEqual(shown);
+  expect(new Set(reference.leaves).size).toBe(reference.leaves.length);
+  expect(totalWrites).toBeGreaterThan(10);
+}, 60_000);
+
+test('stopped at every write, then resumed by a new sequencer once the lease ran out: the same table, log and tile log as the uninterrupted run', async () => {
+  expect(totalWrites).toBeGreaterThan(0);
+  for (let k = 1; k <= totalWrites; k++) {
+    const { table, tiles } = await freshTable(`stopped-at-${k}`);
+    const dying = stoppingClient(k);
+    void sequenceAll({ client: dying.client, table, signer, tiles: directoryTileStore(tiles), batchSize: BATCH_SIZE, leaseMs: 100 });
+    await dying.stopped;
+    await new Promise((r) => setTimeout(r, 150));
+    const client = localClient(store.endpoint);
+    await sequenceAll({ client, table, signer, tiles: directoryTileStore(tiles), batchSize: BATCH_SIZE });
+    client.destroy();
+    const after = await snapshot(table, tiles);
+    // Named by k, so a failure says at which write the sequencer was stopped.
+    expect({ stoppedAtWrite: k, deliveries: after.deliveries }).toEqual({ stoppedAtWrite: k, deliveries: reference.deliveries });
+    expect({ stoppedAtWrite: k, ...after }).toEqual({ stoppedAtWrite: k, ...reference });
+  }
+}, 300_000);
