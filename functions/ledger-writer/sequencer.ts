@@ -5,7 +5,7 @@ import { CREDENTIAL_KIND, statusListReference, type CredentialStatusSlot } from 
 import type { RecordHead } from '../domain/record';
 import { canonicalInstant, entrySk } from '../store/layout';
 import { listWaitingDeliveries, readDeliveries, settledDeliveryItem, type WaitingDelivery } from '../store/pending';
-import { readWholeRecord } from '../store/records';
+import { genesisItem, readWholeRecord } from '../store/records';
 import { readJournal } from '../store/ledger';
 import { entryItem, entrySeqOf } from '../store/write';
 import { runLedgerBatch } from './batch';
@@ -33,6 +33,8 @@ type Item = Record<string, AttributeValue>;
 export const DEFAULT_BATCH_SIZE = 100;
 /** The sequencer's lease: longer than a batch takes (and than its Lambda may run), so only a dead sequencer's lease runs out. */
 export const SEQUENCER_LEASE_MS = 90_000;
+/** Set-aside deliveries kept per record for another try (the newest); older ones stay set aside for good. */
+export const MAX_SET_ASIDE = 100;
 
 export interface SequencerOptions extends Omit<TableLedgerOptions, 'leaseMs' | 'unlock'> {
   /** Deliveries per batch (default 100). */
@@ -44,8 +46,12 @@ export interface SequencerOptions extends Omit<TableLedgerOptions, 'leaseMs' | '
 
 export interface SequencerRun {
   deliveries: number;
+  /** Deliveries integrated in this batch. */
   sequenced: number;
+  /** Deliveries of this batch set aside (tried again with the record's next events). */
   setAside: number;
+  /** Deliveries set aside earlier and integrated in this batch (counted in `sequenced` too). */
+  retried: number;
   /** Entries written (new, or re-derived). */
   entriesWritten: number;
   /** Leaves appended to the log. */
@@ -71,20 +77,23 @@ export async function sequencePending(options: SequencerOptions): Promise<Sequen
     if (deliveries.length === 0) deliveries = await waiting(await listWaitingDeliveries(options.client, options.table, batchSize));
     const plan = await integrateDeliveries(options, deliveries, log);
     const at = new Date().toISOString();
-    const settled = deliveries.map((d) => {
+    const settle = (d: WaitingDelivery) => {
       const outcome = plan.outcomes.get(d.key) ?? { key: d.key, sequenced: false, reason: 'the sequencer reached no decision' };
       return settledDeliveryItem(d, outcome.sequenced ? { sequenced: true, version: outcome.version } : { sequenced: false, reason: outcome.reason }, at);
-    });
-    const outcomes = [...plan.outcomes.values()];
+    };
+    // A delivery set aside before is written again only when it is integrated now.
+    const retriedNow = plan.retried.filter((d) => plan.outcomes.get(d.key)?.sequenced);
+    const outcomes = deliveries.map((d) => plan.outcomes.get(d.key));
     return {
       records: plan.items,
-      last: settled,
+      last: [...deliveries, ...retriedNow].map(settle),
       result: {
         deliveries: deliveries.length,
-        sequenced: outcomes.filter((o) => o.sequenced).length,
-        setAside: outcomes.filter((o) => !o.sequenced).length,
+        sequenced: outcomes.filter((o) => o?.sequenced).length + retriedNow.length,
+        setAside: outcomes.filter((o) => !o?.sequenced).length,
+        retried: retriedNow.length,
         entriesWritten: plan.items.length,
-        reasons: Object.fromEntries(outcomes.flatMap((o) => (o.sequenced ? [] : [[o.key, o.reason]]))),
+        reasons: Object.fromEntries(outcomes.flatMap((o) => (o && !o.sequenced ? [[o.key, o.reason]] : []))),
       },
     };
   });
@@ -119,7 +128,7 @@ async function integrateDeliveries(
   options: SequencerOptions,
   deliveries: readonly WaitingDelivery[],
   log: AppendOnlyLog,
-): Promise<{ items: Item[]; outcomes: Map<string, EventOutcome> }> {
+): Promise<{ items: Item[]; outcomes: Map<string, EventOutcome>; retried: WaitingDelivery[] }> {
   const outcomes = new Map<string, EventOutcome>();
   const byReference = new Map<string, EventToIntegrate[]>();
   // Deliveries come oldest first: events of the same instant are integrated in the order received.
@@ -129,6 +138,8 @@ async function integrateDeliveries(
   }
 
   const plans: RecordPlan[] = [];
+  const genesis: Item[] = [];
+  const retried: WaitingDelivery[] = [];
   const credentialTimelines = new Map<string, CredentialStatusTimeline[]>();
   for (const [reference, events] of byReference) {
     const record = await readWholeRecord(options.client, options.table, reference);
@@ -136,8 +147,14 @@ async function integrateDeliveries(
       for (const e of events) outcomes.set(e.key, { key: e.key, sequenced: false, reason: `no record is held under ${reference}` });
       continue;
     }
-    const integration = integrateEvents(record.kind ?? '', record.entries, events);
+    // Events set aside for this record before are tried again with the new ones, all in instant
+    // order: one set aside only because an earlier event had not arrived yet is integrated now.
+    const parked = record.setAside.length > 0 ? (await readDeliveries(options.client, options.table, record.setAside)).filter((d) => d.sequencing === 'SET_ASIDE' && d.event) : [];
+    const integration = integrateEvents(record.kind ?? '', record.entries, [...events, ...parked.map(eventOf)]);
     for (const o of integration.outcomes) outcomes.set(o.key, o);
+    retried.push(...parked);
+    const stillAside = integration.outcomes.filter((o) => !o.sequenced).map((o) => o.key).slice(-MAX_SET_ASIDE);
+    if (stillAside.join() !== record.setAside.join()) genesis.push(genesisItem(reference, record.kind ?? '', stillAside));
     plans.push({ reference, entries: integration.entries, newHeads: integration.newHeads, stored: record.entries });
     if (record.kind === CREDENTIAL_KIND && integration.outcomes.some((o) => o.sequenced)) {
       const newest = integration.entries[integration.entries.length - 1];
@@ -176,7 +193,7 @@ async function integrateDeliveries(
       items.push(entryItem(plan.reference, e.sk ?? entrySk(e.at, ++seq), record));
     }
   }
-  return { items, outcomes };
+  return { items: [...items, ...genesis], outcomes, retried };
 }
 
 function unchanged(stored: StoredTimelineEntry, derived: { entry: unknown; view: unknown; head: unknown; eventKey: string | null }): boolean {

@@ -104,9 +104,10 @@ export interface StoredEntryItem {
  * Every entry of a record, oldest first, strongly consistent (the writer's read, under the ledger
  * lease): the sequencer integrates events into the whole timeline. Null when the record does not exist.
  */
-export async function readWholeRecord(client: DynamoDBClient, table: string, reference: string): Promise<{ kind: string | null; entries: StoredEntryItem[] } | null> {
+export async function readWholeRecord(client: DynamoDBClient, table: string, reference: string): Promise<WholeRecord | null> {
   const entries: StoredEntryItem[] = [];
   let kind: string | null = null;
+  let setAside: string[] = [];
   let exists = false;
   let start: Record<string, AttributeValue> | undefined;
   do {
@@ -123,6 +124,7 @@ export async function readWholeRecord(client: DynamoDBClient, table: string, ref
       exists = true;
       if (item.sk?.S === GENESIS_SK) {
         kind = item.kind?.S ?? null;
+        setAside = item.setAside?.S ? (JSON.parse(item.setAside.S) as string[]) : [];
         continue;
       }
       entries.push({
@@ -136,5 +138,19 @@ export async function readWholeRecord(client: DynamoDBClient, table: string, ref
     }
     start = out.LastEvaluatedKey;
   } while (start);
-  return exists ? { kind: kind ?? entries[0]?.head.kind ?? null, entries } : null;
+  return exists ? { kind: kind ?? entries[0]?.head.kind ?? null, entries, setAside } : null;
+}
+
+export interface WholeRecord {
+  kind: string | null;
+  entries: StoredEntryItem[];
+  /** Deliveries set aside for this record, tried again with its next events (docs/ingress.md#rules-of-order). */
+  setAside: string[];
+}
+
+/** The record's genesis item, with the deliveries set aside for it (none: the attribute is left out). */
+export function genesisItem(reference: string, kind: string, setAside: readonly string[]): Record<string, AttributeValue> {
+  const item: Record<string, AttributeValue> = { pk: { S: recordPk(reference) }, sk: { S: GENESIS_SK }, kind: { S: kind }, reference: { S: reference } };
+  if (setAside.length > 0) item.setAside = { S: JSON.stringify(setAside) };
+  return item;
 }
