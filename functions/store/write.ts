@@ -56,6 +56,12 @@ export const TABLE_KEYS = {
   sortKey: 'sk',
 } as const;
 
+/**
+ * The sparse index of deliveries waiting for the sequencer: only pending items carry `queue`, so
+ * the index holds exactly those, oldest first by `receivedAt` (the CDK stack declares it).
+ */
+export const PENDING_INDEX = { name: 'pending', partitionKey: 'queue', sortKey: 'receivedAt' } as const;
+
 /** Creates the table when it does not exist (local stores; the stack creates it in AWS). */
 export async function ensureTable(client: DynamoDBClient, table: string): Promise<void> {
   try {
