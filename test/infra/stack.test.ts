@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { Validations } from 'aws-cdk-lib';
-import { Match } from 'aws-cdk-lib/assertions';
+import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { operations } from '../../functions/contract/operations';
 import { PENDING_PK_PREFIX } from '../../functions/store/layout';
@@ -492,6 +492,11 @@ describe('the sequencer', () => {
     // Given, it wins over the derivation (a log keeps its origin when a domain is added later).
     expect(originOf({ ledgerOrigin: 'old.example.org/ledger', verificationOrigin: 'https://new.example.org' })[0]).toBe('old.example.org/ledger');
     expect(originOf({})).toEqual(['', undefined]);
+    // Synth says what is missing (as information: a development synth needs no origin), and only then.
+    const infoAbout = (context: Record<string, unknown>) =>
+      Annotations.fromStack(synthesize(context).stack).findInfo('*', Match.stringLikeRegexp('ledgerOrigin')).map((m) => m.id);
+    expect(infoAbout({})).toEqual(['/PublicTrustVerificationService/Sequencer']);
+    expect(infoAbout({ ledgerOrigin: 'log.example.org/ledger' })).toEqual([]);
     for (const bad of ['https://trust.example.org/ledger', 'trust example/ledger', 'a+b']) {
       expect(() => synthesize({ ledgerOrigin: bad })).toThrow('ledgerOrigin');
     }
