@@ -1,25 +1,28 @@
 /**
  * npm run load -- FILE|--demo [--endpoint URL] [--table NAME] [--region R] [--create-table]
- *                  [--signing-key-secret ARN | --signing-key-file FILE | --dev-key-dir DIR] [--unlock-ledger]
+ *                  [--kms-key ARN --origin ORIGIN | --signing-key-file FILE | --dev-key-dir DIR] [--unlock-ledger]
  *                  [--tiles-bucket NAME [--tiles-prefix ledger/] | --tiles-dir DIR]
+ * npm run load -- --print-verifier-key --kms-key ARN --origin ORIGIN [--region R]
  * npm run load -- --new-signing-key ORIGIN
  * npm run load -- --add-cosignatures FILE --witness WITNESS_KEY... (--tiles-bucket NAME | --tiles-dir DIR)
  *
  * Validates every record (reporting each bad one by record and field), writes nothing when any
  * is bad, logs every new record version in the integrity ledger, shows progress, and is
  * idempotent. Without --endpoint it writes to AWS with the ambient credentials, and then the
- * log's signing key must come from Secrets Manager (--signing-key-secret) or a file; with
- * --endpoint (a local store) the development key in .data/ (or --dev-key-dir) is used.
- * --new-signing-key prints a fresh signing key on stdout (for the secret) and its verifier key
- * on stderr (for LEDGER_VERIFIER_KEYS / the ledgerVerifierKeys context). Every load that appends
- * writes the ledger's C2SP tlog-tiles log: into the catalogue bucket (--tiles-bucket, required for
- * AWS), or a folder (--tiles-dir; for a local store the default is the dev key's folder's tiles/).
- * See docs/ledger.md.
+ * log's checkpoints are signed by the stack's AWS KMS key (--kms-key, output LedgerKeyArn, with
+ * the log's --origin), the key the sequencer signs with; a key file (--signing-key-file) is for
+ * logs kept outside AWS. With --endpoint (a local store) the development key in .data/ (or
+ * --dev-key-dir) is used. --print-verifier-key prints the verifier key of the chosen key (for
+ * the ledgerVerifierKeys context). --new-signing-key prints a fresh key file on stdout and its
+ * verifier key on stderr. Every load that appends writes the ledger's C2SP tlog-tiles log: into
+ * the catalogue bucket (--tiles-bucket, required for AWS), or a folder (--tiles-dir; for a local
+ * store the default is the dev key's folder's tiles/). See docs/ledger.md.
  */
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import path from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { KMSClient } from '@aws-sdk/client-kms';
 import { S3Client } from '@aws-sdk/client-s3';
 import { LEDGER_LOG } from '../functions/contract/site-paths';
 import { demoDocument } from '../fixtures/demo';
@@ -27,16 +30,17 @@ import { DEFAULT_DEV_KEY_DIR, devLedgerSigner } from '../lib/ledger/dev-key';
 import { bucketTileStore, directoryTileStore, type TileStore } from '../functions/ledger-writer/tile-store';
 import { addCosignatures } from '../lib/ledger/cosign-log';
 import { parseWitnessKey } from '../functions/domain/ledger/cosignature';
-import { signerFromSecret } from '../lib/ledger/secret-key';
-import { generateSignerKey, signerFromKey, type LedgerSigner } from '../functions/ledger-writer/signer';
+import { kmsCheckpointSigner } from '../functions/ledger-writer/kms-signer';
+import { generateSignerKey, signerFromKey, type CheckpointSigner } from '../functions/ledger-writer/signer';
 import { InvalidRecordsError, loadDocument } from '../lib/loader/load';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
 const USAGE =
   'usage: npm run load -- FILE|--demo [--endpoint URL] [--table NAME] [--region R] [--create-table]\n' +
-  '                       [--signing-key-secret ARN | --signing-key-file FILE | --dev-key-dir DIR] [--unlock-ledger]\n' +
+  '                       [--kms-key ARN --origin ORIGIN | --signing-key-file FILE | --dev-key-dir DIR] [--unlock-ledger]\n' +
   '                       [--tiles-bucket NAME [--tiles-prefix ledger/] | --tiles-dir DIR]\n' +
+  '       npm run load -- --print-verifier-key --kms-key ARN --origin ORIGIN [--region R]\n' +
   '       npm run load -- --new-signing-key ORIGIN\n' +
   '       npm run load -- --add-cosignatures FILE --witness WITNESS_KEY... (--tiles-bucket NAME | --tiles-dir DIR)';
 
@@ -51,11 +55,25 @@ function progress(label: string): (done: number, total: number) => void {
   };
 }
 
-async function signerFor(values: { endpoint?: string; region?: string; 'signing-key-secret'?: string; 'signing-key-file'?: string; 'dev-key-dir'?: string }): Promise<LedgerSigner> {
-  if (values['signing-key-secret']) return signerFromSecret({ secretId: values['signing-key-secret'], region: values.region });
+interface SignerChoice {
+  endpoint?: string;
+  region?: string;
+  'kms-key'?: string;
+  origin?: string;
+  'signing-key-file'?: string;
+  'dev-key-dir'?: string;
+}
+
+async function signerFor(values: SignerChoice): Promise<CheckpointSigner> {
+  if (values['kms-key']) {
+    // A KMS key has no name of its own: the log's origin names it in every signature line.
+    if (!values.origin) throw new Error('--kms-key needs the log\'s --origin (the stack output LedgerOrigin, e.g. trust.example.com/ledger; see docs/ledger.md)');
+    return kmsCheckpointSigner({ keyId: values['kms-key'], origin: values.origin, client: new KMSClient({ region: values.region }) });
+  }
+  if (values.origin) throw new Error('--origin names the log signed with --kms-key; a key file or the development key carries its own name');
   if (values['signing-key-file']) return signerFromKey(await readFile(values['signing-key-file'], 'utf8'));
   if (!values.endpoint) {
-    throw new Error('loading into AWS needs the ledger signing key: pass --signing-key-secret ARN (see docs/ledger.md)');
+    throw new Error('loading into AWS signs with the stack\'s ledger key: pass --kms-key <LedgerKeyArn> --origin <ledger origin> (see docs/ledger.md)');
   }
   const dev = await devLedgerSigner(values['dev-key-dir']);
   console.error(`ledger: development signing key ${dev.file}`);
@@ -79,7 +97,9 @@ async function main(): Promise<number> {
       region: { type: 'string', default: process.env.AWS_REGION ?? 'eu-central-1' },
       demo: { type: 'boolean', default: false },
       'create-table': { type: 'boolean', default: false },
-      'signing-key-secret': { type: 'string' },
+      'kms-key': { type: 'string' },
+      origin: { type: 'string' },
+      'print-verifier-key': { type: 'boolean', default: false },
       'signing-key-file': { type: 'string' },
       'dev-key-dir': { type: 'string' },
       'unlock-ledger': { type: 'boolean', default: false },
@@ -95,6 +115,12 @@ async function main(): Promise<number> {
     const key = generateSignerKey(values['new-signing-key']);
     process.stdout.write(`${key}\n`);
     console.error(`verifier key (public; set it as LEDGER_VERIFIER_KEYS / CDK context ledgerVerifierKeys):\n${signerFromKey(key).verifierKey}`);
+    return 0;
+  }
+  if (values['print-verifier-key']) {
+    if (!values['kms-key'] && !values['signing-key-file']) throw new Error('--print-verifier-key needs the key: --kms-key <LedgerKeyArn> --origin <ledger origin> (or --signing-key-file FILE)');
+    // stdout holds only the key, so it can be captured straight into -c ledgerVerifierKeys=...
+    process.stdout.write(`${(await signerFor(values)).verifierKey}\n`);
     return 0;
   }
   if (values['add-cosignatures'] !== undefined) {
@@ -156,4 +182,11 @@ async function main(): Promise<number> {
   }
 }
 
-main().then((code) => process.exit(code));
+main().then(
+  (code) => process.exit(code),
+  (error: Error) => {
+    // A refusal before any load started (a missing option, a key KMS would not give): one line, not a stack.
+    console.error(`load failed: ${error.message}`);
+    process.exit(1);
+  },
+);

@@ -7,8 +7,8 @@ import { generateSignerKey, signerFromKey, type LedgerSigner } from '../../funct
  * The development signing key. Locally the loader keeps an Ed25519 key beside the data: inside
  * the --data directory, or in .data/ at the repository root when the store is in memory (so the
  * key, and the verifier key tests and curl users see, survive restarts). It is created on first
- * use, readable only by its owner. It signs nothing outside this machine; AWS loads use the key
- * held in Secrets Manager (docs/ledger.md).
+ * use, readable only by its owner. It signs nothing outside this machine; in AWS the loader and
+ * the sequencer sign with the stack's KMS key (docs/ledger.md).
  */
 export const DEV_LEDGER_ORIGIN = 'localhost/public-trust-verification-service/dev-ledger';
 export const DEV_KEY_FILE = 'ledger-signing-key.txt';

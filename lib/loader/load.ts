@@ -2,7 +2,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ensureTable, recordItems, tableMetaItem, type RecordToStore } from '../../functions/store/write';
 import { runLedgerBatch } from '../../functions/ledger-writer/batch';
 import { devLedgerSigner } from '../ledger/dev-key';
-import type { LedgerSigner } from '../../functions/ledger-writer/signer';
+import type { CheckpointSigner } from '../../functions/ledger-writer/signer';
 import type { TileStore } from '../../functions/ledger-writer/tile-store';
 import type { LedgerPublication } from '../../functions/ledger-writer/table-ledger';
 import { attachSealedLedgerEvidence, type LedgerAttachment } from './evidence';
@@ -52,8 +52,8 @@ export interface LoadOptions {
   /** Create the table when missing (local stores). */
   createTable?: boolean;
   onProgress?: (written: number, total: number) => void;
-  /** The log's signing key; default: the development key kept in .data/ (lib/ledger/dev-key.ts). */
-  signer?: LedgerSigner;
+  /** The log's signing key (a key file, or the KMS key in AWS); default: the development key kept in .data/ (lib/ledger/dev-key.ts). */
+  signer?: CheckpointSigner;
   /** Take the ledger lock even if a load that stopped part-way left it held. */
   unlockLedger?: boolean;
   onLedgerProgress?: (stage: string, done: number, total: number) => void;

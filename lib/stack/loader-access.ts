@@ -1,25 +1,26 @@
-import { RemovalPolicy } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
-import { AccountRootPrincipal, AnyPrincipal, Effect, PolicyStatement, Role } from 'aws-cdk-lib/aws-iam';
-import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { AccountRootPrincipal, PolicyStatement, Role } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
+import type { LedgerSigningKey } from './sequencer';
 
 export interface LoaderAccessProps {
   table: ITable;
   /** The bucket holding the ledger's tile log, and the log's key prefix in it. */
   tileBucket?: IBucket;
   tileKeyPrefix?: string;
+  /** The ledger's checkpoint key in KMS: the loader signs its batches with it, as the sequencer does. */
+  signingKey: LedgerSigningKey;
 }
 
 /**
- * The only writer's identity: a role that `npm run load` assumes in AWS. It may write the record
- * table and read the ledger signing key; the key's own resource policy refuses it to everyone
- * else, so no read function can reach it even by a mistaken grant.
+ * The loader's identity: a role that `npm run load` assumes in AWS. It may write the record table
+ * and the tile log, and sign with the ledger's KMS key (kms:Sign and kms:GetPublicKey only); the
+ * key's policy refuses signing to everyone but this role and the sequencer, so no read function
+ * can sign even by a mistaken grant.
  */
 export class LoaderAccess extends Construct {
   readonly role: Role;
-  readonly signingKey: Secret;
 
   constructor(scope: Construct, id: string, props: LoaderAccessProps) {
     super(scope, id);
@@ -41,20 +42,6 @@ export class LoaderAccess extends Construct {
       this.role.addToPolicy(new PolicyStatement({ actions: ['s3:GetObject', 's3:PutObject'], resources: [props.tileBucket.arnForObjects(`${props.tileKeyPrefix}*`)] }));
     }
 
-    this.signingKey = new Secret(this, 'LedgerSigningKey', {
-      description: 'Ed25519 private key that signs ledger checkpoints. Set its value once (the loader reads it); the public half is published as ledgerVerifierKeys.',
-      removalPolicy: RemovalPolicy.RETAIN,
-    });
-    this.signingKey.grantRead(this.role);
-    this.signingKey.addToResourcePolicy(
-      new PolicyStatement({
-        sid: 'OnlyTheLoaderReadsTheSigningKey',
-        effect: Effect.DENY,
-        principals: [new AnyPrincipal()],
-        actions: ['secretsmanager:GetSecretValue'],
-        resources: ['*'],
-        conditions: { ArnNotEquals: { 'aws:PrincipalArn': this.role.roleArn } },
-      }),
-    );
+    props.signingKey.grantSigning(this.role);
   }
 }

@@ -45,12 +45,12 @@ function acknowledgeBucketDeploymentProvider(stack: TrustServiceStack): void {
 export function acknowledgeFindings(stack: TrustServiceStack): void {
   acknowledgeBucketDeploymentProvider(stack);
   for (const fn of stack.functions.byOperationId.values()) acknowledge(fn, 'AwsSolutions-L1', LAMBDA_RUNTIME_REASON);
-
+  acknowledge(stack.sequencer.function, 'AwsSolutions-L1', LAMBDA_RUNTIME_REASON);
   acknowledge(
-    stack.loader.signingKey,
-    'AwsSolutions-SMG4',
-    'The ledger signing key is an Ed25519 private key whose public half is published and pinned by verifiers; rotating it is a key ceremony ' +
-      '(new key, new published verifier key, old checkpoints kept verifiable), not a scheduled password rotation.',
+    stack.sequencer.role,
+    'AwsSolutions-IAM5[Resource::*]',
+    'dynamodb:ListStreams, which the stream event source mapping needs (granted by aws-cdk-lib\'s DynamoEventSource), does not support resource-level permissions; ' +
+      'reading a stream\'s records (DescribeStream, GetShardIterator, GetRecords) is granted on the record table\'s stream ARN only.',
   );
 
   // The ledger's tile log: objects under one key prefix whose names grow with the log (tile/<L>/<N>[.p/<W>]), so no fixed list can name them.
@@ -60,6 +60,11 @@ export function acknowledgeFindings(stack: TrustServiceStack): void {
     stack.catalogue.apiReadRole,
     tileFinding,
     'API Gateway serves the ledger tile log (checkpoint, tiles, entry bundles) straight from the bucket; the log grows, so its objects are named by prefix. GetObject only, below that prefix only.',
+  );
+  acknowledge(
+    stack.sequencer.role,
+    tileFinding,
+    'The sequencer writes the ledger tile log as it grows (new tiles, bundles and checkpoints) and reads back the last partial entry bundle; GetObject and PutObject below that prefix only.',
   );
   acknowledge(
     stack.loader.role,

@@ -1,5 +1,7 @@
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Node } from 'constructs';
+import { LEDGER_LOG } from '../../functions/contract/site-paths';
+import { isValidKeyName } from '../../functions/domain/ledger/note';
 
 /** Everything a deployment may choose through CDK context (`cdk deploy -c key=value` or cdk.json). */
 export interface StackSettings {
@@ -36,6 +38,14 @@ export interface StackSettings {
   verificationOrigin: string;
   /** The contract's general origin (developer documents, sandbox, studio); empty as for verificationOrigin. */
   generalOrigin: string;
+  /**
+   * The ledger's origin: the first line of every checkpoint and the name of its signing key, fixed
+   * for the life of the log (docs/ledger.md#the-origin-line). Empty in context: derived from
+   * verificationOrigin, else publicBaseUrl (`https://trust.example.com` gives
+   * `trust.example.com/ledger`, where the tile log is served); with neither, empty, and the
+   * sequencer refuses to sign until a deployment sets it.
+   */
+  ledgerOrigin: string;
   /** The commit being deployed (`-c releaseCommit=$(git rev-parse HEAD)`), reported by GET /health. */
   releaseCommit: string;
   /**
@@ -58,6 +68,7 @@ export const DEFAULT_SETTINGS: StackSettings = {
   publicBaseUrl: '',
   verificationOrigin: '',
   generalOrigin: '',
+  ledgerOrigin: '',
   releaseCommit: '',
   activationSettings: {},
 };
@@ -115,6 +126,19 @@ function asHttpsUrl(key: string, value: unknown): string {
   return url.replace(/\/+$/, '');
 }
 
+/**
+ * The log's origin: as given, else the served prefix of the tile log without its scheme and
+ * trailing slash (what C2SP tlog-tiles asks of an origin line) on the first configured https base.
+ */
+function asLedgerOrigin(value: unknown, base: string): string {
+  const given = asString('ledgerOrigin', value, '');
+  const origin = given || (base ? `${base.replace(/^https:\/\//, '')}${LEDGER_LOG.path.replace(/\/$/, '')}` : '');
+  if (origin && (!isValidKeyName(origin) || origin.includes('://'))) {
+    throw new Error(`context 'ledgerOrigin' must be a log origin without scheme, spaces or '+' (e.g. trust.example.com/ledger), not ${JSON.stringify(origin)}`);
+  }
+  return origin;
+}
+
 /** Reads and checks the settings; a wrong value stops the synth with the key named. */
 export function settingsFrom(node: Node): StackSettings {
   const get = (key: keyof StackSettings) => node.tryGetContext(key);
@@ -124,6 +148,7 @@ export function settingsFrom(node: Node): StackSettings {
   if (!/^[A-Za-z0-9_]{1,64}$/.test(stageName)) throw new Error(`context 'stageName' must be 1-64 letters, digits or underscores`);
   const publicBaseUrl = asString('publicBaseUrl', get('publicBaseUrl'), DEFAULT_SETTINGS.publicBaseUrl);
   if (publicBaseUrl && !/^https:\/\/[^\s/]+(\/[^\s]*)?$/.test(publicBaseUrl)) throw new Error(`context 'publicBaseUrl' must be an https URL`);
+  const verificationOrigin = asHttpsUrl('verificationOrigin', get('verificationOrigin'));
   const releaseCommit = asString('releaseCommit', get('releaseCommit'), DEFAULT_SETTINGS.releaseCommit);
   if (releaseCommit && !/^[0-9a-f]{7,64}$/.test(releaseCommit)) throw new Error(`context 'releaseCommit' must be a commit id (hex)`);
   return {
@@ -138,7 +163,8 @@ export function settingsFrom(node: Node): StackSettings {
     apiGatewayCloudWatchRole: asBoolean('apiGatewayCloudWatchRole', get('apiGatewayCloudWatchRole'), DEFAULT_SETTINGS.apiGatewayCloudWatchRole),
     logRetentionDays: asRetention(get('logRetentionDays'), DEFAULT_SETTINGS.logRetentionDays),
     publicBaseUrl: publicBaseUrl.replace(/\/+$/, ''),
-    verificationOrigin: asHttpsUrl('verificationOrigin', get('verificationOrigin')),
+    verificationOrigin,
+    ledgerOrigin: asLedgerOrigin(get('ledgerOrigin'), verificationOrigin || publicBaseUrl.replace(/\/+$/, '')),
     generalOrigin: asHttpsUrl('generalOrigin', get('generalOrigin')),
   };
 }

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { LEDGER_LOG } from '../../functions/contract/site-paths';
-import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Origins } from '../contract/origins';
 import { buildOriginDocuments, ORIGIN_DOCUMENTS, keyOf } from '../publish/site';
 import { canonicalSources } from '../publish/sources';
@@ -14,6 +14,7 @@ import { acknowledgeFindings } from './nag-acknowledgements';
 import { OperationFunctions } from './operation-functions';
 import { PublicApi } from './public-api';
 import { RecordTable } from './record-table';
+import { LedgerSigningKey, Sequencer } from './sequencer';
 import { settingsFrom, type StackSettings } from './settings';
 
 export const PROJECT_ROOT = path.resolve(__dirname, '../..');
@@ -26,7 +27,7 @@ export interface TrustServiceStackProps extends StackProps {
 /**
  * The whole service in one stack, driven by the contract table: the record table, the catalogue
  * bucket, one function per Lambda operation, the REST API imported from the table's API Gateway
- * document, and the loader's role with the ledger signing key.
+ * document, the sequencer (the event writer), the ledger's KMS checkpoint key, and the loader's role.
  */
 export class TrustServiceStack extends Stack {
   readonly settings: StackSettings;
@@ -34,6 +35,8 @@ export class TrustServiceStack extends Stack {
   readonly catalogue: Catalogue;
   readonly functions: OperationFunctions;
   readonly loader: LoaderAccess;
+  readonly ledgerKey: LedgerSigningKey;
+  readonly sequencer: Sequencer;
   readonly ingress: IngressSecrets;
   readonly publicApi: PublicApi;
   readonly origins: Origins;
@@ -66,7 +69,30 @@ export class TrustServiceStack extends Stack {
       releaseCommit: settings.releaseCommit,
       activationSettings: settings.activationSettings,
     });
-    this.loader = new LoaderAccess(this, 'Loader', { table: this.records.table, tileBucket: this.catalogue.bucket, tileKeyPrefix: LEDGER_LOG.keyPrefix });
+    this.ledgerKey = new LedgerSigningKey(this, 'LedgerSigningKey');
+    this.loader = new LoaderAccess(this, 'Loader', {
+      table: this.records.table,
+      tileBucket: this.catalogue.bucket,
+      tileKeyPrefix: LEDGER_LOG.keyPrefix,
+      signingKey: this.ledgerKey,
+    });
+    this.sequencer = new Sequencer(this, 'Sequencer', {
+      projectRoot: PROJECT_ROOT,
+      table: this.records.table,
+      tileBucket: this.catalogue.bucket,
+      tileKeyPrefix: LEDGER_LOG.keyPrefix,
+      signingKey: this.ledgerKey,
+      ledgerOrigin: settings.ledgerOrigin,
+      logLevel: settings.logLevel,
+      logRetention: settings.logRetentionDays,
+    });
+    // The two writers, and no one else, may sign checkpoints (the key policy says so, whatever IAM grants elsewhere).
+    this.ledgerKey.restrictSigningTo([this.sequencer.role, this.loader.role]);
+    if (!settings.ledgerOrigin) {
+      Annotations.of(this.sequencer).addInfo(
+        'No ledger origin: set context ledgerOrigin (or verificationOrigin/publicBaseUrl) before the first event is sequenced; until then the sequencer signs nothing (docs/ledger.md).',
+      );
+    }
     this.publicApi = new PublicApi(this, 'PublicApi', {
       operations,
       functions: this.functions.byOperationId,
@@ -89,8 +115,16 @@ export class TrustServiceStack extends Stack {
     new CfnOutput(this, 'ApiUrl', { value: this.publicApi.api.url, description: 'Base URL of the public API (stage included).' });
     new CfnOutput(this, 'TableName', { value: this.records.table.tableName, description: 'Record table: npm run load -- FILE --table <this>' });
     new CfnOutput(this, 'CatalogueBucketName', { value: this.catalogue.bucket.bucketName, description: `Also holds the ledger's tile log under ${LEDGER_LOG.keyPrefix}: npm run load -- FILE --tiles-bucket <this>` });
-    new CfnOutput(this, 'LoaderRoleArn', { value: this.loader.role.roleArn, description: 'Role to assume for npm run load (writes the table, reads the signing key).' });
-    new CfnOutput(this, 'LedgerSigningKeySecretArn', { value: this.loader.signingKey.secretArn });
+    new CfnOutput(this, 'LoaderRoleArn', { value: this.loader.role.roleArn, description: 'Role to assume for npm run load (writes the table and the tile log, signs with the ledger key).' });
+    new CfnOutput(this, 'LedgerKeyArn', {
+      value: this.ledgerKey.key.keyArn,
+      description: 'The ledger\'s KMS Ed25519 checkpoint key: npm run load -- --kms-key <this> --origin <LedgerOrigin> --print-verifier-key gives ledgerVerifierKeys.',
+    });
+    if (settings.ledgerOrigin) new CfnOutput(this, 'LedgerOrigin', { value: settings.ledgerOrigin, description: 'The ledger\'s origin (checkpoint first line, signing key name).' });
+    new CfnOutput(this, 'SequencerDeadLetterQueueUrl', {
+      value: this.sequencer.deadLetterQueue.queueUrl,
+      description: 'Stream batches and scheduled runs the sequencer could not complete (their events stay pending and are retried by the schedule).',
+    });
     new CfnOutput(this, 'IngressSecretsArn', { value: this.ingress.secret.secretArn, description: 'Receivers\' verification keys: {"<sourceId>": "whsec_..." | "whpk_..."} (docs/ingress.md).' });
 
     acknowledgeFindings(this);

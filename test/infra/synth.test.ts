@@ -37,13 +37,14 @@ test('cdk synth writes one stack and a clean validation report', () => {
   }
 });
 
-test('every Lambda operation is bundled locally: minified index.js with an external source map, no sources embedded', () => {
+test('every function (each Lambda operation and the sequencer) is bundled locally: minified index.js with an external source map, no sources embedded', () => {
   const template = JSON.parse(readFileSync(path.join(outdir, `${STACK_NAME}.template.json`), 'utf8'));
   const assets = JSON.parse(readFileSync(path.join(outdir, `${STACK_NAME}.assets.json`), 'utf8'));
   const functions = Object.values(template.Resources as Record<string, any>).filter(
     (r) => r.Type === 'AWS::Lambda::Function' && String(r.Properties.Runtime).startsWith('nodejs'),
   );
-  expect(functions).toHaveLength(lambdaOperations(operations).length);
+  // One per Lambda operation, and the sequencer.
+  expect(functions).toHaveLength(lambdaOperations(operations).length + 1);
   for (const fn of functions) {
     const hash = String(fn.Properties.Code.S3Key).replace(/\.zip$/, '');
     const dir = path.join(outdir, assets.files[hash].source.path);

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createPublicKey, generateKeyPairSync, sign } from 'node:crypto';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -11,7 +12,7 @@ import { DEMO_OBJECTS, demoDocument } from '../../fixtures/demo';
 import { DEMO_PROOFS } from '../../fixtures/demo-proofs';
 import { parseCheckpointText } from '../../functions/domain/ledger/checkpoint';
 import { parseNote } from '../../functions/domain/ledger/note';
-import { verifyEvidence } from '../../functions/domain/ledger/node-crypto';
+import { parseVerifierKey, verifyEvidence, verifyNote } from '../../functions/domain/ledger/node-crypto';
 import type { RecordHead } from '../../functions/domain/record';
 import { storeClient } from '../../functions/store/client';
 import { acquireLedgerLock, LEDGER_PK, LedgerLockedError, readLedgerHead, releaseLedgerLock } from '../../functions/store/ledger';
@@ -19,8 +20,7 @@ import { readRecordWindow } from '../../functions/store/records';
 import { handler as getCommercialProof } from '../../functions/handlers/get-commercial-proof';
 import { LedgerIntegrityError } from '../../functions/ledger-writer/log';
 import { MerkleTree } from '../../functions/ledger-writer/merkle-tree';
-import { signerFromSecret } from '../../lib/ledger/secret-key';
-import { generateSignerKey, signerFromKey, SigningKeyError } from '../../functions/ledger-writer/signer';
+import { generateSignerKey, signerFromKey } from '../../functions/ledger-writer/signer';
 import { startEmbeddedStore, type EmbeddedStore } from '../../lib/local/embedded-store';
 import { configureLocalEnvironment, localClient } from '../../lib/local/service';
 import { loadDocument } from '../../lib/loader/load';
@@ -200,57 +200,10 @@ describe('reading a commercial proof', () => {
   });
 });
 
-describe('the signing key in Secrets Manager', () => {
-  let server: http.Server;
-  let endpoint: string;
-  const secrets: Record<string, string> = {};
-  const targets: string[] = [];
-
-  beforeAll(async () => {
-    // A stand-in speaking the Secrets Manager JSON protocol for GetSecretValue.
-    server = http.createServer((req, res) => {
-      let body = '';
-      req.on('data', (c) => (body += c));
-      req.on('end', () => {
-        targets.push(String(req.headers['x-amz-target']));
-        const { SecretId } = JSON.parse(body) as { SecretId: string };
-        const value = secrets[SecretId];
-        res.setHeader('content-type', 'application/x-amz-json-1.1');
-        if (value === undefined) {
-          res.statusCode = 400;
-          res.end(JSON.stringify({ __type: 'ResourceNotFoundException', message: 'Secrets Manager cannot find the specified secret.' }));
-          return;
-        }
-        res.end(JSON.stringify({ ARN: SecretId, Name: 'ledger', SecretString: value, VersionId: 'v1' }));
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  });
-  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
-
-  it('reads the signing key (plain or as JSON) through the real SDK', async () => {
-    secrets['arn:ledger-plain'] = SIGNING_KEY;
-    secrets['arn:ledger-json'] = JSON.stringify({ signingKey: SIGNING_KEY });
-    for (const secretId of ['arn:ledger-plain', 'arn:ledger-json']) {
-      const fromSecret = await signerFromSecret({ secretId, region: 'eu-central-1', endpoint });
-      expect(fromSecret.verifierKey).toBe(signer.verifierKey);
-    }
-    expect(targets.every((t) => t === 'secretsmanager.GetSecretValue')).toBe(true);
-  });
-
-  it('explains how to fix a secret that holds no signing key', async () => {
-    secrets['arn:generated'] = 'x8#generated-password-by-the-stack';
-    await expect(signerFromSecret({ secretId: 'arn:generated', region: 'eu-central-1', endpoint })).rejects.toThrow(SigningKeyError);
-    await expect(signerFromSecret({ secretId: 'arn:generated', region: 'eu-central-1', endpoint })).rejects.toThrow(/--new-signing-key/);
-    await expect(signerFromSecret({ secretId: 'arn:missing', region: 'eu-central-1', endpoint })).rejects.toThrow(/cannot find/);
-  });
-});
-
 describe('npm run load (the CLI)', () => {
   const tsx = path.join(ROOT, 'node_modules/tsx/dist/cli.mjs');
-  const cli = (args: string[]) =>
-    run(process.execPath, [tsx, path.join(ROOT, 'bin/load.ts'), ...args], { cwd: ROOT, env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'SILENT' } }).then(
+  const cli = (args: string[], env: Record<string, string> = {}) =>
+    run(process.execPath, [tsx, path.join(ROOT, 'bin/load.ts'), ...args], { cwd: ROOT, env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'SILENT', ...env } }).then(
       (out) => ({ code: 0, ...out }),
       (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
     );
@@ -273,7 +226,7 @@ describe('npm run load (the CLI)', () => {
     await writeFile(file, JSON.stringify({ records: [] }));
     const out = await cli([file]);
     expect(out.code).toBe(1);
-    expect(out.stderr).toMatch(/--signing-key-secret/);
+    expect(out.stderr).toMatch(/--kms-key <LedgerKeyArn> --origin/);
   });
 
   it('loads a file with a key file, showing progress, and appends nothing the second time', async () => {
@@ -290,5 +243,84 @@ describe('npm run load (the CLI)', () => {
     expect(first.stderr).toContain(`warning: ${DEMO_PROOFS.tampered} was stored with content altered after logging`);
     const second = await cli(args);
     expect(second.stdout).toMatch(/: 0 new leaves/);
+  });
+  describe('with the ledger key in AWS KMS (a stand-in speaking the KMS JSON protocol, through the real SDK)', () => {
+    const KMS_KEY = 'arn:aws:kms:eu-central-1:111122223333:key/ledger-test';
+    const ORIGIN = 'kms-test.example/ledger';
+    const { privateKey } = generateKeyPairSync('ed25519');
+    const requests: { target: string; body: Record<string, string> }[] = [];
+    let server: http.Server;
+    let kmsEnv: Record<string, string>;
+
+    beforeAll(async () => {
+      // What KMS answers for an ECC_NIST_EDWARDS25519 key: the DER SubjectPublicKeyInfo, and pure Ed25519 signatures of RAW messages.
+      server = http.createServer((req, res) => {
+        let text = '';
+        req.on('data', (c) => (text += c));
+        req.on('end', () => {
+          const target = String(req.headers['x-amz-target']);
+          const body = JSON.parse(text) as Record<string, string>;
+          requests.push({ target, body });
+          res.setHeader('content-type', 'application/x-amz-json-1.1');
+          if (body.KeyId !== KMS_KEY) {
+            res.statusCode = 400;
+            res.end(JSON.stringify({ __type: 'NotFoundException', message: `Key '${body.KeyId}' does not exist` }));
+          } else if (target === 'TrentService.GetPublicKey') {
+            const spki = createPublicKey(privateKey).export({ format: 'der', type: 'spki' });
+            res.end(JSON.stringify({ KeyId: KMS_KEY, PublicKey: spki.toString('base64'), KeySpec: 'ECC_NIST_EDWARDS25519', KeyUsage: 'SIGN_VERIFY', SigningAlgorithms: ['ED25519_SHA_512', 'ED25519_PH_SHA_512'] }));
+          } else if (target === 'TrentService.Sign' && body.MessageType === 'RAW' && body.SigningAlgorithm === 'ED25519_SHA_512') {
+            const signature = sign(null, Buffer.from(body.Message, 'base64'), privateKey);
+            res.end(JSON.stringify({ KeyId: KMS_KEY, Signature: signature.toString('base64'), SigningAlgorithm: body.SigningAlgorithm }));
+          } else {
+            res.statusCode = 400;
+            res.end(JSON.stringify({ __type: 'ValidationException', message: `not served here: ${target} ${body.MessageType} ${body.SigningAlgorithm}` }));
+          }
+        });
+      });
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      kmsEnv = {
+        // The SDK's standard per-service endpoint variable: the CLI needs no option of its own for it.
+        AWS_ENDPOINT_URL_KMS: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        AWS_ACCESS_KEY_ID: 'test',
+        AWS_SECRET_ACCESS_KEY: 'test',
+        AWS_EC2_METADATA_DISABLED: 'true',
+      };
+    });
+    afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+    it('prints the verifier key of the KMS key for the origin given, and only that on stdout', async () => {
+      const out = await cli(['--print-verifier-key', '--kms-key', KMS_KEY, '--origin', ORIGIN], kmsEnv);
+      expect(out.code).toBe(0);
+      const key = parseVerifierKey(out.stdout.trim());
+      expect(key.name).toBe(ORIGIN);
+      expect(Buffer.from(key.publicKey).equals(Buffer.from(createPublicKey(privateKey).export({ format: 'jwk' }).x!, 'base64url'))).toBe(true);
+      expect(out.stdout.trim().split('\n')).toHaveLength(1);
+    });
+
+    it('loads, signing the checkpoint with the KMS key (one RAW, pure Ed25519 Sign); the tile log\'s checkpoint verifies with the printed key', async () => {
+      const file = path.join(dir, 'kms-records.json');
+      await writeFile(file, JSON.stringify(demoDocument(ANCHOR)));
+      requests.length = 0;
+      const tiles = path.join(dir, 'kms-tiles');
+      const out = await cli([file, '--endpoint', store.endpoint, '--table', 'kms-table', '--create-table', '--kms-key', KMS_KEY, '--origin', ORIGIN, '--tiles-dir', tiles], kmsEnv);
+      expect(out.code).toBe(0);
+      expect(out.stdout).toMatch(/ledger kms-test\.example\/ledger: \d+ new leaves/);
+      expect(requests.map((r) => r.target)).toEqual(['TrentService.GetPublicKey', 'TrentService.Sign']);
+      expect(requests[1].body).toMatchObject({ KeyId: KMS_KEY, MessageType: 'RAW', SigningAlgorithm: 'ED25519_SHA_512' });
+      const printed = (await cli(['--print-verifier-key', '--kms-key', KMS_KEY, '--origin', ORIGIN], kmsEnv)).stdout.trim();
+      const checkpoint = await readFile(path.join(tiles, 'checkpoint'), 'utf8');
+      expect(checkpoint.startsWith(`${ORIGIN}\n`)).toBe(true);
+      expect(verifyNote(checkpoint, [parseVerifierKey(printed)])).toMatchObject({ ok: true });
+      expect(out.stdout).toContain(`verifier key: ${printed}`);
+    });
+
+    it('refuses a KMS key without the log\'s origin, and names a key KMS does not know', async () => {
+      const noOrigin = await cli(['--print-verifier-key', '--kms-key', KMS_KEY], kmsEnv);
+      expect(noOrigin.code).toBe(1);
+      expect(noOrigin.stderr).toMatch(/--kms-key needs the log's --origin/);
+      const unknown = await cli(['--print-verifier-key', '--kms-key', 'alias/nothing', '--origin', ORIGIN], kmsEnv);
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toMatch(/AWS KMS GetPublicKey for the ledger key alias\/nothing failed: Key 'alias\/nothing' does not exist/);
+    });
   });
 });

@@ -1,0 +1,82 @@
+import { Logger } from '@aws-lambda-powertools/logger';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import { SERVICE_NAME } from '../contract/service';
+import { kmsCheckpointSigner } from '../ledger-writer/kms-signer';
+import { sequencePending } from '../ledger-writer/sequencer';
+import type { CheckpointSigner } from '../ledger-writer/signer';
+import { bucketTileStore } from '../ledger-writer/tile-store';
+import { LedgerLockedError } from '../store/ledger';
+
+/**
+ * The sequencer Lambda (docs/ingress.md#the-sequencer-on-aws): woken by the table's stream when a
+ * delivery is stored, and every minute by a schedule. Either way it integrates what waits, batch
+ * after batch, while the invocation has time for another; the stream's keys are taken first.
+ * Reserved concurrency 1 and the ledger lease keep it the only writer.
+ */
+const logger = new Logger({ serviceName: SERVICE_NAME });
+
+/** A batch must be able to finish inside the invocation: none is started with less time left. */
+const TIME_FOR_A_BATCH_MS = 20_000;
+
+/** A DynamoDB stream batch (new pending deliveries) or a scheduled event (no records). */
+export interface SequencerEvent {
+  Records?: Array<{ eventName?: string; dynamodb?: { Keys?: { pk?: { S?: string } } } }>;
+  source?: string;
+}
+
+export interface SequencerSummary {
+  batches: number;
+  deliveries: number;
+  sequenced: number;
+  setAside: number;
+  appended: number;
+  treeSize: number | null;
+}
+
+let signer: Promise<CheckpointSigner> | undefined;
+let clients: { dynamodb: DynamoDBClient; s3: S3Client } | undefined;
+
+function setting(name: string): string {
+  const value = process.env[name];
+  if (!value) throw new Error(`${name} is not set: the sequencer cannot run (docs/ingress.md#the-sequencer-on-aws)`);
+  return value;
+}
+
+export async function handler(event: SequencerEvent, context?: { getRemainingTimeInMillis(): number }): Promise<SequencerSummary> {
+  const table = setting('TABLE_NAME');
+  // The key is asked for its public half once per execution environment; a failure is asked again next time.
+  signer ??= kmsCheckpointSigner({ keyId: setting('LEDGER_KMS_KEY_ARN'), origin: process.env.LEDGER_ORIGIN ?? '' }).catch((error: unknown) => {
+    signer = undefined;
+    throw error;
+  });
+  // Writes are batches of items with proofs: more patient than the read path's client.
+  clients ??= { dynamodb: new DynamoDBClient({ maxAttempts: 4 }), s3: new S3Client({}) };
+  const tiles = bucketTileStore(clients.s3, setting('LEDGER_TILES_BUCKET'), process.env.LEDGER_TILES_PREFIX ?? 'ledger/');
+  const waiting = (event.Records ?? []).flatMap((r) => (r.eventName === 'INSERT' && r.dynamodb?.Keys?.pk?.S ? [r.dynamodb.Keys.pk.S] : []));
+  const summary: SequencerSummary = { batches: 0, deliveries: 0, sequenced: 0, setAside: 0, appended: 0, treeSize: null };
+  try {
+    while (!context || context.getRemainingTimeInMillis() > TIME_FOR_A_BATCH_MS) {
+      const run = await sequencePending({ client: clients.dynamodb, table, signer: await signer, tiles, waiting: summary.batches === 0 ? waiting : [] });
+      if (!run) break;
+      summary.batches++;
+      summary.deliveries += run.deliveries;
+      summary.sequenced += run.sequenced;
+      summary.setAside += run.setAside;
+      summary.appended += run.appended;
+      summary.treeSize = run.treeSize ?? summary.treeSize;
+      for (const [key, reason] of Object.entries(run.reasons)) logger.warn('delivery set aside', { delivery: key, reason });
+      if (run.deliveries === 0) break;
+    }
+  } catch (error) {
+    if (error instanceof LedgerLockedError) {
+      // A load holds the ledger: the deliveries stay pending, and the next run (at most a minute away) takes them.
+      logger.info('ledger held by another writer; deliveries stay pending', { since: error.since, until: error.until });
+      return summary;
+    }
+    logger.error('sequencer run failed; deliveries stay pending', { error: error as Error, ...summary });
+    throw error;
+  }
+  logger.info('sequenced', { ...summary, trigger: event.Records ? 'stream' : 'schedule' });
+  return summary;
+}

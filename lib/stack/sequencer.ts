@@ -1,0 +1,217 @@
+import path from 'node:path';
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
+import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
+import { AnyPrincipal, Effect, PolicyStatement, Role, ServicePrincipal, type IRole } from 'aws-cdk-lib/aws-iam';
+import { Key, KeySpec, KeyUsage } from 'aws-cdk-lib/aws-kms';
+import { ApplicationLogLevel, Architecture, FilterCriteria, FilterRule, LoggingFormat, Runtime, StartingPosition, SystemLogLevel } from 'aws-cdk-lib/aws-lambda';
+import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { SERVICE_NAME } from '../../functions/contract/service';
+import { PENDING_PK_PREFIX } from '../../functions/store/layout';
+import { PENDING_INDEX, TABLE_KEYS } from '../../functions/store/write';
+import { BUNDLE_AWS_SDK, BUNDLE_OPTIONS, nodeOptionsFor } from './bundling';
+
+/** The sequencer's handler, relative to the repository root. */
+export const SEQUENCER_ENTRY = 'functions/handlers/sequence-events.ts';
+
+/**
+ * One run's time limit: a batch of up to STREAM_BATCH_SIZE events is a few hundred table writes,
+ * one KMS signature and a few tile objects; a run that is stopped leaves nothing half-published
+ * (functions/ledger-writer/batch.ts) and the next run takes over once the lease has run out.
+ */
+export const SEQUENCER_TIMEOUT_SECONDS = 60;
+
+/** Events per stream invocation: many events share one checkpoint signature and one tile write. */
+export const STREAM_BATCH_SIZE = 100;
+
+/** How often the schedule drains the pending index (the safety net for stream batches that failed). */
+export const SEQUENCER_SCHEDULE_MINUTES = 1;
+
+/**
+ * The ledger's checkpoint key: an AWS KMS Ed25519 key (ECC_NIST_EDWARDS25519, sign and verify
+ * only). The private key never leaves KMS, so no function, role or operator can copy it; the
+ * signatures are ordinary Ed25519, so every verifier keeps working with its public half.
+ */
+export class LedgerSigningKey extends Construct {
+  readonly key: Key;
+
+  constructor(scope: Construct, id: string) {
+    super(scope, id);
+    this.key = new Key(this, 'Key', {
+      description: 'Signs the integrity ledger\'s checkpoints (Ed25519 C2SP signed notes). Only the sequencer and the loader role may sign; the public half is the published ledger verifier key.',
+      keySpec: KeySpec.ECC_NIST_EDWARDS25519,
+      keyUsage: KeyUsage.SIGN_VERIFY,
+      // The log's key for its whole life: verifiers pin its public half, and a lost key ends the log.
+      removalPolicy: RemovalPolicy.RETAIN,
+      alias: `alias/${Stack.of(this).stackName}/ledger-checkpoints`,
+    });
+  }
+
+  /**
+   * kms:Sign and kms:GetPublicKey on this key, nothing else of KMS. GetPublicKey reveals only the
+   * public half: the signer needs it for its verifier key and the key id of its signature lines.
+   */
+  grantSigning(role: IRole): void {
+    role.addToPrincipalPolicy(new PolicyStatement({ sid: 'SignLedgerCheckpoints', actions: ['kms:GetPublicKey', 'kms:Sign'], resources: [this.key.keyArn] }));
+  }
+
+  /**
+   * The key policy refuses kms:Sign to every principal but these roles, whatever IAM policies say
+   * elsewhere in the account: a checkpoint signed by anyone else would be a forged log.
+   */
+  restrictSigningTo(roles: IRole[]): void {
+    this.key.addToResourcePolicy(
+      new PolicyStatement({
+        sid: 'OnlyTheLedgerWritersSign',
+        effect: Effect.DENY,
+        principals: [new AnyPrincipal()],
+        actions: ['kms:Sign'],
+        resources: ['*'],
+        conditions: { ArnNotEquals: { 'aws:PrincipalArn': roles.map((r) => r.roleArn) } },
+      }),
+    );
+  }
+}
+
+export interface SequencerProps {
+  /** Repository root: the entry is relative to it. */
+  projectRoot: string;
+  /** The record table, with its stream (NEW_IMAGE) and the pending index. */
+  table: ITable;
+  /** The catalogue bucket and the tile log's key prefix in it. */
+  tileBucket: IBucket;
+  tileKeyPrefix: string;
+  signingKey: LedgerSigningKey;
+  /** The log's origin (settings.ledgerOrigin); empty: the function refuses to sign until it is set. */
+  ledgerOrigin: string;
+  logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+  logRetention: RetentionDays;
+}
+
+/**
+ * The sequencer: the one Lambda that integrates pending deliveries into the ledger and the records.
+ *   - Triggered by the table's stream, filtered to INSERTs of pending items (pk "P#..."), in
+ *     batches; a batch that keeps failing is split (bisect), retried a bounded number of times and
+ *     then described in the dead-letter queue. Its events stay pending in the table.
+ *   - And every minute by an EventBridge rule, which drains the `pending` index: whatever a failed
+ *     stream batch left is integrated by the next tick.
+ *   - Reserved concurrency 1: never two runs at once (the table's lease guards the loader too).
+ *   - Asynchronous invocations (the schedule) that fail go to the same dead-letter queue.
+ * Its role may read and write the table, query the pending index, read and write the tile log
+ * below its prefix, and sign with the ledger key; nothing else. No API route reaches it.
+ */
+export class Sequencer extends Construct {
+  readonly function: NodejsFunction;
+  readonly role: Role;
+  readonly logGroup: LogGroup;
+  readonly deadLetterQueue: Queue;
+  readonly schedule: Rule;
+
+  constructor(scope: Construct, id: string, props: SequencerProps) {
+    super(scope, id);
+    if (!props.table.tableStreamArn) throw new Error('the sequencer is triggered by the record table\'s stream: enable it (NEW_IMAGE)');
+
+    this.logGroup = new LogGroup(this, 'Logs', { retention: props.logRetention, removalPolicy: RemovalPolicy.DESTROY });
+    this.role = new Role(this, 'Role', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: 'Runs the sequencer: integrates pending events into the ledger and the records, signs checkpoints with the ledger key.',
+    });
+    this.role.addToPolicy(new PolicyStatement({ actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [this.logGroup.logGroupArn] }));
+    this.role.addToPolicy(
+      new PolicyStatement({
+        sid: 'IntegrateIntoLedgerAndRecords',
+        // What functions/ledger-writer and the store call: reads of records, pending items and the log's
+        // leaves, item and batch writes, and the conditional updates of the log head (its lease).
+        actions: ['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:Query', 'dynamodb:UpdateItem'],
+        resources: [props.table.tableArn],
+      }),
+    );
+    this.role.addToPolicy(
+      new PolicyStatement({ sid: 'ReadThePendingQueue', actions: ['dynamodb:Query'], resources: [`${props.table.tableArn}/index/${PENDING_INDEX.name}`] }),
+    );
+    // The tile log grows (new tiles, bundles, checkpoints) and the last partial bundle is read back; below its prefix only.
+    this.role.addToPolicy(
+      new PolicyStatement({ sid: 'WriteTheTileLog', actions: ['s3:GetObject', 's3:PutObject'], resources: [props.tileBucket.arnForObjects(`${props.tileKeyPrefix}*`)] }),
+    );
+    props.signingKey.grantSigning(this.role);
+
+    this.deadLetterQueue = new Queue(this, 'DeadLetters', {
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      // The longest SQS keeps a message: time for an operator to see why a batch failed.
+      retentionPeriod: Duration.days(14),
+    });
+
+    const environment: Record<string, string> = {
+      POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+      POWERTOOLS_LOG_LEVEL: props.logLevel,
+      ...(nodeOptionsFor(props.logLevel) ? { NODE_OPTIONS: nodeOptionsFor(props.logLevel)! } : {}),
+      TABLE_NAME: props.table.tableName,
+      LEDGER_KMS_KEY_ARN: props.signingKey.key.keyArn,
+      LEDGER_ORIGIN: props.ledgerOrigin,
+      LEDGER_TILES_BUCKET: props.tileBucket.bucketName,
+      LEDGER_TILES_PREFIX: props.tileKeyPrefix,
+    };
+
+    this.function = new NodejsFunction(this, 'Function', {
+      description: 'Integrates pending lifecycle events and webhooks into the ledger and the records (the single writer).',
+      entry: path.join(props.projectRoot, SEQUENCER_ENTRY),
+      projectRoot: props.projectRoot,
+      depsLockFilePath: path.join(props.projectRoot, 'package-lock.json'),
+      handler: 'handler',
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      // Twice a reader's: Lambda gives CPU in proportion, and a batch hashes leaves and rebuilds the tree.
+      memorySize: 1024,
+      timeout: Duration.seconds(SEQUENCER_TIMEOUT_SECONDS),
+      // One writer at a time; a second invocation waits (stream) or is retried (schedule).
+      reservedConcurrentExecutions: 1,
+      role: this.role,
+      logGroup: this.logGroup,
+      loggingFormat: LoggingFormat.JSON,
+      applicationLogLevelV2: ApplicationLogLevel[props.logLevel],
+      systemLogLevelV2: SystemLogLevel.INFO,
+      environment,
+      awsSdkConnectionReuse: false,
+      deadLetterQueue: this.deadLetterQueue,
+      // A failed tick is not retried: the next one comes within a minute and does the same work. A tick
+      // throttled behind a running batch waits up to this long, then is dropped (to the queue).
+      retryAttempts: 0,
+      maxEventAge: Duration.minutes(10),
+      bundling: { ...BUNDLE_OPTIONS, bundleAwsSDK: BUNDLE_AWS_SDK, forceDockerBundling: false },
+    });
+
+    this.function.addEventSource(
+      new DynamoEventSource(props.table, {
+        // From the oldest record the stream holds: nothing written while the mapping was being created is skipped.
+        startingPosition: StartingPosition.TRIM_HORIZON,
+        batchSize: STREAM_BATCH_SIZE,
+        maxBatchingWindow: Duration.seconds(2),
+        bisectBatchOnError: true,
+        retryAttempts: 3,
+        // A record the stream could not hand over within an hour is left to the schedule (it is still pending in the table).
+        maxRecordAge: Duration.hours(1),
+        onFailure: new SqsDlq(this.deadLetterQueue),
+        // Only new pending deliveries: record, ledger and metadata writes (the sequencer's own included) never invoke it.
+        filters: [
+          FilterCriteria.filter({
+            eventName: FilterRule.isEqual('INSERT'),
+            dynamodb: { Keys: { [TABLE_KEYS.partitionKey]: { S: FilterRule.beginsWith(PENDING_PK_PREFIX) } } },
+          }),
+        ],
+      }),
+    );
+
+    this.schedule = new Rule(this, 'Schedule', {
+      description: 'Runs the sequencer every minute: it integrates whatever is still in the pending index.',
+      schedule: Schedule.rate(Duration.minutes(SEQUENCER_SCHEDULE_MINUTES)),
+      targets: [new LambdaFunction(this.function)],
+    });
+  }
+}
