@@ -28,8 +28,9 @@ const changeTo = (minute: number, state: string) => ({ type: 'STATE_CHANGED' as 
 const observation = (minute: number) => ({ type: 'AUTHORITY_OBSERVED' as const, at: at(minute), source: 'shop-authority' });
 const lifecycle = (type: CredentialEvent, minute: number) => ({ type, at: at(minute) });
 
-function storedObject(history: ObjectHistory): StoredTimelineEntry[] {
+function storedObject(history: ObjectHistory, restricted?: Record<string, unknown>): StoredTimelineEntry[] {
   const input = ObjectRecordInput.parse({
+    restricted,
     kind: 'OBJECT',
     reference: 'ORD-1',
     objectType: 'ORDER',
@@ -118,6 +119,14 @@ describe('living objects: an event newer than the record advances or confirms it
     expect(added.view).toEqual({ state: 'DELIVERED', lastObservedAt: null });
     // Only the new entry is written; the stored ones are already true.
     expect(rewritten(result)).toEqual([added]);
+  });
+
+  test('the restricted data kept with the record goes with it into the new version (and stays out of its content)', () => {
+    const restricted = { customerId: 'CUST-0042', note: 'left at the neighbour' };
+    const kept = storedObject([changeTo(0, 'PLACED'), changeTo(10, 'SHIPPED')], restricted);
+    const [head] = integrateEvents(OBJECT, kept, [events.stateChanged('e1', at(20), 'DELIVERED', 'SHIPPED')]).newHeads;
+    expect(head.restricted).toEqual(restricted);
+    expect(JSON.stringify(head.content)).not.toContain('CUST-0042');
   });
 
   test('an observation of the state held adds an entry (no version) and moves lastObservedAt', () => {
