@@ -78,7 +78,14 @@ export function reconcileStatusList(
     stored: replaced,
   });
 
-  // 1. Publish where a credential's status changed and the list in force then says otherwise.
+  // 1. Correct every version whose bits contradict a timeline at its own instant. First, so that
+  //    step 2 judges the list in force at each change by the bits it will finally have.
+  for (let i = 0; i < entries.length; i++) {
+    const e = entries[i];
+    const bits = corrected(bitsOf(e.head), Date.parse(e.at));
+    if (bits) entries[i] = entryOf(e.at, versionOf(e.head, e.at, bits), e.sk, e.stored);
+  }
+  // 2. Publish where a credential's status changed and the (corrected) list in force then says otherwise.
   const instants = [...new Set(credentials.flatMap((c) => c.changes.map((ch) => ch.at)))].sort((a, b) => Date.parse(a) - Date.parse(b));
   for (const at of instants) {
     const ms = Date.parse(at);
@@ -88,12 +95,6 @@ export function reconcileStatusList(
     const bits = corrected(bitsOf(entries[inForce].head), ms);
     if (!bits) continue;
     entries.splice(inForce + 1, 0, entryOf(at, versionOf(entries[inForce].head, at, bits), null, null));
-  }
-  // 2. Correct every version in force after a change whose bits the change contradicts.
-  for (let i = 0; i < entries.length; i++) {
-    const e = entries[i];
-    const bits = corrected(bitsOf(e.head), Date.parse(e.at));
-    if (bits) entries[i] = entryOf(e.at, versionOf(e.head, e.at, bits), e.sk, e.stored);
   }
   return { entries, newHeads };
 }
