@@ -382,6 +382,53 @@ describe('credentials: the status follows the issuer\'s statements', () => {
   });
 });
 
+describe('events that fit only with others of their batch', () => {
+  test('late statuses that fit only together (a suspension and its reinstatement before a stored suspension) are integrated together', () => {
+    const history = storedCredential([lifecycle('ISSUED', 0), { type: 'AUTHORITY_OBSERVED', at: at(20), source: 'issuer-registry' }, lifecycle('SUSPENDED', 40)]);
+    // Alone, each breaks a neighbour: SUSPENDED@25 would be followed by the stored SUSPENDED@40, and ACTIVE@30 repeats ACTIVE.
+    const suspended = events.statusChanged('c', at(25), 'SUSPENDED', 'ACTIVE');
+    const reinstated = events.statusChanged('d', at(30), 'ACTIVE', 'SUSPENDED');
+    expect(sequencedKeys(integrateEvents(CREDENTIAL, history, [suspended]))).toEqual([]);
+    expect(sequencedKeys(integrateEvents(CREDENTIAL, history, [reinstated]))).toEqual([]);
+    const together = integrateEvents(CREDENTIAL, history, [reinstated, suspended]);
+    expect(sequencedKeys(together)).toEqual([suspended.key, reinstated.key]);
+    expect(together.entries.map((e) => [e.at, e.entry.type, e.entry.previousStatus, e.view.status, e.head.version])).toEqual([
+      [at(0), 'ISSUED', null, 'ACTIVE', 1],
+      [at(20), 'AUTHORITY_OBSERVED', 'ACTIVE', 'ACTIVE', 1],
+      [at(25), 'SUSPENDED', 'ACTIVE', 'SUSPENDED', 3],
+      [at(30), 'REINSTATED', 'SUSPENDED', 'ACTIVE', 4],
+      [at(40), 'SUSPENDED', 'ACTIVE', 'SUSPENDED', 2],
+    ]);
+  });
+
+  test('an observation of the new state at the instant of the change fits, whichever of the two arrived first', () => {
+    const stored = storedObject([changeTo(0, 'PLACED')]);
+    const change = events.stateChanged('change', at(10), 'SHIPPED', 'PLACED');
+    const observed = events.observed('seen', at(10), 'SHIPPED');
+    for (const batch of [[observed, change], [change, observed]]) {
+      const result = integrateEvents(OBJECT, stored, batch);
+      expect(sequencedKeys(result).sort()).toEqual([change.key, observed.key].sort());
+      expect(result.entries.map((e) => [e.entry.type, e.view.state])).toEqual([
+        ['STATE_CHANGED', 'PLACED'],
+        ['STATE_CHANGED', 'SHIPPED'],
+        ['AUTHORITY_OBSERVED', 'SHIPPED'],
+      ]);
+    }
+  });
+
+  test('a set that does not fit even together stays set aside, each with its own reason', () => {
+    const stored = storedObject([changeTo(0, 'PLACED'), changeTo(20, 'CANCELLED')]);
+    // Each repeats PLACED, alone and together.
+    const a = events.stateChanged('a', at(5), 'PLACED', 'PLACED');
+    const b = events.stateChanged('b', at(10), 'PLACED', 'PLACED');
+    const result = integrateEvents(OBJECT, stored, [a, b]);
+    expect(sequencedKeys(result)).toEqual([]);
+    expectSetAside(result, a, /already PLACED/);
+    expectSetAside(result, b, /already PLACED/);
+    expectNothingChanged(result, stored);
+  });
+});
+
 describe('commercial proofs: source snapshots are timeline entries, never versions', () => {
   const stored = storedProof([
     { minute: 10, state: 'PLACED', n: 1 },

@@ -99,15 +99,19 @@ function insertionPoint(facts: readonly Fact[], ms: number): number {
   return i;
 }
 
-const isChange = (f: Fact): boolean => f.head !== null;
+/** A fact that starts a version (a state or status change, or a proof's issuance), whether or not its version is built yet. */
+const CHANGE_TYPES = new Set(['STATE_CHANGED', 'ISSUED', 'SUSPENDED', 'REINSTATED', 'REVOKED', 'PROOF_ISSUED']);
+const isChange = (f: Fact): boolean => CHANGE_TYPES.has(f.type);
 
 interface KindRules {
   /** The stored entries as facts. */
   facts(stored: readonly StoredTimelineEntry[]): Fact[];
   /** The event as a fact, or why it is not one for this kind of record. */
   factOfEvent(event: EventToIntegrate): Fact | string;
-  /** Why inserting facts[i] breaks the rules with its neighbours, or null. Builds its version when it is a change. */
-  refusal(facts: Fact[], i: number, nextVersion: () => number): string | null;
+  /** Why facts[i], just inserted, breaks the rules with its neighbours, or null. */
+  refusal(facts: Fact[], i: number): string | null;
+  /** The version a change inserted at facts[i] creates (null for observations and snapshots); `next` numbers it. */
+  versionOf(facts: Fact[], i: number, next: () => number): Head | null;
   /** Every fact's stored parts, derived over the whole timeline. */
   derive(facts: readonly Fact[]): Omit<DerivedEntry, 'sk' | 'eventKey' | 'stored'>[];
 }
@@ -132,7 +136,7 @@ const OBJECT_RULES: KindRules = {
     if (event.type === 'svc.living-object.authority-observed.v1') return { at: event.at, ms: Date.parse(event.at), type: 'AUTHORITY_OBSERVED', state, head: null, stored: null, eventKey: event.key };
     return `${event.type} is not about a living object`;
   },
-  refusal(facts, i, nextVersion) {
+  refusal(facts, i) {
     const fact = facts[i];
     const before = changeBefore(facts, i);
     if (!before) return `it states ${fact.at}, before the object's first state`;
@@ -150,8 +154,11 @@ const OBJECT_RULES: KindRules = {
         break;
       }
     }
-    fact.head = newVersion(before.head!, fact.at, nextVersion(), { state: fact.state, stateSince: fact.at });
     return null;
+  },
+  versionOf(facts, i, next) {
+    const fact = facts[i];
+    return fact.type === 'STATE_CHANGED' ? newVersion(changeBefore(facts, i)!.head!, fact.at, next(), { state: fact.state, stateSince: fact.at }) : null;
   },
   derive(facts) {
     let state: string | null = null;
@@ -184,7 +191,7 @@ const CREDENTIAL_RULES: KindRules = {
     if (!type) return `the status ${status} is not one a credential changes to`;
     return { at: event.at, ms: Date.parse(event.at), type, state: status, head: null, stored: null, eventKey: event.key };
   },
-  refusal(facts, i, nextVersion) {
+  refusal(facts, i) {
     const fact = facts[i];
     const before = changeBefore(facts, i);
     if (!before) return `it states ${fact.at}, before the credential was issued`;
@@ -200,8 +207,11 @@ const CREDENTIAL_RULES: KindRules = {
         break;
       }
     }
-    fact.head = newVersion(before.head!, fact.at, nextVersion(), { status: fact.state, statusSince: fact.at });
     return null;
+  },
+  versionOf(facts, i, next) {
+    const fact = facts[i];
+    return fact.type === 'AUTHORITY_OBSERVED' ? null : newVersion(changeBefore(facts, i)!.head!, fact.at, next(), { status: fact.state, statusSince: fact.at });
   },
   derive(facts) {
     let status: string | null = null;
@@ -236,6 +246,7 @@ const PROOF_RULES: KindRules = {
   refusal(facts, i) {
     return changeBefore(facts, i) ? null : `it states ${facts[i].at}, before the proof was issued`;
   },
+  versionOf: () => null,
   derive(facts) {
     let head: Head | null = null;
     let lastSynchronization: { at: string; state: string; digest: string } | null = null;
@@ -267,31 +278,62 @@ export function integrateEvents(kind: string, stored: readonly StoredTimelineEnt
   let highest = 0;
   for (const e of stored) highest = Math.max(highest, e.head.version);
   const nextVersion = () => ++highest;
-  const outcomes: EventOutcome[] = [];
   const integrated = new Set(stored.flatMap((e) => (e.eventKey ? [e.eventKey] : [])));
   const ordered = [...events].sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
+  const decided = new Map<string, EventOutcome>();
+  const reasons = new Map<Fact, string>();
+  let waiting: Fact[] = [];
   for (const event of ordered) {
     const already = integrated.has(event.key) ? facts.find((f) => f.eventKey === event.key) : undefined;
     if (already) {
-      outcomes.push({ key: event.key, sequenced: true, entryAt: already.at, version: already.head?.version ?? null });
+      decided.set(event.key, { key: event.key, sequenced: true, entryAt: already.at, version: already.head?.version ?? null });
       continue;
     }
     const fact = rules.factOfEvent(event);
-    if (typeof fact === 'string') {
-      outcomes.push({ key: event.key, sequenced: false, reason: fact });
-      continue;
-    }
-    const i = insertionPoint(facts, fact.ms);
-    facts.splice(i, 0, fact);
-    const why = rules.refusal(facts, i, nextVersion);
-    if (why) {
-      facts.splice(i, 1);
-      outcomes.push({ key: event.key, sequenced: false, reason: why });
-      continue;
-    }
-    integrated.add(event.key);
-    outcomes.push({ key: event.key, sequenced: true, entryAt: fact.at, version: fact.head?.version ?? null });
+    if (typeof fact === 'string') decided.set(event.key, { key: event.key, sequenced: false, reason: fact });
+    else if (!waiting.some((f) => f.eventKey === event.key)) waiting.push(fact);
   }
+  const accept = (fact: Fact) => {
+    fact.head = rules.versionOf(facts, facts.indexOf(fact), nextVersion);
+    decided.set(fact.eventKey!, { key: fact.eventKey!, sequenced: true, entryAt: fact.at, version: fact.head?.version ?? null });
+  };
+  // One at a time, in instant order; again while any is accepted (an event whose neighbour of the
+  // same instant came later in the batch fits once it is in).
+  for (let progress = true; progress && waiting.length > 0; ) {
+    progress = false;
+    const still: Fact[] = [];
+    for (const fact of waiting) {
+      const i = insertionPoint(facts, fact.ms);
+      facts.splice(i, 0, fact);
+      const why = rules.refusal(facts, i);
+      if (why) {
+        facts.splice(i, 1);
+        reasons.set(fact, why);
+        still.push(fact);
+      } else {
+        accept(fact);
+        progress = true;
+      }
+    }
+    waiting = still;
+  }
+  // Late events that fit only together (a suspension and its reinstatement, both late): all of them at once, or none.
+  if (waiting.length > 1) {
+    for (const fact of waiting) facts.splice(insertionPoint(facts, fact.ms), 0, fact);
+    if (waiting.every((fact) => rules.refusal(facts, facts.indexOf(fact)) === null)) {
+      for (const fact of facts.filter((f) => waiting.includes(f))) accept(fact);
+      waiting = [];
+    } else {
+      for (const fact of waiting) facts.splice(facts.indexOf(fact), 1);
+    }
+  }
+  for (const fact of waiting) decided.set(fact.eventKey!, { key: fact.eventKey!, sequenced: false, reason: reasons.get(fact)! });
+  const outcomes = ordered.flatMap((e) => {
+    const outcome = decided.get(e.key);
+    if (!outcome) return [];
+    decided.delete(e.key);
+    return [outcome];
+  });
   const newHeads = facts.filter((f) => f.stored === null && f.head !== null).map((f) => f.head!);
   const entries = rules.derive(facts).map((d, i) => ({ ...d, sk: facts[i].stored?.sk ?? null, eventKey: facts[i].eventKey, stored: facts[i].stored }));
   return { entries, newHeads, outcomes };
