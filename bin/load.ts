@@ -160,6 +160,9 @@ async function main(): Promise<number> {
       onProgress: progress('writing items'),
     });
     console.log(`loaded ${summary.records} records as ${summary.items} items into ${values.table}`);
+    if (summary.keptChangedByEvents.length > 0) {
+      console.warn(`kept as received events made them (not reloaded from the file): ${summary.keptChangedByEvents.join(', ')}`);
+    }
     if (summary.ledger) {
       const l = summary.ledger;
       console.log(`ledger ${l.origin}: ${l.appended} new leaves, ${l.logged} record versions logged, tree size ${l.treeSize}`);

@@ -154,7 +154,8 @@ async function integrateDeliveries(
     for (const o of integration.outcomes) outcomes.set(o.key, o);
     retried.push(...parked);
     const stillAside = integration.outcomes.filter((o) => !o.sequenced).map((o) => o.key).slice(-MAX_SET_ASIDE);
-    if (stillAside.join() !== record.setAside.join()) genesis.push(genesisItem(reference, record.kind ?? '', stillAside));
+    const changed = integration.outcomes.some((o) => o.sequenced);
+    if (changed || stillAside.join() !== record.setAside.join()) genesis.push(genesisItem(reference, record.kind ?? '', stillAside));
     plans.push({ reference, entries: integration.entries, newHeads: integration.newHeads, stored: record.entries });
     if (record.kind === CREDENTIAL_KIND && integration.outcomes.some((o) => o.sequenced)) {
       const newest = integration.entries[integration.entries.length - 1];
@@ -174,6 +175,7 @@ async function integrateDeliveries(
     const purpose = list.entries[0]?.head.content.statusPurpose as 'revocation' | 'suspension';
     const reconciled = reconcileStatusList(purpose, list.entries, timelines);
     plans.push({ reference, entries: reconciled.entries, newHeads: reconciled.newHeads as unknown as RecordHead<Record<string, unknown>>[], stored: list.entries });
+    if (reconciled.newHeads.length > 0) genesis.push(genesisItem(reference, list.kind ?? '', list.setAside));
   }
 
   // Log every new version, sign once, and give each its inclusion proof against that checkpoint.

@@ -1,5 +1,6 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ensureTable, recordItems, tableMetaItem, type RecordToStore } from '../../functions/store/write';
+import { recordsChangedByEvents } from '../../functions/store/records';
 import { runLedgerBatch } from '../../functions/ledger-writer/batch';
 import { devLedgerSigner } from '../ledger/dev-key';
 import type { CheckpointSigner } from '../../functions/ledger-writer/signer';
@@ -62,7 +63,10 @@ export interface LoadOptions {
 }
 
 export interface LoadSummary {
+  /** Records written. */
   records: number;
+  /** Records of the document left as they are because received events changed them (docs/ingress.md#loads-and-events). */
+  keptChangedByEvents: string[];
   items: number;
   /** The log after this load (null when nothing was ever logged). */
   ledger: (LedgerPublication & LedgerAttachment) | null;
@@ -81,10 +85,13 @@ export async function loadDocument(document: unknown, options: LoadOptions): Pro
   const { result, ledger } = await runLedgerBatch(
     { client: options.client, table: options.table, signer, unlock: options.unlockLedger, onProgress: options.onLedgerProgress, tiles: options.tiles, onRecordsProgress: options.onProgress },
     async (log) => {
-      const attachment = await attachSealedLedgerEvidence(records, log, (done, total) => options.onLedgerProgress?.('logging records', done, total));
-      const items = records.flatMap(recordItems);
-      return { records: items, last: [tableMetaItem()], result: { attachment, items: items.length } };
+      // A record the sequencer has changed is no longer what the document describes: it is kept as the events made it.
+      const kept = await recordsChangedByEvents(options.client, options.table, records.map((r) => r.reference));
+      const loading = records.filter((r) => !kept.has(r.reference));
+      const attachment = await attachSealedLedgerEvidence(loading, log, (done, total) => options.onLedgerProgress?.('logging records', done, total));
+      const items = loading.flatMap(recordItems);
+      return { records: items, last: [tableMetaItem()], result: { attachment, items: items.length, loaded: loading.length, kept: [...kept].sort() } };
     },
   );
-  return { records: records.length, items: result.items, ledger: ledger ? { ...ledger, ...result.attachment } : null };
+  return { records: result.loaded, items: result.items, keptChangedByEvents: result.kept, ledger: ledger ? { ...ledger, ...result.attachment } : null };
 }

@@ -31,8 +31,8 @@ export class LoaderAccess extends Construct {
     });
     this.role.addToPolicy(
       new PolicyStatement({
-        // What lib/loader and the ledger's store code call: reads, item writes and the ledger head's conditional updates (its lock).
-        actions: ['dynamodb:DescribeTable', 'dynamodb:GetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:BatchWriteItem', 'dynamodb:UpdateItem'],
+        // What lib/loader and the ledger's store code call: reads (BatchGetItem: which records events changed), item writes and the ledger head's conditional updates (its lease).
+        actions: ['dynamodb:DescribeTable', 'dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query', 'dynamodb:PutItem', 'dynamodb:BatchWriteItem', 'dynamodb:UpdateItem'],
         resources: [props.table.tableArn],
       }),
     );

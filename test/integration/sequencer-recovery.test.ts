@@ -178,3 +178,20 @@ test('stopped at every write, then resumed by a new sequencer once the lease ran
     expect({ stoppedAtWrite: k, ...after }).toEqual({ stoppedAtWrite: k, ...reference });
   }
 }, 300_000);
+
+test('a load of the same document afterwards keeps the records events changed, and says which', async () => {
+  const client = localClient(store.endpoint);
+  const document = demoDocument(ANCHOR);
+  document.records = document.records.filter((r: any) => REFERENCES.includes(r.reference));
+  const summary = await loadDocument(document, { client, table: 'reference', signer, tiles: directoryTileStore(path.join(tilesRoot, 'reference')) });
+  client.destroy();
+  // The object, the credential and its suspension list received events; the proof's snapshot changed the proof's timeline too.
+  expect(summary.keptChangedByEvents).toEqual([CREDENTIAL, DEMO_OBJECTS.current, DEMO_PROOFS.current, statusListReference('demo-2026-suspension')].sort());
+  expect(summary.records).toBe(1);
+  const after = await snapshot('reference', path.join(tilesRoot, 'reference'));
+  for (const kept of summary.keptChangedByEvents) expect([kept, after.records[kept]]).toEqual([kept, reference.records[kept]]);
+  // The one record loaded again (the revocation list, untouched by the events) is the same versions, proven against the newest checkpoint.
+  const versions = (entries: any) => entries.map((e: any) => [e.sk, e.head.version, e.head.content]);
+  expect(versions(after.records[statusListReference('demo-2026-revocation')])).toEqual(versions(reference.records[statusListReference('demo-2026-revocation')]));
+  expect(after.leaves).toEqual(reference.leaves);
+});
