@@ -101,6 +101,9 @@ export const SourceWebhookEvent = bodyOf(
   'One canonical event from an external source (CloudEvents 1.0, structured mode, closed payload).',
 );
 
+/** Where an accepted delivery stands with the sequencer (docs/ingress.md#the-pending-item). */
+export const SEQUENCING_STATES = ['PENDING', 'SEQUENCED', 'SET_ASIDE'] as const;
+
 /** What an accepted event will do once the sequencer integrates it (docs/ingress.md#rules-of-order). */
 export const INGRESS_EFFECTS = ['ADVANCES_CURRENT_STATE', 'CONFIRMS_CURRENT_STATE', 'RECORDED_AS_HISTORY'] as const;
 export type IngressEffect = (typeof INGRESS_EFFECTS)[number];
@@ -119,9 +122,14 @@ export const IngressReceipt = component(
       eventTime: Instant,
       receivedAt: Instant,
       effect: z.enum(INGRESS_EFFECTS),
-      sequencing: z.literal('PENDING'),
+      sequencing: z
+        .enum(SEQUENCING_STATES)
+        .describe('PENDING when first answered. A retry of the same delivery answers where it stands: SEQUENCED (integrated) or SET_ASIDE (it broke the lifecycle rules against its neighbours; tried again with the record\'s next events).'),
+      sequencedAt: Instant.optional().describe('When the sequencer integrated it or set it aside (retries only).'),
+      recordVersion: z.number().int().min(1).nullable().optional().describe('The record version it made (null: an observation or snapshot makes none). SEQUENCED only.'),
+      setAsideReason: z.string().optional().describe('Why it was set aside. SET_ASIDE only.'),
     })
     .strict(),
-  'The event is durably stored (one conditional write) and waits for the sequencer; a retry of the same webhook-id answers the same.',
+  'The event is durably stored (one conditional write) and waits for the sequencer; a retry of the same webhook-id answers the same status, saying where its sequencing stands.',
 );
 export type IngressReceipt = z.infer<typeof IngressReceipt>;

@@ -6,7 +6,7 @@ import { decide, type CurrentRecord } from '../domain/ingress/rules';
 import { verifyDelivery } from '../domain/ingress/signature';
 import { httpHandler, logger, type HttpRequest, type HttpResponse } from '../http/boundary';
 import { Problem, type ProblemCode } from '../http/problem';
-import { storeDeliveryOnce } from '../store/pending';
+import { storeDeliveryOnce, type StoredDelivery } from '../store/pending';
 import { readRecordWindow } from '../store/records';
 
 /**
@@ -113,7 +113,17 @@ export async function receive(request: HttpRequest, receiver: ReceiverName, sour
   if (stored.earlier.bodySha256 !== bodySha256) {
     throw new Problem('WEBHOOK_ID_REUSED', `webhook-id '${verdict.webhookId}' was already delivered with another body; a new event needs a new webhook-id.`, { webhookId: verdict.webhookId });
   }
-  return answer(stored.earlier.answer as Outcome, true);
+  return answer(withSequencing(stored.earlier.answer as Outcome, stored.earlier), true);
+}
+
+/** A retried accepted delivery is answered as before, saying where its sequencing stands now. */
+function withSequencing(outcome: Outcome, stored: StoredDelivery): Outcome {
+  if (outcome.status !== 202 || (stored.sequencing !== 'SEQUENCED' && stored.sequencing !== 'SET_ASIDE')) return outcome;
+  const receipt: IngressReceipt = { ...outcome.receipt, sequencing: stored.sequencing };
+  if (stored.sequencedAt) receipt.sequencedAt = stored.sequencedAt;
+  if (stored.outcome?.sequenced) receipt.recordVersion = stored.outcome.version;
+  if (stored.outcome && !stored.outcome.sequenced) receipt.setAsideReason = stored.outcome.reason;
+  return { status: 202, receipt };
 }
 
 /** The Lambda handler of one receiver: `sourceOf` names the sending source from the request. */

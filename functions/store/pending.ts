@@ -48,6 +48,10 @@ export interface StoredDelivery {
   status: number;
   answer: unknown;
   bodySha256: string;
+  /** Where the sequencer is with it (PENDING, REFUSED, SEQUENCED, SET_ASIDE), when it was done, and what it did. */
+  sequencing: string;
+  sequencedAt: string | null;
+  outcome: SequencingOutcome | null;
 }
 
 function itemOf(d: PendingDelivery): Item {
@@ -74,7 +78,14 @@ function itemOf(d: PendingDelivery): Item {
 }
 
 function storedOf(item: Item): StoredDelivery {
-  return { status: Number(item.status!.N), answer: JSON.parse(item.answer!.S!), bodySha256: item.bodySha256!.S! };
+  return {
+    status: Number(item.status!.N),
+    answer: JSON.parse(item.answer!.S!),
+    bodySha256: item.bodySha256!.S!,
+    sequencing: item.sequencing?.S ?? 'PENDING',
+    sequencedAt: item.sequencedAt?.S ?? null,
+    outcome: item.outcome?.S ? (JSON.parse(item.outcome.S) as SequencingOutcome) : null,
+  };
 }
 
 /**

@@ -158,6 +158,15 @@ describe('order, idempotence and refusals at sequencing', () => {
     await service.sequencer!.drain();
     const after = await get(`/v1/objects/${ref}?limit=100`);
     expect(after.current.state).toBe('RECALLED');
+    // A retry of each delivery answers its status again, saying where its sequencing stands.
+    const again = async (sent: typeof recall.sent) => deliver(service.url, sent.path, sent.body, signedHeaders(sent.body, [secrets['service-platform']], { id: sent.headers['webhook-id'] }));
+    const recalled = await again(recall.sent);
+    expect([recalled.status, recalled.headers.get('webhook-replayed'), recalled.body.sequencing, recalled.body.recordVersion]).toEqual([202, 'true', 'SEQUENCED', before.object.version + 1]);
+    if (reactivate.status === 202) {
+      const setAside = await again(reactivate.sent);
+      expect([setAside.status, setAside.body.sequencing]).toEqual([202, 'SET_ASIDE']);
+      expect(setAside.body.setAsideReason).toMatch(/RECALLED/);
+    }
     const reactivatedAt = JSON.parse(reactivate.sent.body).data.changedAt;
     expect(after.timeline.some((e: any) => e.at === reactivatedAt)).toBe(false);
     expect(after.timeline.at(-1)).toMatchObject({ at: recall.body.eventTime, state: 'RECALLED' });
