@@ -50,6 +50,11 @@ async function main(): Promise<number> {
     region: values.region,
     loadDemo: values.demo,
     tilesDir: values.tiles,
+    onSequenced: (run) => {
+      const versions = run.appended > 0 ? `, ${run.appended} new version${run.appended === 1 ? '' : 's'} in the ledger (tree size ${run.treeSize})` : '';
+      console.log(`sequencer: ${run.sequenced} event${run.sequenced === 1 ? '' : 's'} integrated${versions}`);
+      for (const [delivery, reason] of Object.entries(run.reasons)) console.log(`sequencer: set aside ${delivery}: ${reason}`);
+    },
     onProgress: (written, total) => {
       if (total > 1000 && (written === total || written % 1000 < 25)) process.stderr.write(`\rloading demo data: ${written}/${total} items`);
       if (written === total && total > 1000) process.stderr.write('\n');
@@ -70,6 +75,7 @@ Open ${u}/verify or ${u}/trust-receipt/${DEMO_OBJECTS.current} in a browser, or 
   curl -s ${u}/v1/ledger
   npm run verify -- ${u}/v1/objects/${DEMO_OBJECTS.current}
   npm run verify -- ${u}/v1/commercial-proofs/${DEMO_PROOFS.tampered}   # fails on purpose: a demo record altered after logging
+  npm run emit -- svc.living-object.state-changed.v1 ${DEMO_OBJECTS.current} previousState=DELIVERED state=RETURNED   # a signed event; read the object again
   curl -s ${u}/developers/sandbox/examples.json
 
 Ledger verifier key${values.endpoint && !values.demo ? '' : ` (development key, kept in ${values.data ?? '.data/'})`}: ${process.env.LEDGER_VERIFIER_KEYS}

@@ -12,6 +12,7 @@ import { canonicalSources } from '../publish/sources';
 import { startEmbeddedStore, type EmbeddedStore } from './embedded-store';
 import { startLocalServer, type LocalServer } from './server';
 import { startLocalSequencer, type LocalSequencer } from './sequencer-loop';
+import type { SequencerRun } from '../../functions/ledger-writer/sequencer';
 import { forgetIngressKeys } from '../../functions/config/ingress-keys';
 
 /** The development verification keys of the event sources (the local host only; docs/ingress.md). */
@@ -114,6 +115,8 @@ export interface LocalServiceOptions {
    * deliveries stay pending (a test drives a sequencer itself).
    */
   sequencer?: boolean;
+  /** Called after each sequencer batch that integrated or set aside anything. */
+  onSequenced?: (run: SequencerRun) => void;
 }
 
 /**
@@ -171,7 +174,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
   }
   // Only into a table this service loaded itself: a table someone else loaded is signed with another key.
   const sequencerClient = options.sequencer === false || !(store || options.loadDemo) ? null : localClient(endpoint, region);
-  const sequencer = sequencerClient ? startLocalSequencer({ client: sequencerClient, table, signer, tiles: directoryTileStore(tilesDir) }) : null;
+  const sequencer = sequencerClient ? startLocalSequencer({ client: sequencerClient, table, signer, tiles: directoryTileStore(tilesDir), onRun: options.onSequenced }) : null;
   const service: LocalService = {
     url: server.url,
     storeEndpoint: endpoint,
