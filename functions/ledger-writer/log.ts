@@ -32,8 +32,8 @@ export class AppendOnlyLog {
   private readonly pending: LeafToStore[] = [];
   /** The leaf data (canonical JSON) of the pending leaves, for the tile log's entry bundles. */
   private readonly pendingEntries: Uint8Array[] = [];
-  private readonly publishedSize: number;
-  private readonly publishedCheckpoint: string | null;
+  private publishedSize: number;
+  private publishedCheckpoint: string | null;
   private signed: { size: number; note: string } | null = null;
 
   constructor(
@@ -44,7 +44,7 @@ export class AppendOnlyLog {
     for (const leaf of stored.leaves) this.track(leaf, this.tree.append(leaf));
     this.publishedSize = stored.leaves.length;
     this.publishedCheckpoint = stored.checkpoint;
-    if (stored.leaves.length > 0) this.checkStoredHistory(stored);
+    if (stored.leaves.length > 0) this.checkStoredHistory(stored.checkpoint);
   }
 
   private track(leaf: Uint8Array, index: number): void {
@@ -52,15 +52,16 @@ export class AppendOnlyLog {
     if (!this.positions.has(key)) this.positions.set(key, index);
   }
 
-  private checkStoredHistory(stored: StoredLog): void {
-    if (!stored.checkpoint) throw new LedgerIntegrityError(`the table holds ${stored.leaves.length} leaves but no checkpoint`);
-    const opened = verifyNote(stored.checkpoint, [parseVerifierKey(this.signer.verifierKey)]);
+  /** The tree, as it now stands, must be the one the signed checkpoint describes. */
+  private checkStoredHistory(storedCheckpoint: string | null): void {
+    if (!storedCheckpoint) throw new LedgerIntegrityError(`the table holds ${this.tree.size} leaves but no checkpoint`);
+    const opened = verifyNote(storedCheckpoint, [parseVerifierKey(this.signer.verifierKey)]);
     if (!opened.ok) {
       throw new LedgerIntegrityError(`the table's latest checkpoint is not signed by this signing key (${this.signer.verifierKey}): ${opened.reason}`);
     }
     const checkpoint = parseCheckpointText(opened.note.text);
     if (checkpoint.origin !== this.origin) throw new LedgerIntegrityError(`the table's log is ${checkpoint.origin}, the signing key is for ${this.origin}`);
-    if (checkpoint.treeSize !== stored.leaves.length) throw new LedgerIntegrityError(`the checkpoint is for ${checkpoint.treeSize} leaves, the table holds ${stored.leaves.length}`);
+    if (checkpoint.treeSize !== this.tree.size) throw new LedgerIntegrityError(`the checkpoint is for ${checkpoint.treeSize} leaves, the table holds ${this.tree.size}`);
     if (!this.tree.root().equals(checkpoint.rootHash)) {
       throw new LedgerIntegrityError('the stored leaves do not reproduce the root of the published checkpoint: the log was altered');
     }
@@ -68,6 +69,36 @@ export class AppendOnlyLog {
 
   get size(): number {
     return this.tree.size;
+  }
+
+  /** The size and checkpoint last published (or read when the log was opened). */
+  get published(): { size: number; checkpoint: string | null } {
+    return { size: this.publishedSize, checkpoint: this.publishedCheckpoint };
+  }
+
+  /** True while leaves appended here are not yet published. */
+  get hasUnpublished(): boolean {
+    return this.tree.size !== this.publishedSize;
+  }
+
+  /** The head now says this log's current size and `checkpoint`: what was appended is history. */
+  markPublished(checkpoint: string): void {
+    this.publishedSize = this.tree.size;
+    this.publishedCheckpoint = checkpoint;
+    this.pending.length = 0;
+    this.pendingEntries.length = 0;
+  }
+
+  /**
+   * Continues a log kept from an earlier batch with the leaves another writer published since,
+   * checked against the head's signed checkpoint like a log opened from every leaf.
+   */
+  extendWithStored(leaves: readonly Buffer[], checkpoint: string): void {
+    if (this.hasUnpublished) throw new LedgerIntegrityError('a log with unpublished leaves cannot take stored ones');
+    for (const leaf of leaves) this.track(leaf, this.tree.append(leaf));
+    this.checkStoredHistory(checkpoint);
+    this.publishedSize = this.tree.size;
+    this.publishedCheckpoint = checkpoint;
   }
 
   /** Leaves appended since the log was opened, to store before the new checkpoint is published. */

@@ -10,7 +10,7 @@ import { readJournal } from '../store/ledger';
 import { entryItem, entrySeqOf } from '../store/write';
 import { runLedgerBatch } from './batch';
 import type { AppendOnlyLog } from './log';
-import type { TableLedgerOptions } from './table-ledger';
+import { LogCache, type TableLedgerOptions } from './table-ledger';
 
 type Item = Record<string, AttributeValue>;
 
@@ -61,6 +61,9 @@ export interface SequencerRun {
   reasons: Record<string, string>;
 }
 
+/** The log as this process's last batch left it: the next batch reads only what others appended since (table-ledger.ts). */
+const processLogCache = new LogCache();
+
 /** Runs one batch; null when nothing was waiting. */
 export async function sequencePending(options: SequencerOptions): Promise<SequencerRun | null> {
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
@@ -69,7 +72,7 @@ export async function sequencePending(options: SequencerOptions): Promise<Sequen
   // Nothing waiting: still finish a batch that stopped after publishing (its journal), if any.
   if (candidates.length === 0 && (await readJournal(options.client, options.table, false))?.header.done !== false) return null;
 
-  const { result, ledger } = await runLedgerBatch({ ...options, leaseMs: options.leaseMs ?? SEQUENCER_LEASE_MS, journal: true }, async (log) => {
+  const { result, ledger } = await runLedgerBatch({ cache: processLogCache, ...options, leaseMs: options.leaseMs ?? SEQUENCER_LEASE_MS, journal: true }, async (log) => {
     const waiting = async (keys: readonly string[]) => (await readDeliveries(options.client, options.table, keys)).filter((d) => d.sequencing === 'PENDING' && d.event);
     let deliveries = await waiting(candidates);
     // The candidates were listed before the lease was taken: another writer (or the journal of a

@@ -30,6 +30,30 @@ export interface TableLedgerOptions {
   onProgress?: (stage: LedgerStage, done: number, total: number) => void;
   /** Where the C2SP tlog-tiles log is written (a folder, the catalogue bucket); none: no tiles. */
   tiles?: TileStore;
+  /** Keeps the log between batches of one process (the sequencer), so a batch reads only the leaves others published since. */
+  cache?: LogCache;
+}
+
+/**
+ * The log as the last batch of this process published it. A writer that stays alive between
+ * batches (the sequencer) opens its next batch from it instead of reading every leaf again: if the
+ * head is still the one it published, nothing is read; if another writer (a load) has appended
+ * since, only those leaves are read, and the tree is checked against the head's signed checkpoint
+ * as a log opened from every leaf is. A batch that fails leaves the cache empty.
+ */
+export class LogCache {
+  private kept: { table: string; origin: string; log: AppendOnlyLog } | null = null;
+
+  /** The kept log for this table and origin, taken out of the cache (a batch owns it until it publishes). */
+  take(table: string, origin: string): AppendOnlyLog | null {
+    const kept = this.kept;
+    this.kept = null;
+    return kept && kept.table === table && kept.origin === origin && !kept.log.hasUnpublished ? kept.log : null;
+  }
+
+  keep(table: string, log: AppendOnlyLog): void {
+    this.kept = { table, origin: log.origin, log };
+  }
 }
 
 export interface LedgerPublication {
@@ -68,10 +92,17 @@ export class TableLedger {
       if (head.origin && head.origin !== options.signer.name) {
         throw new Error(`the table's log is ${head.origin}, but the signing key is for ${options.signer.name}`);
       }
-      const leaves = await readLedgerLeaves(options.client, options.table, head.treeSize, (read, total) =>
-        options.onProgress?.('reading leaves', read, total),
-      );
-      const log = new AppendOnlyLog(options.signer, { leaves, checkpoint: head.checkpoint });
+      const progress = (read: number, total: number) => options.onProgress?.('reading leaves', read, total);
+      const kept = options.cache?.take(options.table, options.signer.name) ?? null;
+      let log: AppendOnlyLog;
+      if (kept && kept.published.size === head.treeSize && kept.published.checkpoint === head.checkpoint) {
+        log = kept;
+      } else if (kept && head.checkpoint && kept.published.size < head.treeSize) {
+        kept.extendWithStored(await readLedgerLeaves(options.client, options.table, head.treeSize, progress, kept.published.size), head.checkpoint);
+        log = kept;
+      } else {
+        log = new AppendOnlyLog(options.signer, { leaves: await readLedgerLeaves(options.client, options.table, head.treeSize, progress), checkpoint: head.checkpoint });
+      }
       // Read (and check) the tile log before anything is written: a store that disagrees stops the load here.
       const previous = options.tiles ? await TableLedger.previousEntries(log, options.tiles) : [];
       if (options.tiles) log.checkPreviousEntries(previous);
@@ -108,7 +139,9 @@ export class TableLedger {
         at: new Date().toISOString(),
       });
       if (this.options.tiles) await writeLogResources(this.options.tiles, resources.filter((r) => r.path === 'checkpoint'), () => progress(resources.length));
+      this.log.markPublished(checkpoint);
     }
+    this.options.cache?.keep(this.options.table, this.log);
     return { origin: this.log.origin, treeSize: this.log.size, appended, checkpoint, verifierKey: this.options.signer.verifierKey };
   }
 

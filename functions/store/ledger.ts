@@ -137,36 +137,37 @@ export async function releaseLedgerLock(client: DynamoDBClient, table: string, l
   }
 }
 
-/** Reads the hashes of leaves 0..treeSize-1 in order (a few hundred per page), for the loader to rebuild the tree. */
+/** Reads the hashes of leaves from..treeSize-1 in order (a few hundred per page), for a writer to rebuild (or continue) the tree. */
 export async function readLedgerLeaves(
   client: DynamoDBClient,
   table: string,
   treeSize: number,
   onProgress?: (read: number, total: number) => void,
+  from = 0,
 ): Promise<Buffer[]> {
   const leaves: Buffer[] = [];
-  if (treeSize === 0) return leaves;
+  if (treeSize <= from) return leaves;
   let start: Item | undefined;
   do {
     const out = await client.send(
       new QueryCommand({
         TableName: table,
         KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',
-        ExpressionAttributeValues: { ':pk': { S: LEDGER_PK }, ':first': { S: ledgerLeafSk(0) }, ':last': { S: ledgerLeafSk(treeSize - 1) } },
+        ExpressionAttributeValues: { ':pk': { S: LEDGER_PK }, ':first': { S: ledgerLeafSk(from) }, ':last': { S: ledgerLeafSk(treeSize - 1) } },
         ProjectionExpression: 'sk, leafHash',
         ConsistentRead: true,
         ExclusiveStartKey: start,
       }),
     );
     for (const item of out.Items ?? []) {
-      const expected = ledgerLeafSk(leaves.length);
-      if (item.sk?.S !== expected || !item.leafHash?.B) throw new Error(`the ledger is missing leaf ${leaves.length} (found ${item.sk?.S ?? 'nothing'})`);
+      const expected = ledgerLeafSk(from + leaves.length);
+      if (item.sk?.S !== expected || !item.leafHash?.B) throw new Error(`the ledger is missing leaf ${from + leaves.length} (found ${item.sk?.S ?? 'nothing'})`);
       leaves.push(Buffer.from(item.leafHash.B));
     }
     onProgress?.(leaves.length, treeSize);
     start = out.LastEvaluatedKey;
   } while (start);
-  if (leaves.length !== treeSize) throw new Error(`the ledger head says ${treeSize} leaves but ${leaves.length} are stored`);
+  if (from + leaves.length !== treeSize) throw new Error(`the ledger head says ${treeSize} leaves but ${from + leaves.length} are stored`);
   return leaves;
 }
 
