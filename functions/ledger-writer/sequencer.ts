@@ -1,11 +1,11 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { integrateEvents, type DerivedEntry, type EventOutcome, type EventToIntegrate, type StoredTimelineEntry } from '../domain/ingress/integrate';
+import { integrateEvents, type DerivedEntry, type EventOutcome, type EventToIntegrate, type PartialTimeline, type StoredTimelineEntry } from '../domain/ingress/integrate';
 import { reconcileStatusList, type CredentialStatusTimeline } from '../domain/ingress/status-lists';
 import { CREDENTIAL_KIND, statusListReference, type CredentialStatusSlot } from '../domain/credentials/model';
 import type { RecordHead } from '../domain/record';
 import { canonicalInstant, entrySk } from '../store/layout';
 import { listWaitingDeliveries, readDeliveries, settledDeliveryItem, type WaitingDelivery } from '../store/pending';
-import { genesisItem, readWholeRecord } from '../store/records';
+import { genesisItem, readRecordFrom, readRecordGenesis, readWholeRecord } from '../store/records';
 import { readJournal } from '../store/ledger';
 import { entryItem, entrySeqOf } from '../store/write';
 import { runLedgerBatch } from './batch';
@@ -145,7 +145,7 @@ async function integrateDeliveries(
   const retried: WaitingDelivery[] = [];
   const credentialTimelines = new Map<string, CredentialStatusTimeline[]>();
   for (const [reference, events] of byReference) {
-    const record = await readWholeRecord(options.client, options.table, reference);
+    const record = await readRecordGenesis(options.client, options.table, reference);
     if (!record) {
       for (const e of events) outcomes.set(e.key, { key: e.key, sequenced: false, reason: `no record is held under ${reference}` });
       continue;
@@ -153,13 +153,28 @@ async function integrateDeliveries(
     // Events set aside for this record before are tried again with the new ones, all in instant
     // order: one set aside only because an earlier event had not arrived yet is integrated now.
     const parked = record.setAside.length > 0 ? (await readDeliveries(options.client, options.table, record.setAside)).filter((d) => d.sequencing === 'SET_ASIDE' && d.event) : [];
-    const integration = integrateEvents(record.kind ?? '', record.entries, [...events, ...parked.map(eventOf)]);
+    const all = [...events, ...parked.map(eventOf)];
+    // Objects and proofs are read from the earliest instant an event states (two Queries, whatever
+    // the length of the history before it). A credential is read whole: its status lists are
+    // reconciled with its whole status timeline, which is short (status changes only).
+    let stored: StoredTimelineEntry[];
+    let partial: PartialTimeline | undefined;
+    if (record.kind !== CREDENTIAL_KIND && record.highestVersion !== null) {
+      const from = all.reduce((earliest, e) => (Date.parse(e.at) < Date.parse(earliest) ? e.at : earliest), all[0].at);
+      const part = await readRecordFrom(options.client, options.table, reference, from);
+      stored = part.entries;
+      partial = { before: part.before, highestVersion: record.highestVersion };
+    } else {
+      stored = (await readWholeRecord(options.client, options.table, reference))?.entries ?? [];
+    }
+    const integration = integrateEvents(record.kind ?? '', stored, all, partial);
     for (const o of integration.outcomes) outcomes.set(o.key, o);
     retried.push(...parked);
     const stillAside = integration.outcomes.filter((o) => !o.sequenced).map((o) => o.key).slice(-MAX_SET_ASIDE);
     const changed = integration.outcomes.some((o) => o.sequenced);
-    if (changed || stillAside.join() !== record.setAside.join()) genesis.push(genesisItem(reference, record.kind ?? '', stillAside));
-    plans.push({ reference, entries: integration.entries, newHeads: integration.newHeads, stored: record.entries });
+    const highest = Math.max(record.highestVersion ?? 0, ...stored.map((e) => e.head.version), ...integration.newHeads.map((h) => h.version));
+    if (changed || stillAside.join() !== record.setAside.join()) genesis.push(genesisItem(reference, record.kind ?? '', stillAside, highest));
+    plans.push({ reference, entries: integration.entries, newHeads: integration.newHeads, stored: partial?.before ? [partial.before, ...stored] : stored });
     if (record.kind === CREDENTIAL_KIND && integration.outcomes.some((o) => o.sequenced)) {
       const newest = integration.entries[integration.entries.length - 1];
       const slots = (newest?.head.content.statusSlots ?? []) as CredentialStatusSlot[];
@@ -178,7 +193,8 @@ async function integrateDeliveries(
     const purpose = list.entries[0]?.head.content.statusPurpose as 'revocation' | 'suspension';
     const reconciled = reconcileStatusList(purpose, list.entries, timelines);
     plans.push({ reference, entries: reconciled.entries, newHeads: reconciled.newHeads as unknown as RecordHead<Record<string, unknown>>[], stored: list.entries });
-    if (reconciled.newHeads.length > 0) genesis.push(genesisItem(reference, list.kind ?? '', list.setAside));
+    const highest = Math.max(...list.entries.map((e) => e.head.version), ...reconciled.newHeads.map((h) => h.version));
+    if (reconciled.newHeads.length > 0) genesis.push(genesisItem(reference, list.kind ?? '', list.setAside, highest));
   }
 
   // Log every new version, sign once, and give each its inclusion proof against that checkpoint.

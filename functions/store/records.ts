@@ -1,7 +1,7 @@
-import { BatchGetItemCommand, QueryCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { BatchGetItemCommand, GetItemCommand, QueryCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { StoreNotConfigured, StoreUnavailable } from './errors';
 import { storeClient, tableName } from './client';
-import { cutSk, GENESIS_SK, recordPk } from './layout';
+import { canonicalInstant, cutSk, GENESIS_SK, recordPk } from './layout';
 
 /** One stored timeline entry with what was in force at its instant (see layout.ts). */
 export interface StoredEntry<Entry = Record<string, unknown>, View = Record<string, unknown>, Head = Record<string, unknown>> {
@@ -123,18 +123,12 @@ export async function readWholeRecord(client: DynamoDBClient, table: string, ref
     for (const item of out.Items ?? []) {
       exists = true;
       if (item.sk?.S === GENESIS_SK) {
-        kind = item.kind?.S ?? null;
-        setAside = item.setAside?.S ? (JSON.parse(item.setAside.S) as string[]) : [];
+        const genesis = genesisOf(item);
+        kind = genesis.kind;
+        setAside = genesis.setAside;
         continue;
       }
-      entries.push({
-        sk: item.sk!.S!,
-        at: item.at!.S!,
-        entry: JSON.parse(item.entry!.S!),
-        view: JSON.parse(item.view!.S!),
-        head: JSON.parse(item.head!.S!),
-        eventKey: item.eventKey?.S ?? null,
-      });
+      entries.push(entryOf(item));
     }
     start = out.LastEvaluatedKey;
   } while (start);
@@ -148,13 +142,84 @@ export interface WholeRecord {
   setAside: string[];
 }
 
+const entryOf = (item: Record<string, AttributeValue>): StoredEntryItem => ({
+  sk: item.sk!.S!,
+  at: item.at!.S!,
+  entry: JSON.parse(item.entry!.S!),
+  view: JSON.parse(item.view!.S!),
+  head: JSON.parse(item.head!.S!),
+  eventKey: item.eventKey?.S ?? null,
+});
+
+export interface RecordGenesis {
+  kind: string | null;
+  setAside: string[];
+  /** The record's highest version (written by loads and the sequencer; null on a record stored before it was kept). */
+  highestVersion: number | null;
+}
+
+const genesisOf = (item: Record<string, AttributeValue>): RecordGenesis => ({
+  kind: item.kind?.S ?? null,
+  setAside: item.setAside?.S ? (JSON.parse(item.setAside.S) as string[]) : [],
+  highestVersion: item.highestVersion?.N ? Number(item.highestVersion.N) : null,
+});
+
+/** The record's genesis item (strongly consistent); null when the record does not exist. */
+export async function readRecordGenesis(client: DynamoDBClient, table: string, reference: string): Promise<RecordGenesis | null> {
+  const out = await client.send(new GetItemCommand({ TableName: table, Key: { pk: { S: recordPk(reference) }, sk: { S: GENESIS_SK } }, ConsistentRead: true }));
+  return out.Item ? genesisOf(out.Item) : null;
+}
+
+/**
+ * The part of a record's timeline the sequencer needs for events stating `from` or later: every
+ * entry at or after that instant, and the entry just before it (the view and version in force
+ * then), in two strongly consistent Queries, however long the history before it.
+ */
+export async function readRecordFrom(client: DynamoDBClient, table: string, reference: string, from: string): Promise<{ before: StoredEntryItem | null; entries: StoredEntryItem[] }> {
+  const pk = { S: recordPk(reference) };
+  const boundary = `T#${canonicalInstant(from)}#`;
+  const prior = await client.send(
+    new QueryCommand({
+      TableName: table,
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :boundary',
+      ExpressionAttributeValues: { ':pk': pk, ':first': { S: 'T#' }, ':boundary': { S: boundary } },
+      ScanIndexForward: false,
+      Limit: 1,
+      ConsistentRead: true,
+    }),
+  );
+  const entries: StoredEntryItem[] = [];
+  let start: Record<string, AttributeValue> | undefined;
+  do {
+    const out = await client.send(
+      new QueryCommand({
+        TableName: table,
+        KeyConditionExpression: 'pk = :pk AND sk > :boundary',
+        ExpressionAttributeValues: { ':pk': pk, ':boundary': { S: boundary } },
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    );
+    entries.push(...(out.Items ?? []).map(entryOf));
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return { before: prior.Items?.[0] ? entryOf(prior.Items[0]) : null, entries };
+}
+
 /**
  * The genesis item of a record the sequencer has changed: `changedByEvents` tells the loader the
  * record is no longer what a document describes (lib/loader/load.ts keeps it as it is), and
  * `setAside` lists the deliveries to try again with its next events (none: left out).
  */
-export function genesisItem(reference: string, kind: string, setAside: readonly string[]): Record<string, AttributeValue> {
-  const item: Record<string, AttributeValue> = { pk: { S: recordPk(reference) }, sk: { S: GENESIS_SK }, kind: { S: kind }, reference: { S: reference }, changedByEvents: { BOOL: true } };
+export function genesisItem(reference: string, kind: string, setAside: readonly string[], highestVersion: number): Record<string, AttributeValue> {
+  const item: Record<string, AttributeValue> = {
+    pk: { S: recordPk(reference) },
+    sk: { S: GENESIS_SK },
+    kind: { S: kind },
+    reference: { S: reference },
+    changedByEvents: { BOOL: true },
+    highestVersion: { N: String(highestVersion) },
+  };
   if (setAside.length > 0) item.setAside = { S: JSON.stringify(setAside) };
   return item;
 }

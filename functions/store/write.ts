@@ -38,7 +38,8 @@ export function entrySeqOf(sk: string): number {
 
 export function recordItems(record: RecordToStore): Item[] {
   const pk = { S: recordPk(record.reference) };
-  const items: Item[] = [{ pk, sk: { S: GENESIS_SK }, kind: { S: record.kind }, reference: { S: record.reference } }];
+  const highestVersion = record.entries.reduce((highest, e) => Math.max(highest, (e.head as { version?: number }).version ?? 0), 0);
+  const items: Item[] = [{ pk, sk: { S: GENESIS_SK }, kind: { S: record.kind }, reference: { S: record.reference }, highestVersion: { N: String(highestVersion) } }];
   record.entries.forEach((e, seq) => items.push(entryItem(record.reference, entrySk(e.at, seq), e)));
   return items;
 }

@@ -99,8 +99,11 @@ function insertionPoint(facts: readonly Fact[], ms: number): number {
   return i;
 }
 
+/** The stored entry before a partial timeline, standing for everything before it: what is in force there. */
+const SEED = 'SEED';
+
 /** A fact that starts a version (a state or status change, or a proof's issuance), whether or not its version is built yet. */
-const CHANGE_TYPES = new Set(['STATE_CHANGED', 'ISSUED', 'SUSPENDED', 'REINSTATED', 'REVOKED', 'PROOF_ISSUED']);
+const CHANGE_TYPES = new Set(['STATE_CHANGED', 'ISSUED', 'SUSPENDED', 'REINSTATED', 'REVOKED', 'PROOF_ISSUED', SEED]);
 const isChange = (f: Fact): boolean => CHANGE_TYPES.has(f.type);
 
 interface KindRules {
@@ -112,8 +115,14 @@ interface KindRules {
   refusal(facts: Fact[], i: number): string | null;
   /** The version a change inserted at facts[i] creates (null for observations and snapshots); `next` numbers it. */
   versionOf(facts: Fact[], i: number, next: () => number): Head | null;
-  /** Every fact's stored parts, derived over the whole timeline. */
-  derive(facts: readonly Fact[]): Omit<DerivedEntry, 'sk' | 'eventKey' | 'stored'>[];
+  /**
+   * Every fact's stored parts, derived over the timeline; `seed` is the stored entry just before
+   * the facts (its view and version are what is in force where they begin), null when they begin
+   * the record.
+   */
+  derive(facts: readonly Fact[], seed: StoredTimelineEntry | null): Omit<DerivedEntry, 'sk' | 'eventKey' | 'stored'>[];
+  /** What a seed entry states (the state, status or source state in force at it). */
+  stateOf(seed: StoredTimelineEntry): string;
 }
 
 /** The newest change at or before index i (exclusive of i), or null. */
@@ -160,10 +169,11 @@ const OBJECT_RULES: KindRules = {
     const fact = facts[i];
     return fact.type === 'STATE_CHANGED' ? newVersion(changeBefore(facts, i)!.head!, fact.at, next(), { state: fact.state, stateSince: fact.at }) : null;
   },
-  derive(facts) {
-    let state: string | null = null;
-    let head: Head | null = null;
-    let lastObservedAt: string | null = null;
+  stateOf: (seed) => String(seed.view.state),
+  derive(facts, seed) {
+    let state: string | null = seed ? String(seed.view.state) : null;
+    let head: Head | null = seed ? seed.head : null;
+    let lastObservedAt: string | null = seed ? ((seed.view.lastObservedAt as string | null) ?? null) : null;
     return facts.map((f) => {
       let entry: Record<string, unknown>;
       const source = String((f.head ?? head)!.content.authority);
@@ -213,9 +223,10 @@ const CREDENTIAL_RULES: KindRules = {
     const fact = facts[i];
     return fact.type === 'AUTHORITY_OBSERVED' ? null : newVersion(changeBefore(facts, i)!.head!, fact.at, next(), { status: fact.state, statusSince: fact.at });
   },
-  derive(facts) {
-    let status: string | null = null;
-    let head: Head | null = null;
+  stateOf: (seed) => String(seed.view.status),
+  derive(facts, seed) {
+    let status: string | null = seed ? String(seed.view.status) : null;
+    let head: Head | null = seed ? seed.head : null;
     return facts.map((f) => {
       const previousStatus = status;
       if (isChange(f)) {
@@ -247,10 +258,11 @@ const PROOF_RULES: KindRules = {
     return changeBefore(facts, i) ? null : `it states ${facts[i].at}, before the proof was issued`;
   },
   versionOf: () => null,
-  derive(facts) {
-    let head: Head | null = null;
-    let lastSynchronization: { at: string; state: string; digest: string } | null = null;
-    let synchronizations = 0;
+  stateOf: (seed) => String(seed.entry.state),
+  derive(facts, seed) {
+    let head: Head | null = seed ? seed.head : null;
+    let lastSynchronization = seed ? (seed.view.lastSynchronization as { at: string; state: string; digest: string } | null) : null;
+    let synchronizations = seed ? Number(seed.view.synchronizations) : 0;
     return facts.map((f) => {
       if (isChange(f)) head = f.head;
       if (f.type === 'SOURCE_SYNCHRONIZED') {
@@ -265,17 +277,29 @@ const PROOF_RULES: KindRules = {
 
 const RULES_BY_KIND: Record<string, KindRules> = { [OBJECT_KIND]: OBJECT_RULES, [CREDENTIAL_KIND]: CREDENTIAL_RULES, [COMMERCIAL_PROOF_KIND]: PROOF_RULES };
 
+export interface PartialTimeline {
+  /** The stored entry just before `stored` (null: `stored` begins the record). */
+  before: StoredTimelineEntry | null;
+  /** The record's highest version, wherever it is in the timeline. */
+  highestVersion: number;
+}
+
 /**
  * Integrates `events` (any order; integrated in the order of the instants they state, then as
- * given) into a record of `kind` whose stored entries are `stored` (in sort-key order).
+ * given) into a record of `kind` whose stored entries are `stored` (in sort-key order): the whole
+ * timeline, or, with `partial`, the entries from the earliest instant any event states on (a
+ * long history is not read for events at its end; nothing before them can change).
  */
-export function integrateEvents(kind: string, stored: readonly StoredTimelineEntry[], events: readonly EventToIntegrate[]): RecordIntegration {
+export function integrateEvents(kind: string, stored: readonly StoredTimelineEntry[], events: readonly EventToIntegrate[], partial?: PartialTimeline): RecordIntegration {
   const rules = RULES_BY_KIND[kind];
   if (!rules) {
     return { entries: [], newHeads: [], outcomes: events.map((e) => ({ key: e.key, sequenced: false, reason: `the record is a ${kind}, which no event changes` })) };
   }
+  const seed = partial?.before ?? null;
   const facts = rules.facts(stored);
-  let highest = 0;
+  // The seed stands first, as the change in force where the stored entries begin: the rules see what held before them.
+  if (seed) facts.unshift({ at: seed.at, ms: Date.parse(seed.at), type: SEED, state: rules.stateOf(seed), head: seed.head, stored: seed, eventKey: seed.eventKey });
+  let highest = partial?.highestVersion ?? 0;
   for (const e of stored) highest = Math.max(highest, e.head.version);
   const nextVersion = () => ++highest;
   const integrated = new Set(stored.flatMap((e) => (e.eventKey ? [e.eventKey] : [])));
@@ -334,7 +358,8 @@ export function integrateEvents(kind: string, stored: readonly StoredTimelineEnt
     decided.delete(e.key);
     return [outcome];
   });
+  if (seed) facts.shift();
   const newHeads = facts.filter((f) => f.stored === null && f.head !== null).map((f) => f.head!);
-  const entries = rules.derive(facts).map((d, i) => ({ ...d, sk: facts[i].stored?.sk ?? null, eventKey: facts[i].eventKey, stored: facts[i].stored }));
+  const entries = rules.derive(facts, seed).map((d, i) => ({ ...d, sk: facts[i].stored?.sk ?? null, eventKey: facts[i].eventKey, stored: facts[i].stored }));
   return { entries, newHeads, outcomes };
 }
