@@ -57,6 +57,15 @@ function functionEnvironment(op: LambdaOperation | null): Record<string, string>
 
 const EMPTY_MODULE = 'exports.handler = async () => ({ statusCode: 200, body: "" });\n';
 
+/**
+ * The floor the architecture sets: the Powertools logger every function logs with (DESIGN.md),
+ * made as the boundary makes it, on its own and on top of the baseline. No function can start
+ * below these; the gap between them and a function is what the function's own code costs.
+ */
+const LOGGER = "import { Logger } from '@aws-lambda-powertools/logger';\nconst logger = new Logger({ serviceName: 'bench' });\n";
+const LOGGER_ONLY_SOURCE = `${LOGGER}export const handler = async () => { logger.info('answered'); return { statusCode: 200, body: '' }; };\n`;
+const BASELINE_WITH_LOGGER_SOURCE = LOGGER + BASELINE_SOURCE;
+
 /** Demo values for path and query parameters, by parameter name (first) or operationId.name. */
 function demoParameters(): Record<string, string> {
   return {
@@ -88,6 +97,8 @@ async function bundlesAndColdInit(ctx: BenchContext, service: LocalService): Pro
     mkdirSync(path.join(dir, 'empty'));
     const emptyModule = path.join(dir, 'empty', 'index.js');
     writeFileSync(emptyModule, EMPTY_MODULE);
+    const loggerOnly = await bundle({ name: 'logger-only.ts', contents: LOGGER_ONLY_SOURCE }, path.join(dir, 'logger-only'), ctx.root);
+    const baselineWithLogger = await bundle({ name: 'baseline-logger.ts', contents: BASELINE_WITH_LOGGER_SOURCE }, path.join(dir, 'baseline-logger'), ctx.root);
     const bundles = new Map<string, Bundle>();
     for (const op of ops) bundles.set(op.operationId, await bundle(op.integration.entry, path.join(dir, op.operationId), ctx.root));
 
@@ -104,6 +115,8 @@ async function bundlesAndColdInit(ctx: BenchContext, service: LocalService): Pro
     const subjects: Subject[] = [
       { id: 'baseline', file: baseline.file, env: functionEnvironment(null) },
       { id: 'empty', file: emptyModule, env: functionEnvironment(null) },
+      { id: 'logger-only', file: loggerOnly.file, env: functionEnvironment(null) },
+      { id: 'baseline-logger', file: baselineWithLogger.file, env: functionEnvironment(null) },
       ...ops.map((op) => ({ id: op.operationId, file: bundles.get(op.operationId)!.file, env: functionEnvironment(op) })),
     ];
     const firstRequestSubjects: Subject[] = [
@@ -150,6 +163,18 @@ async function bundlesAndColdInit(ctx: BenchContext, service: LocalService): Pro
       { metric: 'cold init: bare node, empty module', value: round(emptyReady, 1), unit: 'ms', note: `median of ${COLD_RUNS}, the yardstick of functions that read nothing` },
       { metric: 'cold init CPU: baseline (DynamoDB client and Query only)', value: round(cpu('baseline'), 1), unit: 'ms', note: `median of ${COLD_RUNS}: user + system CPU time of the process when the handler is ready` },
       { metric: 'cold init CPU: bare node, empty module', value: round(cpu('empty'), 1), unit: 'ms', note: `median of ${COLD_RUNS}` },
+      {
+        metric: 'cold init CPU ratio: the Powertools logger alone',
+        value: ratio(cpu('logger-only'), cpu('empty')),
+        unit: 'x empty module',
+        note: `the floor of a function that reads nothing and logs as every function does; bundle ${kib(loggerOnly.bytes)} KiB`,
+      },
+      {
+        metric: 'cold init CPU ratio: baseline with the Powertools logger',
+        value: ratio(cpu('baseline-logger'), cpu('baseline')),
+        unit: 'x baseline',
+        note: `the floor of a function that reads the table and logs as every function does; bundle ${ratio(baselineWithLogger.bytes, baseline.bytes)}x the baseline's`,
+      },
       {
         metric: 'first invocation: baseline (init + client set-up + one Query)',
         value: round(baselineAnswered, 1),
