@@ -11,7 +11,8 @@
  * a schema's refinements run only when nothing before them stopped; strict objects report unknown
  * keys after their fields; an array longer than its maximum is refused before its items are read;
  * a union answers with its first accepting option, else with the one option whose failure did
- * not stop, else with every option's issues. test/unit/body-check.test.ts holds this to zod on
+ * not stop, else with every option's issues; a nullable schema lets null through and hands
+ * anything else to its inner schema. test/unit/body-check.test.ts holds this to zod on
  * seeded random bodies.
  */
 
@@ -36,6 +37,8 @@ export type PlanNode =
   | { t: 'literal'; values: (string | number | boolean | null)[] }
   | { t: 'array'; element: BodyPlan; checks?: BodyCheck[] }
   | { t: 'optional'; inner: BodyPlan }
+  /** null, or what `inner` accepts (an event payload's previousState before the first state). */
+  | { t: 'nullable'; inner: BodyPlan }
   | { t: 'unknown' }
   | { t: 'union'; options: BodyPlan[]; checks?: BodyCheck[] };
 
@@ -177,6 +180,10 @@ function parse(plan: BodyPlan, p: Payload, rules: Readonly<Record<string, BodyRu
       return p;
     case 'optional':
       return input === undefined ? p : run(plan.inner, p, rules);
+    case 'nullable':
+      // As zod: null passes untouched; anything else is the inner schema's, issues and all (its
+      // invalid_value lists the inner values only, without null). A missing field is not null.
+      return input === null ? p : run(plan.inner, p, rules);
     case 'array': {
       if (!Array.isArray(input)) {
         p.issues.push({ expected: 'array', code: 'invalid_type', input, path: [] });

@@ -184,3 +184,6 @@ export function cloudEventEnvelope<Payload extends z.ZodType>(contract: EventCon
     })
     .strict();
 }
+
+/** What the envelope of an event with this payload schema outputs: the type of its generated body plan (functions/generated/bodies.ts). */
+export type CloudEventEnvelope<Payload extends z.ZodType> = z.output<ReturnType<typeof cloudEventEnvelope<Payload>>>;

@@ -3,6 +3,8 @@
 import type { z } from 'zod';
 import type { BodyPlan } from '../contract/body-check';
 import type * as S from '../contract/schemas/sandbox';
+import type * as E from '../contract/events';
+import type { CloudEventEnvelope } from '../contract/events';
 
 /** The regular expressions of the plans (string formats and patterns). */
 const P0 = "^(?:(?:\\d\\d[2468][048]|\\d\\d[13579][26]|\\d\\d0[48]|[02468][048]00|[13579][26]00)-02-29|\\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|(?:02)-(?:0[1-9]|1\\d|2[0-8])))T(?:(?:[01]\\d|2[0-3]):[0-5]\\d:[0-5]\\d(?:\\.\\d+)?(?:Z|([+-](?:[01]\\d|2[0-3]):[0-5]\\d)))$";
@@ -13,6 +15,10 @@ const P4 = "^[A-Za-z0-9._~-]+$";
 const P5 = "^[A-Z]{3}$";
 const P6 = "^[A-Z][A-Z0-9_]{1,39}$";
 const P7 = "^[a-z0-9][a-z0-9-]{0,63}$";
+const P8 = "^[A-Za-z0-9][A-Za-z0-9._:~-]*$";
+const P9 = "^[A-Z][A-Z0-9_]{1,63}$";
+const P10 = "^\\/[A-Za-z0-9._:~\\-/{}]*$";
+const P11 = "^sha256:[0-9a-f]{64}$";
 
 /** SandboxTestClockRequest */
 export const testClockRequest: BodyPlan<z.output<typeof S.TestClockRequest>> = {
@@ -1135,5 +1141,897 @@ export const offlineVerificationRequest: BodyPlan<z.output<typeof S.OfflineVerif
   "unknownKeys": "refuse"
 };
 
+/** ObjectStateChangedEvent */
+export const objectStateChangedEvent: BodyPlan<CloudEventEnvelope<typeof E.ObjectStateChangedData>> = {
+  "t": "object",
+  "shape": [
+    [
+      "specversion",
+      {
+        "t": "literal",
+        "values": [
+          "1.0"
+        ]
+      }
+    ],
+    [
+      "id",
+      {
+        "t": "string",
+        "checks": [
+          {
+            "c": "min_length",
+            "n": 1
+          },
+          {
+            "c": "max_length",
+            "n": 128
+          }
+        ]
+      }
+    ],
+    [
+      "source",
+      {
+        "t": "literal",
+        "values": [
+          "/v1/objects"
+        ]
+      }
+    ],
+    [
+      "type",
+      {
+        "t": "literal",
+        "values": [
+          "svc.living-object.state-changed.v1"
+        ]
+      }
+    ],
+    [
+      "subject",
+      {
+        "t": "string",
+        "checks": [
+          {
+            "c": "min_length",
+            "n": 1
+          },
+          {
+            "c": "max_length",
+            "n": 180
+          }
+        ]
+      }
+    ],
+    [
+      "time",
+      {
+        "t": "string",
+        "checks": [
+          {
+            "c": "format",
+            "format": "datetime",
+            "pattern": P0,
+            "flags": ""
+          }
+        ]
+      }
+    ],
+    [
+      "datacontenttype",
+      {
+        "t": "literal",
+        "values": [
+          "application/json"
+        ]
+      }
+    ],
+    [
+      "data",
+      {
+        "t": "object",
+        "shape": [
+          [
+            "reference",
+            {
+              "t": "string",
+              "checks": [
+                {
+                  "c": "min_length",
+                  "n": 3
+                },
+                {
+                  "c": "max_length",
+                  "n": 180
+                },
+                {
+                  "c": "format",
+                  "format": "regex",
+                  "pattern": P8,
+                  "flags": ""
+                }
+              ]
+            }
+          ],
+          [
+            "objectType",
+            {
+              "t": "string",
+              "checks": [
+                {
+                  "c": "format",
+                  "format": "regex",
+                  "pattern": P9,
+                  "flags": ""
+                }
+              ]
+            }
+          ],
+          [
+            "previousState",
+            {
+              "t": "nullable",
+              "inner": {
+                "t": "enum",
+                "values": [
+                  "ACTIVE",
+                  "PLACED",
+                  "CONFIRMED",
+                  "FULFILLED",
+                  "SHIPPED",
+                  "DELIVERED",
+                  "IN_SERVICE",
+                  "VALID",
+                  "CANCELLED",
+                  "REVOKED",
+                  "RETURNED",
+                  "RECALLED",
+                  "VOIDED",
+                  "SUPERSEDED",
+                  "ARCHIVED"
+                ]
+              }
+            }
+          ],
+          [
+            "state",
+            {
+              "t": "enum",
+              "values": [
+                "ACTIVE",
+                "PLACED",
+                "CONFIRMED",
+                "FULFILLED",
+                "SHIPPED",
+                "DELIVERED",
+                "IN_SERVICE",
+                "VALID",
+                "CANCELLED",
+                "REVOKED",
+                "RETURNED",
+                "RECALLED",
+                "VOIDED",
+                "SUPERSEDED",
+                "ARCHIVED"
+              ]
+            }
+          ],
+          [
+            "changedAt",
+            {
+              "t": "string",
+              "checks": [
+                {
+                  "c": "format",
+                  "format": "datetime",
+                  "pattern": P0,
+                  "flags": ""
+                }
+              ]
+            }
+          ],
+          [
+            "recordVersion",
+            {
+              "t": "number",
+              "checks": [
+                {
+                  "c": "int"
+                },
+                {
+                  "c": "min",
+                  "n": 1,
+                  "inclusive": true
+                }
+              ]
+            }
+          ],
+          [
+            "resolveUrl",
+            {
+              "t": "string",
+              "checks": [
+                {
+                  "c": "format",
+                  "format": "regex",
+                  "pattern": P10,
+                  "flags": ""
+                }
+              ]
+            }
+          ],
+          [
+            "disclosure",
+            {
+              "t": "object",
+              "shape": [
+                [
+                  "containsCustomerPii",
+                  {
+                    "t": "literal",
+                    "values": [
+                      false
+                    ]
+                  }
+                ],
+                [
+                  "containsPaymentAccountData",
+                  {
+                    "t": "literal",
+                    "values": [
+                      false
+                    ]
+                  }
+                ]
+              ],
+              "unknownKeys": "refuse"
+            }
+          ]
+        ],
+        "unknownKeys": "refuse"
+      }
+    ]
+  ],
+  "unknownKeys": "refuse"
+};
+
+/** AuthorityObservedEvent */
+export const authorityObservedEvent: BodyPlan<CloudEventEnvelope<typeof E.AuthorityObservedData>> = {
+  "t": "object",
+  "shape": [
+    [
+      "specversion",
+      {
+        "t": "literal",
+        "values": [
+          "1.0"
+        ]
+      }
+    ],
+    [
+      "id",
+      {
+        "t": "string",
+        "checks": [
+          {
+            "c": "min_length",
+            "n": 1
+          },
+          {
+            "c": "max_length",
+            "n": 128
+          }
+        ]
+      }
+    ],
+    [
+      "source",
+      {
+        "t": "literal",
+        "values": [
+          "/v1/objects"
+        ]
+      }
+    ],
+    [
+      "type",
+      {
+        "t": "literal",
+        "values": [
+          "svc.living-object.authority-observed.v1"
+        ]
+      }
+    ],
+    [
+      "subject",
+      {
+        "t": "string",
+        "checks": [
+          {
+            "c": "min_length",
+            "n": 1
+          },
+          {
+            "c": "max_length",
+            "n": 180
+          }
+        ]
+      }
+    ],
+    [
+      "time",
+      {
+        "t": "string",
+        "checks": [
+          {
+            "c": "format",
+            "format": "datetime",
+            "pattern": P0,
+            "flags": ""
+          }
+        ]
+      }
+    ],
+    [
+      "datacontenttype",
+      {
+        "t": "literal",
+        "values": [
+          "application/json"
+        ]
+      }
+    ],
+    [
+      "data",
+      {
+        "t": "object",
+        "shape": [
+          [
+            "reference",
+            {
+              "t": "string",
+              "checks": [
+                {
+                  "c": "min_length",
+                  "n": 3
+                },
+                {
+                  "c": "max_length",
+                  "n": 180
+                },
+                {
+                  "c": "format",
+                  "format": "regex",
+                  "pattern": P8,
+                  "flags": ""
+                }
+              ]
+            }
+          ],
+          [
+            "objectType",
+            {
+              "t": "string",
+              "checks": [
+                {
+                  "c": "format",
+                  "format": "regex",
+                  "pattern": P9,
+                  "flags": ""
+                }
+              ]
+            }
+          ],
+          [
+            "state",
+            {
+              "t": "enum",
+              "values": [
+                "ACTIVE",
+                "PLACED",
+                "CONFIRMED",
+                "FULFILLED",
+                "SHIPPED",
+                "DELIVERED",
+                "IN_SERVICE",
+                "VALID",
+                "CANCELLED",
+                "REVOKED",
+                "RETURNED",
+                "RECALLED",
+                "VOIDED",
+                "SUPERSEDED",
+                "ARCHIVED"
+              ]
+            }
+          ],
+          [
+            "observedAt",
+            {
+              "t": "string",
+              "checks": [
+                {
+                  "c": "format",
+                  "format": "datetime",
+                  "pattern": P0,
+                  "flags": ""
+                }
+              ]
+            }
+          ],
+          [
+            "resolveUrl",
+            {
+              "t": "string",
+              "checks": [
+                {
+                  "c": "format",
+                  "format": "regex",
+                  "pattern": P10,
+                  "flags": ""
+                }
+              ]
+            }
+          ],
+          [
+            "disclosure",
+            {
+              "t": "object",
+              "shape": [
+                [
+                  "containsCustomerPii",
+                  {
+                    "t": "literal",
+                    "values": [
+                      false
+                    ]
+                  }
+                ],
+                [
+                  "containsPaymentAccountData",
+                  {
+                    "t": "literal",
+                    "values": [
+                      false
+                    ]
+                  }
+                ]
+              ],
+              "unknownKeys": "refuse"
+            }
+          ]
+        ],
+        "unknownKeys": "refuse"
+      }
+    ]
+  ],
+  "unknownKeys": "refuse"
+};
+
+/** CredentialStatusChangedEvent */
+export const credentialStatusChangedEvent: BodyPlan<CloudEventEnvelope<typeof E.CredentialStatusChangedData>> = {
+  "t": "object",
+  "shape": [
+    [
+      "specversion",
+      {
+        "t": "literal",
+        "values": [
+          "1.0"
+        ]
+      }
+    ],
+    [
+      "id",
+      {
+        "t": "string",
+        "checks": [
+          {
+            "c": "min_length",
+            "n": 1
+          },
+          {
+            "c": "max_length",
+            "n": 128
+          }
+        ]
+      }
+    ],
+    [
+      "source",
+      {
+        "t": "literal",
+        "values": [
+          "/v1/credentials"
+        ]
+      }
+    ],
+    [
+      "type",
+      {
+        "t": "literal",
+        "values": [
+          "svc.credential.status-changed.v1"
+        ]
+      }
+    ],
+    [
+      "subject",
+      {
+        "t": "string",
+        "checks": [
+          {
+            "c": "min_length",
+            "n": 1
+          },
+          {
+            "c": "max_length",
+            "n": 180
+          }
+        ]
+      }
+    ],
+    [
+      "time",
+      {
+        "t": "string",
+        "checks": [
+          {
+            "c": "format",
+            "format": "datetime",
+            "pattern": P0,
+            "flags": ""
+          }
+        ]
+      }
+    ],
+    [
+      "datacontenttype",
+      {
+        "t": "literal",
+        "values": [
+          "application/json"
+        ]
+      }
+    ],
+    [
+      "data",
+      {
+        "t": "object",
+        "shape": [
+          [
+            "claimId",
+            {
+              "t": "string",
+              "checks": [
+                {
+                  "c": "min_length",
+                  "n": 3
+                },
+                {
+                  "c": "max_length",
+                  "n": 180
+                },
+                {
+                  "c": "format",
+                  "format": "regex",
+                  "pattern": P8,
+                  "flags": ""
+                }
+              ]
+            }
+          ],
+          [
+            "previousStatus",
+            {
+              "t": "nullable",
+              "inner": {
+                "t": "string",
+                "checks": [
+                  {
+                    "c": "format",
+                    "format": "regex",
+                    "pattern": P9,
+                    "flags": ""
+                  }
+                ]
+              }
+            }
+          ],
+          [
+            "status",
+            {
+              "t": "string",
+              "checks": [
+                {
+                  "c": "format",
+                  "format": "regex",
+                  "pattern": P9,
+                  "flags": ""
+                }
+              ]
+            }
+          ],
+          [
+            "changedAt",
+            {
+              "t": "string",
+              "checks": [
+                {
+                  "c": "format",
+                  "format": "datetime",
+                  "pattern": P0,
+                  "flags": ""
+                }
+              ]
+            }
+          ],
+          [
+            "verifyUrl",
+            {
+              "t": "string",
+              "checks": [
+                {
+                  "c": "format",
+                  "format": "regex",
+                  "pattern": P10,
+                  "flags": ""
+                }
+              ]
+            }
+          ],
+          [
+            "disclosure",
+            {
+              "t": "object",
+              "shape": [
+                [
+                  "containsCustomerPii",
+                  {
+                    "t": "literal",
+                    "values": [
+                      false
+                    ]
+                  }
+                ],
+                [
+                  "containsPaymentAccountData",
+                  {
+                    "t": "literal",
+                    "values": [
+                      false
+                    ]
+                  }
+                ]
+              ],
+              "unknownKeys": "refuse"
+            }
+          ]
+        ],
+        "unknownKeys": "refuse"
+      }
+    ]
+  ],
+  "unknownKeys": "refuse"
+};
+
+/** LifecycleFeedEvent */
+export const lifecycleFeedEvent: BodyPlan<CloudEventEnvelope<typeof E.ObjectStateChangedData> | CloudEventEnvelope<typeof E.AuthorityObservedData> | CloudEventEnvelope<typeof E.CredentialStatusChangedData>> = {
+  "t": "union",
+  "options": [
+    objectStateChangedEvent,
+    authorityObservedEvent,
+    credentialStatusChangedEvent
+  ]
+};
+
+/** CommercialSourceSnapshotEvent */
+export const commercialSourceSnapshotEvent: BodyPlan<CloudEventEnvelope<typeof E.CommercialSourceSnapshotData>> = {
+  "t": "object",
+  "shape": [
+    [
+      "specversion",
+      {
+        "t": "literal",
+        "values": [
+          "1.0"
+        ]
+      }
+    ],
+    [
+      "id",
+      {
+        "t": "string",
+        "checks": [
+          {
+            "c": "min_length",
+            "n": 1
+          },
+          {
+            "c": "max_length",
+            "n": 128
+          }
+        ]
+      }
+    ],
+    [
+      "source",
+      {
+        "t": "literal",
+        "values": [
+          "/v1/commercial-proofs"
+        ]
+      }
+    ],
+    [
+      "type",
+      {
+        "t": "literal",
+        "values": [
+          "svc.commercial-proof.source-snapshot.v1"
+        ]
+      }
+    ],
+    [
+      "subject",
+      {
+        "t": "string",
+        "checks": [
+          {
+            "c": "min_length",
+            "n": 1
+          },
+          {
+            "c": "max_length",
+            "n": 180
+          }
+        ]
+      }
+    ],
+    [
+      "time",
+      {
+        "t": "string",
+        "checks": [
+          {
+            "c": "format",
+            "format": "datetime",
+            "pattern": P0,
+            "flags": ""
+          }
+        ]
+      }
+    ],
+    [
+      "datacontenttype",
+      {
+        "t": "literal",
+        "values": [
+          "application/json"
+        ]
+      }
+    ],
+    [
+      "data",
+      {
+        "t": "object",
+        "shape": [
+          [
+            "reference",
+            {
+              "t": "string",
+              "checks": [
+                {
+                  "c": "min_length",
+                  "n": 3
+                },
+                {
+                  "c": "max_length",
+                  "n": 180
+                },
+                {
+                  "c": "format",
+                  "format": "regex",
+                  "pattern": P8,
+                  "flags": ""
+                }
+              ]
+            }
+          ],
+          [
+            "sourceState",
+            {
+              "t": "string",
+              "checks": [
+                {
+                  "c": "format",
+                  "format": "regex",
+                  "pattern": P9,
+                  "flags": ""
+                }
+              ]
+            }
+          ],
+          [
+            "digest",
+            {
+              "t": "string",
+              "checks": [
+                {
+                  "c": "format",
+                  "format": "regex",
+                  "pattern": P11,
+                  "flags": ""
+                }
+              ]
+            }
+          ],
+          [
+            "observedAt",
+            {
+              "t": "string",
+              "checks": [
+                {
+                  "c": "format",
+                  "format": "datetime",
+                  "pattern": P0,
+                  "flags": ""
+                }
+              ]
+            }
+          ],
+          [
+            "proofUrl",
+            {
+              "t": "string",
+              "checks": [
+                {
+                  "c": "format",
+                  "format": "regex",
+                  "pattern": P10,
+                  "flags": ""
+                }
+              ]
+            }
+          ],
+          [
+            "disclosure",
+            {
+              "t": "object",
+              "shape": [
+                [
+                  "containsCustomerPii",
+                  {
+                    "t": "literal",
+                    "values": [
+                      false
+                    ]
+                  }
+                ],
+                [
+                  "containsPaymentAccountData",
+                  {
+                    "t": "literal",
+                    "values": [
+                      false
+                    ]
+                  }
+                ]
+              ],
+              "unknownKeys": "refuse"
+            }
+          ]
+        ],
+        "unknownKeys": "refuse"
+      }
+    ]
+  ],
+  "unknownKeys": "refuse"
+};
+
 /** Every plan by the contract component name of its schema. */
-export const BODY_PLANS: Readonly<Record<string, BodyPlan<unknown>>> = { SandboxTestClockRequest: testClockRequest, SandboxProviderRunRequest: providerRunRequest, SandboxCommerceSourceRequest: commerceSourceRequest, SandboxIdentityVerifierRequest: identityVerifierRequest, SandboxWalletRequest: walletRequest, SandboxPaymentProcessorRequest: paymentProcessorRequest, SandboxCredentialStatusRequest: credentialStatusRequest, SandboxTrustPolicyRequest: trustPolicyRequest, SandboxOfflineVerificationRequest: offlineVerificationRequest };
+export const BODY_PLANS: Readonly<Record<string, BodyPlan<unknown>>> = { SandboxTestClockRequest: testClockRequest, SandboxProviderRunRequest: providerRunRequest, SandboxCommerceSourceRequest: commerceSourceRequest, SandboxIdentityVerifierRequest: identityVerifierRequest, SandboxWalletRequest: walletRequest, SandboxPaymentProcessorRequest: paymentProcessorRequest, SandboxCredentialStatusRequest: credentialStatusRequest, SandboxTrustPolicyRequest: trustPolicyRequest, SandboxOfflineVerificationRequest: offlineVerificationRequest, LifecycleFeedEvent: lifecycleFeedEvent, ObjectStateChangedEvent: objectStateChangedEvent, AuthorityObservedEvent: authorityObservedEvent, CredentialStatusChangedEvent: credentialStatusChangedEvent, CommercialSourceSnapshotEvent: commercialSourceSnapshotEvent };
+
+/** The plan of each CloudEvents envelope a receiver takes, by event type. */
+export const EVENT_ENVELOPE_PLANS: Readonly<Record<string, BodyPlan<CloudEventEnvelope<z.ZodType<Record<string, unknown>>>>>> = { "svc.living-object.state-changed.v1": objectStateChangedEvent, "svc.living-object.authority-observed.v1": authorityObservedEvent, "svc.credential.status-changed.v1": credentialStatusChangedEvent, "svc.commercial-proof.source-snapshot.v1": commercialSourceSnapshotEvent };

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { INGRESS_MAX_BODY_BYTES, INGRESS_SOURCES, isIngressSource, type IngressReceipt, type ReceiverName } from '../contract/ingress';
+import type { IngressReceipt } from '../contract/ingress';
+import { INGRESS_MAX_BODY_BYTES, INGRESS_SOURCES, isIngressSource, type ReceiverName } from '../contract/ingress-values';
 import { keysForSource } from '../config/ingress-keys';
 import { EventInputError, parseCanonicalEvent, type CanonicalEvent } from '../domain/ingress/event';
 import { decide, type CurrentRecord } from '../domain/ingress/rules';

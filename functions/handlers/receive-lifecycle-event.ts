@@ -1,4 +1,4 @@
-import { LIFECYCLE_SOURCE_ID } from '../contract/ingress';
+import { LIFECYCLE_SOURCE_ID } from '../contract/ingress-values';
 import { receiverHandler } from './ingress-receiver';
 
 /** POST /v1/lifecycle/events: the service platform's signed lifecycle feed (source service-platform). */

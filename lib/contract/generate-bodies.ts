@@ -1,8 +1,9 @@
 /**
- * Request-body checks generated from the contract table. A sandbox function validates a JSON body
- * against the contract's zod schema; loading zod and building the sandbox's schemas was most of
- * its cold start (README, Performance). So each request body schema of the table (and each option
- * of a body that is a union of named schemas, e.g. the provider requests) is turned here, at build
+ * Request-body checks generated from the contract table. A sandbox function or an event receiver
+ * validates a JSON body against the contract's zod schema; loading zod and building the schemas
+ * was most of its cold start (README, Performance). So each request body schema of the table (and
+ * each option of a body that is a union of named schemas, e.g. the provider requests or the
+ * lifecycle feed's CloudEvents envelopes) is turned here, at build
  * time, into a plan: plain data that functions/contract/body-check.ts walks with zod's own rules,
  * reporting the same issues. Refinements are named rules (functions/contract/body-rules.ts) that
  * the schema and the plan both run. The output (functions/generated/bodies.ts) is committed,
@@ -15,6 +16,8 @@ import type { Operation } from '../../functions/contract/operation';
 import type { BodyCheck, BodyPlan } from '../../functions/contract/body-check';
 import { bodyRuleOf, contractRegistry } from '../../functions/contract/registry';
 import type { ZodDef } from './generate-params';
+import * as eventSchemas from '../../functions/contract/events';
+import { EVENT_ENVELOPES, eventContract } from '../../functions/contract/ingress';
 import * as sandboxSchemas from '../../functions/contract/schemas/sandbox';
 
 export const GENERATED_BODIES_FILE = 'functions/generated/bodies.ts';
@@ -104,6 +107,11 @@ function compile(schema: ZodSchema, where: string, named: (schema: ZodSchema) =>
       return { t: 'unknown' };
     case 'optional':
       return { t: 'optional', inner: compile(def.innerType!, where, named) };
+    case 'nullable':
+      // zod lets an object omit a field whose nullable wraps an optional; the plan's objects read
+      // only 'optional' as omittable, so that combination would be approximated: refuse it.
+      if (def.innerType!._zod.def.type === 'optional') throw new Error(`${where}: a nullable optional is not supported (write .optional().nullable() as .nullable().optional())`);
+      return { t: 'nullable', inner: compile(def.innerType!, where, named) };
     case 'array':
       return withChecks({ t: 'array', element: compile(def.element!, `${where}[]`, named) }, compileChecks(def, where));
     case 'union':
@@ -128,9 +136,7 @@ export function bodySchemas(operations: readonly Operation[]): Map<string, ZodSc
     out.set(id, schema);
   };
   for (const op of operations) {
-    // The receivers validate CloudEvents with the contract's zod schemas themselves (their payloads
-    // have nullable fields, a shape the plans do not cover yet): functions/domain/ingress/event.ts.
-    if (!op.requestBody || (op.integration.kind === 'lambda' && op.integration.access === 'ingress-write')) continue;
+    if (!op.requestBody) continue;
     const schema = op.requestBody.schema as unknown as ZodSchema;
     add(schema, op.operationId);
     if (schema._zod.def.type === 'union') for (const option of schema._zod.def.options!) if (componentId(option)) add(option, op.operationId);
@@ -138,11 +144,29 @@ export function bodySchemas(operations: readonly Operation[]): Map<string, ZodSc
   return out;
 }
 
-/** The name functions/contract/schemas/sandbox.ts exports a body schema under (its component id without 'Sandbox'). */
-function exportName(id: string, schema: ZodSchema): string {
-  const name = id.replace(/^Sandbox/, '');
-  if ((sandboxSchemas as Record<string, unknown>)[name] !== schema) throw new Error(`${id}: functions/contract/schemas/sandbox.ts exports no schema named ${name}`);
-  return name;
+/** The CloudEvents type whose envelope (functions/contract/ingress.ts, EVENT_ENVELOPES) a schema is, if any. */
+const envelopeType = (schema: ZodSchema) => Object.entries(EVENT_ENVELOPES).find(([, envelope]) => envelope === (schema as unknown))?.[0];
+
+/**
+ * The TypeScript type a plan checks, written with the contract's own exports (type-only imports,
+ * so no bundle carries the schemas): a sandbox body is what its schema in
+ * functions/contract/schemas/sandbox.ts outputs (exported under its component id without
+ * 'Sandbox'); an event envelope is the CloudEvents envelope of its payload schema in
+ * functions/contract/events.ts; a union of named schemas is the union of theirs.
+ */
+function outputType(id: string, schema: ZodSchema): string {
+  const sandboxName = id.replace(/^Sandbox/, '');
+  if ((sandboxSchemas as Record<string, unknown>)[sandboxName] === schema) return `z.output<typeof S.${sandboxName}>`;
+  const type = envelopeType(schema);
+  if (type !== undefined) {
+    const payload = eventContract(type)!.payload;
+    const payloadName = Object.entries(eventSchemas).find(([, value]) => value === payload)?.[0];
+    if (!payloadName) throw new Error(`${id}: functions/contract/events.ts exports no payload schema of ${type}`);
+    return `CloudEventEnvelope<typeof E.${payloadName}>`;
+  }
+  const def = schema._zod.def;
+  if (def.type === 'union' && def.options!.every((o) => componentId(o) !== undefined)) return def.options!.map((o) => outputType(componentId(o)!, o)).join(' | ');
+  throw new Error(`${id}: no exported schema to type its plan with (functions/contract/schemas/sandbox.ts, or an event payload of functions/contract/events.ts)`);
 }
 
 /** The generated module's source: one plan per named schema, nested components by reference, each pattern once. */
@@ -172,10 +196,15 @@ export function generateBodyPlans(operations: readonly Operation[]): string {
       }
       return value;
     }, 2);
-    order.push(`/** ${id} */\nexport const ${name}: BodyPlan<z.output<typeof S.${exportName(id, schema)}>> = ${json.replace(/"@@(.+?)@@"/g, '$1')};`);
+    order.push(`/** ${id} */\nexport const ${name}: BodyPlan<${outputType(id, schema)}> = ${json.replace(/"@@(.+?)@@"/g, '$1')};`);
     return name;
   };
   for (const [id, schema] of roots) emit(id, schema);
+  // The receivers choose an envelope by the body's CloudEvents type (functions/domain/ingress/event.ts).
+  const envelopes = [...roots].flatMap(([id, schema]) => {
+    const type = envelopeType(schema);
+    return type === undefined ? [] : [`${JSON.stringify(type)}: ${emitted.get(id)}`];
+  });
 
   return [
     '// Generated by `npm run generate` (lib/contract/generate-bodies.ts) from the contract table',
@@ -183,6 +212,8 @@ export function generateBodyPlans(operations: readonly Operation[]): string {
     "import type { z } from 'zod';",
     "import type { BodyPlan } from '../contract/body-check';",
     "import type * as S from '../contract/schemas/sandbox';",
+    "import type * as E from '../contract/events';",
+    "import type { CloudEventEnvelope } from '../contract/events';",
     '',
     // Each pattern once, as its own constant: a plan that is not imported is then dropped from a
     // bundle (esbuild keeps an initializer that reads an array element, which could have effects).
@@ -192,6 +223,9 @@ export function generateBodyPlans(operations: readonly Operation[]): string {
     ...order.flatMap((block) => [block, '']),
     '/** Every plan by the contract component name of its schema. */',
     `export const BODY_PLANS: Readonly<Record<string, BodyPlan<unknown>>> = { ${[...roots.keys()].map((id) => `${id}: ${emitted.get(id)}`).join(', ')} };`,
+    '',
+    '/** The plan of each CloudEvents envelope a receiver takes, by event type. */',
+    `export const EVENT_ENVELOPE_PLANS: Readonly<Record<string, BodyPlan<CloudEventEnvelope<z.ZodType<Record<string, unknown>>>>>> = { ${envelopes.join(', ')} };`,
     '',
   ].join('\n');
 }

@@ -1,5 +1,4 @@
-import type { IngressEffect } from '../../contract/ingress';
-import { REPLAY_WINDOW_SECONDS } from '../../contract/ingress';
+import { REPLAY_WINDOW_SECONDS, type IngressEffect } from '../../contract/ingress-values';
 import { ALLOWED_EVENTS, CREDENTIAL_KIND } from '../credentials/model';
 import { isLifecycleState, lifecycleClass, type LifecycleState } from '../lifecycle';
 import { COMMERCIAL_PROOF_KIND } from '../proofs';

@@ -1,6 +1,6 @@
 import { createPublicKey, verify as verifySignature, type KeyObject } from 'node:crypto';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
-import { REPLAY_WINDOW_SECONDS, WEBHOOK_HEADERS, WEBHOOK_ID_PATTERN } from '../../contract/ingress';
+import { REPLAY_WINDOW_SECONDS, WEBHOOK_HEADERS, WEBHOOK_ID_PATTERN } from '../../contract/ingress-values';
 
 /**
  * Standard Webhooks verification (https://www.standardwebhooks.com), pure: the raw body as
