@@ -1,4 +1,5 @@
 import { operations } from '../../functions/contract/operations';
+import { SEQUENCER_ENTRY } from '../../lib/stack/sequencer';
 import { buildBundle } from '../support/bundle';
 
 const lambdaOperations = operations.filter((op) => op.integration.kind === 'lambda');
@@ -40,4 +41,45 @@ describe.each(lambdaOperations.map((op) => [op.operationId, op] as const))('bund
       expect(inputs.filter((i) => i.includes('@aws-sdk/') || i.includes('@smithy/'))).toEqual([]);
     });
   }
+});
+
+/**
+ * The sequencer (lib/stack/sequencer.ts) is no operation of the table: it is held here to what it
+ * needs, the DynamoDB, S3 (tile log) and KMS (checkpoint key) clients and the Powertools logger, and
+ * to nothing of the request path. What it still carries that it should not is listed in
+ * SEQUENCER_NOT_YET with the import that brings it; the test fails when one goes (take it off the
+ * list and lower its budget in bundle-budgets.test.ts) as when anything else forbidden comes in.
+ */
+describe('bundle of the sequencer', () => {
+  const forbidden: Record<string, (input: string) => boolean> = {
+    zod: (i) => i.includes('node_modules/zod/'),
+    'the canonical event and record schemas': (i) =>
+      i.startsWith('functions/contract/schemas/') || ['functions/contract/events.ts', 'functions/contract/ingress.ts', 'functions/contract/registry.ts'].includes(i),
+    'the contract table': (i) => i.startsWith('functions/contract/operations/') || i === 'functions/contract/operation.ts' || i.startsWith('functions/generated/'),
+    'the HTTP boundary': (i) => i.startsWith('functions/http/'),
+    'page and HTML code': (i) => i.startsWith('functions/domain/surfaces/') || i.startsWith('functions/browser/'),
+    'infrastructure code (lib/, the CDK)': (i) => i.startsWith('lib/') || i.includes('aws-cdk-lib') || i.includes('constructs/'),
+    'an AWS client it never calls': (i) => /@aws-sdk\/client-(?!dynamodb\/|s3\/|kms\/)/.test(i),
+    'middy or the receivers\' Standard Webhooks': (i) => i.includes('node_modules/@middy/') || i.includes('node_modules/standardwebhooks/'),
+  };
+  const IMPORTED_BY_THE_RULES = 'functions/domain/ingress/rules.ts imports REPLAY_WINDOW_SECONDS from functions/contract/ingress.ts, which builds the canonical event schemas with zod when loaded';
+  const SEQUENCER_NOT_YET: Record<string, string> = {
+    zod: IMPORTED_BY_THE_RULES,
+    'the canonical event and record schemas': IMPORTED_BY_THE_RULES,
+  };
+  let inputs: string[];
+  beforeAll(async () => {
+    inputs = (await buildBundle(SEQUENCER_ENTRY)).inputs;
+  });
+
+  it('carries the clients and the logger it uses', () => {
+    const packages = ['@aws-sdk/client-dynamodb/', '@aws-sdk/client-s3/', '@aws-sdk/client-kms/', '@aws-lambda-powertools/logger/'];
+    expect(packages.filter((p) => !inputs.some((i) => i.includes(`node_modules/${p}`)))).toEqual([]);
+  });
+
+  it.each(Object.keys(forbidden))('%s: only as listed in SEQUENCER_NOT_YET', (what) => {
+    const found = inputs.filter(forbidden[what]);
+    if (SEQUENCER_NOT_YET[what]) expect({ what, carried: found.length > 0, why: SEQUENCER_NOT_YET[what] }).toEqual({ what, carried: true, why: SEQUENCER_NOT_YET[what] });
+    else expect({ what, found }).toEqual({ what, found: [] });
+  });
 });
