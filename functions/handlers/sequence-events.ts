@@ -13,6 +13,15 @@ import { LedgerLockedError } from '../store/ledger';
  * delivery is stored, and every minute by a schedule. Either way it integrates what waits, batch
  * after batch, while the invocation has time for another; the stream's keys are taken first.
  * Reserved concurrency 1 and the ledger lease keep it the only writer.
+ *
+ * Its clients take everything from the SDK's defaults (region, credentials, endpoints), so outside
+ * AWS the SDK's own per-service endpoint variables point them elsewhere: AWS_ENDPOINT_URL_DYNAMODB,
+ * AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL_KMS (test/integration/sequencer-lambda.test.ts runs it so
+ * against dynalite, s3rver and a KMS stand-in). There is no path-style setting of its own: the
+ * SDK's S3 endpoint rules already address the bucket by path when the endpoint is an IP address
+ * (http://127.0.0.1:PORT), and SDK v3 reads no environment variable for forcePathStyle (there is no
+ * AWS_S3_FORCE_PATH_STYLE). Give a local S3 by IP address: behind a host name (localhost) the SDK
+ * asks for <bucket>.localhost.
  */
 const logger = new Logger({ serviceName: SERVICE_NAME });
 
@@ -44,20 +53,26 @@ function setting(name: string): string {
 }
 
 export async function handler(event: SequencerEvent, context?: { getRemainingTimeInMillis(): number }): Promise<SequencerSummary> {
+  // Every setting is read before anything is asked of AWS: a missing one fails the run at once, naming it.
   const table = setting('TABLE_NAME');
+  const keyId = setting('LEDGER_KMS_KEY_ARN');
+  const origin = setting('LEDGER_ORIGIN');
+  const bucket = setting('LEDGER_TILES_BUCKET');
   // The key is asked for its public half once per execution environment; a failure is asked again next time.
-  signer ??= kmsCheckpointSigner({ keyId: setting('LEDGER_KMS_KEY_ARN'), origin: process.env.LEDGER_ORIGIN ?? '' }).catch((error: unknown) => {
+  signer ??= kmsCheckpointSigner({ keyId, origin }).catch((error: unknown) => {
     signer = undefined;
     throw error;
   });
   // Writes are batches of items with proofs: more patient than the read path's client.
   clients ??= { dynamodb: new DynamoDBClient({ maxAttempts: 4 }), s3: new S3Client({}) };
-  const tiles = bucketTileStore(clients.s3, setting('LEDGER_TILES_BUCKET'), process.env.LEDGER_TILES_PREFIX ?? 'ledger/');
+  const tiles = bucketTileStore(clients.s3, bucket, process.env.LEDGER_TILES_PREFIX ?? 'ledger/');
   const waiting = (event.Records ?? []).flatMap((r) => (r.eventName === 'INSERT' && r.dynamodb?.Keys?.pk?.S ? [r.dynamodb.Keys.pk.S] : []));
   const summary: SequencerSummary = { batches: 0, deliveries: 0, sequenced: 0, setAside: 0, appended: 0, treeSize: null };
   try {
+    // Awaited here, whether or not a batch runs: a key that cannot be read is logged as this run's failure.
+    const checkpointSigner = await signer;
     while (!context || context.getRemainingTimeInMillis() > TIME_FOR_A_BATCH_MS) {
-      const run = await sequencePending({ client: clients.dynamodb, table, signer: await signer, tiles, waiting: summary.batches === 0 ? waiting : [] });
+      const run = await sequencePending({ client: clients.dynamodb, table, signer: checkpointSigner, tiles, waiting: summary.batches === 0 ? waiting : [] });
       if (!run) break;
       summary.batches++;
       summary.deliveries += run.deliveries;

@@ -1,8 +1,5 @@
 import { execFile } from 'node:child_process';
-import { createPublicKey, generateKeyPairSync, sign } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -24,6 +21,7 @@ import { generateSignerKey, signerFromKey } from '../../functions/ledger-writer/
 import { startEmbeddedStore, type EmbeddedStore } from '../../lib/local/embedded-store';
 import { configureLocalEnvironment, localClient } from '../../lib/local/service';
 import { loadDocument } from '../../lib/loader/load';
+import { startKmsStandIn, type KmsRequest, type KmsStandIn } from '../support/kms';
 
 const ANCHOR = new Date('2026-11-01T12:00:00Z');
 const TABLE = 'ledger-test';
@@ -245,55 +243,33 @@ describe('npm run load (the CLI)', () => {
     expect(second.stdout).toMatch(/: 0 new leaves/);
   });
   describe('with the ledger key in AWS KMS (a stand-in speaking the KMS JSON protocol, through the real SDK)', () => {
-    const KMS_KEY = 'arn:aws:kms:eu-central-1:111122223333:key/ledger-test';
     const ORIGIN = 'kms-test.example/ledger';
-    const { privateKey } = generateKeyPairSync('ed25519');
-    const requests: { target: string; body: Record<string, string> }[] = [];
-    let server: http.Server;
+    let kms: KmsStandIn;
+    let KMS_KEY: string;
+    let requests: KmsRequest[];
     let kmsEnv: Record<string, string>;
 
     beforeAll(async () => {
-      // What KMS answers for an ECC_NIST_EDWARDS25519 key: the DER SubjectPublicKeyInfo, and pure Ed25519 signatures of RAW messages.
-      server = http.createServer((req, res) => {
-        let text = '';
-        req.on('data', (c) => (text += c));
-        req.on('end', () => {
-          const target = String(req.headers['x-amz-target']);
-          const body = JSON.parse(text) as Record<string, string>;
-          requests.push({ target, body });
-          res.setHeader('content-type', 'application/x-amz-json-1.1');
-          if (body.KeyId !== KMS_KEY) {
-            res.statusCode = 400;
-            res.end(JSON.stringify({ __type: 'NotFoundException', message: `Key '${body.KeyId}' does not exist` }));
-          } else if (target === 'TrentService.GetPublicKey') {
-            const spki = createPublicKey(privateKey).export({ format: 'der', type: 'spki' });
-            res.end(JSON.stringify({ KeyId: KMS_KEY, PublicKey: spki.toString('base64'), KeySpec: 'ECC_NIST_EDWARDS25519', KeyUsage: 'SIGN_VERIFY', SigningAlgorithms: ['ED25519_SHA_512', 'ED25519_PH_SHA_512'] }));
-          } else if (target === 'TrentService.Sign' && body.MessageType === 'RAW' && body.SigningAlgorithm === 'ED25519_SHA_512') {
-            const signature = sign(null, Buffer.from(body.Message, 'base64'), privateKey);
-            res.end(JSON.stringify({ KeyId: KMS_KEY, Signature: signature.toString('base64'), SigningAlgorithm: body.SigningAlgorithm }));
-          } else {
-            res.statusCode = 400;
-            res.end(JSON.stringify({ __type: 'ValidationException', message: `not served here: ${target} ${body.MessageType} ${body.SigningAlgorithm}` }));
-          }
-        });
-      });
-      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      kms = await startKmsStandIn();
+      KMS_KEY = kms.keyId;
+      requests = kms.requests;
       kmsEnv = {
         // The SDK's standard per-service endpoint variable: the CLI needs no option of its own for it.
-        AWS_ENDPOINT_URL_KMS: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+        AWS_ENDPOINT_URL_KMS: kms.endpoint,
         AWS_ACCESS_KEY_ID: 'test',
         AWS_SECRET_ACCESS_KEY: 'test',
         AWS_EC2_METADATA_DISABLED: 'true',
       };
     });
-    afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    afterAll(() => kms.close());
 
     it('prints the verifier key of the KMS key for the origin given, and only that on stdout', async () => {
       const out = await cli(['--print-verifier-key', '--kms-key', KMS_KEY, '--origin', ORIGIN], kmsEnv);
       expect(out.code).toBe(0);
       const key = parseVerifierKey(out.stdout.trim());
       expect(key.name).toBe(ORIGIN);
-      expect(Buffer.from(key.publicKey).equals(Buffer.from(createPublicKey(privateKey).export({ format: 'jwk' }).x!, 'base64url'))).toBe(true);
+      expect(Buffer.from(key.publicKey).equals(kms.publicKey)).toBe(true);
+      expect(out.stdout.trim()).toBe(kms.verifierKey(ORIGIN));
       expect(out.stdout.trim().split('\n')).toHaveLength(1);
     });
 

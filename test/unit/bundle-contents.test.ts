@@ -1,4 +1,5 @@
 import { operations } from '../../functions/contract/operations';
+import { SEQUENCER_ENTRY } from '../../lib/stack/sequencer';
 import { buildBundle } from '../support/bundle';
 
 const lambdaOperations = operations.filter((op) => op.integration.kind === 'lambda');
@@ -42,4 +43,37 @@ describe.each(lambdaOperations.map((op) => [op.operationId, op] as const))('bund
       expect(inputs.filter((i) => i.includes('@aws-sdk/') || i.includes('@smithy/'))).toEqual([]);
     });
   }
+});
+
+/**
+ * The sequencer (lib/stack/sequencer.ts) is no operation of the table: it is held here to what it
+ * needs, the DynamoDB, S3 (tile log) and KMS (checkpoint key) clients and the Powertools logger, and
+ * to nothing of the request path: no zod, no schema, no contract table (the integration rules take
+ * their constants from the zod-free functions/contract/ingress-values.ts).
+ */
+describe('bundle of the sequencer', () => {
+  const forbidden: Record<string, (input: string) => boolean> = {
+    zod: (i) => i.includes('node_modules/zod/'),
+    'the canonical event and record schemas': (i) =>
+      i.startsWith('functions/contract/schemas/') || ['functions/contract/events.ts', 'functions/contract/ingress.ts', 'functions/contract/registry.ts'].includes(i),
+    'the contract table': (i) => i.startsWith('functions/contract/operations/') || i === 'functions/contract/operation.ts' || i.startsWith('functions/generated/'),
+    'the HTTP boundary': (i) => i.startsWith('functions/http/'),
+    'page and HTML code': (i) => i.startsWith('functions/domain/surfaces/') || i.startsWith('functions/browser/'),
+    'infrastructure code (lib/, the CDK)': (i) => i.startsWith('lib/') || i.includes('aws-cdk-lib') || i.includes('constructs/'),
+    'an AWS client it never calls': (i) => /@aws-sdk\/client-(?!dynamodb\/|s3\/|kms\/)/.test(i),
+    'middy or the receivers\' Standard Webhooks': (i) => i.includes('node_modules/@middy/') || i.includes('node_modules/standardwebhooks/'),
+  };
+  let inputs: string[];
+  beforeAll(async () => {
+    inputs = (await buildBundle(SEQUENCER_ENTRY)).inputs;
+  });
+
+  it('carries the clients and the logger it uses', () => {
+    const packages = ['@aws-sdk/client-dynamodb/', '@aws-sdk/client-s3/', '@aws-sdk/client-kms/', '@aws-lambda-powertools/logger/'];
+    expect(packages.filter((p) => !inputs.some((i) => i.includes(`node_modules/${p}`)))).toEqual([]);
+  });
+
+  it.each(Object.keys(forbidden))('carries no %s', (what) => {
+    expect({ what, found: inputs.filter(forbidden[what]) }).toEqual({ what, found: [] });
+  });
 });

@@ -1,0 +1,471 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { GetItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import type { Context, DynamoDBStreamEvent, ScheduledEvent } from 'aws-lambda';
+import { DEMO_CREDENTIALS } from '../../fixtures/demo-credentials';
+import { DEMO_OBJECTS, demoDocument } from '../../fixtures/demo';
+import { DEMO_PROOFS } from '../../fixtures/demo-proofs';
+import { LEDGER_LOG } from '../../functions/contract/site-paths';
+import { parseCheckpointText } from '../../functions/domain/ledger/checkpoint';
+import { parseNote } from '../../functions/domain/ledger/note';
+import { parseVerifierKey, verifyEvidence, verifyNote } from '../../functions/domain/ledger/node-crypto';
+import type { RecordHead } from '../../functions/domain/record';
+import type { handler as sequencerHandler, SequencerEvent } from '../../functions/handlers/sequence-events';
+import { kmsCheckpointSigner } from '../../functions/ledger-writer/kms-signer';
+import { bucketTileStore, type TileStore } from '../../functions/ledger-writer/tile-store';
+import { storeClient } from '../../functions/store/client';
+import { acquireLedgerLock, readLedgerHead, releaseLedgerLock } from '../../functions/store/ledger';
+import { GENESIS_SK, pendingPk } from '../../functions/store/layout';
+import { storeDeliveryOnce } from '../../functions/store/pending';
+import { readWholeRecord } from '../../functions/store/records';
+import { buildEvent } from '../../lib/ingress/emit';
+import { runMonitor, type MonitorState } from '../../lib/ledger/monitor';
+import { loadDocument } from '../../lib/loader/load';
+import { startEmbeddedStore, type EmbeddedStore } from '../../lib/local/embedded-store';
+import { configureLocalEnvironment, localClient } from '../../lib/local/service';
+import { startKmsStandIn, type KmsStandIn } from '../support/kms';
+
+// s3rver ships no types: an S3-compatible server on the local file system.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const S3rver = require('s3rver') as new (options: Record<string, unknown>) => { run(): Promise<AddressInfo>; close(): Promise<void> };
+
+/**
+ * The sequencer Lambda's handler, run as Lambda runs it: invoked with a DynamoDB stream batch and
+ * with an EventBridge scheduled event, configured only through its environment, its SDK clients
+ * pointed by the SDK's own endpoint variables at dynalite (the table), s3rver (the tile log) and a
+ * stand-in speaking the KMS JSON protocol (the checkpoint key; there is no local KMS). The table was
+ * loaded by the loader with the same KMS key, so the log the handler extends is that key's.
+ */
+const ANCHOR = new Date('2026-11-20T12:00:00.000Z');
+const TABLE = 'sequencer-lambda';
+const BUCKET = 'catalogue-test';
+const ORIGIN = 'sequencer-lambda.test/ledger';
+const REGION = 'eu-central-1';
+const CREDENTIAL = DEMO_CREDENTIALS.active;
+const REFERENCES: readonly string[] = [DEMO_OBJECTS.current, CREDENTIAL, DEMO_PROOFS.current];
+const MINUTE = 60_000;
+const iso = (offsetMs: number) => new Date(ANCHOR.getTime() + offsetMs).toISOString();
+
+let store: EmbeddedStore;
+let client: DynamoDBClient;
+let kms: KmsStandIn;
+let s3Server: { close(): Promise<void> };
+let s3: S3Client;
+let tiles: TileStore;
+let work: string;
+/** What an independent monitor verified of the tile log so far: each check proves the new log extends it. */
+let monitorState: MonitorState | null = null;
+const monitorLeaves: Buffer[] = [];
+
+type Handler = typeof sequencerHandler;
+
+/** Log lines the handler's Powertools logger wrote (JSON, one a line). */
+const logLines: Array<Record<string, unknown>> = [];
+
+/**
+ * The handler module as a new execution environment loads it (its signer and clients not yet
+ * made), with its logger at INFO so what it logs can be read back.
+ */
+function coldHandler(): Handler {
+  let loaded!: Handler;
+  const level = process.env.POWERTOOLS_LOG_LEVEL;
+  process.env.POWERTOOLS_LOG_LEVEL = 'INFO';
+  jest.isolateModules(() => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    loaded = (require('../../functions/handlers/sequence-events') as { handler: Handler }).handler;
+  });
+  process.env.POWERTOOLS_LOG_LEVEL = level;
+  return loaded;
+}
+
+/** A Lambda context whose deadline is `remainingMs` from now (the function's timeout is 60 s). */
+function lambdaContext(remainingMs = 60_000): Context {
+  const deadline = Date.now() + remainingMs;
+  return {
+    callbackWaitsForEmptyEventLoop: true,
+    functionName: 'Sequencer',
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:${REGION}:111122223333:function:Sequencer`,
+    memoryLimitInMB: '1024',
+    awsRequestId: randomUUID(),
+    logGroupName: '/aws/lambda/Sequencer',
+    logStreamName: '2026/11/23/[$LATEST]0123456789abcdef',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+/** Runs the handler, keeping the log lines it writes (the logger writes INFO to stdout, WARN and ERROR to stderr). */
+async function invoke(handler: Handler, event: SequencerEvent, context: Context = lambdaContext()): ReturnType<Handler> {
+  const spies = [process.stdout, process.stderr].map((stream) => {
+    const write = stream.write.bind(stream) as (...args: unknown[]) => boolean;
+    return jest.spyOn(stream, 'write').mockImplementation((chunk: string | Uint8Array, ...rest: unknown[]) => {
+      const text = String(chunk);
+      if (!text.startsWith('{')) return write(chunk, ...rest);
+      for (const line of text.trim().split('\n')) logLines.push(JSON.parse(line) as Record<string, unknown>);
+      return true;
+    });
+  });
+  try {
+    return await handler(event, context);
+  } finally {
+    for (const spy of spies) spy.mockRestore();
+  }
+}
+
+const scheduledEvent = (): ScheduledEvent => ({
+  version: '0',
+  id: randomUUID(),
+  'detail-type': 'Scheduled Event',
+  source: 'aws.events',
+  account: '111122223333',
+  time: new Date().toISOString(),
+  region: REGION,
+  resources: [`arn:aws:events:${REGION}:111122223333:rule/TrustStack-SequencerSchedule`],
+  detail: {},
+});
+
+/** The stream batch Lambda hands over for these new pending items (NEW_IMAGE, after the INSERT filter). */
+async function streamEvent(keys: readonly string[]): Promise<DynamoDBStreamEvent> {
+  const records = [];
+  for (const [i, key] of keys.entries()) {
+    const item = (await client.send(new GetItemCommand({ TableName: TABLE, Key: { pk: { S: key }, sk: { S: GENESIS_SK } }, ConsistentRead: true }))).Item!;
+    records.push({
+      eventID: randomUUID().replace(/-/g, ''),
+      eventName: 'INSERT' as const,
+      eventVersion: '1.1',
+      eventSource: 'aws:dynamodb',
+      awsRegion: REGION,
+      dynamodb: {
+        ApproximateCreationDateTime: Math.floor(Date.now() / 1000),
+        Keys: { pk: { S: key }, sk: { S: GENESIS_SK } },
+        NewImage: item as Record<string, never>,
+        SequenceNumber: String(4_000_000_000_000_000_000 + i),
+        SizeBytes: JSON.stringify(item).length,
+        StreamViewType: 'NEW_IMAGE' as const,
+      },
+      eventSourceARN: `arn:aws:dynamodb:${REGION}:111122223333:table/${TABLE}/stream/2026-11-20T12:00:00.000`,
+    });
+  }
+  return { Records: records };
+}
+
+/** Stores a delivery as a receiver does (PENDING, in the pending index); its key. */
+async function deliver(id: string, type: string, reference: string, fields: Record<string, string>, at: string): Promise<string> {
+  const raw = JSON.stringify(buildEvent(type, reference, fields, at, `event-${id}`));
+  const stored = await storeDeliveryOnce({
+    sourceId: 'service-platform',
+    webhookId: id,
+    status: 202,
+    answer: {},
+    bodySha256: id,
+    receivedAt: new Date().toISOString(),
+    sequencing: 'PENDING',
+    event: { raw, type, reference, at, effect: 'ADVANCES_CURRENT_STATE' },
+  });
+  expect(stored.stored).toBe(true);
+  return pendingPk('service-platform', id);
+}
+
+async function sequencing(keys: readonly string[]): Promise<Array<string | undefined>> {
+  const states = [];
+  for (const key of keys) {
+    const item: Record<string, AttributeValue> | undefined = (
+      await client.send(new GetItemCommand({ TableName: TABLE, Key: { pk: { S: key }, sk: { S: GENESIS_SK } }, ConsistentRead: true }))
+    ).Item;
+    states.push(item?.sequencing.S);
+  }
+  return states;
+}
+
+async function newestHead(reference: string): Promise<RecordHead<Record<string, unknown>>> {
+  const record = (await readWholeRecord(client, TABLE, reference))!;
+  return record.entries[record.entries.length - 1].head as RecordHead<Record<string, unknown>>;
+}
+
+const signs = () => kms.requests.filter((r) => r.target === 'TrentService.Sign');
+
+/**
+ * What every successful batch must leave: the head's checkpoint signed by the KMS key and the same
+ * checkpoint in the bucket's tile log, which an independent monitor verifies entry by entry and
+ * as an extension of what it verified before.
+ */
+async function expectPublishedBy(expectedSize: number): Promise<string> {
+  const head = (await readLedgerHead())!;
+  expect({ treeSize: head.treeSize, lock: head.lock }).toEqual({ treeSize: expectedSize, lock: null });
+  const key = parseVerifierKey(kms.verifierKey(ORIGIN));
+  expect(verifyNote(head.checkpoint!, [key])).toMatchObject({ ok: true });
+  const published = (await tiles.read('checkpoint'))!.toString('utf8');
+  expect(published).toBe(head.checkpoint);
+  expect(parseCheckpointText(parseNote(published).text)).toMatchObject({ origin: ORIGIN, treeSize: expectedSize });
+  const report = await runMonitor({ fetch: (p) => tiles.read(p), logKeys: [key], state: monitorState, leaves: monitorLeaves, onLeaves: (l) => void monitorLeaves.push(...l) });
+  expect(report.problem).toBeNull();
+  expect(report.treeSize).toBe(expectedSize);
+  monitorState = report.state;
+  return published;
+}
+
+/** Each record's newest version carries evidence of that very version that verifies with the KMS key's verifier key. */
+function expectEvidenceOf(head: RecordHead<Record<string, unknown>>): void {
+  expect(head.evidence?.version).toBe(head.version);
+  expect({ reference: head.reference, ...verifyEvidence(head.content, head.evidence!, [kms.verifierKey(ORIGIN)]) }).toMatchObject({ reference: head.reference, ok: true });
+}
+
+/** The handler's environment as the stack sets it, plus the SDK's endpoint variables for the local parts. */
+function configureHandlerEnvironment(storeEndpoint: string, s3Endpoint: string): void {
+  Object.assign(process.env, {
+    TABLE_NAME: TABLE,
+    LEDGER_KMS_KEY_ARN: kms.keyId,
+    LEDGER_ORIGIN: ORIGIN,
+    LEDGER_TILES_BUCKET: BUCKET,
+    LEDGER_TILES_PREFIX: LEDGER_LOG.keyPrefix,
+    AWS_REGION: REGION,
+    AWS_ACCESS_KEY_ID: 'S3RVER',
+    AWS_SECRET_ACCESS_KEY: 'S3RVER',
+    AWS_EC2_METADATA_DISABLED: 'true',
+    AWS_ENDPOINT_URL_DYNAMODB: storeEndpoint,
+    AWS_ENDPOINT_URL_S3: s3Endpoint,
+    AWS_ENDPOINT_URL_KMS: kms.endpoint,
+  });
+}
+
+let treeSize: number;
+
+beforeAll(async () => {
+  work = await mkdtemp(path.join(os.tmpdir(), 'sequencer-lambda-'));
+  store = await startEmbeddedStore();
+  kms = await startKmsStandIn();
+  const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: path.join(work, 's3'), configureBuckets: [{ name: BUCKET }] });
+  const { port } = await server.run();
+  s3Server = server;
+  configureHandlerEnvironment(store.endpoint, `http://127.0.0.1:${port}`);
+  // The receivers' store client (storeDeliveryOnce) and the head reader use DYNAMODB_ENDPOINT.
+  configureLocalEnvironment(store.endpoint, TABLE, REGION);
+  client = localClient(store.endpoint, REGION);
+  s3 = new S3Client({ endpoint: `http://127.0.0.1:${port}`, region: REGION, forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+  tiles = bucketTileStore(s3, BUCKET, LEDGER_LOG.keyPrefix);
+
+  // The loader, signing with the same KMS key (through the real SDK client), writes the table and the bucket's tile log.
+  const document = demoDocument(ANCHOR);
+  document.records = (document.records as Array<{ reference: string }>).filter((r) => REFERENCES.includes(r.reference));
+  const signer = await kmsCheckpointSigner({ keyId: kms.keyId, origin: ORIGIN });
+  expect(signer.verifierKey).toBe(kms.verifierKey(ORIGIN));
+  const summary = await loadDocument(document, { client, table: TABLE, createTable: true, signer, tiles });
+  treeSize = summary.ledger!.treeSize;
+  expect(treeSize).toBeGreaterThan(0);
+  await expectPublishedBy(treeSize);
+}, 60_000);
+
+afterAll(async () => {
+  client?.destroy();
+  s3?.destroy();
+  storeClient().destroy();
+  await s3Server?.close();
+  await kms?.close();
+  await store?.close();
+  await rm(work, { recursive: true, force: true });
+});
+
+describe('a setting missing from the environment', () => {
+  let keys: string[];
+  beforeAll(async () => {
+    keys = [await deliver('early-0', 'svc.living-object.state-changed.v1', DEMO_OBJECTS.current, { previousState: 'DELIVERED', state: 'SHIPPED' }, iso(10 * MINUTE))];
+  });
+
+  it.each(['TABLE_NAME', 'LEDGER_ORIGIN', 'LEDGER_KMS_KEY_ARN', 'LEDGER_TILES_BUCKET'])('%s: the run fails naming it, before any call to AWS, and the delivery stays pending', async (name) => {
+    const saved = process.env[name];
+    kms.requests.length = 0;
+    // A call started before the failure (the key's public half) would still reach the stand-in, and its rejection go unhandled.
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => void unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      for (const value of [undefined, '']) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+        await expect(invoke(coldHandler(), scheduledEvent())).rejects.toThrow(new RegExp(`^${name} is not set: the sequencer cannot run`));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    } finally {
+      process.env[name] = saved;
+      process.off('unhandledRejection', onUnhandled);
+    }
+    expect(unhandled).toEqual([]);
+    expect(kms.requests).toEqual([]);
+    expect(await sequencing(keys)).toEqual(['PENDING']);
+    expect((await readLedgerHead())!.treeSize).toBe(treeSize);
+  });
+
+  it('a run configured again takes what waited (the proof the delivery above was integrable)', async () => {
+    const summary = await invoke(coldHandler(), scheduledEvent());
+    expect(summary).toMatchObject({ batches: 1, deliveries: 1, sequenced: 1, setAside: 0 });
+    expect(await sequencing(keys)).toEqual(['SEQUENCED']);
+    treeSize = summary.treeSize!;
+    expect(summary.appended).toBeGreaterThan(0);
+    await expectPublishedBy(treeSize);
+  });
+});
+
+describe('one execution environment, invoked as Lambda invokes it', () => {
+  let handler: Handler;
+  beforeAll(() => {
+    handler = coldHandler();
+  });
+
+  it('a stream batch of new pending items: each is integrated, with one KMS signature for the batch', async () => {
+    const keys = [
+      await deliver('stream-0', 'svc.living-object.state-changed.v1', DEMO_OBJECTS.current, { previousState: 'SHIPPED', state: 'DELIVERED' }, iso(11 * MINUTE)),
+      await deliver('stream-1', 'svc.credential.status-changed.v1', CREDENTIAL, { previousStatus: 'ACTIVE', status: 'SUSPENDED' }, iso(12 * MINUTE)),
+      await deliver('stream-2', 'svc.commercial-proof.source-snapshot.v1', DEMO_PROOFS.current, { sourceState: 'DELIVERED' }, iso(13 * MINUTE)),
+    ];
+    kms.requests.length = 0;
+    logLines.length = 0;
+    const summary = await invoke(handler, await streamEvent(keys));
+
+    expect(summary).toMatchObject({ batches: 1, deliveries: 3, sequenced: 3, setAside: 0 });
+    expect(await sequencing(keys)).toEqual(['SEQUENCED', 'SEQUENCED', 'SEQUENCED']);
+    // A new execution environment asks for the public half once; the batch is one RAW, pure Ed25519 signature.
+    expect(kms.requests.map((r) => r.target)).toEqual(['TrentService.GetPublicKey', 'TrentService.Sign']);
+    expect(signs()[0].body).toMatchObject({ KeyId: kms.keyId, MessageType: 'RAW', SigningAlgorithm: 'ED25519_SHA_512' });
+    expect(Buffer.from(signs()[0].body.Message, 'base64').toString('utf8').startsWith(`${ORIGIN}\n${summary.treeSize}\n`)).toBe(true);
+
+    const object = await newestHead(DEMO_OBJECTS.current);
+    const credential = await newestHead(CREDENTIAL);
+    const proof = await newestHead(DEMO_PROOFS.current);
+    expect(object.content).toMatchObject({ state: 'DELIVERED' });
+    expect(credential.content).toMatchObject({ status: 'SUSPENDED' });
+    for (const head of [object, credential, proof]) expectEvidenceOf(head);
+    expect(summary.treeSize).toBe(treeSize + summary.appended);
+    treeSize = summary.treeSize!;
+    await expectPublishedBy(treeSize);
+    expect(logLines.find((l) => l.message === 'sequenced')).toMatchObject({ level: 'INFO', trigger: 'stream', sequenced: 3, batches: 1 });
+  });
+
+  it('a scheduled event: what waits in the pending index is integrated; the key is not asked again', async () => {
+    const keys = [
+      await deliver('tick-0', 'svc.living-object.authority-observed.v1', DEMO_OBJECTS.current, { state: 'DELIVERED' }, iso(14 * MINUTE)),
+      await deliver('tick-1', 'svc.credential.status-changed.v1', CREDENTIAL, { previousStatus: 'SUSPENDED', status: 'ACTIVE' }, iso(15 * MINUTE)),
+    ];
+    kms.requests.length = 0;
+    logLines.length = 0;
+    const summary = await invoke(handler, scheduledEvent());
+
+    expect(summary).toMatchObject({ batches: 1, deliveries: 2, sequenced: 2, setAside: 0 });
+    expect(await sequencing(keys)).toEqual(['SEQUENCED', 'SEQUENCED']);
+    expect(kms.requests.map((r) => r.target)).toEqual(['TrentService.Sign']);
+    expect(signs()[0].body).toMatchObject({ KeyId: kms.keyId, MessageType: 'RAW', SigningAlgorithm: 'ED25519_SHA_512' });
+    const credential = await newestHead(CREDENTIAL);
+    expect(credential.content).toMatchObject({ status: 'ACTIVE' });
+    expectEvidenceOf(credential);
+    expectEvidenceOf(await newestHead(DEMO_OBJECTS.current));
+    treeSize = summary.treeSize!;
+    await expectPublishedBy(treeSize);
+    expect(logLines.find((l) => l.message === 'sequenced')).toMatchObject({ trigger: 'schedule', sequenced: 2 });
+  });
+
+  it('nothing waiting: a tick signs nothing and changes nothing', async () => {
+    kms.requests.length = 0;
+    const summary = await invoke(handler, scheduledEvent());
+    expect(summary).toEqual({ batches: 0, deliveries: 0, sequenced: 0, setAside: 0, appended: 0, treeSize: null });
+    expect(kms.requests).toEqual([]);
+    expect((await readLedgerHead())!.treeSize).toBe(treeSize);
+  });
+
+  it('KMS answering 500: the run fails and logs why, the deliveries stay pending and nothing is published; the next run (KMS back) integrates them', async () => {
+    const keys = [await deliver('kms-down-0', 'svc.credential.status-changed.v1', CREDENTIAL, { previousStatus: 'ACTIVE', status: 'SUSPENDED' }, iso(16 * MINUTE))];
+    const checkpoint = (await tiles.read('checkpoint'))!.toString('utf8');
+    kms.requests.length = 0;
+    logLines.length = 0;
+    kms.failWith(500);
+    try {
+      await expect(invoke(handler, await streamEvent(keys))).rejects.toThrow(/AWS KMS Sign for the ledger key .* failed/);
+    } finally {
+      kms.failWith(null);
+    }
+    expect(signs().length).toBeGreaterThanOrEqual(1);
+    expect(kms.requests.every((r) => r.target === 'TrentService.Sign')).toBe(true);
+    expect(await sequencing(keys)).toEqual(['PENDING']);
+    // Nothing published, and the lease released: the next run need not wait for it to run out.
+    const head = (await readLedgerHead())!;
+    expect({ treeSize: head.treeSize, lock: head.lock }).toEqual({ treeSize, lock: null });
+    expect((await tiles.read('checkpoint'))!.toString('utf8')).toBe(checkpoint);
+    expect(logLines.find((l) => l.message === 'sequencer run failed; deliveries stay pending')).toMatchObject({ level: 'ERROR' });
+
+    kms.requests.length = 0;
+    const summary = await invoke(handler, scheduledEvent());
+    expect(summary).toMatchObject({ batches: 1, deliveries: 1, sequenced: 1 });
+    expect(kms.requests.map((r) => r.target)).toEqual(['TrentService.Sign']);
+    expect(await sequencing(keys)).toEqual(['SEQUENCED']);
+    const credential = await newestHead(CREDENTIAL);
+    expect(credential.content).toMatchObject({ status: 'SUSPENDED' });
+    expectEvidenceOf(credential);
+    treeSize = summary.treeSize!;
+    await expectPublishedBy(treeSize);
+  });
+
+  it('the ledger lease held by another writer (a load): the run returns normally and logs it; the deliveries stay pending until the lease is free', async () => {
+    const keys = [await deliver('leased-0', 'svc.credential.status-changed.v1', CREDENTIAL, { previousStatus: 'SUSPENDED', status: 'ACTIVE' }, iso(17 * MINUTE))];
+    await acquireLedgerLock(client, TABLE, 'a-load', { at: new Date().toISOString(), leaseMs: 3_600_000 });
+    kms.requests.length = 0;
+    logLines.length = 0;
+    try {
+      const summary = await invoke(handler, await streamEvent(keys));
+      expect(summary).toEqual({ batches: 0, deliveries: 0, sequenced: 0, setAside: 0, appended: 0, treeSize: null });
+      expect(logLines.find((l) => l.message === 'ledger held by another writer; deliveries stay pending')).toMatchObject({ level: 'INFO', until: expect.any(String) });
+      expect(kms.requests).toEqual([]);
+      expect(await sequencing(keys)).toEqual(['PENDING']);
+      expect((await readLedgerHead())!).toMatchObject({ treeSize, lock: { id: 'a-load' } });
+    } finally {
+      await releaseLedgerLock(client, TABLE, 'a-load');
+    }
+    const summary = await invoke(handler, scheduledEvent());
+    expect(summary).toMatchObject({ batches: 1, sequenced: 1 });
+    expect(await sequencing(keys)).toEqual(['SEQUENCED']);
+    treeSize = summary.treeSize!;
+    await expectPublishedBy(treeSize);
+  });
+
+  it('too little time left for a batch: the run starts none, and the deliveries wait for the next', async () => {
+    const keys = [await deliver('late-0', 'svc.credential.status-changed.v1', CREDENTIAL, { previousStatus: 'ACTIVE', status: 'SUSPENDED' }, iso(18 * MINUTE))];
+    kms.requests.length = 0;
+    const summary = await invoke(handler, await streamEvent(keys), lambdaContext(19_000));
+    expect(summary.batches).toBe(0);
+    expect(kms.requests).toEqual([]);
+    expect(await sequencing(keys)).toEqual(['PENDING']);
+    expect((await invoke(handler, scheduledEvent())).sequenced).toBe(1);
+    expect(await sequencing(keys)).toEqual(['SEQUENCED']);
+    treeSize = (await readLedgerHead())!.treeSize;
+    await expectPublishedBy(treeSize);
+  });
+});
+
+describe('a new execution environment while KMS fails', () => {
+  it('the key\'s public half cannot be read: the run fails and nothing is integrated; the next run asks again and integrates', async () => {
+    const keys = [await deliver('cold-kms-0', 'svc.credential.status-changed.v1', CREDENTIAL, { previousStatus: 'SUSPENDED', status: 'ACTIVE' }, iso(19 * MINUTE))];
+    const handler = coldHandler();
+    kms.requests.length = 0;
+    kms.failWith(500);
+    try {
+      await expect(invoke(handler, scheduledEvent())).rejects.toThrow(/AWS KMS GetPublicKey for the ledger key .* failed/);
+    } finally {
+      kms.failWith(null);
+    }
+    expect(kms.requests.every((r) => r.target === 'TrentService.GetPublicKey')).toBe(true);
+    expect(await sequencing(keys)).toEqual(['PENDING']);
+    expect((await readLedgerHead())!).toMatchObject({ treeSize, lock: null });
+
+    kms.requests.length = 0;
+    const summary = await invoke(handler, scheduledEvent());
+    expect(summary).toMatchObject({ batches: 1, sequenced: 1 });
+    expect(kms.requests.map((r) => r.target)).toEqual(['TrentService.GetPublicKey', 'TrentService.Sign']);
+    expect(await sequencing(keys)).toEqual(['SEQUENCED']);
+    treeSize = summary.treeSize!;
+    await expectPublishedBy(treeSize);
+  });
+});
