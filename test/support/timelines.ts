@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { ALLOWED_EVENTS, CREDENTIAL_EVENTS, type CredentialEvent } from '../../functions/domain/credentials/model';
+import type { CredentialRecordInput } from '../../lib/loader/kinds/credential';
 import type { DerivedEntry, EventToIntegrate, RecordIntegration, StoredTimelineEntry } from '../../functions/domain/ingress/integrate';
 import { entrySk } from '../../functions/store/layout';
 import type { RecordToStore } from '../../functions/store/write';
@@ -112,3 +114,30 @@ export const events = {
 
 /** A distinct source digest for each n, in the form the snapshot event carries. */
 export const digestOf = (n: number): string => `sha256:${createHash('sha256').update(`source record ${n}`).digest('hex')}`;
+
+/** The grid (minutes) random histories and events share, so equal instants happen. */
+export const STEP = 5;
+
+type CredentialHistory = CredentialRecordInput['history'];
+export const lifecycle = (type: CredentialEvent, minute: number) => ({ type, at: at(minute) });
+
+/**
+ * A credential history the loader accepts, from random steps: issued at `start`, then each step a
+ * few grid steps later either an observation or one of the lifecycle events its status allows.
+ */
+export function credentialHistoryOf(steps: { gap: number; observe: boolean; pick: number }[], start = 0): CredentialHistory {
+  let minute = start;
+  let status: keyof typeof ALLOWED_EVENTS = 'ACTIVE';
+  const history: CredentialHistory = [lifecycle('ISSUED', start)];
+  for (const step of steps) {
+    minute += step.gap * STEP;
+    const next: readonly CredentialEvent[] = ALLOWED_EVENTS[status];
+    if (step.observe || next.length === 0) history.push({ type: 'AUTHORITY_OBSERVED', at: at(minute), source: 'issuer-registry' });
+    else {
+      const type: CredentialEvent = next[step.pick % next.length];
+      status = CREDENTIAL_EVENTS[type];
+      history.push(lifecycle(type, minute));
+    }
+  }
+  return history;
+}

@@ -6,7 +6,7 @@ import { objectTransitionRefusal } from '../../functions/domain/ingress/rules';
 import { deriveStatusLists, expandCredential, CredentialRecordInput } from '../../lib/loader/kinds/credential';
 import { expandObject, ObjectRecordInput } from '../../lib/loader/kinds/object';
 import { expandProof, ProofRecordInput } from '../../lib/loader/kinds/proof';
-import { at, digestOf, events, inForceAt, sequencedKeys, storedAfter, storedFrom, unchangedEntry } from '../support/timelines';
+import { STEP, at, credentialHistoryOf, digestOf, events, inForceAt, lifecycle, sequencedKeys, storedAfter, storedFrom, unchangedEntry } from '../support/timelines';
 
 /**
  * The sequencer's pure rules (functions/domain/ingress/integrate.ts, docs/ingress.md#rules-of-order):
@@ -26,7 +26,6 @@ type CredentialHistory = CredentialRecordInput['history'];
 
 const changeTo = (minute: number, state: string) => ({ type: 'STATE_CHANGED' as const, at: at(minute), state: state as keyof typeof LIFECYCLE_STATES });
 const observation = (minute: number) => ({ type: 'AUTHORITY_OBSERVED' as const, at: at(minute), source: 'shop-authority' });
-const lifecycle = (type: CredentialEvent, minute: number) => ({ type, at: at(minute) });
 
 function storedObject(history: ObjectHistory, restricted?: Record<string, unknown>): StoredTimelineEntry[] {
   const input = ObjectRecordInput.parse({
@@ -478,7 +477,6 @@ describe('commercial proofs: source snapshots are timeline entries, never versio
 
 /** Object states from every lifecycle class, few enough that generated events often agree with the record. */
 const OBJECT_STATES = ['PLACED', 'SHIPPED', 'DELIVERED', 'CANCELLED', 'RETURNED', 'ARCHIVED'] as const;
-const STEP = 5; // minutes: stored entries and events share one grid, so equal instants happen
 const HORIZON = 12; // grid steps an event may lie beyond the stored history
 
 interface Scenario {
@@ -508,22 +506,6 @@ function objectHistoryOf(first: string, steps: { gap: number; observe: boolean; 
   return history;
 }
 
-function credentialHistoryOf(steps: { gap: number; observe: boolean; pick: number }[]): CredentialHistory {
-  let minute = 0;
-  let status: keyof typeof ALLOWED_EVENTS = 'ACTIVE';
-  const history: CredentialHistory = [lifecycle('ISSUED', 0)];
-  for (const step of steps) {
-    minute += step.gap * STEP;
-    const next: readonly CredentialEvent[] = ALLOWED_EVENTS[status];
-    if (step.observe || next.length === 0) history.push({ type: 'AUTHORITY_OBSERVED', at: at(minute), source: 'issuer-registry' });
-    else {
-      const type: CredentialEvent = next[step.pick % next.length];
-      status = CREDENTIAL_EVENTS[type];
-      history.push(lifecycle(type, minute));
-    }
-  }
-  return history;
-}
 
 /** A random event for a record of `kind`, stating an instant on the grid (its key is completed by the batch). */
 const eventArb = (kind: string, key = ''): fc.Arbitrary<EventToIntegrate> => {

@@ -5,7 +5,7 @@ import { ALLOWED_EVENTS, CREDENTIAL_EVENTS, PURPOSE_STATE, type CredentialEvent 
 import { integrateEvents, type DerivedEntry, type EventToIntegrate, type StoredTimelineEntry } from '../../functions/domain/ingress/integrate';
 import { reconcileStatusList, type CredentialStatusTimeline } from '../../functions/domain/ingress/status-lists';
 import { CredentialRecordInput, deriveStatusLists, expandCredential } from '../../lib/loader/kinds/credential';
-import { at, events, inForceAt, sequencedKeys, storedAfter, storedFrom, unchangedEntry } from '../support/timelines';
+import { STEP, at, credentialHistoryOf, events, inForceAt, lifecycle, sequencedKeys, storedAfter, storedFrom, unchangedEntry } from '../support/timelines';
 
 /**
  * A published status list stays true to its credentials' timelines (functions/domain/ingress/status-lists.ts):
@@ -18,7 +18,6 @@ import { at, events, inForceAt, sequencedKeys, storedAfter, storedFrom, unchange
 
 const SEED = 20261124;
 const GROUP = 'members-2026';
-const STEP = 5;
 
 type CredentialHistory = CredentialRecordInput['history'];
 
@@ -71,7 +70,6 @@ const bitsOf = (e: { head: { content: Record<string, unknown> } }) => decodeStat
 const wantedBit = (purpose: StatusPurpose, timeline: CredentialStatusTimeline, instant: string) => (statusAt(timeline, instant) === PURPOSE_STATE[purpose] ? 1 : 0);
 const rewritten = (entries: readonly DerivedEntry[]) => entries.filter((e) => !unchangedEntry(e));
 
-const lifecycle = (type: CredentialEvent, minute: number) => ({ type, at: at(minute) });
 
 describe('status lists follow a credential\'s late status changes', () => {
   // CRED-1 at position 5 is issued at 0; CRED-2 at position 9 is issued at 0 and revoked at 20.
@@ -176,22 +174,6 @@ describe('status lists follow a credential\'s late status changes', () => {
 
 const stepsArb = fc.array(fc.record({ gap: fc.integer({ min: 1, max: 3 }), observe: fc.boolean(), pick: fc.nat() }), { maxLength: 5 });
 
-function credentialHistoryOf(start: number, steps: { gap: number; observe: boolean; pick: number }[]): CredentialHistory {
-  let minute = start;
-  let status: keyof typeof ALLOWED_EVENTS = 'ACTIVE';
-  const history: CredentialHistory = [lifecycle('ISSUED', start)];
-  for (const step of steps) {
-    minute += step.gap * STEP;
-    const next: readonly CredentialEvent[] = ALLOWED_EVENTS[status];
-    if (step.observe || next.length === 0) history.push({ type: 'AUTHORITY_OBSERVED', at: at(minute), source: 'issuer-registry' });
-    else {
-      const type: CredentialEvent = next[step.pick % next.length];
-      status = CREDENTIAL_EVENTS[type];
-      history.push(lifecycle(type, minute));
-    }
-  }
-  return history;
-}
 
 interface Scenario {
   group: Group;
@@ -216,7 +198,7 @@ const scenarioArb: fc.Arbitrary<Scenario> = fc
     ),
   )
   .map(([positions, histories, batches, touched]) => ({
-    group: storedGroup(positions.map((position, c) => ({ reference: `CRED-${c}`, position, history: credentialHistoryOf(histories[c][0] * STEP, histories[c][1]) }))),
+    group: storedGroup(positions.map((position, c) => ({ reference: `CRED-${c}`, position, history: credentialHistoryOf(histories[c][1], histories[c][0] * STEP) }))),
     // Credentials not touched get no events at all, so their bits must be left as they were.
     batches: batches.map((batch, c) => (touched[c] || c === 0 ? batch : [])),
   }));
