@@ -27,7 +27,7 @@ export interface StoredLog {
  */
 export class AppendOnlyLog {
   readonly origin: string;
-  private readonly tree = new MerkleTree();
+  private readonly tree: MerkleTree;
   private readonly positions = new Map<string, number>();
   private readonly pending: LeafToStore[] = [];
   /** The leaf data (canonical JSON) of the pending leaves, for the tile log's entry bundles. */
@@ -39,12 +39,32 @@ export class AppendOnlyLog {
   constructor(
     private readonly signer: CheckpointSigner | LedgerSigner,
     stored: StoredLog = { leaves: [], checkpoint: null },
+    tree?: MerkleTree,
   ) {
     this.origin = signer.name;
-    for (const leaf of stored.leaves) this.track(leaf, this.tree.append(leaf));
-    this.publishedSize = stored.leaves.length;
+    if (tree) {
+      this.tree = tree;
+      // Only the partial tile's leaves are known: content logged before them is not recognised again.
+      const start = tree.size - (tree.size % TILE_WIDTH);
+      for (let i = start; i < tree.size; i++) this.track(tree.leaf(i), i);
+    } else {
+      this.tree = new MerkleTree();
+      for (const leaf of stored.leaves) this.track(leaf, this.tree.append(leaf));
+    }
+    this.publishedSize = this.tree.size;
     this.publishedCheckpoint = stored.checkpoint;
-    if (stored.leaves.length > 0) this.checkStoredHistory(stored.checkpoint);
+    if (this.tree.size > 0) this.checkStoredHistory(stored.checkpoint);
+  }
+
+  /**
+   * The log opened from its right edge (MerkleTree.fromRightEdge: the partial hash tiles the table
+   * keeps) instead of every leaf, checked against the signed checkpoint the same way. For a writer
+   * whose every version is new content (the sequencer): it does not recognise content logged
+   * before the partial tile, so a load, which relies on that to append nothing on a re-run, opens
+   * from the leaves.
+   */
+  static fromRightEdge(signer: CheckpointSigner | LedgerSigner, size: number, tileHashes: (level: number) => Uint8Array | null, checkpoint: string | null): AppendOnlyLog {
+    return new AppendOnlyLog(signer, { leaves: [], checkpoint }, MerkleTree.fromRightEdge(size, tileHashes));
   }
 
   private track(leaf: Uint8Array, index: number): void {

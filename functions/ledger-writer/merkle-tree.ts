@@ -1,9 +1,21 @@
 import { EMPTY_ROOT, HASH_SIZE, nodeHash } from '../domain/ledger/hashing';
+import { TILE_HEIGHT, TILE_WIDTH } from '../domain/ledger/tiles';
 
-/** One level of the tree: hashes of aligned, complete subtrees, packed 32 bytes apiece. */
+/**
+ * One level of the tree: hashes of aligned, complete subtrees, packed 32 bytes apiece, for the
+ * indexes `offset` to `end` - 1 (from 0 in a tree built leaf by leaf; from its right edge in one
+ * opened from tiles).
+ */
 class HashLevel {
   private bytes = Buffer.alloc(HASH_SIZE * 64);
   length = 0;
+
+  constructor(readonly offset = 0) {}
+
+  /** The index the next hash takes. */
+  get end(): number {
+    return this.offset + this.length;
+  }
 
   push(hash: Uint8Array): void {
     if ((this.length + 1) * HASH_SIZE > this.bytes.length) {
@@ -16,7 +28,11 @@ class HashLevel {
   }
 
   at(index: number): Buffer {
-    return this.bytes.subarray(index * HASH_SIZE, (index + 1) * HASH_SIZE);
+    if (index < this.offset || index >= this.end) {
+      throw new RangeError(`hash ${index} of this level is not held (held: ${this.offset} to ${this.end - 1}; a tree opened from its right edge holds only what it can still need)`);
+    }
+    const i = index - this.offset;
+    return this.bytes.subarray(i * HASH_SIZE, (i + 1) * HASH_SIZE);
   }
 }
 
@@ -39,7 +55,42 @@ export class MerkleTree {
   private readonly edgeCache = new Map<string, Buffer>();
 
   get size(): number {
-    return this.levels[0].length;
+    return this.levels[0].end;
+  }
+
+  /**
+   * The tree of `size` leaves from its right edge alone: `tileHashes(level)` gives the hashes of
+   * the log's partial hash tile at each tile level (C2SP tlog-tiles: the level-L tile holds the
+   * hashes of complete subtrees of 256^L leaves), at least as many as `size` makes it hold. Every
+   * hash the tree can still need, to append, to prove a new leaf, to compute a root or a tile it
+   * grows, lies in those tiles or is computed from them (the rest of the log is complete tiles,
+   * summed up by the level above): a few tiles instead of every leaf. Proofs of older leaves are
+   * not available from it.
+   */
+  static fromRightEdge(size: number, tileHashes: (level: number) => Uint8Array | null): MerkleTree {
+    const tree = new MerkleTree();
+    tree.levels.length = 0;
+    for (let level = 0; Math.floor(size / TILE_WIDTH ** level) > 0; level++) {
+      const complete = Math.floor(size / TILE_WIDTH ** level);
+      const width = complete % TILE_WIDTH;
+      const start = complete - width;
+      const hashes = width > 0 ? tileHashes(level) : new Uint8Array(0);
+      if (!hashes || hashes.length < width * HASH_SIZE) {
+        throw new RangeError(`the hash tile of level ${level} at index ${start / TILE_WIDTH} holds ${hashes ? hashes.length / HASH_SIZE : 'no'} hashes; a tree of ${size} leaves needs ${width}`);
+      }
+      const base = new HashLevel(start);
+      for (let i = 0; i < width; i++) base.push(hashes.subarray(i * HASH_SIZE, (i + 1) * HASH_SIZE));
+      tree.levels[level * TILE_HEIGHT] = base;
+      // Inside the tile: the complete subtrees of 2^j of its hashes, for j = 1..7.
+      for (let j = 1; j < TILE_HEIGHT; j++) {
+        const below = tree.levels[level * TILE_HEIGHT + j - 1];
+        const above = new HashLevel(below.offset / 2);
+        for (let m = above.offset; 2 * m + 1 < below.end; m++) above.push(nodeHash(below.at(2 * m), below.at(2 * m + 1)));
+        tree.levels[level * TILE_HEIGHT + j] = above;
+      }
+    }
+    if (tree.levels.length === 0) tree.levels.push(new HashLevel());
+    return tree;
   }
 
   /** Appends a leaf hash; returns its index. */
@@ -52,7 +103,7 @@ export class MerkleTree {
     while (i % 2 === 1) {
       const parent = nodeHash(this.levels[level].at(i - 1), this.levels[level].at(i));
       level++;
-      this.levels[level] ??= new HashLevel();
+      this.levels[level] ??= new HashLevel((i - 1) / 2);
       this.levels[level].push(parent);
       i = (i - 1) / 2;
     }
@@ -68,7 +119,7 @@ export class MerkleTree {
   /** MTH of the complete subtree of 2^height leaves starting at leaf index · 2^height (the hashes tiles hold). */
   hash(height: number, index: number): Buffer {
     const level = this.levels[height];
-    if (!level || index < 0 || index >= level.length) throw new RangeError(`no complete subtree ${index} of height ${height} in a tree of size ${this.size}`);
+    if (!level || index < 0 || index >= level.end) throw new RangeError(`no complete subtree ${index} of height ${height} in a tree of size ${this.size}`);
     return level.at(index);
   }
 

@@ -342,3 +342,23 @@ export async function readJournal(client: DynamoDBClient, table: string, withIte
   }
   return { header, items };
 }
+
+/**
+ * The writer's read of the hash tiles a log of `treeSize` leaves is opened from (its partial tile
+ * at each level): one strongly consistent BatchGetItem, by level. A tile stored wider than the
+ * published size (grown by a batch that stopped before publishing) is returned as stored; the
+ * caller takes the hashes the size covers, which that batch could not have changed.
+ */
+export async function readLedgerEdgeTiles(client: DynamoDBClient, table: string, tiles: ReadonlyArray<{ level: number; index: number }>): Promise<Map<number, Uint8Array>> {
+  const byLevel = new Map<number, Uint8Array>();
+  let keys: Item[] = tiles.map((t) => ({ pk: { S: LEDGER_PK }, sk: { S: ledgerTileSk(t.level, t.index) } }));
+  const levelOf = new Map(tiles.map((t) => [ledgerTileSk(t.level, t.index), t.level]));
+  for (let attempt = 0; keys.length > 0; attempt++) {
+    if (attempt > 8) throw new StoreUnavailable('BatchGetItem left ledger tiles unprocessed');
+    if (attempt > 0) await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
+    const out = await client.send(new BatchGetItemCommand({ RequestItems: { [table]: { Keys: keys, ConsistentRead: true } } }));
+    for (const item of out.Responses?.[table] ?? []) if (item.sk?.S && item.hashes?.B) byLevel.set(levelOf.get(item.sk.S)!, item.hashes.B);
+    keys = out.UnprocessedKeys?.[table]?.Keys ?? [];
+  }
+  return byLevel;
+}

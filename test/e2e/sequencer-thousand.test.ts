@@ -9,6 +9,8 @@ import { DEMO_PROOFS } from '../../fixtures/demo-proofs';
 import { verifyEvidence } from '../../functions/domain/ledger/node-crypto';
 import { devLedgerSigner } from '../../lib/ledger/dev-key';
 import { startLocalSequencer } from '../../lib/local/sequencer-loop';
+import { sequenceAll } from '../../functions/ledger-writer/sequencer';
+import { LogCache } from '../../functions/ledger-writer/table-ledger';
 import { directoryTileStore } from '../../functions/ledger-writer/tile-store';
 import { localClient, LOCAL_TABLE, type LocalService } from '../../lib/local/service';
 import { emit, OBSERVED, SNAPSHOT, STATE_CHANGED } from '../support/ingress';
@@ -134,6 +136,29 @@ test('1,000 events: all accepted, all integrated in order, every affected respon
   const proofFile = path.join(dir, 'proof.json');
   await writeFile(proofFile, JSON.stringify(proof));
   cliInputs.push(proofFile);
+
+  // A sequencer that keeps no log from earlier batches (a cold Lambda) opens the grown log from its
+  // right edge (the partial hash tiles: past 256 leaves, two levels of them) and extends it correctly.
+  const ledgerBefore = await get('/v1/ledger');
+  expect(ledgerBefore.latestCheckpoint.treeSize).toBeGreaterThan(256);
+  const last = CHANGED[0];
+  const lastState = (await get(`/v1/objects/${last}`)).current.state;
+  const nextState = GOOD_STANDING.find((s) => s !== lastState)!;
+  const cold = await emit(service.url, STATE_CHANGED, last, { objectType: expected.get(last)!.type, previousState: lastState, state: nextState }, { at: new Date().toISOString() });
+  expect(cold.status).toBe(202);
+  const coldClient = localClient(service.storeEndpoint);
+  try {
+    const coldRuns = await sequenceAll({ client: coldClient, table: LOCAL_TABLE, signer, tiles: directoryTileStore(service.tilesDir), cache: new LogCache() });
+    expect(coldRuns.reduce((n, r) => n + r.appended, 0)).toBe(1);
+  } finally {
+    coldClient.destroy();
+  }
+  const afterCold = await get(`/v1/objects/${last}`);
+  expect(afterCold.current.state).toBe(nextState);
+  expect(verifyEvidence(afterCold.object, afterCold.current.ledger, keys).ok).toBe(true);
+  const coldFile = path.join(dir, 'after-cold-open.json');
+  await writeFile(coldFile, JSON.stringify(afterCold));
+  cliInputs.push(coldFile);
 
   const tsx = path.join(ROOT, 'node_modules/tsx/dist/cli.mjs');
   for (const input of cliInputs) {

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { EMPTY_ROOT, leafHash, nodeHash } from '../../functions/domain/ledger/hashing';
 import { rootFromInclusionProof } from '../../functions/domain/ledger/node-crypto';
 import { MerkleTree } from '../../functions/ledger-writer/merkle-tree';
+import { hashTileBytes, tilesAddedBetween, TILE_WIDTH } from '../../functions/domain/ledger/tiles';
 import { LEAF_HASHES, LEAF_INPUTS, ROOTS } from '../support/rfc6962-vectors';
 
 const hex = (h: string) => Buffer.from(h, 'hex');
@@ -134,5 +135,53 @@ describe('the append-only tree', () => {
     expect(() => rootFromInclusionProof(0, 0, tree.leaf(0), [])).toThrow();
     expect(() => rootFromInclusionProof(-1, 1, tree.leaf(0), [])).toThrow();
     expect(() => rootFromInclusionProof(0.5, 1, tree.leaf(0), [])).toThrow();
+  });
+});
+
+describe('a tree opened from its right edge (the partial hash tiles)', () => {
+  /** The log's partial hash tile at each level for `size`, cut from a full tree as the table keeps them. */
+  const partialTiles = (full: MerkleTree, size: number) => (level: number) => {
+    const complete = Math.floor(size / TILE_WIDTH ** level);
+    return hashTileBytes(full, { level, index: Math.floor(complete / TILE_WIDTH), width: complete % TILE_WIDTH });
+  };
+
+  it('grows as the tree built leaf by leaf does: same roots, proofs of new leaves, grown tiles and the partial tile\'s leaves', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.integer({ min: 0, max: 600 }), fc.integer({ min: 60_000, max: 70_000 }), fc.constantFrom(255, 256, 257, 65_535, 65_536, 65_537)),
+        fc.integer({ min: 0, max: 700 }),
+        (size, grown) => {
+          const leaf = (i: number) => leafHash(Buffer.from(`leaf ${i}`));
+          const full = new MerkleTree();
+          for (let i = 0; i < size; i++) full.append(leaf(i));
+          const edge = MerkleTree.fromRightEdge(size, partialTiles(full, size));
+          expect(edge.size).toBe(size);
+          expect(edge.root().equals(full.root())).toBe(true);
+          const partialStart = size - (size % TILE_WIDTH);
+          for (let i = partialStart; i < size; i++) expect(edge.leaf(i).equals(full.leaf(i))).toBe(true);
+          for (let i = size; i < size + grown; i++) {
+            expect(edge.append(leaf(i))).toBe(full.append(leaf(i)));
+          }
+          expect(edge.root().equals(full.root())).toBe(true);
+          for (let i = size; i < size + grown; i += Math.max(1, Math.floor(grown / 9))) {
+            expect(edge.inclusionProof(i).map((h) => h.toString('hex'))).toEqual(full.inclusionProof(i).map((h) => h.toString('hex')));
+          }
+          for (const tile of tilesAddedBetween(size, size + grown)) {
+            if (tile.level !== 'entries') expect(hashTileBytes(edge, tile).equals(hashTileBytes(full, tile))).toBe(true);
+          }
+        },
+      ),
+      { seed: 20261124, numRuns: 25 },
+    );
+  });
+
+  it('says plainly what it does not hold: an older leaf, or a tile that is too short', () => {
+    const full = new MerkleTree();
+    for (let i = 0; i < 300; i++) full.append(leafHash(Buffer.from(String(i))));
+    const edge = MerkleTree.fromRightEdge(300, partialTiles(full, 300));
+    expect(() => edge.leaf(3)).toThrow(/not held/);
+    expect(() => edge.inclusionProof(3)).toThrow(/not held/);
+    expect(() => MerkleTree.fromRightEdge(300, () => Buffer.alloc(32))).toThrow(/holds 1 hashes; a tree of 300 leaves needs 44/);
+    expect(() => MerkleTree.fromRightEdge(300, () => null)).toThrow(/holds no hashes/);
   });
 });
