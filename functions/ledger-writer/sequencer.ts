@@ -143,7 +143,8 @@ async function integrateDeliveries(
   const plans: RecordPlan[] = [];
   const genesis: Item[] = [];
   const retried: WaitingDelivery[] = [];
-  const credentialTimelines = new Map<string, CredentialStatusTimeline[]>();
+  /** Per status list: the timelines of the credentials in it that changed, and the earliest instant their events state. */
+  const lists = new Map<string, { timelines: CredentialStatusTimeline[]; from: string }>();
   for (const [reference, events] of byReference) {
     const record = await readRecordGenesis(options.client, options.table, reference);
     if (!record) {
@@ -179,22 +180,34 @@ async function integrateDeliveries(
       const newest = integration.entries[integration.entries.length - 1];
       const slots = (newest?.head.content.statusSlots ?? []) as CredentialStatusSlot[];
       const changes = integration.entries.filter((e) => e.entry.type !== 'AUTHORITY_OBSERVED').map((e) => ({ at: e.at, status: String(e.entry.status) }));
+      const earliest = all.reduce((min, e) => (Date.parse(e.at) < Date.parse(min) ? e.at : min), all[0].at);
       for (const slot of slots) {
-        const timelines = credentialTimelines.get(slot.listId) ?? [];
-        timelines.push({ position: slot.statusListIndex, changes });
-        credentialTimelines.set(slot.listId, timelines);
+        const list = lists.get(slot.listId) ?? { timelines: [], from: earliest };
+        list.timelines.push({ position: slot.statusListIndex, changes });
+        if (Date.parse(earliest) < Date.parse(list.from)) list.from = earliest;
+        lists.set(slot.listId, list);
       }
     }
   }
-  for (const [listId, timelines] of credentialTimelines) {
+  for (const [listId, { timelines, from }] of lists) {
     const reference = statusListReference(listId);
-    const list = await readWholeRecord(options.client, options.table, reference);
-    if (!list) continue;
-    const purpose = list.entries[0]?.head.content.statusPurpose as 'revocation' | 'suspension';
-    const reconciled = reconcileStatusList(purpose, list.entries, timelines);
-    plans.push({ reference, entries: reconciled.entries, newHeads: reconciled.newHeads as unknown as RecordHead<Record<string, unknown>>[], stored: list.entries });
-    const highest = Math.max(...list.entries.map((e) => e.head.version), ...reconciled.newHeads.map((h) => h.version));
-    if (reconciled.newHeads.length > 0) genesis.push(genesisItem(reference, list.kind ?? '', list.setAside, highest));
+    const genesisOfList = await readRecordGenesis(options.client, options.table, reference);
+    if (!genesisOfList) continue;
+    // A list's versions before the earliest change of this batch were reconciled by earlier
+    // batches: its entries from then on (and the one in force then) are what can be wrong.
+    let stored: StoredTimelineEntry[];
+    if (genesisOfList.highestVersion !== null) {
+      const part = await readRecordFrom(options.client, options.table, reference, from);
+      stored = part.before ? [part.before, ...part.entries] : part.entries;
+    } else {
+      stored = (await readWholeRecord(options.client, options.table, reference))?.entries ?? [];
+    }
+    if (stored.length === 0) continue;
+    const purpose = stored[0].head.content.statusPurpose as 'revocation' | 'suspension';
+    const reconciled = reconcileStatusList(purpose, stored, timelines, genesisOfList.highestVersion ?? undefined);
+    plans.push({ reference, entries: reconciled.entries, newHeads: reconciled.newHeads as unknown as RecordHead<Record<string, unknown>>[], stored });
+    const highest = Math.max(genesisOfList.highestVersion ?? 0, ...stored.map((e) => e.head.version), ...reconciled.newHeads.map((h) => h.version));
+    if (reconciled.newHeads.length > 0) genesis.push(genesisItem(reference, genesisOfList.kind ?? '', genesisOfList.setAside, highest));
   }
 
   // Log every new version, sign once, and give each its inclusion proof against that checkpoint.

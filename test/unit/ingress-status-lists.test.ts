@@ -325,3 +325,30 @@ describe('status lists: properties over random groups and late events', () => {
     );
   });
 });
+
+describe('status lists: reconciled from the earliest event of the batch on', () => {
+  // What the sequencer reads of a list: its entries at or after the earliest instant the batch's
+  // events state, and the entry in force then (readRecordFrom), with the list's highest version.
+  test('the same versions and entries as reconciling the whole list, and nothing before that instant needs it', () => {
+    fc.assert(
+      fc.property(scenarioArb, (scenario) => {
+        const events = scenario.batches.flat();
+        fc.pre(events.length > 0);
+        const from = Math.min(...events.map((e) => Date.parse(e.at)));
+        for (const whole of reconcileScenario(scenario)) {
+          const cut = whole.stored.findIndex((e) => Date.parse(e.at) >= from);
+          const start = cut === -1 ? whole.stored.length : cut;
+          const part = whole.stored.slice(Math.max(0, start - 1));
+          const highestVersion = Math.max(...whole.stored.map((e) => e.head.version));
+          const handed = whole.timelines.filter((t) => whole.changed.has(t.position));
+          const partial = reconcileStatusList(whole.purpose, part, handed, highestVersion);
+          expect(partial.newHeads).toEqual(whole.newHeads);
+          const fromThere = (entries: DerivedEntry[]) => entries.filter((e) => Date.parse(e.at) >= from).map((e) => ({ sk: e.sk, at: e.at, head: e.head }));
+          expect(fromThere(partial.entries)).toEqual(fromThere(whole.entries));
+          expect(whole.entries.filter((e) => Date.parse(e.at) < from).every(unchangedEntry)).toBe(true);
+        }
+      }),
+      { seed: SEED, numRuns: 300 },
+    );
+  });
+});

@@ -35,17 +35,20 @@ function statusAt(timeline: CredentialStatusTimeline, ms: number): string | null
 }
 
 /**
- * The entries of one list (`stored`, in sort-key order) as they must now be stored, and the list
- * versions created (to log). `highestVersion` is the list record's highest version so far.
+ * The entries of one list (`stored`, in sort-key order: the whole list, or its entries from an
+ * instant on with the one in force then) as they must now be stored, and the list versions
+ * created (to log). `highestVersion` is the list record's highest version so far.
  */
 export function reconcileStatusList(
   purpose: StatusPurpose,
   stored: readonly StoredTimelineEntry[],
   credentials: readonly CredentialStatusTimeline[],
+  highestVersion?: number,
 ): { entries: DerivedEntry[]; newHeads: ListHead[] } {
   const entries: DerivedEntry[] = stored.map((e) => ({ sk: e.sk, at: e.at, entry: e.entry, view: e.view, head: e.head, eventKey: e.eventKey, stored: e }));
   if (entries.length === 0) return { entries, newHeads: [] };
-  let highest = Math.max(...stored.map((e) => e.head.version));
+  // The list's highest version wherever it is (given when `stored` is only the list's recent part).
+  let highest = Math.max(highestVersion ?? 0, ...stored.map((e) => e.head.version));
   const newHeads: ListHead[] = [];
   const bitsOf = (head: RecordHead<Record<string, unknown>>) => new Set(setIndexesOf(decodeStatusList(String(head.content.encodedList))));
   const wanted = (timeline: CredentialStatusTimeline, ms: number) => statusAt(timeline, ms) === PURPOSE_STATE[purpose];
