@@ -59,17 +59,20 @@ function rightEdgeTiles(size: number): Array<{ level: number; index: number }> {
  * as a log opened from every leaf is. A batch that fails leaves the cache empty.
  */
 export class LogCache {
-  private kept: { table: string; origin: string; log: AppendOnlyLog } | null = null;
+  private kept: { client: DynamoDBClient; table: string; origin: string; log: AppendOnlyLog } | null = null;
 
-  /** The kept log for this table and origin, taken out of the cache (a batch owns it until it publishes). */
-  take(table: string, origin: string): AppendOnlyLog | null {
+  /**
+   * The kept log for this store (the client reaching it), table and origin, taken out of the
+   * cache: a batch owns it until it publishes.
+   */
+  take(client: DynamoDBClient, table: string, origin: string): AppendOnlyLog | null {
     const kept = this.kept;
     this.kept = null;
-    return kept && kept.table === table && kept.origin === origin && !kept.log.hasUnpublished ? kept.log : null;
+    return kept && kept.client === client && kept.table === table && kept.origin === origin && !kept.log.hasUnpublished ? kept.log : null;
   }
 
-  keep(table: string, log: AppendOnlyLog): void {
-    this.kept = { table, origin: log.origin, log };
+  keep(client: DynamoDBClient, table: string, log: AppendOnlyLog): void {
+    this.kept = { client, table, origin: log.origin, log };
   }
 }
 
@@ -110,7 +113,7 @@ export class TableLedger {
         throw new Error(`the table's log is ${head.origin}, but the signing key is for ${options.signer.name}`);
       }
       const progress = (read: number, total: number) => options.onProgress?.('reading leaves', read, total);
-      const kept = options.cache?.take(options.table, options.signer.name) ?? null;
+      const kept = options.cache?.take(options.client, options.table, options.signer.name) ?? null;
       let log: AppendOnlyLog;
       if (kept && kept.published.size === head.treeSize && kept.published.checkpoint === head.checkpoint) {
         log = kept;
@@ -162,7 +165,7 @@ export class TableLedger {
       if (this.options.tiles) await writeLogResources(this.options.tiles, resources.filter((r) => r.path === 'checkpoint'), () => progress(resources.length));
       this.log.markPublished(checkpoint);
     }
-    this.options.cache?.keep(this.options.table, this.log);
+    this.options.cache?.keep(this.options.client, this.options.table, this.log);
     return { origin: this.log.origin, treeSize: this.log.size, appended, checkpoint, verifierKey: this.options.signer.verifierKey };
   }
 
