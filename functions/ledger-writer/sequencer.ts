@@ -19,11 +19,13 @@ type Item = Record<string, AttributeValue>;
  * and the ledger, a batch at a time, through the one writer path (runLedgerBatch: lease, leaves,
  * signed head, records). Per batch:
  *   1. the deliveries waiting, oldest first (strongly consistent reads of what the index lists);
- *   2. each record they name, read whole; the pure rules (integrate.ts) insert each event at the
- *      instant it states, set aside what breaks the lifecycle rules, and derive every entry again;
+ *   2. each record they name, read from the earliest instant its events state (a credential whole);
+ *      the pure rules (integrate.ts) insert each event at the instant it states, set aside what
+ *      breaks the lifecycle rules (tried again with the record's next events), and derive every
+ *      entry after it again;
  *   3. a credential's status lists are reconciled with its new timeline (status-lists.ts);
- *   4. every new record version is logged (content already logged keeps its leaf), one checkpoint
- *      is signed for the batch, and each new version carries its inclusion proof;
+ *   4. every new record version is logged, one checkpoint is signed for the batch, and each new
+ *      version carries its inclusion proof;
  *   5. the changed entries are written (each new one names its delivery, so integrating it twice is
  *      impossible), and last each delivery is marked SEQUENCED or SET_ASIDE and leaves the index.
  * The batch is journaled (batch.ts): killed before its head is published, it left no record
@@ -103,7 +105,7 @@ export async function sequencePending(options: SequencerOptions): Promise<Sequen
   return { ...result, appended: ledger?.appended ?? 0, treeSize: ledger?.treeSize ?? null };
 }
 
-/** Runs batches until nothing is waiting (or `maxBatches`); the totals. */
+/** Runs batches until nothing is waiting (or `maxBatches`); what each did. */
 export async function sequenceAll(options: SequencerOptions, maxBatches = Number.POSITIVE_INFINITY): Promise<SequencerRun[]> {
   const runs: SequencerRun[] = [];
   while (runs.length < maxBatches) {
