@@ -1,5 +1,5 @@
 import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { journalHeaderItem, journalItems, readJournal } from '../store/ledger';
+import { journalHeaderItem, journalItems, readJournalHeader, readJournalItems } from '../store/ledger';
 import { putItems } from '../store/write';
 import type { AppendOnlyLog } from './log';
 import { TableLedger, type LedgerPublication, type TableLedgerOptions } from './table-ledger';
@@ -67,9 +67,8 @@ export async function runLedgerBatch<T>(options: BatchOptions, prepare: (log: Ap
 
 /** Writes what a published batch left unwritten (its journal), then marks the journal done. */
 async function finishJournal(client: DynamoDBClient, table: string, publishedSize: number): Promise<void> {
-  const journal = await readJournal(client, table, false);
-  if (!journal || journal.header.done || journal.header.treeSize !== publishedSize) return;
-  const { items } = (await readJournal(client, table, true))!;
-  await putItems(client, table, items);
+  const header = await readJournalHeader(client, table);
+  if (!header || header.done || header.treeSize !== publishedSize) return;
+  await putItems(client, table, await readJournalItems(client, table, header));
   await putItems(client, table, [journalHeaderItem({ treeSize: publishedSize, chunks: 0, done: true })]);
 }

@@ -5,9 +5,9 @@ import { CREDENTIAL_KIND, statusListReference, type CredentialStatusSlot } from 
 import type { RecordHead } from '../domain/record';
 import { canonicalInstant, entrySk } from '../store/layout';
 import { listWaitingDeliveries, readDeliveries, settledDeliveryItem, type WaitingDelivery } from '../store/pending';
-import { genesisItem, readRecordFrom, readRecordGenesis, readWholeRecord } from '../store/records';
-import { readJournal } from '../store/ledger';
-import { entryItem, entrySeqOf } from '../store/write';
+import { readRecordFrom, readRecordGenesis, readWholeRecord } from '../store/records';
+import { readJournalHeader } from '../store/ledger';
+import { entryItem, entrySeqOf, genesisItem } from '../store/write';
 import { runLedgerBatch } from './batch';
 import type { AppendOnlyLog } from './log';
 import { LogCache, type TableLedgerOptions } from './table-ledger';
@@ -72,7 +72,7 @@ export async function sequencePending(options: SequencerOptions): Promise<Sequen
   const listed = await listWaitingDeliveries(options.client, options.table, batchSize);
   const candidates = [...new Set([...(options.waiting ?? []), ...listed])].slice(0, batchSize);
   // Nothing waiting: still finish a batch that stopped after publishing (its journal), if any.
-  if (candidates.length === 0 && (await readJournal(options.client, options.table, false))?.header.done !== false) return null;
+  if (candidates.length === 0 && (await readJournalHeader(options.client, options.table))?.done !== false) return null;
 
   const { result, ledger } = await runLedgerBatch({ cache: processLogCache, openFrom: 'right-edge', ...options, leaseMs: options.leaseMs ?? SEQUENCER_LEASE_MS, journal: true }, async (log) => {
     const waiting = async (keys: readonly string[]) => (await readDeliveries(options.client, options.table, keys)).filter((d) => d.sequencing === 'PENDING' && d.event);
@@ -157,13 +157,13 @@ async function integrateDeliveries(
     // order: one set aside only because an earlier event had not arrived yet is integrated now.
     const parked = record.setAside.length > 0 ? (await readDeliveries(options.client, options.table, record.setAside)).filter((d) => d.sequencing === 'SET_ASIDE' && d.event) : [];
     const all = [...events, ...parked.map(eventOf)];
+    const from = all.reduce((earliest, e) => (Date.parse(e.at) < Date.parse(earliest) ? e.at : earliest), all[0].at);
     // Objects and proofs are read from the earliest instant an event states (two Queries, whatever
     // the length of the history before it). A credential is read whole: its status lists are
     // reconciled with its whole status timeline, which is short (status changes only).
     let stored: StoredTimelineEntry[];
     let partial: PartialTimeline | undefined;
     if (record.kind !== CREDENTIAL_KIND && record.highestVersion !== null) {
-      const from = all.reduce((earliest, e) => (Date.parse(e.at) < Date.parse(earliest) ? e.at : earliest), all[0].at);
       const part = await readRecordFrom(options.client, options.table, reference, from);
       stored = part.entries;
       partial = { before: part.before, highestVersion: record.highestVersion };
@@ -176,17 +176,16 @@ async function integrateDeliveries(
     const stillAside = integration.outcomes.filter((o) => !o.sequenced).map((o) => o.key).slice(-MAX_SET_ASIDE);
     const changed = integration.outcomes.some((o) => o.sequenced);
     const highest = Math.max(record.highestVersion ?? 0, ...stored.map((e) => e.head.version), ...integration.newHeads.map((h) => h.version));
-    if (changed || stillAside.join() !== record.setAside.join()) genesis.push(genesisItem(reference, record.kind ?? '', stillAside, highest));
+    if (changed || stillAside.join() !== record.setAside.join()) genesis.push(genesisItem(reference, record.kind ?? '', highest, { setAside: stillAside }));
     plans.push({ reference, entries: integration.entries, newHeads: integration.newHeads, stored: partial?.before ? [partial.before, ...stored] : stored });
     if (record.kind === CREDENTIAL_KIND && integration.outcomes.some((o) => o.sequenced)) {
       const newest = integration.entries[integration.entries.length - 1];
       const slots = (newest?.head.content.statusSlots ?? []) as CredentialStatusSlot[];
       const changes = integration.entries.filter((e) => e.entry.type !== 'AUTHORITY_OBSERVED').map((e) => ({ at: e.at, status: String(e.entry.status) }));
-      const earliest = all.reduce((min, e) => (Date.parse(e.at) < Date.parse(min) ? e.at : min), all[0].at);
       for (const slot of slots) {
-        const list = lists.get(slot.listId) ?? { timelines: [], from: earliest };
+        const list = lists.get(slot.listId) ?? { timelines: [], from };
         list.timelines.push({ position: slot.statusListIndex, changes });
-        if (Date.parse(earliest) < Date.parse(list.from)) list.from = earliest;
+        if (Date.parse(from) < Date.parse(list.from)) list.from = from;
         lists.set(slot.listId, list);
       }
     }
@@ -209,7 +208,7 @@ async function integrateDeliveries(
     const reconciled = reconcileStatusList(purpose, stored, timelines, genesisOfList.highestVersion ?? undefined);
     plans.push({ reference, entries: reconciled.entries, newHeads: reconciled.newHeads as unknown as RecordHead<Record<string, unknown>>[], stored });
     const highest = Math.max(genesisOfList.highestVersion ?? 0, ...stored.map((e) => e.head.version), ...reconciled.newHeads.map((h) => h.version));
-    if (reconciled.newHeads.length > 0) genesis.push(genesisItem(reference, genesisOfList.kind ?? '', genesisOfList.setAside, highest));
+    if (reconciled.newHeads.length > 0) genesis.push(genesisItem(reference, genesisOfList.kind ?? '', highest, { setAside: genesisOfList.setAside }));
   }
 
   // Log every new version, sign once, and give each its inclusion proof against that checkpoint.

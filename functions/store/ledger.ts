@@ -1,5 +1,4 @@
 import {
-  BatchGetItemCommand,
   ConditionalCheckFailedException,
   GetItemCommand,
   PutItemCommand,
@@ -10,6 +9,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { StoreNotConfigured, StoreUnavailable } from './errors';
 import { storeClient, tableName } from './client';
+import { BATCH_GET_KEYS, batchGetItems, WRITER_READ } from './batch-get';
 
 /**
  * The integrity log's items, in the records table under their own partition (see layout.ts for
@@ -233,8 +233,6 @@ export function ledgerTileItems(tiles: readonly HashTileToStore[]): Item[] {
   return tiles.map((tile) => ({ pk: { S: LEDGER_PK }, sk: { S: ledgerTileSk(tile.level, tile.index) }, hashes: { B: tile.hashes } }));
 }
 
-/** BatchGetItem takes at most this many keys; a consistency proof needs a few per tile level. */
-const BATCH_GET_KEYS = 100;
 
 /**
  * The read path's view of the log for a consistency proof: the published head and the hash tiles
@@ -247,15 +245,11 @@ export async function readLedgerTiles(
   const table = tableName();
   if (!table) throw new StoreNotConfigured();
   if (tiles.length + 1 > BATCH_GET_KEYS) throw new StoreUnavailable(`${tiles.length} tiles are more than one request reads`);
-  let keys: Item[] = [headKey(), ...tiles.map((t) => ({ pk: { S: LEDGER_PK }, sk: { S: ledgerTileSk(t.level, t.index) } }))];
-  const items: Item[] = [];
+  const keys: Item[] = [headKey(), ...tiles.map((t) => ({ pk: { S: LEDGER_PK }, sk: { S: ledgerTileSk(t.level, t.index) } }))];
+  let items: Item[];
   try {
-    for (let attempt = 0; keys.length > 0; attempt++) {
-      if (attempt === 3) throw new StoreUnavailable('BatchGetItem left keys unprocessed three times');
-      const out = await storeClient().send(new BatchGetItemCommand({ RequestItems: { [table]: { Keys: keys, ConsistentRead: false } } }));
-      items.push(...(out.Responses?.[table] ?? []));
-      keys = out.UnprocessedKeys?.[table]?.Keys ?? [];
-    }
+    // The read path asks again at once, three times at most: it answers a person, not a batch.
+    items = await batchGetItems(storeClient(), table, keys, { consistentRead: false, maxAttempts: 3, backoffMs: 0 });
   } catch (error) {
     if (error instanceof StoreUnavailable) throw error;
     throw new StoreUnavailable('BatchGetItem ledger tiles', { cause: error });
@@ -318,29 +312,32 @@ export function journalHeaderItem(header: JournalHeader): Item {
   return { pk: { S: LEDGER_PK }, sk: { S: JOURNAL_SK }, treeSize: { N: String(header.treeSize) }, chunks: { N: String(header.chunks) }, done: { BOOL: header.done } };
 }
 
-/** The journal's header and, when `withItems`, its items in order (one strongly consistent Query). */
-export async function readJournal(client: DynamoDBClient, table: string, withItems: boolean): Promise<{ header: JournalHeader; items: Item[] } | null> {
+/** The journal's header (strongly consistent); null when no batch was ever journaled. */
+export async function readJournalHeader(client: DynamoDBClient, table: string): Promise<JournalHeader | null> {
   const out = await client.send(new GetItemCommand({ TableName: table, Key: { pk: { S: LEDGER_PK }, sk: { S: JOURNAL_SK } }, ConsistentRead: true }));
   if (!out.Item) return null;
-  const header = { treeSize: Number(out.Item.treeSize!.N), chunks: Number(out.Item.chunks!.N), done: out.Item.done?.BOOL === true };
+  return { treeSize: Number(out.Item.treeSize!.N), chunks: Number(out.Item.chunks!.N), done: out.Item.done?.BOOL === true };
+}
+
+/** The items the journal under `header` holds, in order (strongly consistent Queries of its chunks). */
+export async function readJournalItems(client: DynamoDBClient, table: string, header: JournalHeader): Promise<Item[]> {
   const items: Item[] = [];
-  if (withItems && header.chunks > 0) {
-    let start: Item | undefined;
-    do {
-      const page = await client.send(
-        new QueryCommand({
-          TableName: table,
-          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',
-          ExpressionAttributeValues: { ':pk': { S: LEDGER_PK }, ':first': { S: journalChunkSk(0) }, ':last': { S: journalChunkSk(header.chunks - 1) } },
-          ConsistentRead: true,
-          ExclusiveStartKey: start,
-        }),
-      );
-      for (const chunk of page.Items ?? []) items.push(...(JSON.parse(chunk.items!.S!) as Item[]));
-      start = page.LastEvaluatedKey;
-    } while (start);
-  }
-  return { header, items };
+  if (header.chunks === 0) return items;
+  let start: Item | undefined;
+  do {
+    const page = await client.send(
+      new QueryCommand({
+        TableName: table,
+        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',
+        ExpressionAttributeValues: { ':pk': { S: LEDGER_PK }, ':first': { S: journalChunkSk(0) }, ':last': { S: journalChunkSk(header.chunks - 1) } },
+        ConsistentRead: true,
+        ExclusiveStartKey: start,
+      }),
+    );
+    for (const chunk of page.Items ?? []) items.push(...(JSON.parse(chunk.items!.S!) as Item[]));
+    start = page.LastEvaluatedKey;
+  } while (start);
+  return items;
 }
 
 /**
@@ -350,15 +347,7 @@ export async function readJournal(client: DynamoDBClient, table: string, withIte
  * caller takes the hashes the size covers, which that batch could not have changed.
  */
 export async function readLedgerEdgeTiles(client: DynamoDBClient, table: string, tiles: ReadonlyArray<{ level: number; index: number }>): Promise<Map<number, Uint8Array>> {
-  const byLevel = new Map<number, Uint8Array>();
-  let keys: Item[] = tiles.map((t) => ({ pk: { S: LEDGER_PK }, sk: { S: ledgerTileSk(t.level, t.index) } }));
   const levelOf = new Map(tiles.map((t) => [ledgerTileSk(t.level, t.index), t.level]));
-  for (let attempt = 0; keys.length > 0; attempt++) {
-    if (attempt > 8) throw new StoreUnavailable('BatchGetItem left ledger tiles unprocessed');
-    if (attempt > 0) await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
-    const out = await client.send(new BatchGetItemCommand({ RequestItems: { [table]: { Keys: keys, ConsistentRead: true } } }));
-    for (const item of out.Responses?.[table] ?? []) if (item.sk?.S && item.hashes?.B) byLevel.set(levelOf.get(item.sk.S)!, item.hashes.B);
-    keys = out.UnprocessedKeys?.[table]?.Keys ?? [];
-  }
-  return byLevel;
+  const items = await batchGetItems(client, table, tiles.map((t) => ({ pk: { S: LEDGER_PK }, sk: { S: ledgerTileSk(t.level, t.index) } })), WRITER_READ);
+  return new Map(items.flatMap((item) => (item.sk?.S && item.hashes?.B ? [[levelOf.get(item.sk.S)!, item.hashes.B] as const] : [])));
 }

@@ -1,5 +1,4 @@
 import {
-  BatchGetItemCommand,
   ConditionalCheckFailedException,
   GetItemCommand,
   PutItemCommand,
@@ -10,6 +9,7 @@ import {
 import { storeClient, tableName } from './client';
 import { StoreNotConfigured, StoreUnavailable } from './errors';
 import { GENESIS_SK, PENDING_INDEX, pendingPk } from './layout';
+import { batchGetItems, WRITER_READ } from './batch-get';
 
 /** The `queue` value of every delivery waiting for the sequencer. */
 const PENDING_QUEUE = 'PENDING';
@@ -156,17 +156,7 @@ export async function listWaitingDeliveries(client: DynamoDBClient, table: strin
 
 /** The deliveries under `keys` as they stand (one strongly consistent BatchGetItem per 100 keys). */
 export async function readDeliveries(client: DynamoDBClient, table: string, keys: readonly string[]): Promise<WaitingDelivery[]> {
-  const items: Item[] = [];
-  for (let at = 0; at < keys.length; at += 100) {
-    let request: Item[] = keys.slice(at, at + 100).map((pk) => ({ pk: { S: pk }, sk: { S: GENESIS_SK } }));
-    for (let attempt = 0; request.length > 0; attempt++) {
-      if (attempt > 8) throw new StoreUnavailable('BatchGetItem left pending deliveries unprocessed');
-      if (attempt > 0) await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
-      const out = await client.send(new BatchGetItemCommand({ RequestItems: { [table]: { Keys: request, ConsistentRead: true } } }));
-      items.push(...(out.Responses?.[table] ?? []));
-      request = out.UnprocessedKeys?.[table]?.Keys ?? [];
-    }
-  }
+  const items = await batchGetItems(client, table, keys.map((pk) => ({ pk: { S: pk }, sk: { S: GENESIS_SK } })), WRITER_READ);
   return items.map((item) => ({
     key: item.pk!.S!,
     receivedAt: item.receivedAt!.S!,

@@ -1,4 +1,5 @@
-import { BatchGetItemCommand, GetItemCommand, QueryCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, QueryCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { batchGetItems, WRITER_READ } from './batch-get';
 import { StoreNotConfigured, StoreUnavailable } from './errors';
 import { storeClient, tableName } from './client';
 import { canonicalInstant, cutSk, GENESIS_SK, recordPk } from './layout';
@@ -206,38 +207,12 @@ export async function readRecordFrom(client: DynamoDBClient, table: string, refe
   return { before: prior.Items?.[0] ? entryOf(prior.Items[0]) : null, entries };
 }
 
-/**
- * The genesis item of a record the sequencer has changed: `changedByEvents` tells the loader the
- * record is no longer what a document describes (lib/loader/load.ts keeps it as it is), and
- * `setAside` lists the deliveries to try again with its next events (none: left out).
- */
-export function genesisItem(reference: string, kind: string, setAside: readonly string[], highestVersion: number): Record<string, AttributeValue> {
-  const item: Record<string, AttributeValue> = {
-    pk: { S: recordPk(reference) },
-    sk: { S: GENESIS_SK },
-    kind: { S: kind },
-    reference: { S: reference },
-    changedByEvents: { BOOL: true },
-    highestVersion: { N: String(highestVersion) },
-  };
-  if (setAside.length > 0) item.setAside = { S: JSON.stringify(setAside) };
-  return item;
-}
 
 /** Which of `references` the sequencer has changed (their genesis items say so): strongly consistent, 100 per request. */
 export async function recordsChangedByEvents(client: DynamoDBClient, table: string, references: readonly string[]): Promise<Set<string>> {
-  const changed = new Set<string>();
-  for (let at = 0; at < references.length; at += 100) {
-    let keys: Record<string, AttributeValue>[] = references.slice(at, at + 100).map((r) => ({ pk: { S: recordPk(r) }, sk: { S: GENESIS_SK } }));
-    for (let attempt = 0; keys.length > 0; attempt++) {
-      if (attempt > 8) throw new StoreUnavailable('BatchGetItem left record keys unprocessed');
-      if (attempt > 0) await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
-      const out = await client.send(
-        new BatchGetItemCommand({ RequestItems: { [table]: { Keys: keys, ConsistentRead: true, ProjectionExpression: '#reference, changedByEvents', ExpressionAttributeNames: { '#reference': 'reference' } } } }),
-      );
-      for (const item of out.Responses?.[table] ?? []) if (item.changedByEvents?.BOOL && item.reference?.S) changed.add(item.reference.S);
-      keys = out.UnprocessedKeys?.[table]?.Keys ?? [];
-    }
-  }
-  return changed;
+  const items = await batchGetItems(client, table, references.map((r) => ({ pk: { S: recordPk(r) }, sk: { S: GENESIS_SK } })), {
+    ...WRITER_READ,
+    projection: { expression: '#reference, changedByEvents', names: { '#reference': 'reference' } },
+  });
+  return new Set(items.flatMap((item) => (item.changedByEvents?.BOOL && item.reference?.S ? [item.reference.S] : [])));
 }

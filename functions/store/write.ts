@@ -36,10 +36,21 @@ export function entrySeqOf(sk: string): number {
   return Number(sk.slice(sk.lastIndexOf('#') + 1));
 }
 
+/**
+ * A record's genesis item (layout.ts): its kind and highest version; for a record the sequencer
+ * has changed also `changedByEvents` (the loader then keeps it as it is: lib/loader/load.ts) and
+ * the deliveries set aside for it, to try again with its next events (none: left out).
+ */
+export function genesisItem(reference: string, kind: string, highestVersion: number, events?: { setAside: readonly string[] }): Item {
+  const item: Item = { pk: { S: recordPk(reference) }, sk: { S: GENESIS_SK }, kind: { S: kind }, reference: { S: reference }, highestVersion: { N: String(highestVersion) } };
+  if (events) item.changedByEvents = { BOOL: true };
+  if (events && events.setAside.length > 0) item.setAside = { S: JSON.stringify(events.setAside) };
+  return item;
+}
+
 export function recordItems(record: RecordToStore): Item[] {
-  const pk = { S: recordPk(record.reference) };
   const highestVersion = record.entries.reduce((highest, e) => Math.max(highest, (e.head as { version?: number }).version ?? 0), 0);
-  const items: Item[] = [{ pk, sk: { S: GENESIS_SK }, kind: { S: record.kind }, reference: { S: record.reference }, highestVersion: { N: String(highestVersion) } }];
+  const items: Item[] = [genesisItem(record.reference, record.kind, highestVersion)];
   record.entries.forEach((e, seq) => items.push(entryItem(record.reference, entrySk(e.at, seq), e)));
   return items;
 }

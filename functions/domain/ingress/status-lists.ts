@@ -50,7 +50,13 @@ export function reconcileStatusList(
   // The list's highest version wherever it is (given when `stored` is only the list's recent part).
   let highest = Math.max(highestVersion ?? 0, ...stored.map((e) => e.head.version));
   const newHeads: ListHead[] = [];
-  const bitsOf = (head: RecordHead<Record<string, unknown>>) => new Set(setIndexesOf(decodeStatusList(String(head.content.encodedList))));
+  // Each version's 16 KB bitstring is expanded once, however many instants ask for it.
+  const decoded = new Map<RecordHead<Record<string, unknown>>, Set<number>>();
+  const bitsOf = (head: RecordHead<Record<string, unknown>>): Set<number> => {
+    let bits = decoded.get(head);
+    if (!bits) decoded.set(head, (bits = new Set(setIndexesOf(decodeStatusList(String(head.content.encodedList))))));
+    return bits;
+  };
   const wanted = (timeline: CredentialStatusTimeline, ms: number) => statusAt(timeline, ms) === PURPOSE_STATE[purpose];
 
   /** The list's bits at `ms` with every given credential's bit as its timeline says. */
