@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Logger } from '@aws-lambda-powertools/logger';
+import { Logger } from '../logging/logger';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { SERVICE_NAME } from '../contract/service';
 import { correlationIdFrom } from './correlation';

@@ -2,8 +2,8 @@ import type { z } from 'zod';
 import type { TelemetryReadiness } from '../../functions/contract/schemas/catalogues';
 
 /**
- * Telemetry export readiness. Logs are what the functions emit today (Powertools structured
- * JSON with the correlation id, see functions/http/boundary.ts); metrics and traces are ready to
+ * Telemetry export readiness. Logs are what the functions emit today (structured JSON in the
+ * Powertools Logger format with the correlation id, see functions/logging/logger.ts); metrics and traces are ready to
  * export but not configured. Where any export goes, with which headers or keys, is never
  * published: that is configuration of the deployment, not contract.
  */
@@ -16,7 +16,7 @@ export function buildTelemetryReadiness(): z.input<typeof TelemetryReadiness> {
       {
         signal: 'LOGS',
         readiness: 'ACTIVE',
-        format: 'One JSON object per line (AWS Lambda Powertools Logger)',
+        format: 'One JSON object per line, in the AWS Lambda Powertools Logger format',
         fields: ['timestamp', 'level', 'message', 'service', 'correlationId', 'endpoint', 'status', 'function_request_id'],
         correlation: 'The caller\'s x-correlation-id when well formed, else the request id; present in every log line and problem body.',
       },

@@ -28,6 +28,7 @@ import { loadDocument } from '../../lib/loader/load';
 import { startEmbeddedStore, type EmbeddedStore } from '../../lib/local/embedded-store';
 import { configureLocalEnvironment, localClient } from '../../lib/local/service';
 import { startKmsStandIn, type KmsStandIn } from '../support/kms';
+import { collectLogLines } from '../support/log-lines';
 
 // s3rver ships no types: an S3-compatible server on the local file system.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -63,7 +64,7 @@ const monitorLeaves: Buffer[] = [];
 
 type Handler = typeof sequencerHandler;
 
-/** Log lines the handler's Powertools logger wrote (JSON, one a line). */
+/** Log lines the handler's logger wrote (JSON, one a line). */
 const logLines: Array<Record<string, unknown>> = [];
 
 /**
@@ -103,19 +104,12 @@ function lambdaContext(remainingMs = 60_000): Context {
 
 /** Runs the handler, keeping the log lines it writes (the logger writes INFO to stdout, WARN and ERROR to stderr). */
 async function invoke(handler: Handler, event: SequencerEvent, context: Context = lambdaContext()): ReturnType<Handler> {
-  const spies = [process.stdout, process.stderr].map((stream) => {
-    const write = stream.write.bind(stream) as (...args: unknown[]) => boolean;
-    return jest.spyOn(stream, 'write').mockImplementation((chunk: string | Uint8Array, ...rest: unknown[]) => {
-      const text = String(chunk);
-      if (!text.startsWith('{')) return write(chunk, ...rest);
-      for (const line of text.trim().split('\n')) logLines.push(JSON.parse(line) as Record<string, unknown>);
-      return true;
-    });
-  });
+  const collected = collectLogLines();
   try {
     return await handler(event, context);
   } finally {
-    for (const spy of spies) spy.mockRestore();
+    collected.restore();
+    logLines.push(...collected.lines);
   }
 }
 

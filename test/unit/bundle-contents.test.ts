@@ -38,6 +38,13 @@ describe.each(lambdaOperations.map((op) => [op.operationId, op] as const))('bund
     expect(inputs.filter(tableOrSchemas)).toEqual([]);
   });
 
+  // The service writes Powertools-format log lines itself (functions/logging/logger.ts): loading and
+  // making the Powertools Logger costs a function that reads nothing more than its whole cold-start
+  // allowance (README, Performance).
+  it('carries no Powertools', () => {
+    expect(inputs.filter((i) => i.includes('node_modules/@aws-lambda-powertools/'))).toEqual([]);
+  });
+
   if (op.integration.kind === 'lambda' && op.integration.access === 'none') {
     it('carries no AWS SDK (it reaches no AWS resource)', () => {
       expect(inputs.filter((i) => i.includes('@aws-sdk/') || i.includes('@smithy/'))).toEqual([]);
@@ -47,7 +54,7 @@ describe.each(lambdaOperations.map((op) => [op.operationId, op] as const))('bund
 
 /**
  * The sequencer (lib/stack/sequencer.ts) is no operation of the table: it is held here to what it
- * needs, the DynamoDB, S3 (tile log) and KMS (checkpoint key) clients and the Powertools logger, and
+ * needs, the DynamoDB, S3 (tile log) and KMS (checkpoint key) clients and the service's logger, and
  * to nothing of the request path: no zod, no schema, no contract table (the integration rules take
  * their constants from the zod-free functions/contract/ingress-values.ts).
  */
@@ -62,6 +69,7 @@ describe('bundle of the sequencer', () => {
     'infrastructure code (lib/, the CDK)': (i) => i.startsWith('lib/') || i.includes('aws-cdk-lib') || i.includes('constructs/'),
     'an AWS client it never calls': (i) => /@aws-sdk\/client-(?!dynamodb\/|s3\/|kms\/)/.test(i),
     'middy or the receivers\' Standard Webhooks': (i) => i.includes('node_modules/@middy/') || i.includes('node_modules/standardwebhooks/'),
+    'Powertools (the service writes its log lines itself, functions/logging/logger.ts)': (i) => i.includes('node_modules/@aws-lambda-powertools/'),
   };
   let inputs: string[];
   beforeAll(async () => {
@@ -69,8 +77,9 @@ describe('bundle of the sequencer', () => {
   });
 
   it('carries the clients and the logger it uses', () => {
-    const packages = ['@aws-sdk/client-dynamodb/', '@aws-sdk/client-s3/', '@aws-sdk/client-kms/', '@aws-lambda-powertools/logger/'];
+    const packages = ['@aws-sdk/client-dynamodb/', '@aws-sdk/client-s3/', '@aws-sdk/client-kms/'];
     expect(packages.filter((p) => !inputs.some((i) => i.includes(`node_modules/${p}`)))).toEqual([]);
+    expect(inputs).toContain('functions/logging/logger.ts');
   });
 
   it.each(Object.keys(forbidden))('carries no %s', (what) => {

@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { httpHandler, logger } from '../../functions/http/boundary';
+import { collectLogLines } from '../support/log-lines';
 import { StoreNotConfigured, StoreUnavailable } from '../../functions/store/errors';
 import { correlationIdFrom } from '../../functions/http/correlation';
 import { parseReference } from '../../functions/http/params';
@@ -137,11 +138,7 @@ describe('the Lambda boundary', () => {
   });
 
   it('logs every request as one JSON line with its correlation id, endpoint and the Lambda context, and no key of an earlier request', async () => {
-    const lines: string[] = [];
-    const write = jest.spyOn(process.stdout, 'write').mockImplementation((chunk: string | Uint8Array) => {
-      lines.push(String(chunk));
-      return true;
-    });
+    const collected = collectLogLines();
     logger.setLogLevel('INFO');
     try {
       const handler = httpHandler(async (request) => {
@@ -152,9 +149,9 @@ describe('the Lambda boundary', () => {
       await handler(event({ headers: { 'x-correlation-id': 'boundary-test-0002' } }), { ...context(5000), functionName: 'g', awsRequestId: 'req-2' } as Context);
     } finally {
       logger.setLogLevel('SILENT');
-      write.mockRestore();
+      collected.restore();
     }
-    const logged = lines.map((line) => JSON.parse(line));
+    const logged = collected.lines;
     expect(logged).toEqual([
       expect.objectContaining({ message: 'request served', status: 200, correlationId: 'boundary-test-0001', endpoint: '/first', function_name: 'f', function_request_id: 'req-1', onlyFirst: true }),
       expect.objectContaining({ message: 'request served', status: 200, correlationId: 'boundary-test-0002', endpoint: '/x', function_name: 'g', function_request_id: 'req-2' }),
