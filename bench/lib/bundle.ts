@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { build, type Metafile } from 'esbuild';
-import { BUNDLE_AWS_SDK, BUNDLE_OPTIONS } from '../../lib/stack/bundling';
+import { BUNDLE_AWS_SDK, BUNDLE_OPTIONS, CREDENTIALS_ALIAS } from '../../lib/stack/bundling';
 
 export interface Bundle {
   /** The written index.js (what Lambda loads). */
@@ -25,10 +25,17 @@ function contributors(metafile: Metafile, outfile: string): { name: string; byte
 
 /**
  * Bundles an entry the way the stack's NodejsFunction does (lib/stack/bundling.ts: esbuild,
- * CommonJS for Node.js, minified, external source map without sources, the AWS SDK bundled).
- * `entry` is a file, or `{ contents }` resolved from the repository root.
+ * CommonJS for Node.js, minified, external source map without sources, the AWS SDK bundled, its
+ * credential chain replaced by the environment's credentials). `entry` is a file, or `{ contents }`
+ * resolved from the repository root. `credentials: 'sdk-chain'` keeps the SDK's own chain: the
+ * stock DynamoDB client of the yardstick.
  */
-export async function bundle(entry: string | { contents: string; name: string }, outdir: string, root: string): Promise<Bundle> {
+export async function bundle(
+  entry: string | { contents: string; name: string },
+  outdir: string,
+  root: string,
+  { credentials = 'environment' }: { credentials?: 'environment' | 'sdk-chain' } = {},
+): Promise<Bundle> {
   mkdirSync(outdir, { recursive: true });
   const outfile = path.join(outdir, 'index.js');
   const result = await build({
@@ -45,6 +52,7 @@ export async function bundle(entry: string | { contents: string; name: string },
     sourcemap: BUNDLE_OPTIONS.sourceMap,
     sourcesContent: BUNDLE_OPTIONS.sourcesContent,
     external: BUNDLE_AWS_SDK ? [] : ['@aws-sdk/*'],
+    ...(credentials === 'environment' ? { alias: { ...CREDENTIALS_ALIAS } } : {}),
     outfile,
     metafile: true,
     logLevel: 'silent',

@@ -11,7 +11,7 @@ import { PENDING_PK_PREFIX, RECORD_PK_PREFIX } from '../../functions/store/layou
 import { Construct } from 'constructs';
 import type { Operation } from '../../functions/contract/operation';
 import { SERVICE_NAME } from '../../functions/contract/service';
-import { BUNDLE_AWS_SDK, BUNDLE_OPTIONS, FUNCTION_TIMEOUT_SECONDS, nodeOptionsFor } from './bundling';
+import { BUNDLE_AWS_SDK, BUNDLE_OPTIONS, CREDENTIALS_ESBUILD_ARGS, FUNCTION_TIMEOUT_SECONDS, nodeOptionsFor } from './bundling';
 
 /** The contract table's rows that run as a Lambda function. */
 export type LambdaOperation = Operation & { integration: Extract<Operation['integration'], { kind: 'lambda' }> };
@@ -135,6 +135,7 @@ export class OperationFunctions extends Construct {
       bundling: {
         ...BUNDLE_OPTIONS,
         bundleAwsSDK: BUNDLE_AWS_SDK,
+        esbuildArgs: CREDENTIALS_ESBUILD_ARGS,
         forceDockerBundling: false,
       },
     });

@@ -15,7 +15,7 @@ import { Construct } from 'constructs';
 import { SERVICE_NAME } from '../../functions/contract/service';
 import { PENDING_PK_PREFIX } from '../../functions/store/layout';
 import { PENDING_INDEX, TABLE_KEYS } from '../../functions/store/write';
-import { BUNDLE_AWS_SDK, BUNDLE_OPTIONS, nodeOptionsFor } from './bundling';
+import { BUNDLE_AWS_SDK, BUNDLE_OPTIONS, CREDENTIALS_ESBUILD_ARGS, nodeOptionsFor } from './bundling';
 
 /** The sequencer's handler, relative to the repository root. */
 export const SEQUENCER_ENTRY = 'functions/handlers/sequence-events.ts';
@@ -184,7 +184,7 @@ export class Sequencer extends Construct {
       // throttled behind a running batch waits up to this long, then is dropped (to the queue).
       retryAttempts: 0,
       maxEventAge: Duration.minutes(10),
-      bundling: { ...BUNDLE_OPTIONS, bundleAwsSDK: BUNDLE_AWS_SDK, forceDockerBundling: false },
+      bundling: { ...BUNDLE_OPTIONS, bundleAwsSDK: BUNDLE_AWS_SDK, esbuildArgs: CREDENTIALS_ESBUILD_ARGS, forceDockerBundling: false },
     });
 
     this.function.addEventSource(

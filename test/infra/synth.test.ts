@@ -60,6 +60,25 @@ test('every function (each Lambda operation and the sequencer) is bundled locall
   }
 });
 
+test('every function that carries the AWS SDK takes its credentials from the environment alone (the alias reached esbuild)', () => {
+  const template = JSON.parse(readFileSync(path.join(outdir, `${STACK_NAME}.template.json`), 'utf8'));
+  const assets = JSON.parse(readFileSync(path.join(outdir, `${STACK_NAME}.assets.json`), 'utf8'));
+  const functions = Object.values(template.Resources as Record<string, any>).filter(
+    (r) => r.Type === 'AWS::Lambda::Function' && String(r.Properties.Runtime).startsWith('nodejs'),
+  );
+  let withSdk = 0;
+  for (const fn of functions) {
+    const hash = String(fn.Properties.Code.S3Key).replace(/\.zip$/, '');
+    const sources = JSON.parse(readFileSync(path.join(outdir, assets.files[hash].source.path, 'index.js.map'), 'utf8')).sources as string[];
+    if (!sources.some((source) => source.includes('node_modules/@aws-sdk/client-'))) continue;
+    withSdk++;
+    expect(sources.filter((source) => source.endsWith('functions/aws/credentials.ts'))).toHaveLength(1);
+    expect(sources.filter((source) => /@aws-sdk\/(credential-provider-(?!env\/)|nested-clients\/)/.test(source))).toEqual([]);
+  }
+  // The table readers, the receivers and the sequencer.
+  expect(withSdk).toBeGreaterThan(10);
+});
+
 test('the published documents are staged from dist/site', () => {
   const assets = JSON.parse(readFileSync(path.join(outdir, `${STACK_NAME}.assets.json`), 'utf8'));
   const staged = Object.values(assets.files as Record<string, { source: { path: string } }>).map((f) => f.source.path);

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { build, type Metafile } from 'esbuild';
-import { BUNDLE_AWS_SDK, BUNDLE_OPTIONS } from '../../lib/stack/bundling';
+import { BUNDLE_AWS_SDK, BUNDLE_OPTIONS, CREDENTIALS_ALIAS } from '../../lib/stack/bundling';
 
 export const ROOT = path.resolve(__dirname, '../..');
 
@@ -12,8 +12,12 @@ export interface BuiltBundle {
   metafile: Metafile;
 }
 
-/** Bundles an entry (a file, or TypeScript source resolved from the repository root) in memory with the stack's options. */
-export async function buildBundle(entry: string | { contents: string }): Promise<BuiltBundle> {
+/**
+ * Bundles an entry (a file, or TypeScript source resolved from the repository root) in memory with
+ * the stack's options. `credentials: 'sdk-chain'` keeps the SDK's own credential chain (the stock
+ * client the yardstick is) instead of the environment-only provider the stack substitutes.
+ */
+export async function buildBundle(entry: string | { contents: string }, { credentials = 'environment' }: { credentials?: 'environment' | 'sdk-chain' } = {}): Promise<BuiltBundle> {
   const result = await build({
     ...(typeof entry === 'string'
       ? { entryPoints: [path.join(ROOT, entry)] }
@@ -26,6 +30,7 @@ export async function buildBundle(entry: string | { contents: string }): Promise
     minify: BUNDLE_OPTIONS.minify,
     mainFields: [...BUNDLE_OPTIONS.mainFields],
     external: BUNDLE_AWS_SDK ? [] : ['@aws-sdk/*'],
+    ...(credentials === 'environment' ? { alias: { ...CREDENTIALS_ALIAS } } : {}),
     outfile: path.join(ROOT, 'cdk.out', 'bundle-test', 'index.js'),
     write: false,
     metafile: true,

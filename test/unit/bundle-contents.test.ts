@@ -45,6 +45,14 @@ describe.each(lambdaOperations.map((op) => [op.operationId, op] as const))('bund
     expect(inputs.filter((i) => i.includes('node_modules/@aws-lambda-powertools/'))).toEqual([]);
   });
 
+  // Lambda gives a function its role's credentials in the environment: the SDK's credential chain
+  // (SSO, ini files, web identity, the metadata service, and the STS and SSO clients behind them)
+  // is replaced by that one provider (lib/stack/bundling.ts, functions/aws/credentials.ts).
+  it('carries no credential provider but the environment\'s', () => {
+    const chain = inputs.filter((i) => /@aws-sdk\/(credential-provider-(?!env\/)|nested-clients\/|token-providers\/)|@smithy\/credential-provider-imds\//.test(i));
+    expect(chain).toEqual([]);
+  });
+
   if (op.integration.kind === 'lambda' && op.integration.access === 'none') {
     it('carries no AWS SDK (it reaches no AWS resource)', () => {
       expect(inputs.filter((i) => i.includes('@aws-sdk/') || i.includes('@smithy/'))).toEqual([]);
@@ -68,6 +76,7 @@ describe('bundle of the sequencer', () => {
     'page and HTML code': (i) => i.startsWith('functions/domain/surfaces/') || i.startsWith('functions/browser/'),
     'infrastructure code (lib/, the CDK)': (i) => i.startsWith('lib/') || i.includes('aws-cdk-lib') || i.includes('constructs/'),
     'an AWS client it never calls': (i) => /@aws-sdk\/client-(?!dynamodb\/|s3\/|kms\/)/.test(i),
+    'a credential provider but the environment\'s': (i) => /@aws-sdk\/(credential-provider-(?!env\/)|nested-clients\/|token-providers\/)|@smithy\/credential-provider-imds\//.test(i),
     'middy or the receivers\' Standard Webhooks': (i) => i.includes('node_modules/@middy/') || i.includes('node_modules/standardwebhooks/'),
     'Powertools (the service writes its log lines itself, functions/logging/logger.ts)': (i) => i.includes('node_modules/@aws-lambda-powertools/'),
   };
