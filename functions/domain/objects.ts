@@ -47,6 +47,8 @@ export interface ObjectWindowEntry {
   entry: TimelineEntry;
   view: ObjectView;
   head: ObjectHead;
+  /** The head as stored, when read from the table (assessIntegrity remembers its outcome by it). */
+  headText?: string;
 }
 
 export const PUBLIC_DISCLOSURE: MinimalDisclosure = {

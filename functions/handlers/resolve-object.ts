@@ -30,7 +30,7 @@ export const handler = httpHandler(async (request) => {
     reference,
     entries,
     evaluation,
-    integrityConfirmed: entries.length > 0 && assessIntegrity(entries[0].head).confirmed,
+    integrityConfirmed: entries.length > 0 && assessIntegrity(entries[0].head, entries[0].headText).confirmed,
     baseUrl: request.baseUrl,
   });
 

@@ -24,7 +24,7 @@ export async function readRecordForPage(reference: string, baseUrl: string, time
   if (!window.exists) return { found: false };
   if (window.kind === 'OBJECT') {
     const entries = window.entries as ObjectWindowEntry[];
-    const integrity = entries.length > 0 ? assessIntegrity(entries[0].head) : { confirmed: false, reason: 'Nothing is recorded at this instant.' };
+    const integrity = entries.length > 0 ? assessIntegrity(entries[0].head, entries[0].headText) : { confirmed: false, reason: 'Nothing is recorded at this instant.' };
     const resolution = resolveObject({ reference, entries, evaluation: { at: now, historical: false }, integrityConfirmed: integrity.confirmed, baseUrl });
     const head = entries[0]?.head;
     const device = head ? { record: head.content, evidence: head.evidence ?? undefined, verifierKeys: trustedLedgerKeys() } : undefined;

@@ -20,6 +20,6 @@ export const handler = httpHandler(async (request) => {
   if (!window.exists || window.kind !== CREDENTIAL_KIND || !newest) {
     throw new Problem('NOT_FOUND', `No credential is held under '${credentialId}'.`);
   }
-  const body = verifyCredential({ newest, evaluatedAt, integrity: assessIntegrity(newest.head), baseUrl: request.baseUrl });
+  const body = verifyCredential({ newest, evaluatedAt, integrity: assessIntegrity(newest.head, newest.headText), baseUrl: request.baseUrl });
   return { status: 200, body };
 });

@@ -10,6 +10,11 @@ export interface StoredEntry<Entry = Record<string, unknown>, View = Record<stri
   entry: Entry;
   view: View;
   head: Head;
+  /**
+   * The head exactly as the table holds it, when it was read from the table: equal texts are equal
+   * heads, so what depends on the head alone can be remembered by it (functions/domain/evidence.ts).
+   */
+  headText?: string;
 }
 
 export interface RecordWindow<E = Record<string, unknown>, V = Record<string, unknown>, H = Record<string, unknown>> {
@@ -36,7 +41,7 @@ class StoredItemEntry<E, V, H> implements StoredEntry<E, V, H> {
     readonly at: string,
     readonly entry: E,
     private readonly viewText: string,
-    private readonly headText: string,
+    readonly headText: string,
   ) {}
 
   get view(): V {

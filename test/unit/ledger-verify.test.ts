@@ -195,6 +195,35 @@ describe('assessIntegrity: the one entry point handlers use', () => {
     process.env.LEDGER_VERIFIER_KEYS = stranger.verifierKey;
     expect(assessIntegrity(head(records[3], log.evidence(3, 1))).reason).toMatch(/checkpoint-signature/);
   });
+
+  it('given the stored text, remembers the outcome by that text and the trusted keys, and equals the outcome without it', () => {
+    const heads = [head(records[3], log.evidence(3, 1)), head({ ...records[3], title: 'Altered' }, log.evidence(3, 1)), head(records[2], null), head(records[1], log.evidence(1, 1), 2)];
+    for (const keys of [[signer.verifierKey], [stranger.verifierKey], []]) {
+      for (const h of heads) {
+        const text = JSON.stringify(h);
+        const first = assessIntegrity(h, text, keys);
+        expect(first).toEqual(assessIntegrity(h, undefined, keys));
+        // The same stored text again: the remembered outcome itself, not a second verification.
+        expect(assessIntegrity(JSON.parse(text) as RecordHead, text, keys)).toBe(first);
+      }
+    }
+    // Different keys never share an outcome: the signer's key confirms, a stranger's does not, none does not.
+    const text = JSON.stringify(heads[0]);
+    expect([[signer.verifierKey], [stranger.verifierKey], []].map((keys) => assessIntegrity(heads[0], text, keys).confirmed)).toEqual([true, false, false]);
+    // A tampered head is another text: its own outcome.
+    expect(assessIntegrity(heads[1], JSON.stringify(heads[1]), [signer.verifierKey]).reason).toMatch(/canonical-hash/);
+  });
+
+  it('remembers a bounded number of heads: the oldest is verified again once 256 newer ones were seen', () => {
+    const keys = [signer.verifierKey];
+    const h = head(records[3], log.evidence(3, 1));
+    const text = JSON.stringify(h);
+    const first = assessIntegrity(h, text, keys);
+    for (let i = 0; i < 256; i++) assessIntegrity(h, `${text} ${i}`, keys);
+    const again = assessIntegrity(h, text, keys);
+    expect(again).not.toBe(first);
+    expect(again).toEqual(first);
+  });
 });
 
 describe('the append-only log', () => {

@@ -77,6 +77,8 @@ export interface CredentialWindowEntry {
   entry: CredentialTimelineEntry;
   view: CredentialView;
   head: CredentialHead;
+  /** The head as stored, when read from the table (assessIntegrity remembers its outcome by it). */
+  headText?: string;
 }
 
 /** One version of a published list: the bits as they stood from `publishedAt` on. */
