@@ -45,6 +45,28 @@ const LONG = DEMO_OBJECTS.longHistory;
 
 const kib = (bytes: number) => round(bytes / 1024, 1);
 
+const COLD_ORDER_SEED = 20261124;
+
+/** A seeded Fisher-Yates shuffle (mulberry32): the same orders every run of the bench. */
+function shuffler(seed: number): <T>(items: readonly T[]) => T[] {
+  let state = seed >>> 0;
+  const next = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
+  };
+  return (items) => {
+    const shuffled = [...items];
+    for (let i = shuffled.length - 1; i > 0; i--) {
+      const j = Math.floor(next() * (i + 1));
+      [shuffled[i], shuffled[j]] = [shuffled[j], shuffled[i]];
+    }
+    return shuffled;
+  };
+}
+
 /** The environment a deployed function starts with (lib/stack/operation-functions.ts), minus real resources. */
 function functionEnvironment(op: LambdaOperation | null): Record<string, string> {
   return {
@@ -149,20 +171,23 @@ async function bundlesAndColdInit(ctx: BenchContext, service: LocalService): Pro
         .map((op) => ({ id: op.operationId, file: bundles.get(op.operationId)!.file, env: { ...functionEnvironment(op), ...storeEnv }, event: firstEvent(op) })),
     ];
 
-    // Round-robin over the subjects so that machine noise spreads evenly instead of hitting one bundle's runs.
+    // Every subject once a round, so that machine noise spreads over all of them instead of hitting one
+    // bundle's runs; in a new (seeded) order each round, so that no subject always starts right after
+    // the same neighbour (the yardsticks did: the empty module always after the baseline).
     const ready = new Map<string, number[]>(subjects.map((s) => [s.id, []]));
     const requireTimes = new Map<string, number[]>(subjects.map((s) => [s.id, []]));
     const readyCpu = new Map<string, number[]>(subjects.map((s) => [s.id, []]));
     const answered = new Map<string, number[]>(firstRequestSubjects.map((s) => [s.id, []]));
     const answeredCpu = new Map<string, number[]>(firstRequestSubjects.map((s) => [s.id, []]));
+    const order = shuffler(COLD_ORDER_SEED);
     for (let run = 0; run < COLD_RUNS; run++) {
-      for (const s of subjects) {
+      for (const s of order(subjects)) {
         const init = await coldInit(s.file, s.env);
         ready.get(s.id)!.push(init.readyMs);
         requireTimes.get(s.id)!.push(init.requireMs);
         readyCpu.get(s.id)!.push(init.cpuMs);
       }
-      for (const s of firstRequestSubjects) {
+      for (const s of order(firstRequestSubjects)) {
         const first = await coldInit(s.file, s.env, s.event);
         answered.get(s.id)!.push(first.answeredMs!);
         answeredCpu.get(s.id)!.push(first.answeredCpuMs!);
@@ -175,6 +200,14 @@ async function bundlesAndColdInit(ctx: BenchContext, service: LocalService): Pro
     // CPU time (user + system) of the same processes: what a start costs, which other work on a
     // shared machine does not stretch the way it stretches wall time (README, Performance).
     const cpu = (id: string) => median(readyCpu.get(id)!);
+    // Ratios are paired: each round's start of the subject over the same round's start of its
+    // yardstick, then the median of those. A stretch of the run the machine was slower in then slows
+    // both sides of a ratio instead of whichever side happened to draw more of it.
+    const paired = (samples: Map<string, number[]>, id: string, yardstick: string) => {
+      const base = samples.get(yardstick)!;
+      return round(median(samples.get(id)!.map((value, i) => value / base[i])), 2);
+    };
+    const cpuRatio = (id: string, yardstick: string) => paired(readyCpu, id, yardstick);
     const rows: BenchRow[] = [
       { metric: 'bundle size: baseline (DynamoDB client and Query only)', value: kib(baseline.bytes), unit: 'KiB', note: "minified index.js, esbuild with the stack's options" },
       {
@@ -194,13 +227,13 @@ async function bundlesAndColdInit(ctx: BenchContext, service: LocalService): Pro
       },
       {
         metric: 'cold init CPU ratio: baseline with environment credentials',
-        value: ratio(cpu('baseline-env-credentials'), cpu('baseline')),
+        value: cpuRatio('baseline-env-credentials', 'baseline'),
         unit: 'x baseline',
         note: 'what replacing the SDK\'s credential chain by the environment\'s credentials alone is worth on its own',
       },
       {
         metric: 'cold init CPU ratio: node:crypto alone',
-        value: ratio(cpu('crypto-only'), cpu('empty')),
+        value: cpuRatio('crypto-only', 'empty'),
         unit: 'x empty module',
         note: 'the floor of a function that reads nothing but needs a digest for its first answer',
       },
@@ -209,13 +242,13 @@ async function bundlesAndColdInit(ctx: BenchContext, service: LocalService): Pro
         return [
           {
             metric: `cold init CPU ratio: ${what} alone`,
-            value: ratio(cpu(`${name}-only`), cpu('empty')),
+            value: cpuRatio(`${name}-only`, 'empty'),
             unit: 'x empty module',
             note: `made and used as the boundary does, nothing else; bundle ${kib(loggerBundles.get(`${name}-only`)!.bytes)} KiB`,
           },
           {
             metric: `cold init CPU ratio: baseline with ${what}`,
-            value: ratio(cpu(`baseline-${name}`), cpu('baseline')),
+            value: cpuRatio(`baseline-${name}`, 'baseline'),
             unit: 'x baseline',
             note: `bundle ${ratio(loggerBundles.get(`baseline-${name}`)!.bytes, baseline.bytes)}x the baseline's`,
           },
@@ -248,11 +281,11 @@ async function bundlesAndColdInit(ctx: BenchContext, service: LocalService): Pro
           note: `median of ${COLD_RUNS}; require ${round(median(requireTimes.get(op.operationId)!), 1)} ms`,
         },
         usesTable
-          ? { metric: `cold init ratio: ${op.operationId}`, value: ratio(opReady, baselineReady), unit: 'x baseline', note: 'uses the table: against the DynamoDB-client-only bundle' }
-          : { metric: `cold init ratio: ${op.operationId}`, value: ratio(opReady, emptyReady), unit: 'x empty module', note: 'reads nothing: against a bare node process loading an empty module' },
+          ? { metric: `cold init ratio: ${op.operationId}`, value: paired(ready, op.operationId, 'baseline'), unit: 'x baseline', note: 'uses the table: against the DynamoDB-client-only bundle; median of the rounds\' ratios' }
+          : { metric: `cold init ratio: ${op.operationId}`, value: paired(ready, op.operationId, 'empty'), unit: 'x empty module', note: 'reads nothing: against a bare node process loading an empty module; median of the rounds\' ratios' },
         {
           metric: `cold init CPU ratio: ${op.operationId}`,
-          value: ratio(cpu(op.operationId), cpu(usesTable ? 'baseline' : 'empty')),
+          value: cpuRatio(op.operationId, usesTable ? 'baseline' : 'empty'),
           unit: usesTable ? 'x baseline' : 'x empty module',
           note: `CPU time to a ready handler, medians of the same processes; ${round(cpu(op.operationId), 1)} ms`,
         },
@@ -260,13 +293,13 @@ async function bundlesAndColdInit(ctx: BenchContext, service: LocalService): Pro
       if (readsTable) {
         rows.push({
           metric: `first invocation ratio: ${op.operationId}`,
-          value: ratio(median(answered.get(op.operationId)!), baselineAnswered),
+          value: paired(answered, op.operationId, 'baseline'),
           unit: 'x baseline',
           note: `init + one request (${firstEvent(op).path}) against the embedded store, vs the baseline's init + one Query; ${round(median(answered.get(op.operationId)!), 1)} ms`,
         });
         rows.push({
           metric: `first invocation CPU ratio: ${op.operationId}`,
-          value: ratio(median(answeredCpu.get(op.operationId)!), median(answeredCpu.get('baseline')!)),
+          value: paired(answeredCpu, op.operationId, 'baseline'),
           unit: 'x baseline',
           note: `CPU time to the first answer, medians; ${round(median(answeredCpu.get(op.operationId)!), 1)} ms`,
         });
