@@ -10,11 +10,12 @@ import type { Context } from 'aws-lambda';
  * read these lines unchanged. test/unit/logger.test.ts holds every line to the one the Powertools
  * Logger writes for the same calls.
  *
- * Why not the Powertools Logger itself: it sets a function's cold-start floor. Loading it imports
- * the whole of node:crypto (for log sampling, unused here) and node:console, and constructing it
- * opens process.stdout as a stream (on Lambda's pipe, node:net); together 1.25-1.30x an empty
- * module's start, above the 1.2x a function that reads nothing may take (README, Performance).
- * Here a line is written with one writeSync to the descriptor, which needs none of that.
+ * Why not the Powertools Logger itself: it raises every function's cold-start floor. Loading it
+ * imports node:console and the whole of node:crypto (for log sampling, unused here), and
+ * constructing it opens process.stdout as a stream (on Lambda's pipe: node:net and the stream
+ * internals); on its own it starts at 1.26-1.33x an empty module, more than a function that reads
+ * nothing may take in all (1.2x; README, Performance). Here a line is written with one writeSync to
+ * the descriptor, which needs none of that.
  */
 
 /** Powertools' thresholds; a line is written when its level is at or above the configured one. */
