@@ -1,8 +1,8 @@
 import {
   ConditionalCheckFailedException,
   GetItemCommand,
+  paginateQuery,
   PutItemCommand,
-  QueryCommand,
   UpdateItemCommand,
   type AttributeValue,
   type DynamoDBClient,
@@ -147,26 +147,24 @@ export async function readLedgerLeaves(
 ): Promise<Buffer[]> {
   const leaves: Buffer[] = [];
   if (treeSize <= from) return leaves;
-  let start: Item | undefined;
-  do {
-    const out = await client.send(
-      new QueryCommand({
-        TableName: table,
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',
-        ExpressionAttributeValues: { ':pk': { S: LEDGER_PK }, ':first': { S: ledgerLeafSk(from) }, ':last': { S: ledgerLeafSk(treeSize - 1) } },
-        ProjectionExpression: 'sk, leafHash',
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const item of out.Items ?? []) {
+  const pages = paginateQuery(
+    { client },
+    {
+      TableName: table,
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',
+      ExpressionAttributeValues: { ':pk': { S: LEDGER_PK }, ':first': { S: ledgerLeafSk(from) }, ':last': { S: ledgerLeafSk(treeSize - 1) } },
+      ProjectionExpression: 'sk, leafHash',
+      ConsistentRead: true,
+    },
+  );
+  for await (const page of pages) {
+    for (const item of page.Items ?? []) {
       const expected = ledgerLeafSk(from + leaves.length);
       if (item.sk?.S !== expected || !item.leafHash?.B) throw new Error(`the ledger is missing leaf ${from + leaves.length} (found ${item.sk?.S ?? 'nothing'})`);
       leaves.push(Buffer.from(item.leafHash.B));
     }
     onProgress?.(leaves.length, treeSize);
-    start = out.LastEvaluatedKey;
-  } while (start);
+  }
   if (from + leaves.length !== treeSize) throw new Error(`the ledger head says ${treeSize} leaves but ${from + leaves.length} are stored`);
   return leaves;
 }
@@ -323,20 +321,16 @@ export async function readJournalHeader(client: DynamoDBClient, table: string): 
 export async function readJournalItems(client: DynamoDBClient, table: string, header: JournalHeader): Promise<Item[]> {
   const items: Item[] = [];
   if (header.chunks === 0) return items;
-  let start: Item | undefined;
-  do {
-    const page = await client.send(
-      new QueryCommand({
-        TableName: table,
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',
-        ExpressionAttributeValues: { ':pk': { S: LEDGER_PK }, ':first': { S: journalChunkSk(0) }, ':last': { S: journalChunkSk(header.chunks - 1) } },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const chunk of page.Items ?? []) items.push(...(JSON.parse(chunk.items!.S!) as Item[]));
-    start = page.LastEvaluatedKey;
-  } while (start);
+  const pages = paginateQuery(
+    { client },
+    {
+      TableName: table,
+      KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',
+      ExpressionAttributeValues: { ':pk': { S: LEDGER_PK }, ':first': { S: journalChunkSk(0) }, ':last': { S: journalChunkSk(header.chunks - 1) } },
+      ConsistentRead: true,
+    },
+  );
+  for await (const page of pages) for (const chunk of page.Items ?? []) items.push(...(JSON.parse(chunk.items!.S!) as Item[]));
   return items;
 }
 

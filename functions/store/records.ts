@@ -1,4 +1,4 @@
-import { GetItemCommand, QueryCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, paginateQuery, QueryCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { batchGetItems, WRITER_READ } from './batch-get';
 import { StoreNotConfigured, StoreUnavailable } from './errors';
 import { storeClient, tableName } from './client';
@@ -115,18 +115,9 @@ export async function readWholeRecord(client: DynamoDBClient, table: string, ref
   let kind: string | null = null;
   let setAside: string[] = [];
   let exists = false;
-  let start: Record<string, AttributeValue> | undefined;
-  do {
-    const out = await client.send(
-      new QueryCommand({
-        TableName: table,
-        KeyConditionExpression: 'pk = :pk',
-        ExpressionAttributeValues: { ':pk': { S: recordPk(reference) } },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    for (const item of out.Items ?? []) {
+  const pages = paginateQuery({ client }, { TableName: table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': { S: recordPk(reference) } }, ConsistentRead: true });
+  for await (const page of pages) {
+    for (const item of page.Items ?? []) {
       exists = true;
       if (item.sk?.S === GENESIS_SK) {
         const genesis = genesisOf(item);
@@ -136,8 +127,7 @@ export async function readWholeRecord(client: DynamoDBClient, table: string, ref
       }
       entries.push(entryOf(item));
     }
-    start = out.LastEvaluatedKey;
-  } while (start);
+  }
   return exists ? { kind: kind ?? entries[0]?.head.kind ?? null, entries, setAside } : null;
 }
 
@@ -195,20 +185,8 @@ export async function readRecordFrom(client: DynamoDBClient, table: string, refe
     }),
   );
   const entries: StoredEntryItem[] = [];
-  let start: Record<string, AttributeValue> | undefined;
-  do {
-    const out = await client.send(
-      new QueryCommand({
-        TableName: table,
-        KeyConditionExpression: 'pk = :pk AND sk > :boundary',
-        ExpressionAttributeValues: { ':pk': pk, ':boundary': { S: boundary } },
-        ConsistentRead: true,
-        ExclusiveStartKey: start,
-      }),
-    );
-    entries.push(...(out.Items ?? []).map(entryOf));
-    start = out.LastEvaluatedKey;
-  } while (start);
+  const pages = paginateQuery({ client }, { TableName: table, KeyConditionExpression: 'pk = :pk AND sk > :boundary', ExpressionAttributeValues: { ':pk': pk, ':boundary': { S: boundary } }, ConsistentRead: true });
+  for await (const page of pages) entries.push(...(page.Items ?? []).map(entryOf));
   return { before: prior.Items?.[0] ? entryOf(prior.Items[0]) : null, entries };
 }
 

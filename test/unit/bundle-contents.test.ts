@@ -4,6 +4,9 @@ import { buildBundle } from '../support/bundle';
 
 const lambdaOperations = operations.filter((op) => op.integration.kind === 'lambda');
 
+/** The SDK's credential chain beyond the environment's provider, and the STS and SSO clients it calls. */
+const CREDENTIAL_CHAIN = /@aws-sdk\/(credential-provider-(?!env\/)|nested-clients\/|token-providers\/)|@smithy\/credential-provider-imds\//;
+
 /**
  * What goes into each function bundle. A namespace import of zod lets esbuild drop the parts a
  * function never uses (its ~40 locale tables alone are ~350 KiB); a named `{ z }` import keeps
@@ -49,7 +52,7 @@ describe.each(lambdaOperations.map((op) => [op.operationId, op] as const))('bund
   // (SSO, ini files, web identity, the metadata service, and the STS and SSO clients behind them)
   // is replaced by that one provider (lib/stack/bundling.ts, functions/aws/credentials.ts).
   it('carries no credential provider but the environment\'s', () => {
-    const chain = inputs.filter((i) => /@aws-sdk\/(credential-provider-(?!env\/)|nested-clients\/|token-providers\/)|@smithy\/credential-provider-imds\//.test(i));
+    const chain = inputs.filter((i) => CREDENTIAL_CHAIN.test(i));
     expect(chain).toEqual([]);
   });
 
@@ -76,7 +79,7 @@ describe('bundle of the sequencer', () => {
     'page and HTML code': (i) => i.startsWith('functions/domain/surfaces/') || i.startsWith('functions/browser/'),
     'infrastructure code (lib/, the CDK)': (i) => i.startsWith('lib/') || i.includes('aws-cdk-lib') || i.includes('constructs/'),
     'an AWS client it never calls': (i) => /@aws-sdk\/client-(?!dynamodb\/|s3\/|kms\/)/.test(i),
-    'a credential provider but the environment\'s': (i) => /@aws-sdk\/(credential-provider-(?!env\/)|nested-clients\/|token-providers\/)|@smithy\/credential-provider-imds\//.test(i),
+    'a credential provider but the environment\'s': (i) => CREDENTIAL_CHAIN.test(i),
     'middy or the receivers\' Standard Webhooks': (i) => i.includes('node_modules/@middy/') || i.includes('node_modules/standardwebhooks/'),
     'Powertools (the service writes its log lines itself, functions/logging/logger.ts)': (i) => i.includes('node_modules/@aws-lambda-powertools/'),
   };
