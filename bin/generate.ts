@@ -1,10 +1,10 @@
 /**
  * npm run generate: rewrites the code generated from the contract table (functions/generated/):
  * parameter validators, request-body checks, the route list and the asset catalogue; and from the
- * page sources, the compiled message catalogues and the trust receipt's in-browser check. The
- * output is committed, so the local server, the
- * tests and every bundle use it without a build step; test/unit/generated-from-contract.test.ts fails
- * when it is out of date.
+ * page sources, the compiled message catalogues, the trust receipt's in-browser check and the
+ * hash of the pages' style block. The output is committed, so the local server, the tests and
+ * every bundle use it without a build step; test/unit/generated-from-contract.test.ts fails when
+ * it is out of date.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -13,6 +13,7 @@ import { GENERATED_ASSETS_FILE, generateAssets } from '../lib/contract/generate-
 import { GENERATED_BODIES_FILE, generateBodyPlans } from '../lib/contract/generate-bodies';
 import { generateDateFormats } from '../lib/contract/generate-date-formats';
 import { generateMessages } from '../lib/contract/generate-messages';
+import { GENERATED_PAGE_STYLE_FILE, generatePageStyleHash } from '../lib/contract/generate-page-style';
 import { GENERATED_PARAMS_FILE, generateParamValidators } from '../lib/contract/generate-params';
 import { GENERATED_RECEIPT_SCRIPT_FILE, generateReceiptScript } from '../lib/contract/generate-receipt-script';
 import { GENERATED_ROUTES_FILE, generateRoutes } from '../lib/contract/generate-routes';
@@ -25,6 +26,7 @@ for (const [file, source] of [
   ...generateMessages(),
   ...generateDateFormats(),
   [GENERATED_RECEIPT_SCRIPT_FILE, generateReceiptScript()],
+  [GENERATED_PAGE_STYLE_FILE, generatePageStyleHash()],
 ]) {
   mkdirSync(path.dirname(path.join(__dirname, '..', file)), { recursive: true });
   writeFileSync(path.join(__dirname, '..', file), source);

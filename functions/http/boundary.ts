@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import { Logger } from '../logging/logger';
+import { nodeCrypto } from '../runtime/lazy-crypto';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { SERVICE_NAME } from '../contract/service';
 import { correlationIdFrom } from './correlation';
@@ -66,7 +66,7 @@ export function isJsonMediaType(contentType: string | undefined): boolean {
 
 /** A strong entity tag over the exact bytes of an answer (SHA-256, base64url, quoted). */
 export function strongEtag(bytes: string): string {
-  return `"${createHash('sha256').update(bytes).digest('base64url')}"`;
+  return `"${nodeCrypto().createHash('sha256').update(bytes).digest('base64url')}"`;
 }
 
 /** RFC 9110 If-None-Match for GET/HEAD: any listed tag equal to ours (weak comparison), or "*". */

@@ -10,6 +10,8 @@ export interface BuiltBundle {
   /** Inputs that reach the output (esbuild lists tree-shaken files with 0 bytes). */
   inputs: string[];
   metafile: Metafile;
+  /** The minified index.js itself. */
+  code: string;
 }
 
 /**
@@ -41,5 +43,6 @@ export async function buildBundle(entry: string | { contents: string }, { creden
     bytes: output.bytes,
     inputs: Object.entries(output.inputs).filter(([, info]) => info.bytesInOutput > 0).map(([input]) => input),
     metafile: result.metafile,
+    code: result.outputFiles.find((file) => file.path.endsWith('index.js'))!.text,
   };
 }

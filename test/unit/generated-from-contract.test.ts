@@ -14,6 +14,7 @@ import { canonicalSources } from '../../lib/publish/sources';
 import { GET_PATHS, ROUTES } from '../../functions/generated/routes';
 import { generateMessages } from '../../lib/contract/generate-messages';
 import { GENERATED_RECEIPT_SCRIPT_FILE, generateReceiptScript } from '../../lib/contract/generate-receipt-script';
+import { GENERATED_PAGE_STYLE_FILE, generatePageStyleHash } from '../../lib/contract/generate-page-style';
 
 const ROOT = path.resolve(__dirname, '../..');
 const validators = generated as unknown as Record<string, Record<string, generated.ParamValidator<unknown>>>;
@@ -47,6 +48,10 @@ test('the committed page messages are what messageformat makes of the catalogues
 
 test("the committed receipt script is the browser bundle of functions/browser/receipt-check.ts, with its hash (npm run generate)", () => {
   expect(readFileSync(path.join(ROOT, GENERATED_RECEIPT_SCRIPT_FILE), 'utf8')).toBe(generateReceiptScript());
+});
+
+test("the committed style hash is the SHA-256 of the pages' style block (npm run generate)", () => {
+  expect(readFileSync(path.join(ROOT, GENERATED_PAGE_STYLE_FILE), 'utf8')).toBe(generatePageStyleHash());
 });
 
 test('every parameter of the table has a generated validator', () => {

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '../../runtime/lazy-crypto';
 import { HASH_SIZE, LEAF_PREFIX, NODE_PREFIX } from './merkle';
 
 /**
@@ -7,13 +7,13 @@ import { HASH_SIZE, LEAF_PREFIX, NODE_PREFIX } from './merkle';
  */
 export { HASH_SIZE };
 
-/** The root of the empty tree: SHA-256 of the empty string. */
-export const EMPTY_ROOT = createHash('sha256').digest();
+/** The root of the empty tree: SHA-256 of the empty string (a constant, so loading this module hashes nothing). */
+export const EMPTY_ROOT = Buffer.from('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855', 'hex');
 
 export function leafHash(data: Uint8Array): Buffer {
-  return createHash('sha256').update(LEAF_PREFIX).update(data).digest();
+  return nodeCrypto().createHash('sha256').update(LEAF_PREFIX).update(data).digest();
 }
 
 export function nodeHash(left: Uint8Array, right: Uint8Array): Buffer {
-  return createHash('sha256').update(NODE_PREFIX).update(left).update(right).digest();
+  return nodeCrypto().createHash('sha256').update(NODE_PREFIX).update(left).update(right).digest();
 }

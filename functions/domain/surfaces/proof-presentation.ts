@@ -1,7 +1,8 @@
 import type { CommercialProofEvidence, ProofVerificationStatus } from '../../contract/schemas/proofs';
 import type { ProofTimelineEntry } from '../proofs';
 import { assuranceLevelOf } from './assurance';
-import { html, PRINTED_TIMELINE_ROWS, segment, timeElement, type SafeHtml } from './html';
+import { html, segment, timeElement, type SafeHtml } from './html';
+import { PRINTED_TIMELINE_ROWS } from './page-style';
 import { type Translator } from './i18n';
 import { english } from './page-languages';
 import { explained, integrityExplanation, stateWords } from './presentation';

@@ -2,7 +2,8 @@ import type { LivingObjectResolution, TimelineEntry } from '../../contract/schem
 import type { CommercialProofEvidence } from '../../contract/schemas/proofs';
 import type { ProofTimelineEntry } from '../proofs';
 import { deviceCheckSection, type DeviceCheckInput } from './device-check';
-import { html, pageDocument, PRINTED_TIMELINE_ROWS, segment, timeElement, type SafeHtml } from './html';
+import { html, pageDocument, segment, timeElement, type SafeHtml } from './html';
+import { PRINTED_TIMELINE_ROWS } from './page-style';
 import { type Lang, type Translator } from './i18n';
 import { english, languageLinks } from './page-languages';
 import { proofStatusCard, proofTimeline } from './proof-presentation';
