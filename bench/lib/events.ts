@@ -26,6 +26,25 @@ export function getEvent(
   };
 }
 
+/** A sandbox request as API Gateway sends it: a JSON POST to a sandbox route (the provider's id taken from the path). */
+export function sandboxEvent(resource: string, path: string, body: unknown): APIGatewayProxyEvent {
+  const providerId = /\/providers\/([^/]+)\/run$/.exec(path)?.[1];
+  return {
+    resource,
+    path,
+    httpMethod: 'POST',
+    headers: { host: 'bench.local', 'x-forwarded-proto': 'http', 'content-type': 'application/json' },
+    multiValueHeaders: {},
+    queryStringParameters: null,
+    multiValueQueryStringParameters: null,
+    pathParameters: providerId ? { providerId } : null,
+    stageVariables: null,
+    body: JSON.stringify(body),
+    isBase64Encoded: false,
+    requestContext: { path, requestId: 'bench', domainName: 'bench.local' } as APIGatewayProxyEvent['requestContext'],
+  };
+}
+
 export const lambdaContext = {
   functionName: 'bench',
   functionVersion: '$LATEST',

@@ -12,6 +12,7 @@ import { sandboxOperations } from '../../functions/contract/operations/sandbox';
 import { SANDBOX_EXAMPLES } from '../../functions/domain/sandbox/examples';
 import { logger } from '../../functions/http/boundary';
 import { bundle } from '../lib/bundle';
+import { sandboxEvent } from '../lib/events';
 import { coldInit } from '../lib/cold-start';
 import { median, percentile, round, timeCalls } from '../lib/stats';
 import type { BenchContext, BenchRow, BenchSection } from '../lib/types';
@@ -39,24 +40,6 @@ const MEASURED = [
 
 const context = { functionName: 'bench', awsRequestId: 'bench', getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
 
-function postEvent(template: string, pathname: string, body: unknown): APIGatewayProxyEvent {
-  const providerId = /\/providers\/([^/]+)\/run$/.exec(pathname)?.[1];
-  return {
-    resource: template,
-    path: pathname,
-    httpMethod: 'POST',
-    headers: { host: 'bench.local', 'x-forwarded-proto': 'http', 'content-type': 'application/json' },
-    multiValueHeaders: {},
-    queryStringParameters: null,
-    multiValueQueryStringParameters: null,
-    pathParameters: providerId ? { providerId } : null,
-    stageVariables: null,
-    body: JSON.stringify(body),
-    isBase64Encoded: false,
-    requestContext: { path: pathname, requestId: 'bench', domainName: 'bench.local' } as APIGatewayProxyEvent['requestContext'],
-  };
-}
-
 function operationFor(pathname: string) {
   const op = sandboxOperations.find((o) => new RegExp(`^${o.path.replace('{providerId}', '[^/]+')}$`).test(pathname));
   if (!op || op.integration.kind !== 'lambda') throw new Error(`no sandbox Lambda operation serves ${pathname}`);
@@ -71,7 +54,7 @@ async function latencyRows(root: string): Promise<BenchRow[]> {
     const { op, entry } = operationFor(example.path);
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     const handler = require(path.join(root, entry)).handler as Handler;
-    const event = postEvent(op.path, example.path, example.body);
+    const event = sandboxEvent(op.path, example.path, example.body);
     const samples = await timeCalls(async () => {
       const out = await handler(event, context);
       if (out.statusCode !== 200) throw new Error(`${name} answered ${out.statusCode}: ${out.body}`);
