@@ -189,11 +189,22 @@ export function problemOf(error: unknown): Problem | null {
   return null;
 }
 
+/**
+ * What an operator needs behind a 503 that the answer does not say: the store operation and the
+ * error underneath it, by name and message (an SDK error: a time-out, throttling, missing
+ * credentials or a missing table; never a request's data).
+ */
+function dependencyCause(error: unknown): Record<string, unknown> {
+  if (!(error instanceof StoreUnavailable)) return {};
+  const { cause } = error;
+  return { operation: error.operation, ...(cause instanceof Error ? { cause: { name: cause.name, message: cause.message } } : {}) };
+}
+
 export function problemResult(error: unknown, request: Pick<HttpRequest, 'correlationId' | 'path' | 'endpoint'>): APIGatewayProxyResult {
   const known = problemOf(error);
   const problem = known ?? new Problem('INTERNAL_ERROR', 'The service could not complete the request.');
   if (!known) logger.error('unexpected error', { error: error as Error });
-  else if (problem.status >= 500) logger.warn('dependency problem', { code: problem.code, detail: problem.detail });
+  else if (problem.status >= 500) logger.warn('dependency problem', { code: problem.code, detail: problem.detail, ...dependencyCause(error) });
   const body = problemBody(problem, {
     correlationId: request.correlationId,
     instance: request.path,

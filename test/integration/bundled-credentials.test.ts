@@ -54,3 +54,18 @@ it('without them it answers 503, as with the SDK\'s whole chain when nothing in 
   await expect(coldInit(bundled, lambdaEnvironment(), event)).rejects.toThrow(/status 503/);
   await expect(coldInit(stock, { ...lambdaEnvironment(), AWS_EC2_METADATA_DISABLED: 'true' }, event)).rejects.toThrow(/status 503/);
 });
+
+it('and its warning names the store operation and the missing credentials underneath', async () => {
+  const failed = await coldInit(bundled, { ...lambdaEnvironment(), POWERTOOLS_LOG_LEVEL: 'WARN' }, event).then(
+    () => ({ stdout: '', stderr: '' }),
+    (error: { stdout: string; stderr: string }) => error,
+  );
+  // The logger writes warnings to stderr, as the Powertools Logger does.
+  const lines = `${failed.stdout}\n${failed.stderr}`.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as Record<string, unknown>);
+  expect(lines.find((line) => line.message === 'dependency problem')).toMatchObject({
+    level: 'WARN',
+    code: 'DEPENDENCY_UNAVAILABLE',
+    operation: 'Query record window',
+    cause: { name: 'CredentialsProviderError' },
+  });
+});

@@ -137,6 +137,35 @@ describe('the Lambda boundary', () => {
     expect(fault.body).not.toContain('secret');
   });
 
+  it('logs a 503 with the store operation and the error underneath it, by name and message', async () => {
+    const collected = collectLogLines();
+    logger.setLogLevel('INFO');
+    try {
+      const missingCredentials = Object.assign(new Error('Could not load credentials from any providers'), { name: 'CredentialsProviderError' });
+      await httpHandler(async () => {
+        throw new StoreUnavailable('Query record window', { cause: missingCredentials });
+      })(event(), context(5000));
+      await httpHandler(async () => {
+        throw new StoreUnavailable('BatchGetItem left keys unprocessed 3 times');
+      })(event(), context(5000));
+    } finally {
+      logger.setLogLevel('SILENT');
+      collected.restore();
+    }
+    const warnings = collected.lines.filter((line) => line.message === 'dependency problem');
+    expect(warnings).toEqual([
+      expect.objectContaining({
+        level: 'WARN',
+        code: 'DEPENDENCY_UNAVAILABLE',
+        operation: 'Query record window',
+        cause: { name: 'CredentialsProviderError', message: 'Could not load credentials from any providers' },
+        correlationId: 'boundary-test-0001',
+      }),
+      expect.objectContaining({ level: 'WARN', code: 'DEPENDENCY_UNAVAILABLE', operation: 'BatchGetItem left keys unprocessed 3 times' }),
+    ]);
+    expect(warnings[1]).not.toHaveProperty('cause');
+  });
+
   it('logs every request as one JSON line with its correlation id, endpoint and the Lambda context, and no key of an earlier request', async () => {
     const collected = collectLogLines();
     logger.setLogLevel('INFO');
