@@ -191,13 +191,15 @@ export function problemOf(error: unknown): Problem | null {
 
 /**
  * What an operator needs behind a 503 that the answer does not say: the store operation and the
- * error underneath it, by name and message (an SDK error: a time-out, throttling, missing
- * credentials or a missing table; never a request's data).
+ * error underneath it, by name, code (a system error's, such as ECONNREFUSED) and message; never
+ * a request's data.
  */
 function dependencyCause(error: unknown): Record<string, unknown> {
   if (!(error instanceof StoreUnavailable)) return {};
   const { cause } = error;
-  return { operation: error.operation, ...(cause instanceof Error ? { cause: { name: cause.name, message: cause.message } } : {}) };
+  if (!(cause instanceof Error)) return { operation: error.operation };
+  const { code } = cause as { code?: unknown };
+  return { operation: error.operation, cause: { name: cause.name, ...(typeof code === 'string' ? { code } : {}), message: cause.message } };
 }
 
 export function problemResult(error: unknown, request: Pick<HttpRequest, 'correlationId' | 'path' | 'endpoint'>): APIGatewayProxyResult {

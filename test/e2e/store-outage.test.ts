@@ -4,9 +4,11 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { DEMO_OBJECTS } from '../../fixtures/demo';
+import { logger } from '../../functions/http/boundary';
 import { STORE_TIMEOUTS } from '../../functions/store/client';
 import { startLocalService, type LocalService } from '../../lib/local/service';
 import { getJson } from '../support/local';
+import { collectLogLines } from '../support/log-lines';
 
 /**
  * The store as a separate process (`npm run store`, on disk), served through
@@ -71,6 +73,19 @@ async function read() {
   return { ...res, tookMs: Date.now() - started };
 }
 
+/** An object read while the store is out, with the warning it logged (docs/errors.md: the log says why). */
+async function readLoggingWarnings() {
+  const collected = collectLogLines();
+  logger.setLogLevel('WARN');
+  try {
+    const res = await read();
+    return { res, warning: collected.lines.find((line) => line.message === 'dependency problem') };
+  } finally {
+    logger.setLogLevel(process.env.POWERTOOLS_LOG_LEVEL ?? 'SILENT');
+    collected.restore();
+  }
+}
+
 function expectUnavailable(res: Awaited<ReturnType<typeof read>>) {
   expect(res.status).toBe(503);
   expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
@@ -88,7 +103,9 @@ test('served from a separate store process at first', async () => {
 
 test('a frozen store (SIGSTOP) is a 503 with Retry-After within the budget, and health says DEGRADED', async () => {
   store!.kill('SIGSTOP');
-  expectUnavailable(await read());
+  const { res, warning } = await readLoggingWarnings();
+  expectUnavailable(res);
+  expect(warning).toMatchObject({ operation: 'Query record window', cause: { name: 'TimeoutError', code: 'ETIMEDOUT' }, correlationId: res.headers.get('x-correlation-id') });
   const health = await getJson(`${service.url}/health`);
   expect(health.status).toBe(200);
   expect(health.body).toMatchObject({ status: 'DEGRADED', readiness: { persistence: 'UNREACHABLE' } });
@@ -98,7 +115,9 @@ test('a killed store (SIGKILL) is a 503 too, and the service keeps answering eve
   const exited = new Promise((resolve) => store!.once('exit', resolve));
   store!.kill('SIGKILL');
   await exited;
-  expectUnavailable(await read());
+  const { res, warning } = await readLoggingWarnings();
+  expectUnavailable(res);
+  expect(warning).toMatchObject({ operation: 'Query record window', cause: { message: expect.stringContaining('ECONNREFUSED') }, correlationId: res.headers.get('x-correlation-id') });
   expect((await getJson(`${service.url}/health`)).body).toMatchObject({ status: 'DEGRADED' });
   expect((await getJson(`${service.url}/developers/catalogue.json`)).status).toBe(200);
   expect((await getJson(`${service.url}/v1/objects/AB`)).status).toBe(400);

@@ -137,13 +137,17 @@ describe('the Lambda boundary', () => {
     expect(fault.body).not.toContain('secret');
   });
 
-  it('logs a 503 with the store operation and the error underneath it, by name and message', async () => {
+  it('logs a 503 with the store operation and the error underneath it, by name, code and message', async () => {
     const collected = collectLogLines();
     logger.setLogLevel('INFO');
     try {
       const missingCredentials = Object.assign(new Error('Could not load credentials from any providers'), { name: 'CredentialsProviderError' });
       await httpHandler(async () => {
         throw new StoreUnavailable('Query record window', { cause: missingCredentials });
+      })(event(), context(5000));
+      const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8000'), { code: 'ECONNREFUSED' });
+      await httpHandler(async () => {
+        throw new StoreUnavailable('GetItem ledger head', { cause: refused });
       })(event(), context(5000));
       await httpHandler(async () => {
         throw new StoreUnavailable('BatchGetItem left keys unprocessed 3 times');
@@ -161,9 +165,10 @@ describe('the Lambda boundary', () => {
         cause: { name: 'CredentialsProviderError', message: 'Could not load credentials from any providers' },
         correlationId: 'boundary-test-0001',
       }),
+      expect.objectContaining({ operation: 'GetItem ledger head', cause: { name: 'Error', code: 'ECONNREFUSED', message: 'connect ECONNREFUSED 127.0.0.1:8000' } }),
       expect.objectContaining({ level: 'WARN', code: 'DEPENDENCY_UNAVAILABLE', operation: 'BatchGetItem left keys unprocessed 3 times' }),
     ]);
-    expect(warnings[1]).not.toHaveProperty('cause');
+    expect(warnings[2]).not.toHaveProperty('cause');
   });
 
   it('logs every request as one JSON line with its correlation id, endpoint and the Lambda context, and no key of an earlier request', async () => {
