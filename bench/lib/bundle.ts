@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { build, type Metafile } from 'esbuild';
-import { BUNDLE_AWS_SDK, BUNDLE_OPTIONS, CREDENTIALS_ALIAS } from '../../lib/stack/bundling';
+import { esbuildOptionsAsDeployed } from '../../lib/stack/bundling';
 
 export interface Bundle {
   /** The written index.js (what Lambda loads). */
@@ -43,16 +43,7 @@ export async function bundle(
       ? { entryPoints: [path.resolve(root, entry)] }
       : { stdin: { contents: entry.contents, resolveDir: root, sourcefile: entry.name, loader: 'ts' as const } }),
     absWorkingDir: root,
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: BUNDLE_OPTIONS.target,
-    mainFields: [...BUNDLE_OPTIONS.mainFields],
-    minify: BUNDLE_OPTIONS.minify,
-    sourcemap: BUNDLE_OPTIONS.sourceMap,
-    sourcesContent: BUNDLE_OPTIONS.sourcesContent,
-    external: BUNDLE_AWS_SDK ? [] : ['@aws-sdk/*'],
-    ...(credentials === 'environment' ? { alias: { ...CREDENTIALS_ALIAS } } : {}),
+    ...esbuildOptionsAsDeployed({ credentials }),
     outfile,
     metafile: true,
     logLevel: 'silent',

@@ -3,6 +3,8 @@
  * these values, so the bundles measured by `npm run bench` are the bundles that are deployed.
  */
 
+import type { BuildOptions } from 'esbuild';
+
 /** Lambda runtime major version; the esbuild target follows it. */
 export const NODE_MAJOR = 22;
 
@@ -47,6 +49,27 @@ export const CREDENTIALS_ALIAS = { '@aws-sdk/credential-provider-node': './funct
 export const CREDENTIALS_ESBUILD_ARGS = {
   '--alias': Object.entries(CREDENTIALS_ALIAS).map(([from, to]) => `${from}=${to}`),
 };
+
+/**
+ * The esbuild options NodejsFunction builds every bundle with (the options above, the bundled SDK,
+ * the credentials alias), for the code that runs esbuild itself to get the same bundle: the bench
+ * and the tests (test/infra/synth.test.ts holds the real synthesized assets to the same rules).
+ * `credentials: 'sdk-chain'` keeps the SDK's own chain: the stock client of the bench's yardstick.
+ */
+export function esbuildOptionsAsDeployed({ credentials = 'environment' }: { credentials?: 'environment' | 'sdk-chain' } = {}) {
+  return {
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    target: BUNDLE_OPTIONS.target,
+    mainFields: [...BUNDLE_OPTIONS.mainFields],
+    minify: BUNDLE_OPTIONS.minify,
+    sourcemap: BUNDLE_OPTIONS.sourceMap,
+    sourcesContent: BUNDLE_OPTIONS.sourcesContent,
+    external: BUNDLE_AWS_SDK ? [] : ['@aws-sdk/*'],
+    ...(credentials === 'environment' ? { alias: { ...CREDENTIALS_ALIAS } } : {}),
+  } satisfies BuildOptions;
+}
 
 /**
  * Node options by the deployment's log level. `--enable-source-maps` makes Node read and parse a

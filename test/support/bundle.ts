@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { build, type Metafile } from 'esbuild';
-import { BUNDLE_AWS_SDK, BUNDLE_OPTIONS, CREDENTIALS_ALIAS } from '../../lib/stack/bundling';
+import { esbuildOptionsAsDeployed } from '../../lib/stack/bundling';
 
 export const ROOT = path.resolve(__dirname, '../..');
 
@@ -25,14 +25,7 @@ export async function buildBundle(entry: string | { contents: string }, { creden
       ? { entryPoints: [path.join(ROOT, entry)] }
       : { stdin: { contents: entry.contents, resolveDir: ROOT, sourcefile: 'entry.ts', loader: 'ts' as const } }),
     absWorkingDir: ROOT,
-    bundle: true,
-    platform: 'node',
-    format: 'cjs',
-    target: BUNDLE_OPTIONS.target,
-    minify: BUNDLE_OPTIONS.minify,
-    mainFields: [...BUNDLE_OPTIONS.mainFields],
-    external: BUNDLE_AWS_SDK ? [] : ['@aws-sdk/*'],
-    ...(credentials === 'environment' ? { alias: { ...CREDENTIALS_ALIAS } } : {}),
+    ...esbuildOptionsAsDeployed({ credentials }),
     outfile: path.join(ROOT, 'cdk.out', 'bundle-test', 'index.js'),
     write: false,
     metafile: true,
