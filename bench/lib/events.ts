@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { SANDBOX_EXAMPLES } from '../../functions/domain/sandbox/examples';
 
 export type LambdaHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
@@ -43,6 +44,13 @@ export function sandboxEvent(resource: string, path: string, body: unknown): API
     isBase64Encoded: false,
     requestContext: { path, requestId: 'bench', domainName: 'bench.local' } as APIGatewayProxyEvent['requestContext'],
   };
+}
+
+/** The first published example of a sandbox route (`resource`, its path template), as API Gateway sends it. */
+export function sandboxExampleEvent(resource: string): APIGatewayProxyEvent {
+  const example = SANDBOX_EXAMPLES.find((e) => new RegExp(`^${resource.replace(/\{\w+\}/g, '[^/]+')}$`).test(e.path));
+  if (!example) throw new Error(`no published sandbox example for ${resource}`);
+  return sandboxEvent(resource, example.path, example.body);
 }
 
 export const lambdaContext = {

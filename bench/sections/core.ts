@@ -13,7 +13,6 @@ import { DEMO_OBJECTS, demoObjectRecords } from '../../fixtures/demo';
 import { DEMO_CREDENTIALS, DEMO_STATUS_LISTS } from '../../fixtures/demo-credentials';
 import { DEMO_PROOFS } from '../../fixtures/demo-proofs';
 import { TIMELINE_WINDOW_DEFAULT } from '../../functions/contract/timeline-window';
-import { SANDBOX_EXAMPLES } from '../../functions/domain/sandbox/examples';
 import { operations } from '../../functions/contract/operations';
 import { SERVICE_NAME } from '../../functions/contract/service';
 import { storeClient } from '../../functions/store/client';
@@ -24,7 +23,7 @@ import { lambdaOperations, type LambdaOperation } from '../../lib/stack/operatio
 import { BASELINE_SOURCE } from '../lib/baseline';
 import { bundle, type Bundle } from '../lib/bundle';
 import { coldInit } from '../lib/cold-start';
-import { getEvent, lambdaContext, sandboxEvent, type LambdaHandler } from '../lib/events';
+import { getEvent, lambdaContext, sandboxExampleEvent, type LambdaHandler } from '../lib/events';
 import { httpLoad } from '../lib/http-load';
 import { median, percentile, ratio, round, timeCalls } from '../lib/stats';
 import { countStoreRequests } from '../lib/store-requests';
@@ -118,11 +117,7 @@ function demoParameters(): Record<string, string> {
  * indexes answer JSON with an ETag), or the first published example of its sandbox route.
  */
 function firstEvent(op: LambdaOperation) {
-  if (op.method === 'POST') {
-    const example = SANDBOX_EXAMPLES.find((e) => new RegExp(`^${op.path.replace(/\{\w+\}/g, '[^/]+')}$`).test(e.path));
-    if (!example) throw new Error(`no sandbox example for ${op.operationId}`);
-    return sandboxEvent(op.path, example.path, example.body);
-  }
+  if (op.method === 'POST') return sandboxExampleEvent(op.path);
   const demo = demoParameters();
   const value = (name: string) => demo[`${op.operationId}.${name}`] ?? demo[name];
   const pathParameters = Object.fromEntries(Object.keys(op.pathParams ?? {}).map((name) => [name, value(name)]));

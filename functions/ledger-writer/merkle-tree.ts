@@ -1,5 +1,5 @@
 import { EMPTY_ROOT, HASH_SIZE, nodeHash } from '../domain/ledger/hashing';
-import { TILE_HEIGHT, TILE_WIDTH } from '../domain/ledger/tiles';
+import { hashesAtLevel, TILE_HEIGHT, TILE_WIDTH } from '../domain/ledger/tiles';
 
 /**
  * One level of the tree: hashes of aligned, complete subtrees, packed 32 bytes apiece, for the
@@ -70,8 +70,8 @@ export class MerkleTree {
   static fromRightEdge(size: number, tileHashes: (level: number) => Uint8Array | null): MerkleTree {
     const tree = new MerkleTree();
     tree.levels.length = 0;
-    for (let level = 0; Math.floor(size / TILE_WIDTH ** level) > 0; level++) {
-      const complete = Math.floor(size / TILE_WIDTH ** level);
+    for (let level = 0; hashesAtLevel(size, level) > 0; level++) {
+      const complete = hashesAtLevel(size, level);
       const width = complete % TILE_WIDTH;
       const start = complete - width;
       const hashes = width > 0 ? tileHashes(level) : new Uint8Array(0);

@@ -10,7 +10,7 @@ import {
   releaseLedgerLock,
 } from '../store/ledger';
 import { putItems } from '../store/write';
-import { decodeEntryBundle, tilePath, TILE_WIDTH } from '../domain/ledger/tiles';
+import { decodeEntryBundle, partialHashTiles, tilePath } from '../domain/ledger/tiles';
 import { AppendOnlyLog, LedgerIntegrityError } from './log';
 import { writeLogResources, type TileStore } from './tile-store';
 import type { CheckpointSigner } from './signer';
@@ -39,16 +39,6 @@ export interface TableLedgerOptions {
    * tiles the table keeps (the sequencer, whose every version is new content): O(log n) reads.
    */
   openFrom?: 'leaves' | 'right-edge';
-}
-
-/** The partial hash tile at each level of a log of `size` leaves (C2SP tlog-tiles coordinates). */
-function rightEdgeTiles(size: number): Array<{ level: number; index: number }> {
-  const tiles: Array<{ level: number; index: number }> = [];
-  for (let level = 0; Math.floor(size / TILE_WIDTH ** level) > 0; level++) {
-    const complete = Math.floor(size / TILE_WIDTH ** level);
-    if (complete % TILE_WIDTH > 0) tiles.push({ level, index: Math.floor(complete / TILE_WIDTH) });
-  }
-  return tiles;
 }
 
 /**
@@ -121,8 +111,7 @@ export class TableLedger {
         kept.extendWithStored(await readLedgerLeaves(options.client, options.table, head.treeSize, progress, kept.published.size), head.checkpoint);
         log = kept;
       } else if (options.openFrom === 'right-edge' && head.treeSize > 0) {
-        const edge = rightEdgeTiles(head.treeSize);
-        const tiles = await readLedgerEdgeTiles(options.client, options.table, edge);
+        const tiles = await readLedgerEdgeTiles(options.client, options.table, partialHashTiles(head.treeSize));
         log = AppendOnlyLog.fromRightEdge(options.signer, head.treeSize, (level) => tiles.get(level) ?? null, head.checkpoint);
       } else {
         log = new AppendOnlyLog(options.signer, { leaves: await readLedgerLeaves(options.client, options.table, head.treeSize, progress), checkpoint: head.checkpoint });

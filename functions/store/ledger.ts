@@ -231,7 +231,6 @@ export function ledgerTileItems(tiles: readonly HashTileToStore[]): Item[] {
   return tiles.map((tile) => ({ pk: { S: LEDGER_PK }, sk: { S: ledgerTileSk(tile.level, tile.index) }, hashes: { B: tile.hashes } }));
 }
 
-
 /**
  * The read path's view of the log for a consistency proof: the published head and the hash tiles
  * the proof is built from, in one BatchGetItem (the keys follow from the two sizes asked, so the

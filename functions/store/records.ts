@@ -190,7 +190,6 @@ export async function readRecordFrom(client: DynamoDBClient, table: string, refe
   return { before: prior.Items?.[0] ? entryOf(prior.Items[0]) : null, entries };
 }
 
-
 /** Which of `references` the sequencer has changed (their genesis items say so): strongly consistent, 100 per request. */
 export async function recordsChangedByEvents(client: DynamoDBClient, table: string, references: readonly string[]): Promise<Set<string>> {
   const items = await batchGetItems(client, table, references.map((r) => ({ pk: { S: recordPk(r) }, sk: { S: GENESIS_SK } })), {

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { operations } from '../../functions/contract/operations';
-import { SANDBOX_EXAMPLES } from '../../functions/domain/sandbox/examples';
+import { getEvent, sandboxExampleEvent } from '../../bench/lib/events';
 import { buildBundle } from '../support/bundle';
 
 /**
@@ -35,26 +35,9 @@ interface Started {
   answer: APIGatewayProxyResult;
 }
 
-/** A REST proxy event as API Gateway sends it (only what the boundary reads). */
-function restEvent(op: (typeof noAwsOperations)[number]): APIGatewayProxyEvent {
-  const example = SANDBOX_EXAMPLES.find((e) => e.method === op.method && new RegExp(`^${op.path.replace(/\{\w+\}/g, '[^/]+')}$`).test(e.path));
-  const pathname = example?.path ?? op.path;
-  const providerId = /\/providers\/([^/]+)\/run$/.exec(pathname)?.[1];
-  return {
-    resource: op.path,
-    path: pathname,
-    httpMethod: op.method,
-    headers: { host: 'bundle-start.test', 'x-forwarded-proto': 'https', ...(example ? { 'content-type': 'application/json' } : {}) },
-    multiValueHeaders: {},
-    queryStringParameters: null,
-    multiValueQueryStringParameters: null,
-    pathParameters: providerId ? { providerId } : null,
-    stageVariables: null,
-    body: example ? JSON.stringify(example.body) : null,
-    isBase64Encoded: false,
-    requestContext: { path: pathname, requestId: 'bundle-start', domainName: 'bundle-start.test', httpMethod: op.method },
-  } as unknown as APIGatewayProxyEvent;
-}
+/** Its first request: the first published example of a sandbox route, else a GET without Accept. */
+const firstRequest = (op: (typeof noAwsOperations)[number]): APIGatewayProxyEvent =>
+  op.method === 'POST' ? sandboxExampleEvent(op.path) : getEvent(op.path, op.path, null);
 
 /** The functions whose first answer (the request above: a GET without Accept, a sandbox example) needs a digest, and what for. */
 const NEEDS_DIGEST: Record<string, string> = {
@@ -86,7 +69,7 @@ describe.each(noAwsOperations.map((op) => [op.operationId, op] as const))('%s, b
     const { code } = await buildBundle((op.integration as { entry: string }).entry);
     const file = path.join(dir, `${operationId}.js`);
     writeFileSync(file, code);
-    const stdout = execFileSync(process.execPath, [path.join(dir, 'probe.js'), file, JSON.stringify(restEvent(op))], {
+    const stdout = execFileSync(process.execPath, [path.join(dir, 'probe.js'), file, JSON.stringify(firstRequest(op))], {
       env: { PATH: process.env.PATH ?? '', AWS_REGION: 'eu-central-1', POWERTOOLS_SERVICE_NAME: 'bundle-start', POWERTOOLS_LOG_LEVEL: 'ERROR' },
       encoding: 'utf8',
     });

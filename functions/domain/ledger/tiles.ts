@@ -72,8 +72,21 @@ export function parseTilePath(path: string): TileCoordinate | null {
 }
 
 /** Number of hashes at tile level `level` for a tree of `size` leaves: floor(size / 256^level). */
-function hashesAtLevel(size: number, level: number): number {
+export function hashesAtLevel(size: number, level: number): number {
   return Math.floor(size / TILE_WIDTH ** level);
+}
+
+/**
+ * The partial hash tile of each level of a tree of `size` leaves, lowest level first: the tree's
+ * right edge, from which a writer opens it (a level whose hashes fill whole tiles has none).
+ */
+export function partialHashTiles(size: number): Array<{ level: number; index: number; width: number }> {
+  const tiles: Array<{ level: number; index: number; width: number }> = [];
+  for (let level = 0; hashesAtLevel(size, level) > 0; level++) {
+    const hashes = hashesAtLevel(size, level);
+    if (hashes % TILE_WIDTH > 0) tiles.push({ level, index: Math.floor(hashes / TILE_WIDTH), width: hashes % TILE_WIDTH });
+  }
+  return tiles;
 }
 
 /**

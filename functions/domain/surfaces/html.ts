@@ -44,7 +44,6 @@ export const raw = (markup: string): SafeHtml => new SafeHtml(markup);
 /** Path segment for a reference inside a URL, then escaped by `html` when placed in an attribute. */
 export const segment = (value: string): string => encodeURIComponent(value);
 
-
 /**
  * No external resource, and one script: the trust receipt's own ledger check, allowed by its hash
  * (no other script, inline handler or eval can run). The pages work without it. The one inline
