@@ -1,7 +1,14 @@
-/** Jest runs TypeScript through SWC (no type-check here: `npm run typecheck` does that). */
+/**
+ * Jest runs TypeScript through SWC (no type-check here: `npm run typecheck` does that).
+ * @middy/core 7 and @middy/util ship ES modules only (`exports` has an `import` condition alone),
+ * which Jest's CommonJS module system cannot load as they are: they are mapped to their entry files
+ * and compiled by SWC like the project's own code. Lambda, esbuild and tsx load them as they are.
+ */
 module.exports = {
   testEnvironment: 'node',
   transform: { '^.+\\.(t|j)s$': ['@swc/jest'] },
+  transformIgnorePatterns: ['/node_modules/(?!@middy/)'],
+  moduleNameMapper: { '^@middy/(core|util)$': '<rootDir>/node_modules/@middy/$1/index.js' },
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   testTimeout: 60000,
   setupFiles: ['<rootDir>/test/setup-env.js'],

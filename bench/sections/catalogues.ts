@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
-import { logger } from '../../functions/http/boundary';
+import { logger } from '../../functions/logging/logger';
 import { startLocalServer } from '../../lib/local/server';
 import { buildSite, writeSite } from '../../lib/publish/site';
 import { canonicalSources } from '../../lib/publish/sources';

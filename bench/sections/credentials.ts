@@ -9,7 +9,7 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { DEMO_CREDENTIALS, DEMO_STATUS_LISTS } from '../../fixtures/demo-credentials';
 import { credentialsOperations } from '../../functions/contract/operations/credentials';
 import { encodeStatusList, MIN_STATUS_LIST_ENTRIES } from '../../functions/domain/credentials/bitstring';
-import { logger } from '../../functions/http/boundary';
+import { logger } from '../../functions/logging/logger';
 import { median, percentile, round, timeCalls } from '../lib/stats';
 import { getEvent, lambdaContext, type LambdaHandler } from '../lib/events';
 import type { BenchContext, BenchRow, BenchSection } from '../lib/types';

@@ -16,7 +16,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { DEMO_OBJECTS } from '../../fixtures/demo';
 import { DEMO_PROOFS } from '../../fixtures/demo-proofs';
-import { logger } from '../../functions/http/boundary';
+import { logger } from '../../functions/logging/logger';
 import { startLocalService } from '../../lib/local/service';
 import { httpLoad } from '../lib/http-load';
 import { round } from '../lib/stats';

@@ -10,7 +10,7 @@ import path from 'node:path';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { sandboxOperations } from '../../functions/contract/operations/sandbox';
 import { SANDBOX_EXAMPLES } from '../../functions/domain/sandbox/examples';
-import { logger } from '../../functions/http/boundary';
+import { logger } from '../../functions/logging/logger';
 import { bundle } from '../lib/bundle';
 import { sandboxEvent } from '../lib/events';
 import { coldInit } from '../lib/cold-start';

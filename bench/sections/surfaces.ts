@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { surfacesOperations } from '../../functions/contract/operations/surfaces';
 import { DEMO_OBJECTS } from '../../fixtures/demo';
-import { logger } from '../../functions/http/boundary';
+import { logger } from '../../functions/logging/logger';
 import { percentile, round, timeCalls } from '../lib/stats';
 import { getEvent, lambdaContext, type LambdaHandler } from '../lib/events';
 import type { BenchContext, BenchRow, BenchSection } from '../lib/types';

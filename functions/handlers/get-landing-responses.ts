@@ -2,7 +2,7 @@ import { ROUTES as operations } from '../generated/routes';
 import type { LandingIndex } from '../contract/schemas/landing';
 import { buildLandingIndex } from '../domain/surfaces/landing-page';
 import { prefersHtml } from '../domain/surfaces/negotiation';
-import type { HttpRequest, HttpResponse } from '../http/boundary';
+import type { HttpRequest, HttpResponse } from '../http/request';
 import { catalogueResponse } from './json-responses';
 import { htmlPage } from './surface-responses';
 

@@ -1,5 +1,6 @@
 import { buildProductionFoundations } from '../domain/surfaces/readiness';
-import { httpHandler, logger } from '../http/boundary';
+import { httpHandler } from '../http/boundary';
+import { logger } from '../logging/logger';
 import { TABLE_SCHEMA_VERSION } from '../store/layout';
 import { inspectTable } from '../store/table-meta';
 import { INSPECTION_HEADERS, readinessLinks } from './json-responses';

@@ -2,7 +2,8 @@ import { renderProofReceipt, renderTrustReceipt } from '../domain/surfaces/trust
 import { OTHER_KIND_ROUTES } from '../domain/surfaces/verify-page';
 import { getTrustReceiptParams } from '../generated/params';
 import { requestTranslator } from '../domain/surfaces/page-languages';
-import { httpHandler, type HttpRequest } from '../http/boundary';
+import { httpHandler } from '../http/boundary';
+import type { HttpRequest } from '../http/request';
 import { checkParam, parseReference } from '../http/params';
 import { Problem } from '../http/problem';
 import { ledgerUrl, readRecordForPage } from './surface-record-read';

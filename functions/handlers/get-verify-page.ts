@@ -2,7 +2,9 @@ import { jsonAlternateOf, renderVerifyPage, type VerifyOutcome } from '../domain
 import { prefersHtml } from '../domain/surfaces/negotiation';
 import { getVerifyPageParams } from '../generated/params';
 import { requestTranslator } from '../domain/surfaces/page-languages';
-import { httpHandler, problemOf, type HttpRequest, type HttpResponse } from '../http/boundary';
+import { httpHandler } from '../http/boundary';
+import { problemOf } from '../http/problem-details';
+import type { HttpRequest, HttpResponse } from '../http/request';
 import { checkParam, parseReference } from '../http/params';
 import { Problem, PROBLEMS } from '../http/problem';
 import { ledgerUrl, readRecordForPage } from './surface-record-read';

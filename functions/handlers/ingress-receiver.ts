@@ -5,7 +5,9 @@ import { keysForSource } from '../config/ingress-keys';
 import { EventInputError, parseCanonicalEvent, type CanonicalEvent } from '../domain/ingress/event';
 import { decide, type CurrentRecord } from '../domain/ingress/rules';
 import { verifyDelivery } from '../domain/ingress/signature';
-import { httpHandler, logger, type HttpRequest, type HttpResponse } from '../http/boundary';
+import { httpHandler } from '../http/boundary';
+import type { HttpRequest, HttpResponse } from '../http/request';
+import { logger } from '../logging/logger';
 import { Problem, type ProblemCode } from '../http/problem';
 import { storeDeliveryOnce, type StoredDelivery } from '../store/pending';
 import { readRecordWindow } from '../store/records';
@@ -129,5 +131,5 @@ function withSequencing(outcome: Outcome, stored: StoredDelivery): Outcome {
 
 /** The Lambda handler of one receiver: `sourceOf` names the sending source from the request. */
 export function receiverHandler(receiver: ReceiverName, sourceOf: (request: HttpRequest) => string) {
-  return httpHandler((request) => receive(request, receiver, sourceOf(request)), { jsonBody: true });
+  return httpHandler((request) => receive(request, receiver, sourceOf(request)), { jsonBody: true, neverLogEvent: true });
 }

@@ -1,5 +1,5 @@
 import { documentEtag, DOCUMENT_CACHE_CONTROL, matchesIfNoneMatch, serializeDocument } from '../domain/documents';
-import type { HttpRequest, HttpResponse } from '../http/boundary';
+import type { HttpRequest, HttpResponse } from '../http/request';
 
 /*
  * Answers of the JSON surfaces (catalogues, readiness). Kept apart from the page helpers, so a

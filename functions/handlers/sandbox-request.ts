@@ -1,5 +1,6 @@
 import { SandboxInputError } from '../domain/sandbox/input';
-import { httpHandler, type HttpRequest } from '../http/boundary';
+import { httpHandler } from '../http/boundary';
+import type { HttpRequest } from '../http/request';
 import { Problem } from '../http/problem';
 
 /**

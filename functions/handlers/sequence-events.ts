@@ -1,7 +1,9 @@
-import { Logger } from '../logging/logger';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
-import { SERVICE_NAME } from '../contract/service';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import middy from '@middy/core';
+import type { Context } from 'aws-lambda';
+import { logger } from '../logging/logger';
 import { kmsCheckpointSigner } from '../ledger-writer/kms-signer';
 import { sequencePending } from '../ledger-writer/sequencer';
 import type { CheckpointSigner } from '../ledger-writer/signer';
@@ -23,8 +25,6 @@ import { LedgerLockedError } from '../store/ledger';
  * AWS_S3_FORCE_PATH_STYLE). Give a local S3 by IP address: behind a host name (localhost) the SDK
  * asks for <bucket>.localhost.
  */
-const logger = new Logger({ serviceName: SERVICE_NAME });
-
 /** A batch must be able to finish inside the invocation: none is started with less time left. */
 const TIME_FOR_A_BATCH_MS = 20_000;
 
@@ -52,7 +52,7 @@ function setting(name: string): string {
   return value;
 }
 
-export async function handler(event: SequencerEvent, context?: { getRemainingTimeInMillis(): number }): Promise<SequencerSummary> {
+async function sequence(event: SequencerEvent, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<SequencerSummary> {
   // Every setting is read before anything is asked of AWS: a missing one fails the run at once, naming it.
   const table = setting('TABLE_NAME');
   const keyId = setting('LEDGER_KMS_KEY_ARN');
@@ -95,3 +95,10 @@ export async function handler(event: SequencerEvent, context?: { getRemainingTim
   logger.info('sequenced', { ...summary, trigger: event.Records ? 'stream' : 'schedule' });
   return summary;
 }
+
+/**
+ * The Lambda entry: a middy handler with the Powertools Logger's Lambda context on every line. The
+ * stream records hold the stored deliveries (NEW_IMAGE), authorities' event bodies among them, so
+ * the event is never logged, whatever POWERTOOLS_LOGGER_LOG_EVENT says.
+ */
+export const handler = middy(sequence).use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }));

@@ -1,4 +1,6 @@
-import { logger, problemOf, type HttpRequest, type HttpResponse } from '../http/boundary';
+import { logger } from '../logging/logger';
+import { problemOf } from '../http/problem-details';
+import type { HttpRequest, HttpResponse } from '../http/request';
 import { Problem, PROBLEMS } from '../http/problem';
 import { renderErrorPage } from '../domain/surfaces/error-page';
 import { PAGE_HEADERS } from '../domain/surfaces/html';

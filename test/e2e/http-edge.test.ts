@@ -1,6 +1,6 @@
 import net from 'node:net';
 import { DEMO_OBJECTS } from '../../fixtures/demo';
-import { MAX_BODY_BYTES } from '../../functions/http/boundary';
+import { MAX_BODY_BYTES } from '../../functions/http/request-guards';
 import { CORS_EXPOSED_HEADERS } from '../../functions/http/cors';
 import { operations } from '../../functions/contract/operations';
 import type { LocalService } from '../../lib/local/service';

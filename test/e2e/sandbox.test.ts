@@ -8,7 +8,7 @@ import { parseJsonBody } from '../../functions/domain/sandbox/input';
 import { findProvider, providerRequest, runProvider, SANDBOX_PROVIDERS } from '../../functions/domain/sandbox/providers';
 import { verifyOfflineBundle } from '../../functions/domain/sandbox/offline';
 import { evaluateTrustPolicy } from '../../functions/domain/sandbox/trust-policy';
-import { MAX_BODY_BYTES } from '../../functions/http/boundary';
+import { MAX_BODY_BYTES } from '../../functions/http/request-guards';
 import type { LocalService } from '../../lib/local/service';
 import { getJson, startTestService } from '../support/local';
 import { sandboxCalls } from '../support/sandbox-calls';

@@ -1,10 +1,11 @@
+// First: the service's functions log WARN lines here (the Powertools Logger reads its level when it is made).
+import '../support/log-level-warn';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { DEMO_OBJECTS } from '../../fixtures/demo';
-import { logger } from '../../functions/http/boundary';
 import { STORE_TIMEOUTS } from '../../functions/store/client';
 import { startLocalService, type LocalService } from '../../lib/local/service';
 import { getJson } from '../support/local';
@@ -76,12 +77,10 @@ async function read() {
 /** An object read while the store is out, with the warning it logged (docs/errors.md: the log says why). */
 async function readLoggingWarnings() {
   const collected = collectLogLines();
-  logger.setLogLevel('WARN');
   try {
     const res = await read();
     return { res, warning: collected.lines.find((line) => line.message === 'dependency problem') };
   } finally {
-    logger.setLogLevel(process.env.POWERTOOLS_LOG_LEVEL ?? 'SILENT');
     collected.restore();
   }
 }
@@ -105,7 +104,7 @@ test('a frozen store (SIGSTOP) is a 503 with Retry-After within the budget, and 
   store!.kill('SIGSTOP');
   const { res, warning } = await readLoggingWarnings();
   expectUnavailable(res);
-  expect(warning).toMatchObject({ operation: 'Query record window', cause: { name: 'TimeoutError', code: 'ETIMEDOUT' }, correlationId: res.headers.get('x-correlation-id') });
+  expect(warning).toMatchObject({ operation: 'Query record window', cause: { name: 'TimeoutError', code: 'ETIMEDOUT' }, correlation_id: res.headers.get('x-correlation-id') });
   const health = await getJson(`${service.url}/health`);
   expect(health.status).toBe(200);
   expect(health.body).toMatchObject({ status: 'DEGRADED', readiness: { persistence: 'UNREACHABLE' } });
@@ -117,7 +116,7 @@ test('a killed store (SIGKILL) is a 503 too, and the service keeps answering eve
   await exited;
   const { res, warning } = await readLoggingWarnings();
   expectUnavailable(res);
-  expect(warning).toMatchObject({ operation: 'Query record window', cause: { message: expect.stringContaining('ECONNREFUSED') }, correlationId: res.headers.get('x-correlation-id') });
+  expect(warning).toMatchObject({ operation: 'Query record window', cause: { message: expect.stringContaining('ECONNREFUSED') }, correlation_id: res.headers.get('x-correlation-id') });
   expect((await getJson(`${service.url}/health`)).body).toMatchObject({ status: 'DEGRADED' });
   expect((await getJson(`${service.url}/developers/catalogue.json`)).status).toBe(200);
   expect((await getJson(`${service.url}/v1/objects/AB`)).status).toBe(400);

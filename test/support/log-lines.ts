@@ -1,22 +1,42 @@
-import fs from 'node:fs';
-
 /**
- * Collects the JSON log lines the service's logger writes (functions/logging/logger.ts writes each
- * with one writeSync to descriptor 1 or 2) until `restore()`. Anything else written passes through.
+ * Collects the JSON log lines the Powertools Logger writes (through a Console on process.stdout
+ * and process.stderr) until `restore()`. Anything else written passes through.
  */
 export function collectLogLines(): { lines: Array<Record<string, unknown>>; restore: () => void } {
   const lines: Array<Record<string, unknown>> = [];
-  const writeSync = fs.writeSync.bind(fs) as (...args: unknown[]) => number;
-  const spy = jest.spyOn(fs, 'writeSync').mockImplementation(((fd: number, data: unknown, ...rest: unknown[]) => {
-    if ((fd === 1 || fd === 2) && Buffer.isBuffer(data)) {
-      const offset = typeof rest[0] === 'number' ? rest[0] : 0;
-      const text = data.subarray(offset).toString('utf8');
+  const spies = [process.stdout, process.stderr].map((stream) => {
+    const write = stream.write.bind(stream) as (...args: unknown[]) => boolean;
+    return jest.spyOn(stream, 'write').mockImplementation(((chunk: unknown, ...rest: unknown[]) => {
+      const text = typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) ? chunk.toString('utf8') : '';
       if (text.startsWith('{')) {
         for (const line of text.trim().split('\n')) lines.push(JSON.parse(line) as Record<string, unknown>);
-        return data.length - offset;
+        const callback = rest.find((arg) => typeof arg === 'function') as (() => void) | undefined;
+        callback?.();
+        return true;
       }
-    }
-    return writeSync(fd, data, ...rest);
-  }) as typeof fs.writeSync);
-  return { lines, restore: () => spy.mockRestore() };
+      return write(chunk, ...rest);
+    }) as typeof stream.write);
+  });
+  return { lines, restore: () => spies.forEach((spy) => spy.mockRestore()) };
+}
+
+/**
+ * Modules loaded afresh (their own registry) while POWERTOOLS_LOG_LEVEL is `level`: the Powertools
+ * Logger reads its level when it is made, and goes back to that level at every warm invocation, so
+ * a test that reads log lines loads the code under test with the level it needs. Classes the code
+ * under test checks with instanceof must come from the same `load`.
+ */
+export function loadedWithLogLevel<T>(level: string, load: () => T): T {
+  const previous = process.env.POWERTOOLS_LOG_LEVEL;
+  process.env.POWERTOOLS_LOG_LEVEL = level;
+  try {
+    let loaded: T | undefined;
+    jest.isolateModules(() => {
+      loaded = load();
+    });
+    return loaded as T;
+  } finally {
+    if (previous === undefined) delete process.env.POWERTOOLS_LOG_LEVEL;
+    else process.env.POWERTOOLS_LOG_LEVEL = previous;
+  }
 }

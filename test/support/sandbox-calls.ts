@@ -1,4 +1,4 @@
-import { MAX_BODY_BYTES } from '../../functions/http/boundary';
+import { MAX_BODY_BYTES } from '../../functions/http/request-guards';
 import { sandboxOperations } from '../../functions/contract/operations/sandbox';
 import { SANDBOX_EXAMPLES } from '../../functions/domain/sandbox/examples';
 

@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
-import { httpHandler, logger } from '../../functions/http/boundary';
-import { collectLogLines } from '../support/log-lines';
+import { httpHandler } from '../../functions/http/boundary';
+import { collectLogLines, loadedWithLogLevel } from '../support/log-lines';
 import { StoreNotConfigured, StoreUnavailable } from '../../functions/store/errors';
 import { correlationIdFrom } from '../../functions/http/correlation';
 import { parseReference } from '../../functions/http/params';
@@ -137,9 +137,17 @@ describe('the Lambda boundary', () => {
     expect(fault.body).not.toContain('secret');
   });
 
+  /** The boundary, the logger and the store's errors as a function logging at INFO loads them. */
+  const atInfo = () =>
+    loadedWithLogLevel('INFO', () => ({
+      ...(require('../../functions/http/boundary') as typeof import('../../functions/http/boundary')),
+      ...(require('../../functions/logging/logger') as typeof import('../../functions/logging/logger')),
+      ...(require('../../functions/store/errors') as typeof import('../../functions/store/errors')),
+    }));
+
   it('logs a 503 with the store operation and the error underneath it, by name, code and message', async () => {
+    const { httpHandler, StoreUnavailable } = atInfo();
     const collected = collectLogLines();
-    logger.setLogLevel('INFO');
     try {
       const missingCredentials = Object.assign(new Error('Could not load credentials from any providers'), { name: 'CredentialsProviderError' });
       await httpHandler(async () => {
@@ -153,7 +161,6 @@ describe('the Lambda boundary', () => {
         throw new StoreUnavailable('BatchGetItem left keys unprocessed 3 times');
       })(event(), context(5000));
     } finally {
-      logger.setLogLevel('SILENT');
       collected.restore();
     }
     const warnings = collected.lines.filter((line) => line.message === 'dependency problem');
@@ -163,7 +170,7 @@ describe('the Lambda boundary', () => {
         code: 'DEPENDENCY_UNAVAILABLE',
         operation: 'Query record window',
         cause: { name: 'CredentialsProviderError', message: 'Could not load credentials from any providers' },
-        correlationId: 'boundary-test-0001',
+        correlation_id: 'boundary-test-0001',
       }),
       expect.objectContaining({ operation: 'GetItem ledger head', cause: { name: 'Error', code: 'ECONNREFUSED', message: 'connect ECONNREFUSED 127.0.0.1:8000' } }),
       expect.objectContaining({ level: 'WARN', code: 'DEPENDENCY_UNAVAILABLE', operation: 'BatchGetItem left keys unprocessed 3 times' }),
@@ -172,8 +179,8 @@ describe('the Lambda boundary', () => {
   });
 
   it('logs every request as one JSON line with its correlation id, endpoint and the Lambda context, and no key of an earlier request', async () => {
+    const { httpHandler, logger } = atInfo();
     const collected = collectLogLines();
-    logger.setLogLevel('INFO');
     try {
       const handler = httpHandler(async (request) => {
         if (request.endpoint === '/first') logger.appendKeys({ onlyFirst: true });
@@ -182,13 +189,12 @@ describe('the Lambda boundary', () => {
       await handler(event({ resource: '/first' }), context(5000));
       await handler(event({ headers: { 'x-correlation-id': 'boundary-test-0002' } }), { ...context(5000), functionName: 'g', awsRequestId: 'req-2' } as Context);
     } finally {
-      logger.setLogLevel('SILENT');
       collected.restore();
     }
     const logged = collected.lines;
     expect(logged).toEqual([
-      expect.objectContaining({ message: 'request served', status: 200, correlationId: 'boundary-test-0001', endpoint: '/first', function_name: 'f', function_request_id: 'req-1', onlyFirst: true }),
-      expect.objectContaining({ message: 'request served', status: 200, correlationId: 'boundary-test-0002', endpoint: '/x', function_name: 'g', function_request_id: 'req-2' }),
+      expect.objectContaining({ message: 'request served', status: 200, correlation_id: 'boundary-test-0001', endpoint: '/first', function_name: 'f', function_request_id: 'req-1', onlyFirst: true }),
+      expect.objectContaining({ message: 'request served', status: 200, correlation_id: 'boundary-test-0002', endpoint: '/x', function_name: 'g', function_request_id: 'req-2' }),
     ]);
     expect(logged[1]).not.toHaveProperty('onlyFirst');
   });

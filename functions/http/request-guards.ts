@@ -1,0 +1,43 @@
+import type { HttpMiddleware } from './middleware';
+import { Problem } from './problem';
+import { isJsonMediaType } from './request';
+
+/** Bodies above this size are refused with 413 before any parsing (documented in docs/errors.md). */
+export const MAX_BODY_BYTES = 64 * 1024;
+
+export interface RequestGuardOptions {
+  /**
+   * The operation takes a JSON request body: a non-empty body must be labelled application/json
+   * (or a +json type), else 415. A form-encoded body (what `curl -d` sends unlabelled) is refused
+   * instead of being read as something the caller did not declare.
+   */
+  jsonBody?: true;
+}
+
+/**
+ * Refusals that depend on the request's shape, not on the operation: a query parameter given
+ * twice (the API Gateway event keeps only the last value, so accepting it would silently ignore
+ * one), a body over the limit, a body of a media type a JSON operation does not read.
+ */
+export function requestGuards(options: RequestGuardOptions = {}): HttpMiddleware {
+  return {
+    name: 'requestGuards',
+    before: ({ event, context }) => {
+      for (const [name, values] of Object.entries(event.multiValueQueryStringParameters ?? {})) {
+        if (values && values.length > 1) {
+          throw new Problem('INVALID_PARAMETER', `Parameter '${name.slice(0, 64)}' is given ${values.length} times; give it once.`, { parameter: name.slice(0, 64) });
+        }
+      }
+      const request = context.httpRequest!;
+      if (request.body === null) return;
+      if (Buffer.byteLength(request.body, 'utf8') > MAX_BODY_BYTES) {
+        throw new Problem('PAYLOAD_TOO_LARGE', `The request body exceeds ${MAX_BODY_BYTES} bytes.`, { maxBodyBytes: MAX_BODY_BYTES });
+      }
+      if (options.jsonBody && request.body.length > 0 && !isJsonMediaType(request.headers['content-type'])) {
+        throw new Problem('UNSUPPORTED_MEDIA_TYPE', 'The request body must be JSON, sent with Content-Type: application/json.', {
+          acceptedMediaTypes: ['application/json'],
+        });
+      }
+    },
+  };
+}

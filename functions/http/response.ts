@@ -1,0 +1,35 @@
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { nodeCrypto } from '../runtime/lazy-crypto';
+import { CORS_RESPONSE_HEADERS } from './cors';
+import type { HttpResponse } from './request';
+
+const COMMON_HEADERS = { 'x-content-type-options': 'nosniff', ...CORS_RESPONSE_HEADERS };
+
+/** A strong entity tag over the exact bytes of an answer (SHA-256, base64url, quoted). */
+export function strongEtag(bytes: string): string {
+  return `"${nodeCrypto().createHash('sha256').update(bytes).digest('base64url')}"`;
+}
+
+/** RFC 9110 If-None-Match for GET/HEAD: any listed tag equal to ours (weak comparison), or "*". */
+export function ifNoneMatchHits(header: string | undefined, etag: string): boolean {
+  if (!header) return false;
+  const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
+  return header.split(',').some((candidate) => candidate.trim() === '*' || opaque(candidate) === opaque(etag));
+}
+
+/** An operation's answer as API Gateway's proxy result: the body serialised, the service's headers on it. */
+export function toProxyResult(response: HttpResponse, correlationId: string): APIGatewayProxyResult {
+  const mediaType = response.mediaType ?? 'application/json';
+  const body = typeof response.body === 'string' ? response.body : JSON.stringify(response.body);
+  return {
+    statusCode: response.status,
+    headers: {
+      'content-type': mediaType.includes('charset') ? mediaType : `${mediaType}; charset=utf-8`,
+      'cache-control': 'no-cache',
+      ...COMMON_HEADERS,
+      ...response.headers,
+      'x-correlation-id': correlationId,
+    },
+    body,
+  };
+}
