@@ -19,3 +19,43 @@ export const handler = async () => {
   return { statusCode: 200, body: String(out.Count ?? 0) };
 };
 `;
+
+/**
+ * The design card's yardsticks: the runtime the service was specified with (@middy/core and the
+ * Powertools Logger attached with injectLambdaContext, one INFO line per answer, as every function
+ * logs), built with the same options. The card baseline answers one Query with the stock DynamoDB
+ * client (a function that reads the table can start no faster than the card allows); the card
+ * floor answers without the SDK (the same for a function that reads nothing).
+ */
+const CARD_RUNTIME = `
+import middy from '@middy/core';
+import { Logger } from '@aws-lambda-powertools/logger';
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+const logger = new Logger({ serviceName: 'card-yardstick' });
+`;
+
+export const CARD_BASELINE_SOURCE = `${CARD_RUNTIME}
+import { DynamoDBClient, QueryCommand } from '@aws-sdk/client-dynamodb';
+let client: DynamoDBClient | undefined;
+export const handler = middy(async () => {
+  client ??= new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT || undefined });
+  const out = await client.send(new QueryCommand({
+    TableName: process.env.TABLE_NAME,
+    KeyConditionExpression: 'pk = :pk',
+    ExpressionAttributeValues: { ':pk': { S: 'baseline' } },
+    Limit: 1,
+  }));
+  logger.info('answered', { status: 200 });
+  return { statusCode: 200, body: String(out.Count ?? 0) };
+}).use(injectLambdaContext(logger, { resetKeys: true }));
+`;
+
+export const CARD_FLOOR_SOURCE = `${CARD_RUNTIME}
+export const handler = middy(async () => {
+  logger.info('answered', { status: 200 });
+  return { statusCode: 200, body: '{}' };
+}).use(injectLambdaContext(logger, { resetKeys: true }));
+`;
+
+/** The empty handler module, as a bundle: what a bundle weighs before anything is in it. */
+export const EMPTY_SOURCE = `export const handler = async () => ({ statusCode: 200, body: '{}' });`;

@@ -10,7 +10,7 @@ import { runStepsAsync } from '../domain/ledger/crypto-steps';
 import { verifyEvidenceSteps, type EvidenceCheck } from '../domain/ledger/verify';
 import { webCrypto } from '../domain/ledger/web-crypto';
 import type { LedgerEvidence } from '../domain/record';
-import type { DeviceCheckData } from '../domain/surfaces/device-check';
+import type { DeviceCheckData } from '../pages/device-check';
 
 /** The few DOM members used here (the project is typed against Node, without the DOM library). */
 interface Element {

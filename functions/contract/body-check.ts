@@ -5,7 +5,7 @@
  * function's cold start (README, Performance).
  *
  * It reports what zod reports, issue for issue: the same codes, paths and details in the same
- * order, so that a refusal reads the same 422 problem details (functions/domain/sandbox/input.ts
+ * order, so that a refusal reads the same 422 problem details (functions/domain/json-input.ts
  * words them). The rules mirrored here are zod 4's: a value of the wrong type stops the checks of
  * its schema (length checks still run on anything with a length); other failed checks do not;
  * a schema's refinements run only when nothing before them stopped; strict objects report unknown
@@ -45,7 +45,7 @@ export type PlanNode =
 /** A plan whose checked value has the type T (the output type of the schema it was made from). */
 export type BodyPlan<T = unknown> = PlanNode & { readonly __output?: T };
 
-/** An issue in zod's form (the fields functions/domain/sandbox/input.ts reads). */
+/** An issue in zod's form (the fields functions/domain/json-input.ts reads). */
 export interface BodyIssue {
   code: string;
   path: PropertyKey[];

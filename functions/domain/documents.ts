@@ -1,4 +1,4 @@
-import { nodeCrypto } from '../runtime/lazy-crypto';
+import { createHash } from 'node:crypto';
 
 /**
  * How a published developer document is serialised and tagged, wherever it is served from
@@ -18,7 +18,7 @@ export function serializeDocument(document: unknown): string {
 
 /** A strong ETag over the bytes, as S3 computes it for a single-part upload (quoted hex MD5). */
 export function documentEtag(bytes: string | Buffer): string {
-  return `"${nodeCrypto().createHash('md5').update(bytes).digest('hex')}"`;
+  return `"${createHash('md5').update(bytes).digest('hex')}"`;
 }
 
 /** RFC 9110 If-None-Match: a list of entity tags (weak ones compare weakly) or "*". */

@@ -1,5 +1,5 @@
 import { SITE_PATHS } from '../contract/site-paths';
-import { renderDeveloperLanding } from '../domain/surfaces/landing-page';
+import { renderDeveloperLanding } from '../pages/landing-page';
 import { httpHandler } from '../http/boundary';
 import { landingOperation } from './get-landing-responses';
 

@@ -1,4 +1,4 @@
-import { REFERENCE_HEADERS, renderReferencePage } from '../domain/surfaces/reference-page';
+import { REFERENCE_HEADERS, renderReferencePage } from '../pages/reference-page';
 import { httpHandler } from '../http/boundary';
 
 /**

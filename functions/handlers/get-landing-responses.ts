@@ -1,7 +1,7 @@
 import { ROUTES as operations } from '../generated/routes';
 import type { LandingIndex } from '../contract/schemas/landing';
-import { buildLandingIndex } from '../domain/surfaces/landing-page';
-import { prefersHtml } from '../domain/surfaces/negotiation';
+import { buildLandingIndex } from '../pages/landing-page';
+import { prefersHtml } from '../pages/negotiation';
 import type { HttpRequest, HttpResponse } from '../http/request';
 import { catalogueResponse } from './json-responses';
 import { htmlPage } from './surface-responses';

@@ -1,5 +1,5 @@
 import { SITE_PATHS } from '../contract/site-paths';
-import { renderLanding } from '../domain/surfaces/landing-page';
+import { renderLanding } from '../pages/landing-page';
 import { httpHandler } from '../http/boundary';
 import { landingOperation } from './get-landing-responses';
 

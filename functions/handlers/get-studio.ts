@@ -1,6 +1,6 @@
 import { ROUTES as operations } from '../generated/routes';
 import { buildActivationReadiness, buildProductionFoundations } from '../domain/surfaces/readiness';
-import { renderStudio } from '../domain/surfaces/studio-page';
+import { renderStudio } from '../pages/studio-page';
 import { httpHandler } from '../http/boundary';
 import { TABLE_SCHEMA_VERSION } from '../store/layout';
 import { inspectTable } from '../store/table-meta';

@@ -1,7 +1,7 @@
-import { renderProofReceipt, renderTrustReceipt } from '../domain/surfaces/trust-receipt-page';
-import { OTHER_KIND_ROUTES } from '../domain/surfaces/verify-page';
+import { renderProofReceipt, renderTrustReceipt } from '../pages/trust-receipt-page';
+import { OTHER_KIND_ROUTES } from '../pages/verify-page';
 import { getTrustReceiptParams } from '../generated/params';
-import { requestTranslator } from '../domain/surfaces/page-languages';
+import { requestTranslator } from '../pages/page-languages';
 import { httpHandler } from '../http/boundary';
 import type { HttpRequest } from '../http/request';
 import { checkParam, parseReference } from '../http/params';

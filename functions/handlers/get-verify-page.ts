@@ -1,7 +1,7 @@
-import { jsonAlternateOf, renderVerifyPage, type VerifyOutcome } from '../domain/surfaces/verify-page';
-import { prefersHtml } from '../domain/surfaces/negotiation';
+import { jsonAlternateOf, renderVerifyPage, type VerifyOutcome } from '../pages/verify-page';
+import { prefersHtml } from '../pages/negotiation';
 import { getVerifyPageParams } from '../generated/params';
-import { requestTranslator } from '../domain/surfaces/page-languages';
+import { requestTranslator } from '../pages/page-languages';
 import { httpHandler } from '../http/boundary';
 import { problemOf } from '../http/problem-details';
 import type { HttpRequest, HttpResponse } from '../http/request';

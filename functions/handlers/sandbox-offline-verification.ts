@@ -1,4 +1,4 @@
-import { parseJsonBody } from '../domain/sandbox/input';
+import { parseJsonBody } from '../domain/json-input';
 import { verifyOfflineBundle } from '../domain/sandbox/offline';
 import { offlineVerificationRequest } from '../generated/bodies';
 import { sandboxHandler } from './sandbox-request';

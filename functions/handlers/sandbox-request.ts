@@ -1,4 +1,4 @@
-import { SandboxInputError } from '../domain/sandbox/input';
+import { JsonInputError } from '../domain/json-input';
 import { httpHandler } from '../http/boundary';
 import type { HttpRequest } from '../http/request';
 import { Problem } from '../http/problem';
@@ -14,7 +14,7 @@ export function sandboxHandler(evaluate: (request: HttpRequest) => unknown) {
     try {
       return { status: 200, body: evaluate(request) };
     } catch (error) {
-      if (error instanceof SandboxInputError) {
+      if (error instanceof JsonInputError) {
         const [first] = error.issues;
         const detail = first.field === '(body)' ? `The request body ${first.detail}.` : `Field '${first.field}' ${first.detail}.`;
         throw new Problem('INVALID_REQUEST', detail, { field: first.field, errors: error.issues });

@@ -1,7 +1,7 @@
 import { findProvider, providerRequest, PROVIDER_RUNS, runProvider } from '../domain/sandbox/provider-runs';
 import { Problem } from '../http/problem';
 import { sandboxHandler } from './sandbox-request';
-import { parseJsonBody } from '../domain/sandbox/input';
+import { parseJsonBody } from '../domain/json-input';
 
 const registered = PROVIDER_RUNS.map((p) => p.providerId).join(', ');
 

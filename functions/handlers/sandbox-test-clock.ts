@@ -1,5 +1,5 @@
 import { testClock } from '../domain/sandbox/clock';
-import { parseJsonBody } from '../domain/sandbox/input';
+import { parseJsonBody } from '../domain/json-input';
 import { testClockRequest } from '../generated/bodies';
 import { sandboxHandler } from './sandbox-request';
 

@@ -1,4 +1,4 @@
-import { parseJsonBody } from '../domain/sandbox/input';
+import { parseJsonBody } from '../domain/json-input';
 import { evaluateTrustPolicy } from '../domain/sandbox/trust-policy';
 import { trustPolicyRequest } from '../generated/bodies';
 import { sandboxHandler } from './sandbox-request';

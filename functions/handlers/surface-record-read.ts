@@ -3,8 +3,8 @@ import type { CommercialProofEvidence } from '../contract/schemas/proofs';
 import { assessIntegrity, inspectIntegrity, trustedLedgerKeys } from '../domain/evidence';
 import { resolveObject, type ObjectWindowEntry } from '../domain/objects';
 import { COMMERCIAL_PROOF_KIND, commercialProofEvidence, publicProof, type ProofTimelineEntry, type ProofWindowEntry } from '../domain/proofs';
-import type { DeviceCheckInput } from '../domain/surfaces/device-check';
-import type { ResolutionView } from '../domain/surfaces/presentation';
+import type { DeviceCheckInput } from '../pages/device-check';
+import type { ResolutionView } from '../pages/presentation';
 import { readRecordWindow } from '../store/records';
 
 export type PageRead =

@@ -2,10 +2,10 @@ import { logger } from '../logging/logger';
 import { problemOf } from '../http/problem-details';
 import type { HttpRequest, HttpResponse } from '../http/request';
 import { Problem, PROBLEMS } from '../http/problem';
-import { renderErrorPage } from '../domain/surfaces/error-page';
-import { PAGE_HEADERS } from '../domain/surfaces/html';
-import { englishFrame, type FrameWords } from '../domain/surfaces/i18n';
-import { prefersHtml } from '../domain/surfaces/negotiation';
+import { renderErrorPage } from '../pages/error-page';
+import { PAGE_HEADERS } from '../pages/frame';
+import { englishFrame, type FrameWords } from '../pages/i18n';
+import { prefersHtml } from '../pages/negotiation';
 
 type Operation = (request: HttpRequest) => Promise<HttpResponse>;
 type PageOperation<Words> = (request: HttpRequest, t: Words) => Promise<HttpResponse>;

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { nodeCrypto } from '../runtime/lazy-crypto';
+import { createHash } from 'node:crypto';
 import { CORS_RESPONSE_HEADERS } from './cors';
 import type { HttpResponse } from './request';
 
@@ -7,7 +7,7 @@ const COMMON_HEADERS = { 'x-content-type-options': 'nosniff', ...CORS_RESPONSE_H
 
 /** A strong entity tag over the exact bytes of an answer (SHA-256, base64url, quoted). */
 export function strongEtag(bytes: string): string {
-  return `"${nodeCrypto().createHash('sha256').update(bytes).digest('base64url')}"`;
+  return `"${createHash('sha256').update(bytes).digest('base64url')}"`;
 }
 
 /** RFC 9110 If-None-Match for GET/HEAD: any listed tag equal to ours (weak comparison), or "*". */

@@ -1,4 +1,5 @@
 import { GetItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { TableFailure, TableInspection } from '../domain/surfaces/readiness';
 import { storeClient, tableName } from './client';
 import { GENESIS_SK, TABLE_META_PK } from './layout';
 
@@ -7,14 +8,6 @@ export async function readTableSchemaVersion(client: DynamoDBClient, table: stri
   const out = await client.send(new GetItemCommand({ TableName: table, Key: { pk: { S: TABLE_META_PK }, sk: { S: GENESIS_SK } } }));
   return out.Item?.schemaVersion?.S ?? null;
 }
-
-export type TableFailure = 'UNREACHABLE' | 'TABLE_NOT_FOUND' | 'ACCESS_DENIED' | 'UNEXPECTED_ERROR';
-
-/** What one look at the table found. Never carries the table name, endpoint or an SDK message. */
-export type TableInspection =
-  | { configured: false }
-  | { configured: true; reachable: false; failure: TableFailure; errorName: string; durationMs: number }
-  | { configured: true; reachable: true; schemaVersion: string | null; durationMs: number };
 
 const ACCESS_ERRORS = new Set(['AccessDeniedException', 'UnrecognizedClientException', 'InvalidSignatureException', 'ExpiredTokenException', 'MissingAuthenticationTokenException']);
 const NETWORK_ERRORS = new Set(['TimeoutError', 'RequestTimeout', 'ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENOTFOUND', 'EPIPE']);

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Operation } from '../../functions/contract/operation';
 import { API_REFERENCE_ASSETS, SITE_PATHS } from '../../functions/contract/site-paths';
-import { REFERENCE_MOUNT_ID } from '../../functions/domain/surfaces/reference-page';
+import { REFERENCE_MOUNT_ID } from '../../functions/pages/reference-page';
 
 /**
  * The static files published with the developer documents: the self-hosted API reference

@@ -1,7 +1,16 @@
-import { DefaultStackSynthesizer, Validations, type CfnResource } from 'aws-cdk-lib';
+import { DefaultStackSynthesizer, Validations, type CfnResource, type Stack } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 import { LEDGER_LOG } from '../../functions/contract/site-paths';
-import type { TrustServiceStack } from './trust-service-stack';
+
+/** The parts of the stack that carry an accepted finding (the stack passes itself). */
+export interface AcknowledgedStack extends Stack {
+  functions: { byOperationId: ReadonlyMap<string, IConstruct> };
+  sequencer: { function: IConstruct; role: IConstruct };
+  catalogue: { bucket: IConstruct; apiReadRole: IConstruct };
+  loader: { role: IConstruct };
+  ingress: { secret: IConstruct };
+  publicApi: { api: IConstruct };
+}
 
 const acknowledge = (scope: IConstruct, id: string, reason: string) => Validations.of(scope).acknowledge({ id, reason });
 
@@ -10,7 +19,7 @@ const LAMBDA_RUNTIME_REASON =
   'moving to a newer runtime is one constant in lib/stack/bundling.ts, made when the toolchain is checked on it.';
 
 /** CDK's BucketDeployment provider: a singleton function at stack level, created by aws-cdk-lib. */
-function acknowledgeBucketDeploymentProvider(stack: TrustServiceStack): void {
+function acknowledgeBucketDeploymentProvider(stack: AcknowledgedStack): void {
   const provider = stack.node.children.find((child) => child.node.id.startsWith('Custom::CDKBucketDeployment'));
   if (!provider) return;
   const logicalId = (resource: IConstruct) => stack.resolve(stack.getLogicalId(resource as CfnResource)) as string;
@@ -42,7 +51,7 @@ function acknowledgeBucketDeploymentProvider(stack: TrustServiceStack): void {
  * Every cdk-nag (AwsSolutions) finding this stack accepts, on the narrowest construct, with the
  * reason. Anything not listed here fails `cdk synth` and the infrastructure tests.
  */
-export function acknowledgeFindings(stack: TrustServiceStack): void {
+export function acknowledgeFindings(stack: AcknowledgedStack): void {
   acknowledgeBucketDeploymentProvider(stack);
   for (const fn of stack.functions.byOperationId.values()) acknowledge(fn, 'AwsSolutions-L1', LAMBDA_RUNTIME_REASON);
   acknowledge(stack.sequencer.function, 'AwsSolutions-L1', LAMBDA_RUNTIME_REASON);

@@ -1,8 +1,8 @@
 import { operations } from '../../functions/contract/operations';
 import { LandingIndex } from '../../functions/contract/schemas/landing';
 import { API_REFERENCE_ASSETS, SITE_PATHS } from '../../functions/contract/site-paths';
-import { PAGE_HEADERS } from '../../functions/domain/surfaces/html';
-import { referencePolicy } from '../../functions/domain/surfaces/reference-page';
+import { PAGE_HEADERS } from '../../functions/pages/frame';
+import { referencePolicy } from '../../functions/pages/reference-page';
 import type { LocalService } from '../../lib/local/service';
 import { startTestService } from '../support/local';
 

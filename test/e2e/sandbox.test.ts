@@ -4,7 +4,7 @@ import { sandboxOperations } from '../../functions/contract/operations/sandbox';
 import { testClock } from '../../functions/domain/sandbox/clock';
 import { SANDBOX_EXAMPLES } from '../../functions/domain/sandbox/examples';
 import { testClockRequest, trustPolicyRequest, offlineVerificationRequest } from '../../functions/generated/bodies';
-import { parseJsonBody } from '../../functions/domain/sandbox/input';
+import { parseJsonBody } from '../../functions/domain/json-input';
 import { findProvider, providerRequest, runProvider, SANDBOX_PROVIDERS } from '../../functions/domain/sandbox/providers';
 import { verifyOfflineBundle } from '../../functions/domain/sandbox/offline';
 import { evaluateTrustPolicy } from '../../functions/domain/sandbox/trust-policy';

@@ -9,7 +9,7 @@ import { TrustFacts, TrustPolicy } from '../../functions/contract/schemas/sandbo
 import { BUILT_IN_POLICIES } from '../../functions/domain/sandbox/built-in-policies';
 import { EXAMPLE_CUSTOM_POLICY, SANDBOX_EXAMPLES } from '../../functions/domain/sandbox/examples';
 import { EventInputError, parseCanonicalEvent, type CanonicalEvent } from '../../functions/domain/ingress/event';
-import { fieldIssues, issueAt, parseJsonBody } from '../../functions/domain/sandbox/input';
+import { fieldIssues, issueAt, parseJsonBody } from '../../functions/domain/json-input';
 import * as bodies from '../../functions/generated/bodies';
 import { bodySchemas } from '../../lib/contract/generate-bodies';
 import { buildEvent } from '../../lib/ingress/emit';

@@ -6,9 +6,9 @@ import { landingOperations } from '../../functions/contract/operations/landing';
 import type { Operation } from '../../functions/contract/operation';
 import { LandingIndex } from '../../functions/contract/schemas/landing';
 import { API_REFERENCE_ASSETS, SITE_PATHS } from '../../functions/contract/site-paths';
-import { PAGE_CSP } from '../../functions/domain/surfaces/html';
-import { buildLandingIndex, landingSection, renderDeveloperLanding, renderLanding, type LandingSection } from '../../functions/domain/surfaces/landing-page';
-import { REFERENCE_MOUNT_ID, referencePolicy, renderReferencePage } from '../../functions/domain/surfaces/reference-page';
+import { PAGE_CSP } from '../../functions/pages/frame';
+import { buildLandingIndex, landingSection, renderDeveloperLanding, renderLanding, type LandingSection } from '../../functions/pages/landing-page';
+import { REFERENCE_MOUNT_ID, referencePolicy, renderReferencePage } from '../../functions/pages/reference-page';
 
 const BASE = 'https://trust.example.test/prod';
 const SECTIONS: LandingSection[] = ['trustRoutes', 'pages', 'developerDocuments', 'sandbox', 'files'];

@@ -24,7 +24,13 @@ function importsOf(file: string): string[] {
 const rules: { layer: string; forbidden: (target: string) => boolean; why: string }[] = [
   { layer: 'functions/contract', forbidden: (t) => t.startsWith('functions/domain') || t.startsWith('functions/handlers') || t.startsWith('functions/store'), why: 'the contract publishes vocabularies; domain rules use them, not the reverse' },
   { layer: 'functions/store', forbidden: (t) => t.startsWith('functions/http') || t.startsWith('functions/handlers'), why: 'the store reports store conditions; the HTTP boundary maps them' },
-  { layer: 'functions/domain', forbidden: (t) => t.startsWith('functions/http') || t.startsWith('functions/handlers') || t.startsWith('@aws-sdk'), why: 'domain rules are pure' },
+  {
+    layer: 'functions/domain',
+    forbidden: (t) => t.startsWith('functions/http') || t.startsWith('functions/handlers') || t.startsWith('functions/store') || t.startsWith('@aws-sdk'),
+    why: 'domain rules are pure: they declare the shapes they read, the store fills them',
+  },
+  { layer: 'functions/domain', forbidden: (t) => t.startsWith('functions/pages') || t.startsWith('functions/browser'), why: 'the pages present the domain, never the other way round' },
+  { layer: 'functions/pages', forbidden: (t) => t.startsWith('functions/handlers') || t.startsWith('functions/store') || t.startsWith('functions/http') || t.startsWith('@aws-sdk'), why: 'pages render what the handlers read; they read nothing themselves' },
   { layer: 'functions', forbidden: (t) => t.startsWith('lib/') || t.startsWith('bin/') || t.startsWith('aws-cdk-lib') || t === 'constructs', why: 'Lambda code never carries hosting code' },
 ];
 

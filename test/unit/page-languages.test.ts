@@ -3,8 +3,8 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { DATE_LOCALES, generateDateFormats, INSTANT_OPTIONS } from '../../lib/contract/generate-date-formats';
 import { LANGUAGES } from '../../functions/contract/languages';
-import { negotiateLocale } from '../../functions/domain/surfaces/i18n';
-import { isMessageKey, translator } from '../../functions/domain/surfaces/page-languages';
+import { negotiateLocale } from '../../functions/pages/i18n';
+import { isMessageKey, translator } from '../../functions/pages/page-languages';
 import { CATALOGUES, catalogueMismatches, generateMessages } from '../../lib/contract/generate-messages';
 
 describe('message catalogues', () => {

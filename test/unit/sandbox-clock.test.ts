@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { MAX_ADVANCE_MS, SANDBOX_DEFAULT_INSTANT, TestClock } from '../../functions/contract/schemas/sandbox';
 import { evaluationInstant, testClock } from '../../functions/domain/sandbox/clock';
 import { testClockRequest } from '../../functions/generated/bodies';
-import { parseJsonBody, SandboxInputError, type FieldIssue } from '../../functions/domain/sandbox/input';
+import { parseJsonBody, JsonInputError, type FieldIssue } from '../../functions/domain/json-input';
 
 const readClock = (body: string | null) => testClock(parseJsonBody(body, testClockRequest, { optional: true }));
 
@@ -10,7 +10,7 @@ function refusal(run: () => unknown): FieldIssue[] {
   try {
     run();
   } catch (error) {
-    if (error instanceof SandboxInputError) return error.issues;
+    if (error instanceof JsonInputError) return error.issues;
     throw error;
   }
   throw new Error('expected the input to be refused');

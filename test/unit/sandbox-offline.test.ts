@@ -6,7 +6,7 @@ import { LivingObjectResolution } from '../../functions/contract/schemas/objects
 import { OfflineVerificationResult } from '../../functions/contract/schemas/sandbox';
 import { SANDBOX_EXAMPLES } from '../../functions/domain/sandbox/examples';
 import { offlineVerificationRequest } from '../../functions/generated/bodies';
-import { parseJsonBody, SandboxInputError } from '../../functions/domain/sandbox/input';
+import { parseJsonBody, JsonInputError } from '../../functions/domain/json-input';
 import { verifyOfflineBundle } from '../../functions/domain/sandbox/offline';
 import {
   EXAMPLE_LEDGER,
@@ -48,7 +48,7 @@ function refusedField(input: unknown): string {
   try {
     verify(input);
   } catch (error) {
-    if (error instanceof SandboxInputError) return error.issues[0].field;
+    if (error instanceof JsonInputError) return error.issues[0].field;
     throw error;
   }
   throw new Error('expected the bundle to be refused');

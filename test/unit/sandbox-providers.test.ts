@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { ProviderRunRequest, ProviderRunResult } from '../../functions/contract/schemas/sandbox';
 import { testClock } from '../../functions/domain/sandbox/clock';
-import { SandboxInputError } from '../../functions/domain/sandbox/input';
+import { JsonInputError } from '../../functions/domain/json-input';
 import { contractRegistry } from '../../functions/contract/registry';
 import type { ProviderRun } from '../../functions/domain/sandbox/provider-runs';
 import { findProvider, providerRequest, runProvider, SANDBOX_PROVIDERS } from '../../functions/domain/sandbox/providers';
@@ -14,7 +14,7 @@ function refusedField(p: ProviderRun, body: unknown): string {
   try {
     run(p, body);
   } catch (error) {
-    if (error instanceof SandboxInputError) return error.issues[0].field;
+    if (error instanceof JsonInputError) return error.issues[0].field;
     throw error;
   }
   throw new Error('expected the request to be refused');

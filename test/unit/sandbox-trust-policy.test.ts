@@ -10,7 +10,7 @@ import { CHANNELS } from '../../functions/contract/channels';
 import { testClock } from '../../functions/domain/sandbox/clock';
 import { EXAMPLE_CUSTOM_POLICY } from '../../functions/domain/sandbox/examples';
 import { trustPolicyRequest } from '../../functions/generated/bodies';
-import { parseJsonBody, SandboxInputError, type FieldIssue } from '../../functions/domain/sandbox/input';
+import { parseJsonBody, JsonInputError, type FieldIssue } from '../../functions/domain/json-input';
 import { MAX_POLICY_NODES } from '../../functions/domain/sandbox/policy-logic';
 import { checkBuiltInPolicies, evaluateTrustPolicy, FAIL_CLOSED_RULE_ID } from '../../functions/domain/sandbox/trust-policy';
 
@@ -33,7 +33,7 @@ function refusal(request: unknown): FieldIssue[] {
   try {
     evaluate(request);
   } catch (error) {
-    if (error instanceof SandboxInputError) return error.issues;
+    if (error instanceof JsonInputError) return error.issues;
     throw error;
   }
   throw new Error('expected the request to be refused');

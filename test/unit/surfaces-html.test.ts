@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { RECEIPT_SCRIPT } from '../../functions/generated/receipt-script';
 import fc from 'fast-check';
-import { escapeHtml, html, PAGE_CSP, PAGE_HEADERS, pageDocument, raw, timeElement } from '../../functions/domain/surfaces/html';
-import { prefersHtml } from '../../functions/domain/surfaces/negotiation';
+import { escapeHtml, html, raw } from '../../functions/pages/markup';
+import { PAGE_CSP, PAGE_HEADERS, pageDocument, timeElement } from '../../functions/pages/frame';
+import { prefersHtml } from '../../functions/pages/negotiation';
 
 describe('html template', () => {
   it('escapes every interpolated string, so no input can open a tag or leave an attribute', () => {

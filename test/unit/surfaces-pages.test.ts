@@ -1,12 +1,12 @@
 import { resolveObject, type ObjectWindowEntry } from '../../functions/domain/objects';
 import { commercialProofEvidence, type ProofWindowEntry } from '../../functions/domain/proofs';
-import { claimName, proofStatusWording } from '../../functions/domain/surfaces/proof-presentation';
+import { claimName, proofStatusWording } from '../../functions/pages/proof-presentation';
 import { buildActivationReadiness, buildProductionFoundations } from '../../functions/domain/surfaces/readiness';
-import { renderErrorPage } from '../../functions/domain/surfaces/error-page';
-import { dispositionWording } from '../../functions/domain/surfaces/presentation';
-import { renderStudio } from '../../functions/domain/surfaces/studio-page';
-import { renderProofReceipt, renderTrustReceipt } from '../../functions/domain/surfaces/trust-receipt-page';
-import { renderVerifyPage } from '../../functions/domain/surfaces/verify-page';
+import { renderErrorPage } from '../../functions/pages/error-page';
+import { dispositionWording } from '../../functions/pages/presentation';
+import { renderStudio } from '../../functions/pages/studio-page';
+import { renderProofReceipt, renderTrustReceipt } from '../../functions/pages/trust-receipt-page';
+import { renderVerifyPage } from '../../functions/pages/verify-page';
 import { operations } from '../../functions/contract/operations';
 import { TABLE_SCHEMA_VERSION } from '../../functions/store/layout';
 

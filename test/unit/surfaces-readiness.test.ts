@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { ActivationReadiness, FAIL_CLOSED_AUTHORITIES as AUTHORITY_KEYS, ProductionFoundations } from '../../functions/contract/schemas/surfaces';
 import { ACTIVATION_GATES, ACTIVATION_SETTING_NAMES, buildActivationReadiness, buildProductionFoundations, persistenceReadiness } from '../../functions/domain/surfaces/readiness';
 import { TABLE_SCHEMA_VERSION } from '../../functions/store/layout';
-import type { TableInspection } from '../../functions/store/table-meta';
+import type { TableInspection } from '../../functions/domain/surfaces/readiness';
 
 const NOW = '2026-05-01T12:00:00.000Z';
 const LINKS = { productionFoundations: 'https://svc.example/v1/activation-readiness/production-foundations' };

@@ -1,6 +1,6 @@
 import type { BodyPlan } from '../../contract/body-check';
 import { EVENT_ENVELOPE_PLANS } from '../../generated/bodies';
-import { checkAgainst, issueAt, parseJsonBody, SandboxInputError } from '../sandbox/input';
+import { checkAgainst, issueAt, parseJsonBody, JsonInputError } from '../json-input';
 
 /**
  * Reading a verified delivery as one canonical event (pure). The body must be a CloudEvents 1.0
@@ -20,7 +20,7 @@ export interface CanonicalEvent {
   at: string;
 }
 
-export { SandboxInputError as EventInputError };
+export { JsonInputError as EventInputError };
 
 /** Any JSON object: what parseJsonBody checks before the event's own schema is chosen by its type. */
 const ANY_OBJECT = { t: 'unknown' } as const;
@@ -44,7 +44,7 @@ export function parseCanonicalEvent(rawBody: string | null, accepts: readonly st
   const reference = String(data.reference ?? data.claimId);
   const referenceField = data.reference !== undefined ? 'reference' : 'claimId';
   if (event.subject !== reference) {
-    throw new SandboxInputError([issueAt(['subject'], `must be the event's data.${referenceField} ('${reference}')`)]);
+    throw new JsonInputError([issueAt(['subject'], `must be the event's data.${referenceField} ('${reference}')`)]);
   }
   const at = String(data.changedAt ?? data.observedAt);
   return { ...event, reference, at };

@@ -1,4 +1,4 @@
-import { nodeCrypto } from '../../runtime/lazy-crypto';
+import { createHash } from 'node:crypto';
 import { HASH_SIZE, LEAF_PREFIX, NODE_PREFIX } from './merkle';
 
 /**
@@ -11,9 +11,9 @@ export { HASH_SIZE };
 export const EMPTY_ROOT = Buffer.from('e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855', 'hex');
 
 export function leafHash(data: Uint8Array): Buffer {
-  return nodeCrypto().createHash('sha256').update(LEAF_PREFIX).update(data).digest();
+  return createHash('sha256').update(LEAF_PREFIX).update(data).digest();
 }
 
 export function nodeHash(left: Uint8Array, right: Uint8Array): Buffer {
-  return nodeCrypto().createHash('sha256').update(NODE_PREFIX).update(left).update(right).digest();
+  return createHash('sha256').update(NODE_PREFIX).update(left).update(right).digest();
 }

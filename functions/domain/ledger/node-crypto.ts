@@ -1,5 +1,4 @@
-import type { KeyObject } from 'node:crypto';
-import { nodeCrypto } from '../../runtime/lazy-crypto';
+import { createHash, createPublicKey, verify, type KeyObject } from 'node:crypto';
 import { canonicalBytes } from './canonical';
 import { runSteps, type SyncCrypto } from './crypto-steps';
 import { leafHash } from './hashing';
@@ -15,17 +14,17 @@ function ed25519Key(publicKey: Uint8Array): KeyObject {
   const x = Buffer.from(publicKey).toString('base64url');
   let key = keyObjects.get(x);
   if (!key) {
-    key = nodeCrypto().createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x }, format: 'jwk' });
+    key = createPublicKey({ key: { kty: 'OKP', crv: 'Ed25519', x }, format: 'jwk' });
     if (keyObjects.size > 64) keyObjects.clear();
     keyObjects.set(x, key);
   }
   return key;
 }
 
-/** The ledger checks' primitives on node:crypto (loaded at the first check): synchronous, so server reads stay synchronous. */
+/** The ledger checks' primitives on node:crypto: synchronous, so server reads stay synchronous. */
 export const NODE_CRYPTO: SyncCrypto = {
-  sha256: (data) => nodeCrypto().createHash('sha256').update(data).digest(),
-  ed25519Verify: (publicKey, message, signature) => publicKey.length === 32 && nodeCrypto().verify(null, message, ed25519Key(publicKey), signature),
+  sha256: (data) => createHash('sha256').update(data).digest(),
+  ed25519Verify: (publicKey, message, signature) => publicKey.length === 32 && verify(null, message, ed25519Key(publicKey), signature),
 };
 
 /* The pure checks (note.ts, merkle.ts, verify.ts) run on node:crypto. */

@@ -1,7 +1,7 @@
 import { LATEST_INSTANT, SANDBOX_DEFAULT_INSTANT, TEST_CLOCK_ID_PATTERN } from '../../contract/sandbox-values';
 import type { TestClock, TestClockRequest } from '../../contract/schemas/sandbox';
 import { canonicalSha256 } from './digest';
-import { issueAt, SandboxInputError } from './input';
+import { issueAt, JsonInputError } from '../json-input';
 
 /** RFC 3339 with any offset -> UTC with milliseconds, the one form the sandbox writes. */
 export function utcInstant(at: string): string {
@@ -20,7 +20,7 @@ export function testClock(request: TestClockRequest): TestClock {
   const advanceMs = request.advanceMs ?? 0;
   const nowMs = Date.parse(startAt) + advanceMs;
   if (nowMs > LATEST_MS) {
-    throw new SandboxInputError([issueAt(['advanceMs'], `advances the clock past ${LATEST_INSTANT}, the latest instant RFC 3339 can write`)]);
+    throw new JsonInputError([issueAt(['advanceMs'], `advances the clock past ${LATEST_INSTANT}, the latest instant RFC 3339 can write`)]);
   }
   const reading = { startAt, advanceMs };
   return {
@@ -48,16 +48,16 @@ export interface EvaluationInstant {
  */
 export function evaluationInstant(input: { clock?: TestClock; now?: string }): EvaluationInstant {
   if (input.clock && input.now !== undefined) {
-    throw new SandboxInputError([issueAt(['now'], 'give either clock or now, not both')]);
+    throw new JsonInputError([issueAt(['now'], 'give either clock or now, not both')]);
   }
   if (input.clock) {
     const clock = input.clock;
     const expected = testClock({ startAt: clock.startAt, advanceMs: clock.advanceMs });
     if (!new RegExp(TEST_CLOCK_ID_PATTERN).test(clock.clockId) || expected.clockId !== clock.clockId) {
-      throw new SandboxInputError([issueAt(['clock', 'clockId'], 'does not match the clock\'s startAt and advanceMs: pass a test-clock result unchanged')]);
+      throw new JsonInputError([issueAt(['clock', 'clockId'], 'does not match the clock\'s startAt and advanceMs: pass a test-clock result unchanged')]);
     }
     if (utcInstant(clock.now) !== expected.now) {
-      throw new SandboxInputError([issueAt(['clock', 'now'], `is not startAt + advanceMs (${expected.now}): pass a test-clock result unchanged`)]);
+      throw new JsonInputError([issueAt(['clock', 'now'], `is not startAt + advanceMs (${expected.now}): pass a test-clock result unchanged`)]);
     }
     return { at: expected.now, clockId: expected.clockId };
   }

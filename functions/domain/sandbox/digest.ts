@@ -1,9 +1,9 @@
-import { nodeCrypto } from '../../runtime/lazy-crypto';
+import { createHash } from 'node:crypto';
 import { canonicalBytes } from '../ledger/canonical';
 
 /** SHA-256 (hex) of the RFC 8785 canonical JSON of a value (the ledger's canonical form): equal JSON values, equal digests. */
 export function canonicalSha256(value: unknown): string {
-  return nodeCrypto().createHash('sha256').update(canonicalBytes(value)).digest('hex');
+  return createHash('sha256').update(canonicalBytes(value)).digest('hex');
 }
 
 /** The `sha256:<hex>` form the sandbox shows. */

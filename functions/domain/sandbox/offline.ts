@@ -9,7 +9,7 @@ import type {
 import { verifyEvidence } from '../ledger/node-crypto';
 import type { LedgerEvidence } from '../record';
 import { evaluationInstant } from './clock';
-import { issueAt, SandboxInputError } from './input';
+import { issueAt, JsonInputError } from '../json-input';
 
 /**
  * Offline verification of a bundle (SHADOW): what a verifier without connectivity can establish
@@ -44,7 +44,7 @@ const isObject = (value: unknown): value is Json => value !== null && typeof val
 function subjectOf(response: Json): BundleSubject {
   switch (response.schemaVersion) {
     case 'svc.living-object-resolution.v1': {
-      if (!isObject(response.object)) throw new SandboxInputError([issueAt(['response', 'object'], 'must be the object of the resolution, as returned')]);
+      if (!isObject(response.object)) throw new JsonInputError([issueAt(['response', 'object'], 'must be the object of the resolution, as returned')]);
       const current = isObject(response.current) ? response.current : {};
       return {
         kind: 'OBJECT',
@@ -54,7 +54,7 @@ function subjectOf(response: Json): BundleSubject {
       };
     }
     case 'svc.commercial-proof-evidence.v1': {
-      if (!isObject(response.proof)) throw new SandboxInputError([issueAt(['response', 'proof'], 'must be the proof of the evidence, as returned')]);
+      if (!isObject(response.proof)) throw new JsonInputError([issueAt(['response', 'proof'], 'must be the proof of the evidence, as returned')]);
       const verification = isObject(response.verification) ? response.verification : {};
       const source = isObject(verification.currentSourceStatus) ? verification.currentSourceStatus : {};
       return {
@@ -65,7 +65,7 @@ function subjectOf(response: Json): BundleSubject {
       };
     }
     default:
-      throw new SandboxInputError([
+      throw new JsonInputError([
         issueAt(['response', 'schemaVersion'], 'must be svc.living-object-resolution.v1 or svc.commercial-proof-evidence.v1: a record or proof response as this API returns it'),
       ]);
   }
@@ -86,7 +86,7 @@ export function verifyOfflineBundle(bundle: OfflineVerificationRequest): Offline
   const subject = subjectOf(bundle.response);
   const ageMs = Date.parse(at) - Date.parse(bundle.lastOnlineStatusCheckAt);
   if (ageMs < 0) {
-    throw new SandboxInputError([issueAt(['lastOnlineStatusCheckAt'], `is later than the evaluation instant (${at}); a status cannot have been checked in the future`)]);
+    throw new JsonInputError([issueAt(['lastOnlineStatusCheckAt'], `is later than the evaluation instant (${at}); a status cannot have been checked in the future`)]);
   }
   const windowSeconds = bundle.offlineValidityWindowSeconds ?? DEFAULT_OFFLINE_WINDOW_SECONDS;
   const ageSeconds = Math.floor(ageMs / 1000);

@@ -1,7 +1,7 @@
 import jsonLogic from 'json-logic-js';
 import { TRUST_FACT_NAMES } from '../../contract/sandbox-values';
 import type { TrustFacts as Facts } from '../../contract/schemas/sandbox';
-import { issueAt, type FieldIssue } from './input';
+import { issueAt, type FieldIssue } from '../json-input';
 
 /**
  * Rule conditions are JSON Logic (jsonlogic.com), evaluated by json-logic-js. Before any

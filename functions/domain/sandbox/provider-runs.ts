@@ -12,7 +12,7 @@ import type * as S from '../../contract/schemas/sandbox';
 import { commerceSourceRequest, credentialStatusRequest, identityVerifierRequest, paymentProcessorRequest, walletRequest } from '../../generated/bodies';
 import { evaluationInstant } from './clock';
 import { canonicalSha256, digestOf } from './digest';
-import { checkAgainst } from './input';
+import { checkAgainst } from '../json-input';
 
 /**
  * The synthetic providers without their schemas: what a provider run needs (its request checked
@@ -187,7 +187,7 @@ export function findProvider(providerId: string): ProviderRun | undefined {
   return PROVIDER_RUNS.find((p) => p.providerId === providerId);
 }
 
-/** Checks a request against the provider's own request schema (its generated plan); throws SandboxInputError naming the failing field. */
+/** Checks a request against the provider's own request schema (its generated plan); throws JsonInputError naming the failing field. */
 export function providerRequest(provider: Pick<ProviderRun, 'requestPlan'>, value: unknown): unknown {
   return checkAgainst(provider.requestPlan, value);
 }

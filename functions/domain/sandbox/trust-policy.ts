@@ -13,7 +13,7 @@ import { trustPolicy as trustPolicyPlan } from '../../generated/bodies';
 import { BUILT_IN_POLICIES } from './built-in-policies';
 import { evaluationInstant } from './clock';
 import { digestOf } from './digest';
-import { checkAgainst, issueAt, SandboxInputError, type FieldIssue } from './input';
+import { checkAgainst, issueAt, JsonInputError, type FieldIssue } from '../json-input';
 import { checkCondition, holds, MAX_POLICY_NODES } from './policy-logic';
 
 /**
@@ -61,7 +61,7 @@ export function subjectFacts(subject: TrustPolicySubject, now: string): TrustFac
   if (subject.credentialStatusCheckedAt !== undefined) {
     const ms = Date.parse(now) - Date.parse(subject.credentialStatusCheckedAt);
     if (ms < 0) {
-      throw new SandboxInputError([
+      throw new JsonInputError([
         issueAt(['subject', 'credentialStatusCheckedAt'], `is later than the evaluation instant (${now}); a status cannot be checked in the future`),
       ]);
     }
@@ -94,7 +94,7 @@ export function checkPolicy(policy: TrustPolicy, path: (string | number)[]): voi
     nodes += checkCondition(rule.when, [...path, 'rules', index, 'when'], issues);
   });
   if (nodes > MAX_POLICY_NODES) issues.push(issueAt([...path, 'rules'], `the conditions hold ${nodes} nodes; at most ${MAX_POLICY_NODES} are accepted`));
-  if (issues.length > 0) throw new SandboxInputError(issues);
+  if (issues.length > 0) throw new JsonInputError(issues);
 }
 
 interface Outcome {
@@ -111,7 +111,7 @@ function decide(policy: TrustPolicy, facts: TrustFacts): Outcome {
       matched = holds(rule.when, facts);
     } catch (error) {
       // An allowed operator given arguments it cannot use (e.g. {"*": []}) is the policy's fault, not the service's.
-      throw new SandboxInputError([issueAt(['policy', 'rules', index, 'when'], `could not be evaluated: ${(error as Error).message}`)]);
+      throw new JsonInputError([issueAt(['policy', 'rules', index, 'when'], `could not be evaluated: ${(error as Error).message}`)]);
     }
     trace.push({ ruleId: rule.id, matched });
     if (matched) return { decision: rule.decision, ruleIndex: index, trace };

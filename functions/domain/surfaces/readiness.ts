@@ -1,9 +1,20 @@
 import { ACTIVATION_GATE_SETTINGS, ACTIVATION_SETTING_NAMES, type ActivationGateKey, type ActivationSettingName } from '../../contract/activation-settings';
 import type { ActivationReadiness, ProductionFoundations } from '../../contract/schemas/surfaces';
-import type { TableInspection } from '../../store/table-meta';
 import { CATALOGUE_DISCLOSURE } from './disclosure';
 
 type Env = Record<string, string | undefined>;
+
+/** Why a configured table did not answer. */
+export type TableFailure = 'UNREACHABLE' | 'TABLE_NOT_FOUND' | 'ACCESS_DENIED' | 'UNEXPECTED_ERROR';
+
+/**
+ * What one look at the table found, as the readiness rules read it (functions/store/table-meta.ts
+ * makes it). Never carries the table name, endpoint or an SDK message.
+ */
+export type TableInspection =
+  | { configured: false }
+  | { configured: true; reachable: false; failure: TableFailure; errorName: string; durationMs: number }
+  | { configured: true; reachable: true; schemaVersion: string | null; durationMs: number };
 type SettingStatus = ActivationReadiness['gates'][number]['settings'][number]['status'];
 type GateStatus = ActivationReadiness['gates'][number]['status'];
 

@@ -1,8 +1,9 @@
-import type { Operation } from '../../contract/operation';
-import type { LandingEntry, LandingIndex } from '../../contract/schemas/landing';
-import { SERVICE_NAME } from '../../contract/service';
-import { SITE_PATHS } from '../../contract/site-paths';
-import { html, pageDocument, type SafeHtml } from './html';
+import type { Operation } from '../contract/operation';
+import type { LandingEntry, LandingIndex } from '../contract/schemas/landing';
+import { SERVICE_NAME } from '../contract/service';
+import { SITE_PATHS } from '../contract/site-paths';
+import { html, type SafeHtml } from './markup';
+import { pageDocument } from './frame';
 
 /** The part of an operation the landing reads (so the builder accepts any contract table). */
 export type LandingRow = Pick<Operation, 'operationId' | 'method' | 'path' | 'liveState' | 'summary' | 'requiredQueryParams'> & { response: Pick<Operation['response'], 'mediaType'> };

@@ -1,48 +1,10 @@
-import { SITE_PATHS } from '../../contract/site-paths';
-import { PAGE_STYLE_SHA256 } from '../../generated/page-style';
-import { RECEIPT_SCRIPT_SHA256 } from '../../generated/receipt-script';
+import { SITE_PATHS } from '../contract/site-paths';
+import { PAGE_STYLE_SHA256 } from '../generated/page-style';
+import { RECEIPT_SCRIPT_SHA256 } from '../generated/receipt-script';
 import { PAGE_STYLE } from './page-style';
 import { englishFrame, type FrameWords } from './i18n';
+import { html, raw, type SafeHtml } from './markup';
 import type { LanguageLink } from './page-languages';
-
-/** Markup that is already safe: produced by `html` or `raw` only. */
-export class SafeHtml {
-  constructor(readonly value: string) {}
-  toString(): string {
-    return this.value;
-  }
-}
-
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ESCAPES[c]);
-}
-
-type Interpolation = SafeHtml | string | number | boolean | null | undefined | readonly Interpolation[];
-
-function render(value: Interpolation): string {
-  if (value === null || value === undefined || value === false) return '';
-  if (value instanceof SafeHtml) return value.value;
-  if (Array.isArray(value)) return value.map(render).join('');
-  return escapeHtml(String(value));
-}
-
-/**
- * Template tag that escapes every interpolated value unless it is SafeHtml, so page code cannot
- * forget to escape: data from a record is text, never markup. Attribute values must be quoted.
- */
-export function html(strings: TemplateStringsArray, ...values: Interpolation[]): SafeHtml {
-  let out = strings[0];
-  values.forEach((v, i) => (out += render(v) + strings[i + 1]));
-  return new SafeHtml(out);
-}
-
-/** Trusted constant markup (never record data). */
-export const raw = (markup: string): SafeHtml => new SafeHtml(markup);
-
-/** Path segment for a reference inside a URL, then escaped by `html` when placed in an attribute. */
-export const segment = (value: string): string => encodeURIComponent(value);
 
 /**
  * No external resource, and one script: the trust receipt's own ledger check, allowed by its hash

@@ -1,7 +1,8 @@
-import type { CommercialProofEvidence, ProofVerificationStatus } from '../../contract/schemas/proofs';
-import type { ProofTimelineEntry } from '../proofs';
-import { assuranceLevelOf } from './assurance';
-import { html, segment, timeElement, type SafeHtml } from './html';
+import type { CommercialProofEvidence, ProofVerificationStatus } from '../contract/schemas/proofs';
+import type { ProofTimelineEntry } from '../domain/proofs';
+import { assuranceLevelOf } from '../domain/surfaces/assurance';
+import { html, segment, type SafeHtml } from './markup';
+import { timeElement } from './frame';
 import { PRINTED_TIMELINE_ROWS } from './page-style';
 import { type Translator } from './i18n';
 import { english } from './page-languages';

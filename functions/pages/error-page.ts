@@ -1,4 +1,5 @@
-import { html, pageDocument } from './html';
+import { html } from './markup';
+import { pageDocument } from './frame';
 import { englishFrame, type FrameWords } from './i18n';
 import { lookupForm, problemSection, problemTitle } from './lookup';
 

@@ -1,7 +1,7 @@
-import type { LedgerEvidence } from '../record';
-import { EVIDENCE_CHECK_NAMES, type EvidenceCheck } from '../ledger/verify';
-import { RECEIPT_SCRIPT } from '../../generated/receipt-script';
-import { html, raw, type SafeHtml } from './html';
+import type { LedgerEvidence } from '../domain/record';
+import { EVIDENCE_CHECK_NAMES, type EvidenceCheck } from '../domain/ledger/verify';
+import { RECEIPT_SCRIPT } from '../generated/receipt-script';
+import { html, raw, type SafeHtml } from './markup';
 import type { Translator } from './i18n';
 
 /** What the page hands its in-browser check (functions/browser/receipt-check.ts), as JSON. */

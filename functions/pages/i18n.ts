@@ -1,13 +1,13 @@
-import { LANGUAGE_TAG, LANGUAGES, type Lang } from '../../contract/languages';
-import FRAME from '../../generated/messages/en-frame';
+import { LANGUAGE_TAG, LANGUAGES, type Lang } from '../contract/languages';
+import FRAME from '../generated/messages/en-frame';
 import type en from './messages/en.json';
-import { html, raw, type SafeHtml } from './html';
-import { DATE_FORMATS as ENGLISH_DATES } from '../../generated/date-formats/en';
+import { html, raw, type SafeHtml } from './markup';
+import { DATE_FORMATS as ENGLISH_DATES } from '../generated/date-formats/en';
 import { dateFormatIn, writeInstant, type DateFormat } from './instants';
 
 /**
  * The words of the pages, from one ICU MessageFormat catalogue per language
- * (functions/domain/surfaces/messages/), compiled at build time into one module per language
+ * (functions/pages/messages/), compiled at build time into one module per language
  * (functions/generated/messages/). This module holds the words every page needs (the frame,
  * the lookup form, problems, times) in English; page-languages.ts holds every catalogue for the
  * pages that speak several languages (/verify, /trust-receipt), so an English-only page carries

@@ -1,6 +1,7 @@
-import type { ActivationReadiness, ProductionFoundations } from '../../contract/schemas/surfaces';
-import { html, pageDocument, timeElement, type SafeHtml } from './html';
-import { linkIfPublished, type OperationRow } from './endpoints';
+import type { ActivationReadiness, ProductionFoundations } from '../contract/schemas/surfaces';
+import { html, type SafeHtml } from './markup';
+import { pageDocument, timeElement } from './frame';
+import { linkIfPublished, type OperationRow } from '../domain/surfaces/endpoints';
 import { lookupForm } from './lookup';
 
 export interface StudioInput {

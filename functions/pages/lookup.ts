@@ -1,4 +1,4 @@
-import { html, type SafeHtml } from './html';
+import { html, type SafeHtml } from './markup';
 import { englishFrame, isFrameKey, type FrameWords } from './i18n';
 
 /*

@@ -1,5 +1,5 @@
 import { renderSVG } from 'uqr';
-import { escapeHtml, raw, type SafeHtml } from './html';
+import { escapeHtml, raw, type SafeHtml } from './markup';
 
 /**
  * Drawn codes by address: a receipt's address never changes. Mask pattern 0 is fixed: choosing

@@ -1,5 +1,6 @@
-import { API_REFERENCE_ASSETS, SITE_PATHS } from '../../contract/site-paths';
-import { html, PAGE_CSP, PAGE_HEADERS, pageDocument } from './html';
+import { API_REFERENCE_ASSETS, SITE_PATHS } from '../contract/site-paths';
+import { html } from './markup';
+import { PAGE_CSP, PAGE_HEADERS, pageDocument } from './frame';
 
 /** Id of the element the start script mounts the renderer in (start.js reads the same constant at build). */
 export const REFERENCE_MOUNT_ID = 'api-reference';

@@ -1,8 +1,9 @@
-import type { LivingObjectResolution, TimelineEntry } from '../../contract/schemas/objects';
-import type { CommercialProofEvidence } from '../../contract/schemas/proofs';
-import type { ProofTimelineEntry } from '../proofs';
+import type { LivingObjectResolution, TimelineEntry } from '../contract/schemas/objects';
+import type { CommercialProofEvidence } from '../contract/schemas/proofs';
+import type { ProofTimelineEntry } from '../domain/proofs';
 import { deviceCheckSection, type DeviceCheckInput } from './device-check';
-import { html, pageDocument, segment, timeElement, type SafeHtml } from './html';
+import { html, segment, type SafeHtml } from './markup';
+import { pageDocument, timeElement } from './frame';
 import { PRINTED_TIMELINE_ROWS } from './page-style';
 import { type Lang, type Translator } from './i18n';
 import { english, languageLinks } from './page-languages';

@@ -1,10 +1,11 @@
-import { checkBody, type BodyIssue, type BodyPlan } from '../../contract/body-check';
-import { BODY_RULES } from '../../contract/body-rules';
+import { checkBody, type BodyIssue, type BodyPlan } from '../contract/body-check';
+import { BODY_RULES } from '../contract/body-rules';
 
 /**
- * Reading sandbox request bodies: JSON text -> a validated value, or the reasons it was refused,
- * each naming the field (dotted path and RFC 6901 JSON Pointer). Pure: the handler turns a
- * refusal into a 422 problem.
+ * Reading JSON request bodies (the sandbox's inputs, the receivers' events): JSON text -> a value
+ * checked against the plan generated from its contract schema, or the reasons it was refused, each
+ * naming the field (dotted path and RFC 6901 JSON Pointer). Pure: the handler turns a refusal into
+ * a 422 problem.
  */
 
 export interface FieldIssue {
@@ -15,16 +16,16 @@ export interface FieldIssue {
   detail: string;
 }
 
-/** A sandbox input that cannot be evaluated. Carries every issue found, the first one names the field. */
-export class SandboxInputError extends Error {
+/** A body that cannot be read as its schema says. Carries every issue found, the first one names the field. */
+export class JsonInputError extends Error {
   constructor(readonly issues: FieldIssue[]) {
     super(issues.map((i) => `${i.field}: ${i.detail}`).join('; '));
-    this.name = 'SandboxInputError';
+    this.name = 'JsonInputError';
   }
 }
 
 /**
- * Nesting deeper than this is refused before any evaluation: no sandbox input needs it, and
+ * Nesting deeper than this is refused before any evaluation: no input of this service needs it, and
  * recursive work (canonical JSON, rule evaluation) on a hostile depth would exhaust the stack.
  */
 export const MAX_JSON_DEPTH = 32;
@@ -125,10 +126,10 @@ export function fieldIssues(issues: readonly BodyIssue[]): FieldIssue[] {
   return issues.flatMap(describeIssue);
 }
 
-/** Checks a value against a plan generated from a contract schema (functions/generated/bodies.ts); throws SandboxInputError naming each failing field. */
+/** Checks a value against a plan generated from a contract schema (functions/generated/bodies.ts); throws JsonInputError naming each failing field. */
 export function checkAgainst<T>(plan: BodyPlan<T>, value: unknown): T {
   const checked = checkBody(plan, value, BODY_RULES);
-  if (checked.issues.length > 0) throw new SandboxInputError(fieldIssues(checked.issues));
+  if (checked.issues.length > 0) throw new JsonInputError(fieldIssues(checked.issues));
   return checked.value;
 }
 
@@ -141,20 +142,20 @@ export function checkAgainst<T>(plan: BodyPlan<T>, value: unknown): T {
 export function parseJsonBody<T>(body: string | null, plan: BodyPlan<T>, options: { optional: boolean }): T {
   let value: unknown;
   if (body === null || body.trim() === '') {
-    if (!options.optional) throw new SandboxInputError([issueAt([], 'a JSON object body is required')]);
+    if (!options.optional) throw new JsonInputError([issueAt([], 'a JSON object body is required')]);
     value = {};
   } else {
     try {
       value = JSON.parse(body);
     } catch (error) {
-      throw new SandboxInputError([issueAt([], `is not valid JSON (${(error as Error).message})`)]);
+      throw new JsonInputError([issueAt([], `is not valid JSON (${(error as Error).message})`)]);
     }
   }
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     const what = value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
-    throw new SandboxInputError([issueAt([], `must be a JSON object, not ${what}`)]);
+    throw new JsonInputError([issueAt([], `must be a JSON object, not ${what}`)]);
   }
   const structural = structuralIssue(value);
-  if (structural) throw new SandboxInputError([structural]);
+  if (structural) throw new JsonInputError([structural]);
   return checkAgainst(plan, value);
 }

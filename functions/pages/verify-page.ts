@@ -1,6 +1,7 @@
-import type { CommercialProofEvidence } from '../../contract/schemas/proofs';
+import type { CommercialProofEvidence } from '../contract/schemas/proofs';
 import { deviceCheckSection, type DeviceCheckInput } from './device-check';
-import { html, pageDocument, segment, type SafeHtml } from './html';
+import { html, segment, type SafeHtml } from './markup';
+import { pageDocument } from './frame';
 import { type Lang, type Translator } from './i18n';
 import { lookupForm, problemSection } from './lookup';
 import { english, languageLinks } from './page-languages';

@@ -1,6 +1,7 @@
-import type { LivingObjectResolution, OverallDisposition } from '../../contract/schemas/objects';
-import { assuranceLevelOf } from './assurance';
-import { html, raw, segment, timeElement, type SafeHtml } from './html';
+import type { LivingObjectResolution, OverallDisposition } from '../contract/schemas/objects';
+import { assuranceLevelOf } from '../domain/surfaces/assurance';
+import { html, raw, segment, type SafeHtml } from './markup';
+import { timeElement } from './frame';
 import { type MessageKey, type Translator } from './i18n';
 import { isMessageKey, english } from './page-languages';
 

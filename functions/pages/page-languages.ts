@@ -1,13 +1,13 @@
-import DE from '../../generated/messages/de';
-import EN from '../../generated/messages/en';
-import ES from '../../generated/messages/es';
-import FR from '../../generated/messages/fr';
-import { DATE_FORMATS as DE_DATES } from '../../generated/date-formats/de';
-import { DATE_FORMATS as EN_DATES } from '../../generated/date-formats/en';
-import { DATE_FORMATS as ES_DATES } from '../../generated/date-formats/es';
-import { DATE_FORMATS as FR_DATES } from '../../generated/date-formats/fr';
+import DE from '../generated/messages/de';
+import EN from '../generated/messages/en';
+import ES from '../generated/messages/es';
+import FR from '../generated/messages/fr';
+import { DATE_FORMATS as DE_DATES } from '../generated/date-formats/de';
+import { DATE_FORMATS as EN_DATES } from '../generated/date-formats/en';
+import { DATE_FORMATS as ES_DATES } from '../generated/date-formats/es';
+import { DATE_FORMATS as FR_DATES } from '../generated/date-formats/fr';
 import { dateFormatIn } from './instants';
-import { LANGUAGE_NAMES } from '../../contract/languages';
+import { LANGUAGE_NAMES } from '../contract/languages';
 import { DEFAULT_LOCALE, LANGUAGES, negotiateLocale, translatorOf, type CompiledMessages, type Lang, type Locale, type MessageKey, type Translator } from './i18n';
 
 /**
