@@ -1,7 +1,7 @@
 import { operations } from '../../functions/contract/operations';
 import { lambdaOperations, type LambdaOperation } from '../../lib/stack/operation-functions';
 import { SEQUENCER_ENTRY } from '../../lib/stack/sequencer';
-import { BASELINE_SOURCE } from '../../bench/lib/baseline';
+import { BASELINE_SOURCE, CARD_FLOOR_SOURCE, EMPTY_SOURCE } from '../../bench/lib/baseline';
 import { buildBundle } from '../support/bundle';
 
 /**
@@ -19,13 +19,19 @@ import { buildBundle } from '../support/bundle';
  * added to the contract table without a budget of its own is held to the budget of its kind, so
  * nobody has to remember to write one down.
  *
- * The issue's goal for functions that read the table (pages included) is 1.10x; any above it must
- * be listed in GOAL_NOT_MET with what stands between them and it (none is today), and the last test
- * fails when the list and the bundles disagree.
+ * Every function also carries the design card's runtime, @middy/core and the Powertools Logger. What
+ * those two packages weigh is measured here, not written down: the card floor (both, made and used
+ * as every function uses them; bench/lib/baseline.ts) less an empty handler, as a share of the
+ * baseline. Each budget below is the function's own code and the rest it carries; the test allows
+ * that plus the packages' measured weight, so a budget is raised by exactly what they weigh.
+ *
+ * The goal for functions that read the table (pages included) is 1.10x, packages included; any
+ * above it must be listed in GOAL_NOT_MET with what stands between them and it (none is today), and
+ * the last test fails when the list and the bundles disagree.
  */
 type Kind = 'table-reading' | 'page' | 'no-I/O' | 'no-I/O, JSON body' | 'receiver';
 
-/** The budget of a function without one of its own: the largest function budget of its kind. */
+/** The budget of a function without one of its own: the largest function budget of its kind (without the card's packages). */
 const KIND_BUDGETS: Record<Kind, number> = {
   'table-reading': 0.7,
   page: 1.05,
@@ -99,30 +105,34 @@ const bytes = new Map<string, number>();
 const ratioOf = (operationId: string) => bytes.get(operationId)! / baselineBytes;
 
 let sequencerBytes: number;
+/** What @middy/core and the Powertools Logger weigh in a bundle, as a share of the baseline. */
+let cardPackages: number;
 
 beforeAll(async () => {
   // The stock client, with the SDK's own credential chain (the functions put the environment's credentials in its place).
   baselineBytes = (await buildBundle({ contents: BASELINE_SOURCE }, { credentials: 'sdk-chain' })).bytes;
+  cardPackages = ((await buildBundle({ contents: CARD_FLOOR_SOURCE })).bytes - (await buildBundle({ contents: EMPTY_SOURCE })).bytes) / baselineBytes;
   for (const op of ops) bytes.set(op.operationId, (await buildBundle(op.integration.entry)).bytes);
   sequencerBytes = (await buildBundle(SEQUENCER_ENTRY)).bytes;
 }, 120_000);
 
-test('the baseline bundle holds the DynamoDB client (a sanity check on the yardstick)', () => {
+test('the baseline bundle holds the DynamoDB client, and the card\'s packages weigh something (sanity checks on the yardsticks)', () => {
   expect(baselineBytes).toBeGreaterThan(100 * 1024);
+  expect(cardPackages * baselineBytes).toBeGreaterThan(10 * 1024);
 });
 
 describe.each(ops.map((op) => [op.operationId, kindOf(op)] as const))('%s (%s)', (operationId, kind) => {
   const allowed = FUNCTION_BUDGETS[operationId] ?? KIND_BUDGETS[kind];
 
-  it(`weighs at most its budget (${FUNCTION_BUDGETS[operationId] ? 'its own' : `the ${kind} budget`}, ${allowed}x the DynamoDB-client-only bundle)`, () => {
+  it(`weighs at most its budget (${FUNCTION_BUDGETS[operationId] ? 'its own' : `the ${kind} budget`}, ${allowed}x the DynamoDB-client-only bundle, plus the card's packages)`, () => {
     const ratio = ratioOf(operationId);
-    expect({ operationId, ratio: Math.round(ratio * 1000) / 1000, within: ratio <= allowed }).toEqual({ operationId, ratio: expect.any(Number), within: true });
+    expect({ operationId, ratio: Math.round(ratio * 1000) / 1000, within: ratio <= allowed + cardPackages }).toEqual({ operationId, ratio: expect.any(Number), within: true });
   });
 });
 
-test(`the sequencer weighs at most its budget (${SEQUENCER_BUDGET}x the DynamoDB-client-only bundle)`, () => {
+test(`the sequencer weighs at most its budget (${SEQUENCER_BUDGET}x the DynamoDB-client-only bundle, plus the card's packages)`, () => {
   const ratio = sequencerBytes / baselineBytes;
-  expect({ entry: SEQUENCER_ENTRY, ratio: Math.round(ratio * 1000) / 1000, within: ratio <= SEQUENCER_BUDGET }).toEqual({ entry: SEQUENCER_ENTRY, ratio: expect.any(Number), within: true });
+  expect({ entry: SEQUENCER_ENTRY, ratio: Math.round(ratio * 1000) / 1000, within: ratio <= SEQUENCER_BUDGET + cardPackages }).toEqual({ entry: SEQUENCER_ENTRY, ratio: expect.any(Number), within: true });
 });
 
 test('every function budget belongs to a function of the table', () => {

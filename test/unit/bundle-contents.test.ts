@@ -1,8 +1,28 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { operations } from '../../functions/contract/operations';
 import { SEQUENCER_ENTRY } from '../../lib/stack/sequencer';
-import { buildBundle } from '../support/bundle';
+import { buildBundle, ROOT } from '../support/bundle';
 
 const lambdaOperations = operations.filter((op) => op.integration.kind === 'lambda');
+
+/** Logging libraries a bundle must not carry beside the Powertools Logger. */
+const LOGGING_PACKAGES = /node_modules\/(pino|winston|bunyan|log4js|loglevel|consola|roarr|tslog|signale)\//;
+
+/**
+ * What a bundle holds of the design card's runtime, and any second logger: a logging library, or
+ * service code that makes or writes log lines itself (a Logger made anywhere but
+ * functions/logging/logger.ts, or lines written to the output descriptors directly).
+ */
+function cardRuntimeIn(inputs: string[]) {
+  const ownLogging = (i: string) =>
+    i.startsWith('functions/') && i !== 'functions/logging/logger.ts' && /new Logger\(|writeSync\(\s*[12]\b|process\.std(out|err)\.write/.test(readFileSync(path.join(ROOT, i), 'utf8'));
+  return {
+    middy: inputs.includes('node_modules/@middy/core/index.js'),
+    powertoolsLogger: inputs.some((i) => /node_modules\/@aws-lambda-powertools\/logger\/lib\/(esm|cjs)\/Logger\.js$/.test(i)),
+    otherLoggers: inputs.filter((i) => LOGGING_PACKAGES.test(i) || ownLogging(i)),
+  };
+}
 
 /** The SDK's credential chain beyond the environment's provider, and the STS and SSO clients it calls. */
 const CREDENTIAL_CHAIN = /@aws-sdk\/(credential-provider-(?!env\/)|nested-clients\/|token-providers\/)|@smithy\/credential-provider-imds\//;
@@ -41,11 +61,10 @@ describe.each(lambdaOperations.map((op) => [op.operationId, op] as const))('bund
     expect(inputs.filter(tableOrSchemas)).toEqual([]);
   });
 
-  // The service writes Powertools-format log lines itself (functions/logging/logger.ts): loading and
-  // making the Powertools Logger costs a function that reads nothing more than its whole cold-start
-  // allowance (README, Performance).
-  it('carries no Powertools', () => {
-    expect(inputs.filter((i) => i.includes('node_modules/@aws-lambda-powertools/'))).toEqual([]);
+  // The design card's runtime (README, Layout): every function is a middy handler logging with the
+  // Powertools Logger, and with no other logger beside it.
+  it('carries @middy/core and the Powertools Logger, and no second logger', () => {
+    expect(cardRuntimeIn(inputs)).toEqual({ middy: true, powertoolsLogger: true, otherLoggers: [] });
   });
 
   // Lambda gives a function its role's credentials in the environment: the SDK's credential chain
@@ -76,22 +95,21 @@ describe('bundle of the sequencer', () => {
       i.startsWith('functions/contract/schemas/') || ['functions/contract/events.ts', 'functions/contract/ingress.ts', 'functions/contract/registry.ts'].includes(i),
     'the contract table': (i) => i.startsWith('functions/contract/operations/') || i === 'functions/contract/operation.ts' || i.startsWith('functions/generated/'),
     'the HTTP boundary': (i) => i.startsWith('functions/http/'),
-    'page and HTML code': (i) => i.startsWith('functions/domain/surfaces/') || i.startsWith('functions/browser/'),
+    'page and HTML code': (i) => i.startsWith('functions/pages/') || i.startsWith('functions/domain/surfaces/') || i.startsWith('functions/browser/'),
     'infrastructure code (lib/, the CDK)': (i) => i.startsWith('lib/') || i.includes('aws-cdk-lib') || i.includes('constructs/'),
     'an AWS client it never calls': (i) => /@aws-sdk\/client-(?!dynamodb\/|s3\/|kms\/)/.test(i),
     'a credential provider but the environment\'s': (i) => CREDENTIAL_CHAIN.test(i),
-    'middy or the receivers\' Standard Webhooks': (i) => i.includes('node_modules/@middy/') || i.includes('node_modules/standardwebhooks/'),
-    'Powertools (the service writes its log lines itself, functions/logging/logger.ts)': (i) => i.includes('node_modules/@aws-lambda-powertools/'),
+    'the receivers\' Standard Webhooks': (i) => i.includes('node_modules/standardwebhooks/'),
   };
   let inputs: string[];
   beforeAll(async () => {
     inputs = (await buildBundle(SEQUENCER_ENTRY)).inputs;
   });
 
-  it('carries the clients and the logger it uses', () => {
+  it('carries the clients it uses, @middy/core and the Powertools Logger, and no second logger', () => {
     const packages = ['@aws-sdk/client-dynamodb/', '@aws-sdk/client-s3/', '@aws-sdk/client-kms/'];
     expect(packages.filter((p) => !inputs.some((i) => i.includes(`node_modules/${p}`)))).toEqual([]);
-    expect(inputs).toContain('functions/logging/logger.ts');
+    expect(cardRuntimeIn(inputs)).toEqual({ middy: true, powertoolsLogger: true, otherLoggers: [] });
   });
 
   it.each(Object.keys(forbidden))('carries no %s', (what) => {
