@@ -7,6 +7,7 @@ import { operations } from '../../functions/contract/operations';
 import { STACK_NAME } from '../../lib/stack/app';
 import { lambdaOperations } from '../../lib/stack/operation-functions';
 import { PROJECT_ROOT } from '../../lib/stack/trust-service-stack';
+import { cardRuntimeIn } from '../support/bundle';
 
 /**
  * The real thing: `cdk synth` through the pinned CLI, offline, with bin/app.ts, the build output
@@ -77,6 +78,22 @@ test('every function that carries the AWS SDK takes its credentials from the env
   }
   // The table readers, the receivers and the sequencer.
   expect(withSdk).toBeGreaterThan(10);
+});
+
+test('every synthesized function bundle carries @middy/core and the Powertools Logger, and no second logger', () => {
+  const template = JSON.parse(readFileSync(path.join(outdir, `${STACK_NAME}.template.json`), 'utf8'));
+  const assets = JSON.parse(readFileSync(path.join(outdir, `${STACK_NAME}.assets.json`), 'utf8'));
+  const functions = Object.entries(template.Resources as Record<string, any>).filter(
+    ([, r]) => r.Type === 'AWS::Lambda::Function' && String(r.Properties.Runtime).startsWith('nodejs') && r.Properties.Handler === 'index.handler',
+  );
+  expect(functions).toHaveLength(lambdaOperations(operations).length + 1);
+  for (const [logicalId, fn] of functions) {
+    const hash = String(fn.Properties.Code.S3Key).replace(/\.zip$/, '');
+    const sources = JSON.parse(readFileSync(path.join(outdir, assets.files[hash].source.path, 'index.js.map'), 'utf8')).sources as string[];
+    // Map sources are relative to the asset folder; from the project root they start at node_modules/ or functions/.
+    const inputs = sources.map((source) => /(?:^|\/)((?:node_modules|functions)\/.*)$/.exec(source)?.[1] ?? source);
+    expect({ logicalId, ...cardRuntimeIn(inputs) }).toEqual({ logicalId, middy: true, powertoolsLogger: true, otherLoggers: [] });
+  }
 });
 
 test('the published documents are staged from dist/site', () => {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { build, type Metafile } from 'esbuild';
 import { esbuildOptionsAsDeployed } from '../../lib/stack/bundling';
@@ -37,5 +38,23 @@ export async function buildBundle(entry: string | { contents: string }, { creden
     inputs: Object.entries(output.inputs).filter(([, info]) => info.bytesInOutput > 0).map(([input]) => input),
     metafile: result.metafile,
     code: result.outputFiles.find((file) => file.path.endsWith('index.js'))!.text,
+  };
+}
+
+/** Logging libraries a bundle must not carry beside the Powertools Logger. */
+const LOGGING_PACKAGES = /node_modules\/(pino|winston|bunyan|log4js|loglevel|consola|roarr|tslog|signale)\//;
+
+/**
+ * What a bundle holds (its inputs, project-relative) of the design card's runtime, and any second
+ * logger: a logging library, or service code that makes or writes log lines itself (a Logger made
+ * anywhere but functions/logging/logger.ts, or lines written to the output descriptors directly).
+ */
+export function cardRuntimeIn(inputs: string[]) {
+  const ownLogging = (i: string) =>
+    i.startsWith('functions/') && i !== 'functions/logging/logger.ts' && /new Logger\(|writeSync\(\s*[12]\b|process\.std(out|err)\.write/.test(readFileSync(path.join(ROOT, i), 'utf8'));
+  return {
+    middy: inputs.includes('node_modules/@middy/core/index.js'),
+    powertoolsLogger: inputs.some((i) => /node_modules\/@aws-lambda-powertools\/logger\/lib\/(esm|cjs)\/Logger\.js$/.test(i)),
+    otherLoggers: inputs.filter((i) => LOGGING_PACKAGES.test(i) || ownLogging(i)),
   };
 }

@@ -1,28 +1,8 @@
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { operations } from '../../functions/contract/operations';
 import { SEQUENCER_ENTRY } from '../../lib/stack/sequencer';
-import { buildBundle, ROOT } from '../support/bundle';
+import { buildBundle, cardRuntimeIn } from '../support/bundle';
 
 const lambdaOperations = operations.filter((op) => op.integration.kind === 'lambda');
-
-/** Logging libraries a bundle must not carry beside the Powertools Logger. */
-const LOGGING_PACKAGES = /node_modules\/(pino|winston|bunyan|log4js|loglevel|consola|roarr|tslog|signale)\//;
-
-/**
- * What a bundle holds of the design card's runtime, and any second logger: a logging library, or
- * service code that makes or writes log lines itself (a Logger made anywhere but
- * functions/logging/logger.ts, or lines written to the output descriptors directly).
- */
-function cardRuntimeIn(inputs: string[]) {
-  const ownLogging = (i: string) =>
-    i.startsWith('functions/') && i !== 'functions/logging/logger.ts' && /new Logger\(|writeSync\(\s*[12]\b|process\.std(out|err)\.write/.test(readFileSync(path.join(ROOT, i), 'utf8'));
-  return {
-    middy: inputs.includes('node_modules/@middy/core/index.js'),
-    powertoolsLogger: inputs.some((i) => /node_modules\/@aws-lambda-powertools\/logger\/lib\/(esm|cjs)\/Logger\.js$/.test(i)),
-    otherLoggers: inputs.filter((i) => LOGGING_PACKAGES.test(i) || ownLogging(i)),
-  };
-}
 
 /** The SDK's credential chain beyond the environment's provider, and the STS and SSO clients it calls. */
 const CREDENTIAL_CHAIN = /@aws-sdk\/(credential-provider-(?!env\/)|nested-clients\/|token-providers\/)|@smithy\/credential-provider-imds\//;
