@@ -2,7 +2,7 @@ import path from 'node:path';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { ApplicationLogLevel, Architecture, LoggingFormat, Runtime, SystemLogLevel } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
@@ -10,8 +10,8 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { PENDING_PK_PREFIX, RECORD_PK_PREFIX } from '../../functions/store/layout';
 import { Construct } from 'constructs';
 import type { Operation } from '../../functions/contract/operation';
-import { SERVICE_NAME } from '../../functions/contract/service';
-import { BUNDLE_AWS_SDK, BUNDLE_OPTIONS, CREDENTIALS_ESBUILD_ARGS, FUNCTION_TIMEOUT_SECONDS, nodeOptionsFor } from './bundling';
+import { BUNDLE_AWS_SDK, BUNDLE_OPTIONS, CREDENTIALS_ESBUILD_ARGS, FUNCTION_TIMEOUT_SECONDS } from './bundling';
+import { FUNCTION_LOG_FORMAT, loggingEnvironment, type LogSettings } from './logging';
 
 /** The contract table's rows that run as a Lambda function. */
 export type LambdaOperation = Operation & { integration: Extract<Operation['integration'], { kind: 'lambda' }> };
@@ -27,7 +27,7 @@ export interface OperationFunctionsProps {
   table: ITable;
   bucket: IBucket;
   ledgerVerifierKeys: string;
-  logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+  logging: LogSettings;
   logRetention: RetentionDays;
   publicBaseUrl: string;
   releaseCommit: string;
@@ -68,9 +68,7 @@ export class OperationFunctions extends Construct {
     role.addToPolicy(new PolicyStatement({ actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [logGroup.logGroupArn] }));
 
     const environment: Record<string, string> = {
-      POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
-      POWERTOOLS_LOG_LEVEL: props.logLevel,
-      ...(nodeOptionsFor(props.logLevel) ? { NODE_OPTIONS: nodeOptionsFor(props.logLevel)! } : {}),
+      ...loggingEnvironment(props.logging),
       ...(props.publicBaseUrl ? { PUBLIC_BASE_URL: props.publicBaseUrl } : {}),
       ...(props.releaseCommit ? { RELEASE_COMMIT: props.releaseCommit } : {}),
     };
@@ -126,9 +124,7 @@ export class OperationFunctions extends Construct {
       timeout: Duration.seconds(FUNCTION_TIMEOUT_SECONDS),
       role,
       logGroup,
-      loggingFormat: LoggingFormat.JSON,
-      applicationLogLevelV2: ApplicationLogLevel[props.logLevel],
-      systemLogLevelV2: SystemLogLevel.INFO,
+      ...FUNCTION_LOG_FORMAT,
       environment,
       // AWS_NODEJS_CONNECTION_REUSE_ENABLED belongs to SDK v2; SDK v3 keeps connections alive by default.
       awsSdkConnectionReuse: false,

@@ -5,17 +5,17 @@ import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import { AnyPrincipal, Effect, PolicyStatement, Role, ServicePrincipal, type IRole } from 'aws-cdk-lib/aws-iam';
 import { Key, KeySpec, KeyUsage } from 'aws-cdk-lib/aws-kms';
-import { ApplicationLogLevel, Architecture, FilterCriteria, FilterRule, LoggingFormat, Runtime, StartingPosition, SystemLogLevel } from 'aws-cdk-lib/aws-lambda';
+import { Architecture, FilterCriteria, FilterRule, Runtime, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { SERVICE_NAME } from '../../functions/contract/service';
 import { PENDING_PK_PREFIX } from '../../functions/store/layout';
 import { PENDING_INDEX, TABLE_KEYS } from '../../functions/store/write';
-import { BUNDLE_AWS_SDK, BUNDLE_OPTIONS, CREDENTIALS_ESBUILD_ARGS, nodeOptionsFor } from './bundling';
+import { BUNDLE_AWS_SDK, BUNDLE_OPTIONS, CREDENTIALS_ESBUILD_ARGS } from './bundling';
+import { FUNCTION_LOG_FORMAT, loggingEnvironment, type LogSettings } from './logging';
 
 /** The sequencer's handler, relative to the repository root. */
 export const SEQUENCER_ENTRY = 'functions/handlers/sequence-events.ts';
@@ -90,7 +90,7 @@ export interface SequencerProps {
   signingKey: LedgerSigningKey;
   /** The log's origin (settings.ledgerOrigin); empty: the function refuses to sign until it is set. */
   ledgerOrigin: string;
-  logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+  logging: LogSettings;
   logRetention: RetentionDays;
 }
 
@@ -149,9 +149,7 @@ export class Sequencer extends Construct {
     });
 
     const environment: Record<string, string> = {
-      POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
-      POWERTOOLS_LOG_LEVEL: props.logLevel,
-      ...(nodeOptionsFor(props.logLevel) ? { NODE_OPTIONS: nodeOptionsFor(props.logLevel)! } : {}),
+      ...loggingEnvironment(props.logging),
       TABLE_NAME: props.table.tableName,
       LEDGER_KMS_KEY_ARN: props.signingKey.key.keyArn,
       LEDGER_ORIGIN: props.ledgerOrigin,
@@ -174,9 +172,7 @@ export class Sequencer extends Construct {
       reservedConcurrentExecutions: 1,
       role: this.role,
       logGroup: this.logGroup,
-      loggingFormat: LoggingFormat.JSON,
-      applicationLogLevelV2: ApplicationLogLevel[props.logLevel],
-      systemLogLevelV2: SystemLogLevel.INFO,
+      ...FUNCTION_LOG_FORMAT,
       environment,
       awsSdkConnectionReuse: false,
       deadLetterQueue: this.deadLetterQueue,

@@ -13,8 +13,13 @@ export interface StackSettings {
    * trusted, so ledger integrity fails closed (never confirmed).
    */
   ledgerVerifierKeys: string;
-  /** Powertools / Lambda application log level. */
+  /** The Powertools Logger's level in every function (POWERTOOLS_LOG_LEVEL). */
   logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+  /**
+   * The share of invocations, 0 to 1, that log at DEBUG whatever the level (Powertools debug log
+   * sampling, POWERTOOLS_LOGGER_SAMPLE_RATE); 0 turns sampling off.
+   */
+  logSampleRate: number;
   /** Steady request rate (requests per second) the stage admits across all methods. */
   throttleRateLimit: number;
   /** Burst the stage admits above the steady rate. */
@@ -60,6 +65,7 @@ export const DEFAULT_SETTINGS: StackSettings = {
   deletionProtection: true,
   ledgerVerifierKeys: '',
   logLevel: 'INFO',
+  logSampleRate: 0,
   throttleRateLimit: 100,
   throttleBurstLimit: 200,
   stageName: 'live',
@@ -87,6 +93,13 @@ function asPositiveInteger(key: string, value: unknown, fallback: number): numbe
   if (value === undefined) return fallback;
   const n = Number(value);
   if (!Number.isInteger(n) || n <= 0) throw new Error(`context '${key}' must be a positive integer, not ${JSON.stringify(value)}`);
+  return n;
+}
+
+function asRate(key: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = typeof value === 'string' && value.trim() !== '' ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isFinite(n) || n < 0 || n > 1) throw new Error(`context '${key}' must be a number from 0 to 1, not ${JSON.stringify(value)}`);
   return n;
 }
 
@@ -157,6 +170,7 @@ export function settingsFrom(node: Node): StackSettings {
     deletionProtection: asBoolean('deletionProtection', get('deletionProtection'), DEFAULT_SETTINGS.deletionProtection),
     ledgerVerifierKeys: asVerifierKeys(get('ledgerVerifierKeys')),
     logLevel: logLevel as StackSettings['logLevel'],
+    logSampleRate: asRate('logSampleRate', get('logSampleRate'), DEFAULT_SETTINGS.logSampleRate),
     throttleRateLimit: asPositiveInteger('throttleRateLimit', get('throttleRateLimit'), DEFAULT_SETTINGS.throttleRateLimit),
     throttleBurstLimit: asPositiveInteger('throttleBurstLimit', get('throttleBurstLimit'), DEFAULT_SETTINGS.throttleBurstLimit),
     stageName,

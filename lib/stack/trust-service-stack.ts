@@ -63,7 +63,7 @@ export class TrustServiceStack extends Stack {
       table: this.records.table,
       bucket: this.catalogue.bucket,
       ledgerVerifierKeys: settings.ledgerVerifierKeys,
-      logLevel: settings.logLevel,
+      logging: settings,
       logRetention: settings.logRetentionDays,
       publicBaseUrl: settings.publicBaseUrl,
       releaseCommit: settings.releaseCommit,
@@ -83,7 +83,7 @@ export class TrustServiceStack extends Stack {
       tileKeyPrefix: LEDGER_LOG.keyPrefix,
       signingKey: this.ledgerKey,
       ledgerOrigin: settings.ledgerOrigin,
-      logLevel: settings.logLevel,
+      logging: settings,
       logRetention: settings.logRetentionDays,
     });
     // The two writers, and no one else, may sign checkpoints (the key policy says so, whatever IAM grants elsewhere).

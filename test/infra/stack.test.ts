@@ -61,19 +61,22 @@ describe('functions: one per Lambda operation of the contract table', () => {
     expect(nodeFunctions.map(([id]) => id)).toContain(sequencerId);
   });
 
-  test.each(lambdaOps.map((op) => op.operationId))('%s: Node.js on arm64, JSON logs, Powertools settings, retained logs', (operationId) => {
+  test.each(lambdaOps.map((op) => op.operationId))('%s: Node.js on arm64, the Powertools Logger\'s settings (no Lambda log level), retained logs', (operationId) => {
     const { resource } = functionOf(operationId);
     const p = resource.Properties;
     expect(p.Runtime).toBe(`nodejs${NODE_MAJOR}.x`);
     expect(p.Architectures).toEqual(['arm64']);
     expect(p.Handler).toBe('index.handler');
     expect(p.Timeout).toBeLessThan(29);
-    expect(p.LoggingConfig).toMatchObject({ LogFormat: 'JSON', ApplicationLogLevel: DEFAULT_SETTINGS.logLevel });
+    // Lambda filters nothing: a sampled invocation's or a 5xx's debug lines reach the log (lib/stack/logging.ts).
+    expect(p.LoggingConfig).toEqual({ LogFormat: 'Text', LogGroup: expect.anything() });
     const env = p.Environment.Variables;
     expect(env).toMatchObject({
       POWERTOOLS_SERVICE_NAME: 'public-trust-verification-service',
       POWERTOOLS_LOG_LEVEL: DEFAULT_SETTINGS.logLevel,
     });
+    // No sampling unless a deployment asks for it (context logSampleRate).
+    expect(env).not.toHaveProperty('POWERTOOLS_LOGGER_SAMPLE_RATE');
     // Source-mapped stack traces cost every cold start a parse of the map: DEBUG deployments only.
     expect(env.NODE_OPTIONS).toBe(nodeOptionsFor(DEFAULT_SETTINGS.logLevel));
     // The SDK v2 variable does nothing for SDK v3 (which keeps connections alive itself).
@@ -338,7 +341,7 @@ describe('the sequencer', () => {
       Architectures: ['arm64'],
       Handler: 'index.handler',
       Timeout: SEQUENCER_TIMEOUT_SECONDS,
-      LoggingConfig: { LogFormat: 'JSON', ApplicationLogLevel: DEFAULT_SETTINGS.logLevel },
+      LoggingConfig: { LogFormat: 'Text', LogGroup: expect.anything() },
     });
     expect(fn.Properties.MemorySize).toBeGreaterThanOrEqual(resources[functionOf(lambdaOps[0].operationId).id].Properties.MemorySize);
     expect(resources[fn.Properties.LoggingConfig.LogGroup.Ref].Properties.RetentionInDays).toBe(DEFAULT_SETTINGS.logRetentionDays);
@@ -735,6 +738,8 @@ describe('REST API imported from the contract table', () => {
       logRetentionDays: 90,
       releaseCommit: 'abc1234',
       publicBaseUrl: 'https://trust.example.org/',
+      logLevel: 'warn',
+      logSampleRate: '0.05',
     });
     custom.template.hasResourceProperties('AWS::ApiGateway::Stage', {
       StageName: 'v2',
@@ -749,8 +754,14 @@ describe('REST API imported from the contract table', () => {
       expect(custom.json.Resources[logicalIdOf(custom.stack, fn)].Properties.Environment.Variables).toMatchObject({
         RELEASE_COMMIT: 'abc1234',
         PUBLIC_BASE_URL: 'https://trust.example.org',
+        POWERTOOLS_LOG_LEVEL: 'WARN',
+        POWERTOOLS_LOGGER_SAMPLE_RATE: '0.05',
       });
     }
+    expect(custom.json.Resources[logicalIdOf(custom.stack, custom.stack.sequencer.function)].Properties.Environment.Variables).toMatchObject({
+      POWERTOOLS_LOG_LEVEL: 'WARN',
+      POWERTOOLS_LOGGER_SAMPLE_RATE: '0.05',
+    });
   });
 
   test('activation settings reach only the functions whose operation declares them', () => {
@@ -774,6 +785,9 @@ describe('REST API imported from the contract table', () => {
     expect(() => createApp({ context: { ...SKIP_BUNDLING, logRetentionDays: 8 } }, { siteDir: fixtureSite() })).toThrow('logRetentionDays');
     expect(() => createApp({ context: { ...SKIP_BUNDLING, throttleRateLimit: '-1' } }, { siteDir: fixtureSite() })).toThrow('throttleRateLimit');
     expect(() => createApp({ context: { ...SKIP_BUNDLING, publicBaseUrl: 'http://plain.example' } }, { siteDir: fixtureSite() })).toThrow('publicBaseUrl');
+    for (const rate of ['1.5', '-0.1', 'often', '']) {
+      expect(() => createApp({ context: { ...SKIP_BUNDLING, logSampleRate: rate } }, { siteDir: fixtureSite() })).toThrow('logSampleRate');
+    }
   });
 });
 
