@@ -2,6 +2,18 @@ import { Logger } from '@aws-lambda-powertools/logger';
 import { SERVICE_NAME } from '../contract/service';
 
 /**
+ * Keys whose values no log line carries, wherever they sit in it (the Powertools Logger applies
+ * the replacer to every line, buffered ones included): request bodies and the headers that carry
+ * signatures or credentials, as they appear in an API Gateway event an operator chose to log
+ * (POWERTOOLS_LOGGER_LOG_EVENT), and anything named as a secret.
+ */
+const REDACTED_KEY = /^(?:body|webhook-signature|authorization|proxy-authorization|cookie|set-cookie|x-api-key)$|secret|password/i;
+
+export function redacted(key: string, value: unknown): unknown {
+  return REDACTED_KEY.test(key) && value !== null && value !== undefined && value !== '' ? '[REDACTED]' : value;
+}
+
+/**
  * The one Powertools Logger of a function. Everything about it is Powertools' own and set from the
  * environment the stack gives each function (docs/deploy.md): POWERTOOLS_LOG_LEVEL (or Lambda's
  * AWS_LAMBDA_LOG_LEVEL), POWERTOOLS_LOGGER_SAMPLE_RATE (that share of invocations logs at DEBUG),
@@ -18,6 +30,7 @@ import { SERVICE_NAME } from '../contract/service';
 export const logger = new Logger({
   serviceName: SERVICE_NAME,
   logBufferOptions: { enabled: true, bufferAtVerbosity: 'DEBUG', flushOnErrorLog: true },
+  jsonReplacerFn: (key, value) => redacted(key, value),
 });
 
 /** True when this invocation writes DEBUG lines: the level says so, or sampling chose it. */

@@ -1,6 +1,7 @@
 import { GetItemCommand, paginateQuery, QueryCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { batchGetItems, WRITER_READ } from './batch-get';
 import { StoreNotConfigured, StoreUnavailable } from './errors';
+import { logger } from '../logging/logger';
 import { storeClient, tableName } from './client';
 import { canonicalInstant, cutSk, GENESIS_SK, recordPk } from './layout';
 
@@ -66,6 +67,7 @@ export async function readRecordWindow<E, V, H>(reference: string, at: string, l
   const table = tableName();
   if (!table) throw new StoreNotConfigured();
   let items;
+  const started = performance.now();
   try {
     const out = await storeClient().send(
       new QueryCommand({
@@ -80,6 +82,7 @@ export async function readRecordWindow<E, V, H>(reference: string, at: string, l
   } catch (error) {
     throw new StoreUnavailable('Query record window', { cause: error });
   }
+  logger.debug('store read', { operation: 'Query record window', items: items.length, ms: Math.round(performance.now() - started) });
   const entries: StoredEntry<E, V, H>[] = [];
   let kind: string | null = null;
   for (const item of items) {
