@@ -65,7 +65,8 @@ describe.each(lambdaOperations.map((op) => [op.operationId, op] as const))('bund
 
 /**
  * The sequencer (lib/stack/sequencer.ts) is no operation of the table: it is held here to what it
- * needs, the DynamoDB, S3 (tile log) and KMS (checkpoint key) clients and the service's logger, and
+ * needs, the DynamoDB, S3 (tile log) and KMS (checkpoint key) clients, the service's logger and
+ * Powertools Metrics (its oldest-pending-event metric, functions/ledger-writer/pending-age.ts), and
  * to nothing of the request path: no zod, no schema, no contract table (the integration rules take
  * their constants from the zod-free functions/contract/ingress-values.ts).
  */
@@ -81,15 +82,16 @@ describe('bundle of the sequencer', () => {
     'an AWS client it never calls': (i) => /@aws-sdk\/client-(?!dynamodb\/|s3\/|kms\/)/.test(i),
     'a credential provider but the environment\'s': (i) => CREDENTIAL_CHAIN.test(i),
     'middy or the receivers\' Standard Webhooks': (i) => i.includes('node_modules/@middy/') || i.includes('node_modules/standardwebhooks/'),
-    'Powertools (the service writes its log lines itself, functions/logging/logger.ts)': (i) => i.includes('node_modules/@aws-lambda-powertools/'),
+    'Powertools beyond Metrics (the service writes its log lines itself, functions/logging/logger.ts)': (i) =>
+      i.includes('node_modules/@aws-lambda-powertools/') && !/node_modules\/@aws-lambda-powertools\/(metrics|commons)\//.test(i),
   };
   let inputs: string[];
   beforeAll(async () => {
     inputs = (await buildBundle(SEQUENCER_ENTRY)).inputs;
   });
 
-  it('carries the clients and the logger it uses', () => {
-    const packages = ['@aws-sdk/client-dynamodb/', '@aws-sdk/client-s3/', '@aws-sdk/client-kms/'];
+  it('carries the clients, the logger and the metrics writer it uses', () => {
+    const packages = ['@aws-sdk/client-dynamodb/', '@aws-sdk/client-s3/', '@aws-sdk/client-kms/', '@aws-lambda-powertools/metrics/'];
     expect(packages.filter((p) => !inputs.some((i) => i.includes(`node_modules/${p}`)))).toEqual([]);
     expect(inputs).toContain('functions/logging/logger.ts');
   });
