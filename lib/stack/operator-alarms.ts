@@ -1,4 +1,4 @@
-import { Aws, CfnOutput, Duration, Stack } from 'aws-cdk-lib';
+import { Annotations, Aws, CfnOutput, Duration, Stack } from 'aws-cdk-lib';
 import type { IRestApi } from 'aws-cdk-lib/aws-apigateway';
 import { AlarmStatusWidget, ComparisonOperator, Dashboard, GraphWidget, Metric, TextWidget, TreatMissingData, type IWidget } from 'aws-cdk-lib/aws-cloudwatch';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
@@ -146,6 +146,11 @@ export class OperatorAlarms extends Construct {
     // One prefix for every alarm of the stack: unique in the account and region, and what the own topic's policy names.
     const alarmNamePrefix = stack.stackName;
     this.topic = props.alarmTopicArn ? Topic.fromTopicArn(this, 'Topic', props.alarmTopicArn) : this.ownTopic(alarmNamePrefix, props.alarmEmail);
+    if (!props.alarmTopicArn && !props.alarmEmail) {
+      Annotations.of(this).addInfo(
+        `No alarmEmail or alarmTopicArn: the alarms notify a topic nobody is subscribed to yet (output AlarmTopicArn); subscribe to it, or deploy with one of them (${OPERATING_GUIDE}).`,
+      );
+    }
 
     const f = (this.facade = new MonitoringFacade(this, 'Monitoring', {
       alarmFactoryDefaults: {
