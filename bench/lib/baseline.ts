@@ -57,5 +57,22 @@ export const handler = middy(async () => {
 }).use(injectLambdaContext(logger, { resetKeys: true }));
 `;
 
+/** @middy/core alone: a middy handler answering, no logger. */
+export const MIDDY_ONLY_SOURCE = `
+import middy from '@middy/core';
+export const handler = middy(async () => ({ statusCode: 200, body: '{}' }));
+`;
+
+/** The Powertools Logger alone: made, given the Lambda context and one INFO line per answer, no middy. */
+export const POWERTOOLS_ONLY_SOURCE = `
+import { Logger } from '@aws-lambda-powertools/logger';
+const logger = new Logger({ serviceName: 'card-yardstick' });
+export const handler = async (_event: unknown, context: any) => {
+  logger.addContext(context);
+  logger.info('answered', { status: 200 });
+  return { statusCode: 200, body: '{}' };
+};
+`;
+
 /** The empty handler module, as a bundle: what a bundle weighs before anything is in it. */
 export const EMPTY_SOURCE = `export const handler = async () => ({ statusCode: 200, body: '{}' });`;

@@ -1,10 +1,13 @@
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
-import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { Context } from 'aws-lambda';
+import { SERVICE_NAME } from '../contract/service';
 import { logger } from '../logging/logger';
 import { kmsCheckpointSigner } from '../ledger-writer/kms-signer';
+import { oldestPendingAge, PENDING_AGE_METRIC } from '../ledger-writer/pending-age';
 import { sequencePending } from '../ledger-writer/sequencer';
 import type { CheckpointSigner } from '../ledger-writer/signer';
 import { bucketTileStore } from '../ledger-writer/tile-store';
@@ -25,6 +28,9 @@ import { LedgerLockedError } from '../store/ledger';
  * AWS_S3_FORCE_PATH_STYLE). Give a local S3 by IP address: behind a host name (localhost) the SDK
  * asks for <bucket>.localhost.
  */
+/** Written to stdout in CloudWatch embedded metric format after every run; the stack alarms on it (docs/deploy.md#operating). */
+const metrics = new Metrics({ namespace: PENDING_AGE_METRIC.namespace, serviceName: SERVICE_NAME });
+
 /** A batch must be able to finish inside the invocation: none is started with less time left. */
 const TIME_FOR_A_BATCH_MS = 20_000;
 
@@ -68,12 +74,16 @@ async function sequence(event: SequencerEvent, context?: Pick<Context, 'getRemai
   const tiles = bucketTileStore(clients.s3, bucket, process.env.LEDGER_TILES_PREFIX ?? 'ledger/');
   const waiting = (event.Records ?? []).flatMap((r) => (r.eventName === 'INSERT' && r.dynamodb?.Keys?.pk?.S ? [r.dynamodb.Keys.pk.S] : []));
   const summary: SequencerSummary = { batches: 0, deliveries: 0, sequenced: 0, setAside: 0, appended: 0, treeSize: null };
+  let nothingWaits = false;
   try {
     // Awaited here, whether or not a batch runs: a key that cannot be read is logged as this run's failure.
     const checkpointSigner = await signer;
     while (!context || context.getRemainingTimeInMillis() > TIME_FOR_A_BATCH_MS) {
       const run = await sequencePending({ client: clients.dynamodb, table, signer: checkpointSigner, tiles, waiting: summary.batches === 0 ? waiting : [] });
-      if (!run) break;
+      if (!run) {
+        nothingWaits = true;
+        break;
+      }
       summary.batches++;
       summary.deliveries += run.deliveries;
       summary.sequenced += run.sequenced;
@@ -91,9 +101,27 @@ async function sequence(event: SequencerEvent, context?: Pick<Context, 'getRemai
     }
     logger.error('sequencer run failed; deliveries stay pending', { error: error as Error, ...summary });
     throw error;
+  } finally {
+    await publishPendingAge(table, nothingWaits);
   }
   logger.info('sequenced', { ...summary, trigger: event.Records ? 'stream' : 'schedule' });
   return summary;
+}
+
+/**
+ * The age of the oldest delivery still waiting, as the metric the stuck-sequencer alarm reads,
+ * whatever the run's outcome. Never fails the run: a figure that cannot be measured is not
+ * published (five minutes without a figure raise the alarm too).
+ */
+async function publishPendingAge(table: string, nothingWaits: boolean): Promise<void> {
+  try {
+    const age = await oldestPendingAge({ client: clients!.dynamodb, table, nothingWaits });
+    metrics.addDimension(PENDING_AGE_METRIC.tableDimension, table);
+    metrics.addMetric(PENDING_AGE_METRIC.name, MetricUnit.Seconds, age);
+    metrics.publishStoredMetrics();
+  } catch (error) {
+    logger.warn('oldest pending event age not measured', { error: error as Error });
+  }
 }
 
 /**

@@ -139,8 +139,8 @@ export interface WaitingDelivery {
   item: Item;
 }
 
-/** The keys of up to `limit` deliveries waiting for the sequencer, oldest first (the sparse index; eventually consistent). */
-export async function listWaitingDeliveries(client: DynamoDBClient, table: string, limit: number): Promise<string[]> {
+/** The index entries (keys and `receivedAt`) of up to `limit` deliveries waiting, oldest first (eventually consistent). */
+async function queryWaiting(client: DynamoDBClient, table: string, limit: number): Promise<Item[]> {
   const out = await client.send(
     new QueryCommand({
       TableName: table,
@@ -151,7 +151,21 @@ export async function listWaitingDeliveries(client: DynamoDBClient, table: strin
       Limit: limit,
     }),
   );
-  return (out.Items ?? []).map((item) => item.pk!.S!);
+  return out.Items ?? [];
+}
+
+/** The keys of up to `limit` deliveries waiting for the sequencer, oldest first (the sparse index; eventually consistent). */
+export async function listWaitingDeliveries(client: DynamoDBClient, table: string, limit: number): Promise<string[]> {
+  return (await queryWaiting(client, table, limit)).map((item) => item.pk!.S!);
+}
+
+/**
+ * When the delivery that has waited longest was received, or null when none waits: the first
+ * entry of the index, whose sort key is `receivedAt` (one Query of one key-only entry).
+ */
+export async function oldestWaitingSince(client: DynamoDBClient, table: string): Promise<string | null> {
+  const [oldest] = await queryWaiting(client, table, 1);
+  return oldest?.[PENDING_INDEX.sortKey]?.S ?? null;
 }
 
 /** The deliveries under `keys` as they stand (one strongly consistent BatchGetItem per 100 keys). */

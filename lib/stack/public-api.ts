@@ -1,4 +1,4 @@
-import { Aws, RemovalPolicy, Size } from 'aws-cdk-lib';
+import { Aws, RemovalPolicy, Size, Stack } from 'aws-cdk-lib';
 import { AccessLogFormat, ApiDefinition, EndpointType, LogGroupLogDestination, MethodLoggingLevel, SpecRestApi } from 'aws-cdk-lib/aws-apigateway';
 import type { IRole } from 'aws-cdk-lib/aws-iam';
 import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
@@ -84,6 +84,8 @@ export class PublicApi extends Construct {
     this.accessLogs = new LogGroup(this, 'AccessLogs', { retention: props.logRetention, removalPolicy: RemovalPolicy.DESTROY });
     this.api = new SpecRestApi(this, 'Api', {
       apiDefinition: ApiDefinition.fromInline(this.definition),
+      // API Gateway's metrics are keyed by the API's name (and stage), so the alarms need one no other API of the account has.
+      restApiName: Stack.of(this).stackName,
       endpointTypes: [EndpointType.REGIONAL],
       // Catalogues and the contract run to hundreds of KiB; small answers are not worth compressing.
       minCompressionSize: Size.kibibytes(1),

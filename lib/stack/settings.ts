@@ -59,6 +59,13 @@ export interface StackSettings {
    * Values are URLs, client ids and ARNs, never secrets; readiness reports presence, never values.
    */
   activationSettings: Record<string, string>;
+  /**
+   * An existing SNS topic (in the stack's region) the alarms notify. Empty: the stack
+   * creates its own topic (output AlarmTopicArn), subscribed to alarmEmail when that is set.
+   */
+  alarmTopicArn: string;
+  /** An email address the stack's own alarm topic is subscribed to (not with alarmTopicArn). */
+  alarmEmail: string;
 }
 
 export const DEFAULT_SETTINGS: StackSettings = {
@@ -77,6 +84,8 @@ export const DEFAULT_SETTINGS: StackSettings = {
   ledgerOrigin: '',
   releaseCommit: '',
   activationSettings: {},
+  alarmTopicArn: '',
+  alarmEmail: '',
 };
 
 const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
@@ -139,6 +148,22 @@ function asHttpsUrl(key: string, value: unknown): string {
   return url.replace(/\/+$/, '');
 }
 
+/** An SNS topic's ARN. */
+function asTopicArn(value: unknown): string {
+  const arn = asString('alarmTopicArn', value, DEFAULT_SETTINGS.alarmTopicArn);
+  if (arn && !/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}(\.fifo)?$/.test(arn)) {
+    throw new Error(`context 'alarmTopicArn' must be the ARN of an SNS topic (arn:aws:sns:<region>:<account>:<name>), not ${JSON.stringify(arn)}`);
+  }
+  return arn;
+}
+
+/** One email address, as SNS takes it for an email subscription. */
+function asEmail(value: unknown): string {
+  const email = asString('alarmEmail', value, DEFAULT_SETTINGS.alarmEmail).trim();
+  if (email && !/^[^\s@,;]+@[^\s@,;]+\.[^\s@,;]+$/.test(email)) throw new Error(`context 'alarmEmail' must be one email address, not ${JSON.stringify(email)}`);
+  return email;
+}
+
 /**
  * The log's origin: as given, else the served prefix of the tile log without its scheme and
  * trailing slash (what C2SP tlog-tiles asks of an origin line) on the first configured https base.
@@ -164,7 +189,14 @@ export function settingsFrom(node: Node): StackSettings {
   const verificationOrigin = asHttpsUrl('verificationOrigin', get('verificationOrigin'));
   const releaseCommit = asString('releaseCommit', get('releaseCommit'), DEFAULT_SETTINGS.releaseCommit);
   if (releaseCommit && !/^[0-9a-f]{7,64}$/.test(releaseCommit)) throw new Error(`context 'releaseCommit' must be a commit id (hex)`);
+  const alarmTopicArn = asTopicArn(get('alarmTopicArn'));
+  const alarmEmail = asEmail(get('alarmEmail'));
+  if (alarmTopicArn && alarmEmail) {
+    throw new Error(`context 'alarmEmail' subscribes the topic the stack creates; with 'alarmTopicArn' the alarms notify that topic: subscribe the address there`);
+  }
   return {
+    alarmTopicArn,
+    alarmEmail,
     releaseCommit,
     activationSettings: asSettingsMap(get('activationSettings')),
     deletionProtection: asBoolean('deletionProtection', get('deletionProtection'), DEFAULT_SETTINGS.deletionProtection),

@@ -12,6 +12,7 @@ import { IngressSecrets } from './ingress-secrets';
 import { LoaderAccess } from './loader-access';
 import { acknowledgeFindings } from './nag-acknowledgements';
 import { OperationFunctions } from './operation-functions';
+import { OperatorAlarms } from './operator-alarms';
 import { PublicApi } from './public-api';
 import { RecordTable } from './record-table';
 import { LedgerSigningKey, Sequencer } from './sequencer';
@@ -27,7 +28,8 @@ export interface TrustServiceStackProps extends StackProps {
 /**
  * The whole service in one stack, driven by the contract table: the record table, the catalogue
  * bucket, one function per Lambda operation, the REST API imported from the table's API Gateway
- * document, the sequencer (the event writer), the ledger's KMS checkpoint key, and the loader's role.
+ * document, the sequencer (the event writer), the ledger's KMS checkpoint key, the loader's role,
+ * and the operator's alarms and dashboard.
  */
 export class TrustServiceStack extends Stack {
   readonly settings: StackSettings;
@@ -40,6 +42,7 @@ export class TrustServiceStack extends Stack {
   readonly ingress: IngressSecrets;
   readonly publicApi: PublicApi;
   readonly origins: Origins;
+  readonly alarms: OperatorAlarms;
 
   constructor(scope: Construct, id: string, props: TrustServiceStackProps = {}) {
     super(scope, id, props);
@@ -125,6 +128,16 @@ export class TrustServiceStack extends Stack {
       value: this.sequencer.deadLetterQueue.queueUrl,
       description: 'Stream batches and scheduled runs the sequencer could not complete (their events stay pending and are retried by the schedule).',
     });
+    this.alarms = new OperatorAlarms(this, 'Alarms', {
+      functions: this.functions.byOperationId,
+      sequencer: this.sequencer,
+      api: this.publicApi.api,
+      stageName: settings.stageName,
+      table: this.records.table,
+      alarmTopicArn: settings.alarmTopicArn,
+      alarmEmail: settings.alarmEmail,
+    });
+
     new CfnOutput(this, 'IngressSecretsArn', { value: this.ingress.secret.secretArn, description: 'Receivers\' verification keys: {"<sourceId>": "whsec_..." | "whpk_..."} (docs/ingress.md).' });
 
     acknowledgeFindings(this);

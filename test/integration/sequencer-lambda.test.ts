@@ -27,6 +27,9 @@ import { runMonitor, type MonitorState } from '../../lib/ledger/monitor';
 import { loadDocument } from '../../lib/loader/load';
 import { startEmbeddedStore, type EmbeddedStore } from '../../lib/local/embedded-store';
 import { configureLocalEnvironment, localClient } from '../../lib/local/service';
+import { SERVICE_NAME } from '../../functions/contract/service';
+import { PENDING_AGE_METRIC } from '../../functions/ledger-writer/pending-age';
+import { readEmfLine } from '../support/emf';
 import { startKmsStandIn, type KmsStandIn } from '../support/kms';
 import { collectLogLines } from '../support/log-lines';
 
@@ -66,6 +69,8 @@ type Handler = typeof sequencerHandler;
 
 /** Log lines the handler's logger wrote (JSON, one a line). */
 const logLines: Array<Record<string, unknown>> = [];
+/** The embedded-metric-format lines each invocation wrote to standard output, one array per invocation. */
+const metricLines: string[][] = [];
 
 /**
  * The handler module as a new execution environment loads it (its signer and clients not yet
@@ -102,7 +107,10 @@ function lambdaContext(remainingMs = 60_000): Context {
   };
 }
 
-/** Runs the handler, keeping the log lines it writes (the logger writes INFO to stdout, WARN and ERROR to stderr). */
+/**
+ * Runs the handler, keeping the log lines it writes (the logger writes INFO to stdout, WARN and
+ * ERROR to stderr) and the metric lines Powertools Metrics writes to stdout.
+ */
 async function invoke(handler: Handler, event: SequencerEvent, context: Context = lambdaContext()): ReturnType<Handler> {
   const collected = collectLogLines();
   try {
@@ -110,6 +118,7 @@ async function invoke(handler: Handler, event: SequencerEvent, context: Context 
   } finally {
     collected.restore();
     logLines.push(...collected.lines);
+    metricLines.push(collected.emf);
   }
 }
 
@@ -150,8 +159,8 @@ async function streamEvent(keys: readonly string[]): Promise<DynamoDBStreamEvent
   return { Records: records };
 }
 
-/** Stores a delivery as a receiver does (PENDING, in the pending index); its key. */
-async function deliver(id: string, type: string, reference: string, fields: Record<string, string>, at: string): Promise<string> {
+/** Stores a delivery as a receiver does (PENDING, in the pending index), received now unless told; its key. */
+async function deliver(id: string, type: string, reference: string, fields: Record<string, string>, at: string, receivedAt = new Date()): Promise<string> {
   const raw = JSON.stringify(buildEvent(type, reference, fields, at, `event-${id}`));
   const stored = await storeDeliveryOnce({
     sourceId: 'service-platform',
@@ -159,7 +168,7 @@ async function deliver(id: string, type: string, reference: string, fields: Reco
     status: 202,
     answer: {},
     bodySha256: id,
-    receivedAt: new Date().toISOString(),
+    receivedAt: receivedAt.toISOString(),
     sequencing: 'PENDING',
     event: { raw, type, reference, at, effect: 'ADVANCES_CURRENT_STATE' },
   });
@@ -292,6 +301,8 @@ describe('a setting missing from the environment', () => {
     }
     expect(unhandled).toEqual([]);
     expect(kms.requests).toEqual([]);
+    // A sequencer that cannot run publishes no figure: its alarm counts the silence (docs/deploy.md#operating).
+    expect(metricLines.slice(-2)).toEqual([[], []]);
     expect(await sequencing(keys)).toEqual(['PENDING']);
     expect((await readLedgerHead())!.treeSize).toBe(treeSize);
   });
@@ -461,5 +472,133 @@ describe('a new execution environment while KMS fails', () => {
     expect(await sequencing(keys)).toEqual(['SEQUENCED']);
     treeSize = summary.treeSize!;
     await expectPublishedBy(treeSize);
+  });
+});
+
+/**
+ * The figure behind the stuck-sequencer alarm, as CloudWatch gets it: the one embedded-metric-format
+ * line an invocation writes, read by the specification's rules (test/support/emf.ts), with the
+ * namespace, name and dimensions the stack's alarm reads (test/infra/alarms.test.ts holds the alarm
+ * to the same literal values).
+ */
+describe('the oldest pending event\'s age, in CloudWatch embedded metric format', () => {
+  let handler: Handler;
+  beforeAll(() => {
+    handler = coldHandler();
+  });
+
+  /** The age the invocation published: exactly one line, one metric, as the alarm reads it. */
+  function publishedAge(lines: string[]): number {
+    expect(lines).toHaveLength(1);
+    const metrics = readEmfLine(lines[0]);
+    expect(metrics).toEqual([
+      {
+        namespace: 'PublicTrustVerificationService',
+        name: 'OldestPendingEventAge',
+        unit: 'Seconds',
+        values: [expect.any(Number)],
+        dimensionSets: [{ service: 'public-trust-verification-service', TableName: TABLE }],
+        timestamp: expect.any(Number),
+      },
+    ]);
+    expect([PENDING_AGE_METRIC.namespace, PENDING_AGE_METRIC.name, SERVICE_NAME]).toEqual(['PublicTrustVerificationService', 'OldestPendingEventAge', 'public-trust-verification-service']);
+    expect(Math.abs(metrics[0].timestamp - Date.now())).toBeLessThan(60_000);
+    return metrics[0].values[0];
+  }
+
+  /** Invokes, and returns the age published with the bounds it must lie in for a delivery received at `receivedAt`. */
+  async function invokeMeasuring(event: SequencerEvent, receivedAt: Date, context?: Context) {
+    const before = Date.now();
+    const outcome = await invoke(handler, event, context).then(
+      (summary) => ({ summary, error: null }),
+      (error: unknown) => ({ summary: null, error }),
+    );
+    const after = Date.now();
+    return { ...outcome, age: publishedAge(metricLines[metricLines.length - 1]), min: (before - receivedAt.getTime()) / 1000, max: (after - receivedAt.getTime()) / 1000 };
+  }
+
+  it('nothing waiting: 0, from the run\'s own look at the index', async () => {
+    const summary = await invoke(handler, scheduledEvent());
+    expect(summary.batches).toBe(0);
+    expect(publishedAge(metricLines[metricLines.length - 1])).toBe(0);
+  });
+
+  it('a delivery held back 7 minutes by a load\'s lease: its age, above the alarm\'s 300 s; once integrated, 0', async () => {
+    const receivedAt = new Date(Date.now() - 7 * MINUTE);
+    const keys = [await deliver('aged-0', 'svc.credential.status-changed.v1', CREDENTIAL, { previousStatus: 'ACTIVE', status: 'SUSPENDED' }, iso(20 * MINUTE), receivedAt)];
+    await acquireLedgerLock(client, TABLE, 'a-long-load', { at: new Date().toISOString(), leaseMs: 3_600_000 });
+    try {
+      const held = await invokeMeasuring(scheduledEvent(), receivedAt);
+      expect(held.summary).toMatchObject({ batches: 0, sequenced: 0 });
+      expect(held.age).toBeGreaterThanOrEqual(held.min);
+      expect(held.age).toBeLessThanOrEqual(held.max);
+      expect(held.age).toBeGreaterThan(300);
+      expect(await sequencing(keys)).toEqual(['PENDING']);
+    } finally {
+      await releaseLedgerLock(client, TABLE, 'a-long-load');
+    }
+    const summary = await invoke(handler, scheduledEvent());
+    expect(summary).toMatchObject({ batches: 1, sequenced: 1 });
+    expect(await sequencing(keys)).toEqual(['SEQUENCED']);
+    expect(publishedAge(metricLines[metricLines.length - 1])).toBe(0);
+    treeSize = summary.treeSize!;
+    await expectPublishedBy(treeSize);
+  });
+
+  it('a run that fails (KMS answering 500): the age of what it left pending, and the run still fails as it did', async () => {
+    const receivedAt = new Date(Date.now() - 2 * MINUTE);
+    const keys = [await deliver('aged-1', 'svc.credential.status-changed.v1', CREDENTIAL, { previousStatus: 'SUSPENDED', status: 'ACTIVE' }, iso(21 * MINUTE), receivedAt)];
+    kms.failWith(500);
+    let failed;
+    try {
+      failed = await invokeMeasuring(await streamEvent(keys), receivedAt);
+    } finally {
+      kms.failWith(null);
+    }
+    expect(String(failed.error)).toMatch(/AWS KMS Sign for the ledger key .* failed/);
+    expect(failed.age).toBeGreaterThanOrEqual(failed.min);
+    expect(failed.age).toBeLessThanOrEqual(failed.max);
+    expect(await sequencing(keys)).toEqual(['PENDING']);
+    const summary = await invoke(handler, scheduledEvent());
+    expect(summary).toMatchObject({ sequenced: 1 });
+    expect(publishedAge(metricLines[metricLines.length - 1])).toBe(0);
+    treeSize = summary.treeSize!;
+    await expectPublishedBy(treeSize);
+  });
+
+  it('the older of two waiting deliveries is the one measured', async () => {
+    const older = new Date(Date.now() - 4 * MINUTE);
+    const keys = [
+      await deliver('aged-2', 'svc.living-object.authority-observed.v1', DEMO_OBJECTS.current, { state: 'DELIVERED' }, iso(22 * MINUTE), new Date(Date.now() - MINUTE)),
+      await deliver('aged-3', 'svc.living-object.authority-observed.v1', DEMO_OBJECTS.current, { state: 'DELIVERED' }, iso(23 * MINUTE), older),
+    ];
+    // Too little time left for a batch: nothing is integrated, and the index is asked for its oldest entry.
+    const late = await invokeMeasuring(scheduledEvent(), older, lambdaContext(19_000));
+    expect(late.summary).toMatchObject({ batches: 0 });
+    expect(late.age).toBeGreaterThanOrEqual(late.min);
+    expect(late.age).toBeLessThanOrEqual(late.max);
+    expect(await invoke(handler, scheduledEvent())).toMatchObject({ sequenced: 2 });
+    expect(await sequencing(keys)).toEqual(['SEQUENCED', 'SEQUENCED']);
+    expect(publishedAge(metricLines[metricLines.length - 1])).toBe(0);
+    treeSize = (await readLedgerHead())!.treeSize;
+    await expectPublishedBy(treeSize);
+  });
+
+  it('the table unreachable for the measurement: no figure (the alarm counts the silence), a warning, and the run\'s own outcome unchanged', async () => {
+    const endpoint = process.env.AWS_ENDPOINT_URL_DYNAMODB;
+    // A new execution environment whose DynamoDB client points at a port nothing listens on.
+    process.env.AWS_ENDPOINT_URL_DYNAMODB = 'http://127.0.0.1:9';
+    let unreachable: Handler;
+    try {
+      unreachable = coldHandler();
+      logLines.length = 0;
+      // Too little time left for a batch: the run itself asks nothing of the table.
+      const summary = await invoke(unreachable, scheduledEvent(), lambdaContext(19_000));
+      expect(summary).toEqual({ batches: 0, deliveries: 0, sequenced: 0, setAside: 0, appended: 0, treeSize: null });
+    } finally {
+      process.env.AWS_ENDPOINT_URL_DYNAMODB = endpoint;
+    }
+    expect(metricLines[metricLines.length - 1]).toEqual([]);
+    expect(logLines.find((l) => l.message === 'oldest pending event age not measured')).toMatchObject({ level: 'WARN' });
   });
 });

@@ -1,15 +1,22 @@
 /**
- * Collects the JSON log lines the Powertools Logger writes (through a Console on process.stdout
- * and process.stderr) until `restore()`. Anything else written passes through.
+ * Collects the JSON lines written through process.stdout and process.stderr until `restore()`:
+ * the Powertools Logger's log lines (`lines`), and Powertools Metrics' embedded-metric-format
+ * documents as written (`emf`, those with an `_aws` member). Anything else passes through. One
+ * collector at a time: a second spy on the same stream would call the first.
  */
-export function collectLogLines(): { lines: Array<Record<string, unknown>>; restore: () => void } {
+export function collectLogLines(): { lines: Array<Record<string, unknown>>; emf: string[]; restore: () => void } {
   const lines: Array<Record<string, unknown>> = [];
+  const emf: string[] = [];
   const spies = [process.stdout, process.stderr].map((stream) => {
     const write = stream.write.bind(stream) as (...args: unknown[]) => boolean;
     return jest.spyOn(stream, 'write').mockImplementation(((chunk: unknown, ...rest: unknown[]) => {
       const text = typeof chunk === 'string' ? chunk : Buffer.isBuffer(chunk) ? chunk.toString('utf8') : '';
       if (text.startsWith('{')) {
-        for (const line of text.trim().split('\n')) lines.push(JSON.parse(line) as Record<string, unknown>);
+        for (const line of text.trim().split('\n')) {
+          const parsed = JSON.parse(line) as Record<string, unknown>;
+          if ('_aws' in parsed) emf.push(line);
+          else lines.push(parsed);
+        }
         const callback = rest.find((arg) => typeof arg === 'function') as (() => void) | undefined;
         callback?.();
         return true;
@@ -17,7 +24,7 @@ export function collectLogLines(): { lines: Array<Record<string, unknown>>; rest
       return write(chunk, ...rest);
     }) as typeof stream.write);
   });
-  return { lines, restore: () => spies.forEach((spy) => spy.mockRestore()) };
+  return { lines, emf, restore: () => spies.forEach((spy) => spy.mockRestore()) };
 }
 
 /**

@@ -76,9 +76,11 @@ const FUNCTION_BUDGETS: Record<string, number> = {
 /**
  * The sequencer (lib/stack/sequencer.ts; not an operation of the table, so not in FUNCTION_BUDGETS):
  * three AWS clients (DynamoDB, S3 for the tile log, KMS for the checkpoint key), the logger, the
- * ledger writer and the integration rules. Same rule: 1.353x measured, times 1.02, rounded up.
+ * ledger writer and the integration rules. Same rule: 1.353x measured, times 1.02, rounded up
+ * (1.38); then 0.04 more for Powertools Metrics, which writes its oldest-pending-event metric
+ * (@aws-lambda-powertools/metrics and commons: 13.2 KiB, 0.040x; 1.397x measured with it).
  */
-const SEQUENCER_BUDGET = 1.38;
+const SEQUENCER_BUDGET = 1.42;
 
 /** The bundle goal for functions that read the table. */
 const TABLE_READER_GOAL = 1.1;

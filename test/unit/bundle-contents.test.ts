@@ -64,7 +64,8 @@ describe.each(lambdaOperations.map((op) => [op.operationId, op] as const))('bund
 
 /**
  * The sequencer (lib/stack/sequencer.ts) is no operation of the table: it is held here to what it
- * needs, the DynamoDB, S3 (tile log) and KMS (checkpoint key) clients and the service's logger, and
+ * needs, the DynamoDB, S3 (tile log) and KMS (checkpoint key) clients, the service's logger and
+ * Powertools Metrics (its oldest-pending-event metric, functions/ledger-writer/pending-age.ts), and
  * to nothing of the request path: no zod, no schema, no contract table (the integration rules take
  * their constants from the zod-free functions/contract/ingress-values.ts).
  */
@@ -80,14 +81,15 @@ describe('bundle of the sequencer', () => {
     'an AWS client it never calls': (i) => /@aws-sdk\/client-(?!dynamodb\/|s3\/|kms\/)/.test(i),
     'a credential provider but the environment\'s': (i) => CREDENTIAL_CHAIN.test(i),
     'the receivers\' Standard Webhooks': (i) => i.includes('node_modules/standardwebhooks/'),
+    'Powertools beyond the Logger and Metrics': (i) => i.includes('node_modules/@aws-lambda-powertools/') && !/node_modules\/@aws-lambda-powertools\/(logger|metrics|commons)\//.test(i),
   };
   let inputs: string[];
   beforeAll(async () => {
     inputs = (await buildBundle(SEQUENCER_ENTRY)).inputs;
   });
 
-  it('carries the clients it uses, @middy/core and the Powertools Logger, and no second logger', () => {
-    const packages = ['@aws-sdk/client-dynamodb/', '@aws-sdk/client-s3/', '@aws-sdk/client-kms/'];
+  it('carries the clients and the metrics writer it uses, @middy/core and the Powertools Logger, and no second logger', () => {
+    const packages = ['@aws-sdk/client-dynamodb/', '@aws-sdk/client-s3/', '@aws-sdk/client-kms/', '@aws-lambda-powertools/metrics/'];
     expect(packages.filter((p) => !inputs.some((i) => i.includes(`node_modules/${p}`)))).toEqual([]);
     expect(cardRuntimeIn(inputs)).toEqual({ middy: true, powertoolsLogger: true, otherLoggers: [] });
   });

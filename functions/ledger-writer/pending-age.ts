@@ -1,0 +1,48 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { oldestWaitingSince } from '../store/pending';
+
+/**
+ * The metric the sequencer publishes after every run (CloudWatch embedded metric format), and the
+ * stack's alarm reads (lib/stack/operator-alarms.ts): how long the delivery that has waited longest
+ * has been waiting. One name for both sides, so the alarm watches exactly what is written.
+ */
+export const PENDING_AGE_METRIC = {
+  namespace: 'PublicTrustVerificationService',
+  name: 'OldestPendingEventAge',
+  /**
+   * The table whose pending index was measured: one metric per deployment, so two stacks in one
+   * account never mix their figures (Powertools adds the `service` dimension to it).
+   */
+  tableDimension: 'TableName',
+} as const;
+
+/**
+ * Seconds since `oldestReceivedAt` (when the delivery that has waited longest was stored), at
+ * `now`; 0 when nothing waits. Never negative: a receiver's clock a little ahead of the sequencer's
+ * is not a negative wait.
+ */
+export function pendingAgeSeconds(oldestReceivedAt: string | null, now: Date): number {
+  if (oldestReceivedAt === null) return 0;
+  const received = Date.parse(oldestReceivedAt);
+  if (Number.isNaN(received)) throw new Error(`a pending delivery's receivedAt is not an instant: ${JSON.stringify(oldestReceivedAt)}`);
+  return Math.max(0, now.getTime() - received) / 1000;
+}
+
+export interface PendingAgeOptions {
+  client: DynamoDBClient;
+  table: string;
+  /**
+   * The run just found nothing waiting (its last listing of the index was empty): the age is 0
+   * without asking again. Otherwise (a batch failed, the lease was held, time ran out) the index
+   * is asked for its oldest entry, one key-only item.
+   */
+  nothingWaits: boolean;
+  now?: () => Date;
+}
+
+/** The age, in seconds, of the oldest delivery still waiting for the sequencer after a run. */
+export async function oldestPendingAge(options: PendingAgeOptions): Promise<number> {
+  if (options.nothingWaits) return 0;
+  const since = await oldestWaitingSince(options.client, options.table);
+  return pendingAgeSeconds(since, (options.now ?? (() => new Date()))());
+}
