@@ -1,6 +1,6 @@
 import { ASSET_FILTER_NAMES, assetTags, catalogueOf, type AssetFilters } from '../domain/asset-catalogue';
 import { DOCUMENT_CACHE_CONTROL, DOCUMENT_MEDIA_TYPE, documentEtag, matchesIfNoneMatch, serializeDocument } from '../domain/documents';
-import { ASSETS, ASSET_VOCABULARIES } from '../generated/assets';
+import { assets, ASSET_VOCABULARIES } from '../generated/assets';
 import { listAssetsParams } from '../generated/params';
 import { httpHandler } from '../http/boundary';
 import { checkParam } from '../http/params';
@@ -12,7 +12,8 @@ import { Problem } from '../http/problem';
  * filtered per request. No store or bucket is read, and the contract table is not loaded
  * (docs/catalogues.md says why this beats reading the built document from S3).
  */
-const knownTags = new Set(assetTags(ASSETS));
+let tags: Set<string> | undefined;
+const knownTagsOf = () => (tags ??= new Set(assetTags(assets())));
 
 function filtersFrom(query: Record<string, string>): AssetFilters {
   const unknown = Object.keys(query).filter((name) => !(ASSET_FILTER_NAMES as readonly string[]).includes(name));
@@ -25,8 +26,8 @@ function filtersFrom(query: Record<string, string>): AssetFilters {
   for (const name of ASSET_FILTER_NAMES) {
     if (query[name] !== undefined) filters[name] = checkParam<string>(listAssetsParams[name], name, query[name]);
   }
-  if (filters.tag !== undefined && !knownTags.has(filters.tag)) {
-    throw new Problem('INVALID_PARAMETER', `Parameter 'tag' is invalid: '${filters.tag}' is not a tag of this catalogue; tags: ${[...knownTags].join(', ')}.`, {
+  if (filters.tag !== undefined && !knownTagsOf().has(filters.tag)) {
+    throw new Problem('INVALID_PARAMETER', `Parameter 'tag' is invalid: '${filters.tag}' is not a tag of this catalogue; tags: ${[...knownTagsOf()].join(', ')}.`, {
       parameter: 'tag',
     });
   }
@@ -34,7 +35,7 @@ function filtersFrom(query: Record<string, string>): AssetFilters {
 }
 
 export const handler = httpHandler(async (request) => {
-  const body = serializeDocument(catalogueOf(ASSETS, ASSET_VOCABULARIES, filtersFrom(request.query)));
+  const body = serializeDocument(catalogueOf(assets(), ASSET_VOCABULARIES, filtersFrom(request.query)));
   const etag = documentEtag(body);
   const headers = { etag, 'cache-control': DOCUMENT_CACHE_CONTROL };
   if (matchesIfNoneMatch(request.headers['if-none-match'], etag)) return { status: 304, body: '', headers, mediaType: DOCUMENT_MEDIA_TYPE };

@@ -25,10 +25,11 @@ export function generateAssets(operations: readonly Operation[]): string {
     '/** The vocabularies of the classifying fields. */',
     `export const ASSET_VOCABULARIES: AssetVocabularies = ${JSON.stringify(ASSET_VOCABULARIES)};`,
     '',
-    `/** Every asset of the catalogue (${assets.length}), one per line. */`,
-    'export const ASSETS: readonly z.infer<typeof Asset>[] = [',
-    ...assets.map((asset) => `  ${JSON.stringify(asset)},`),
-    '];',
+    `/**`,
+    ` * Every asset of the catalogue (${assets.length}), as JSON text: V8 scans a string literal and parses`,
+    ' * JSON faster than it parses and builds an object literal of the same data (a cold start reads it).',
+    ' */',
+    `export const ASSETS: readonly z.infer<typeof Asset>[] = JSON.parse(${JSON.stringify(JSON.stringify(assets))});`,
     '',
   ].join('\n');
 }

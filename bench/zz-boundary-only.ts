@@ -1,0 +1,2 @@
+import { httpHandler } from '../functions/http/boundary';
+export const handler = httpHandler(async () => ({ status: 200, body: {} }));
