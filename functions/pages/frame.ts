@@ -61,7 +61,7 @@ export function pageDocument({ title, baseUrl, main, wide, t = englishFrame, lan
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
-<title>${title} · ${t('frame.serviceName')}</title>
+<title>${title} &middot; ${t('frame.serviceName')}</title>
 <link rel="icon" href="${baseUrl}${SITE_PATHS.favicon}" type="image/svg+xml">
 ${jsonAlternate ? html`<link rel="alternate" type="application/json" href="${jsonAlternate}">
 ` : ''}${languages ? languages.map((l) => html`<link rel="alternate" hreflang="${l.lang}" href="${l.href}">

@@ -38,7 +38,7 @@ describe('page frame and policy', () => {
     expect(page.startsWith('<!doctype html>')).toBe(true);
     expect(page).toContain('<html lang="en">');
     expect(page).toMatch(/<main id="main">/);
-    expect(page).toContain('<title>T &lt;x&gt; · Public Trust and Verification</title>');
+    expect(page).toContain('<title>T &lt;x&gt; &middot; Public Trust and Verification</title>');
     expect(page).not.toMatch(/<script/i);
     expect(page).toContain('href="https://svc.example/verify"');
   });
