@@ -1,4 +1,4 @@
-import { ROUTES as operations } from '../generated/routes';
+import { routes } from '../generated/routes';
 import type { LandingIndex } from '../contract/schemas/landing';
 import { buildLandingIndex } from '../pages/landing-page';
 import { prefersHtml } from '../pages/negotiation';
@@ -13,10 +13,10 @@ import { htmlPage } from './surface-responses';
  * hands the JSON to a browser or the page to a script.
  */
 export function landingOperation(selfPath: string, render: (index: LandingIndex) => string) {
-  const page = htmlPage(async (request) => ({ status: 200, body: render(buildLandingIndex(operations, request.baseUrl, selfPath)) }));
+  const page = htmlPage(async (request) => ({ status: 200, body: render(buildLandingIndex(routes(), request.baseUrl, selfPath)) }));
   return async (request: HttpRequest): Promise<HttpResponse> => {
     if (prefersHtml(request.headers.accept)) return page(request);
-    const response = catalogueResponse(request, buildLandingIndex(operations, request.baseUrl, selfPath));
+    const response = catalogueResponse(request, buildLandingIndex(routes(), request.baseUrl, selfPath));
     return { ...response, headers: { ...response.headers, vary: 'Accept' } };
   };
 }

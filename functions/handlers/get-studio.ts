@@ -1,4 +1,4 @@
-import { ROUTES as operations } from '../generated/routes';
+import { routes } from '../generated/routes';
 import { buildActivationReadiness, buildProductionFoundations } from '../domain/surfaces/readiness';
 import { renderStudio } from '../pages/studio-page';
 import { httpHandler } from '../http/boundary';
@@ -14,6 +14,6 @@ export const handler = httpHandler(
     const links = readinessLinks(request.baseUrl);
     const foundations = buildProductionFoundations(await inspectTable(), TABLE_SCHEMA_VERSION, checkedAt, links);
     const activation = buildActivationReadiness(process.env, checkedAt, links);
-    return { status: 200, body: renderStudio({ baseUrl: request.baseUrl, operations, foundations, activation }) };
+    return { status: 200, body: renderStudio({ baseUrl: request.baseUrl, operations: routes(), foundations, activation }) };
   }),
 );
