@@ -2,8 +2,9 @@ import type { z } from 'zod';
 import type { TelemetryReadiness } from '../../functions/contract/schemas/catalogues';
 
 /**
- * Telemetry export readiness. Logs are what the functions emit today (structured JSON in the
- * Powertools Logger format with the correlation id, see functions/logging/logger.ts); metrics and traces are ready to
+ * Telemetry export readiness. Logs are what the functions emit today (the Powertools Logger's
+ * JSON lines with the correlation id, functions/logging/logger.ts, docs/deploy.md#logs), and the
+ * sequencer's one metric (Powertools Metrics, docs/deploy.md#operating); traces are ready to
  * export but not configured. Where any export goes, with which headers or keys, is never
  * published: that is configuration of the deployment, not contract.
  */
@@ -16,16 +17,16 @@ export function buildTelemetryReadiness(): z.input<typeof TelemetryReadiness> {
       {
         signal: 'LOGS',
         readiness: 'ACTIVE',
-        format: 'One JSON object per line, in the AWS Lambda Powertools Logger format',
-        fields: ['timestamp', 'level', 'message', 'service', 'correlationId', 'endpoint', 'status', 'function_request_id'],
+        format: 'One JSON object per line, written by the Powertools for AWS Lambda (TypeScript) Logger',
+        fields: ['timestamp', 'level', 'message', 'service', 'cold_start', 'function_name', 'function_request_id', 'xray_trace_id', 'correlation_id', 'endpoint', 'status'],
         correlation: 'The caller\'s x-correlation-id when well formed, else the request id; present in every log line and problem body.',
       },
       {
         signal: 'METRICS',
-        readiness: 'READY',
-        format: 'CloudWatch embedded metric format',
-        fields: ['requests by endpoint and status', 'latency'],
-        correlation: 'Dimensions are endpoint templates, never references.',
+        readiness: 'ACTIVE',
+        format: 'CloudWatch embedded metric format, written by Powertools for AWS Lambda (TypeScript) Metrics',
+        fields: ['OldestPendingEventAge (seconds, after every sequencer run)'],
+        correlation: 'Dimensions are the service and the table, never references; requests, errors and latency are the API Gateway and Lambda metrics CloudWatch keeps itself.',
       },
       {
         signal: 'TRACES',
@@ -40,7 +41,7 @@ export function buildTelemetryReadiness(): z.input<typeof TelemetryReadiness> {
       { exporter: 'OTLP', readiness: 'READY', configuration: 'HIDDEN' },
     ],
     redaction: [
-      'Request and response bodies are not logged.',
+      'Request and response bodies are not logged; the value of a body, a signature, a credential header, a cookie or a secret is redacted wherever it would appear in a line.',
       'Personal and payment data never reach a log line, because they never reach a response.',
       'Stack traces are logged only for unexpected errors and never returned to a caller.',
     ],
