@@ -27,7 +27,7 @@ import { runMonitor, type MonitorState } from '../../lib/ledger/monitor';
 import { loadDocument } from '../../lib/loader/load';
 import { startEmbeddedStore, type EmbeddedStore } from '../../lib/local/embedded-store';
 import { configureLocalEnvironment, localClient } from '../../lib/local/service';
-import { startKmsStandIn, type KmsStandIn } from '../support/kms';
+import { startKmsStandIn, type KmsStandIn } from '../../lib/local/kms-stand-in';
 import { collectLogLines } from '../support/log-lines';
 
 // s3rver ships no types: an S3-compatible server on the local file system.
