@@ -22,7 +22,7 @@
 import { parseArgs } from 'node:util';
 import { DEMO_OBJECTS } from '../fixtures/demo';
 import { DEMO_PROOFS } from '../fixtures/demo-proofs';
-import { startAssemblyRunner } from '../lib/assembly/runner';
+import { describeNotEmulated, startAssemblyRunner } from '../lib/assembly/runner';
 import { startLocalService } from '../lib/local/service';
 
 const USAGE =
@@ -30,11 +30,13 @@ const USAGE =
 
 /** Serves a synthesized cloud assembly until Ctrl-C. */
 async function serveAssembly(dir: string, demo: boolean, port: number | undefined): Promise<number> {
+  // Lambda runs Node.js 22; the SDK's notice about this machine's Node.js major says nothing about the stack.
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   const runner = await startAssemblyRunner({ assemblyDir: dir, demo, port, accessLogs: process.env.ACCESS_LOGS === '1' });
   const u = runner.invokeUrl;
   console.log(`${runner.stackName} from ${dir} on ${u} (the stage's invoke URL)
 
-Not emulated: ${runner.notEmulated.length === 0 ? 'nothing' : `\n  ${runner.notEmulated.join('\n  ')}`}
+Not emulated: ${runner.notEmulated.length === 0 ? 'nothing' : `\n  ${describeNotEmulated(runner.notEmulated).join('\n  ')}`}
 ${demo ? `\nDemo data loaded as the loader role; ledger verifier key (the local KMS key): ${runner.verifierKey}\n` : '\nThe table is empty and every event source gated, as after a first deployment (--demo loads the demo data).\n'}
 Try:
   curl -s ${u}/health

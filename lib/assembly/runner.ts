@@ -68,7 +68,7 @@ export interface AssemblyRunner {
   invokeUrl: string;
   stackName: string;
   /** Resources of the template the runner does not emulate, with why. */
-  notEmulated: string[];
+  notEmulated: NotEmulated[];
   /** Functions by logical id. */
   functions: Map<string, FunctionHost>;
   /** Every call the IAM endpoints refused, in order. */
@@ -88,6 +88,34 @@ export interface AssemblyRunner {
   /** Applies the IAM policies of another synthesis of the same stack (a stack update that changes roles, policies, key or bucket policies only). */
   deployPolicies(assemblyDir: string): void;
   close(): Promise<void>;
+}
+
+export interface NotEmulated {
+  type: string;
+  logicalId: string;
+  reason: string;
+}
+
+/** Why a type the runner does not emulate needs nothing here. */
+const NOT_EMULATED_REASONS: Record<string, string> = {
+  'AWS::Logs::LogGroup': 'log lines are printed here instead, with the function\'s name',
+  'AWS::ApiGateway::Account': 'an account-wide API Gateway setting',
+  'AWS::CDK::Metadata': 'CDK\'s own metadata',
+  'AWS::Lambda::LayerVersion': 'a layer of a function that does not run here',
+  'AWS::CloudWatch::Alarm': 'metrics and alarms are not emulated',
+  'AWS::CloudWatch::Dashboard': 'metrics and dashboards are not emulated',
+  'AWS::SNS::Topic': 'notifications are not emulated',
+  'AWS::SNS::Subscription': 'notifications are not emulated',
+};
+
+/** The not-emulated resources, one line per type and reason. */
+export function describeNotEmulated(list: readonly NotEmulated[]): string[] {
+  const groups = new Map<string, string[]>();
+  for (const item of list) {
+    const key = `${item.type}: ${item.reason}`;
+    groups.set(key, [...(groups.get(key) ?? []), item.logicalId]);
+  }
+  return [...groups].map(([key, ids]) => (ids.length > 2 ? `${key} (${ids.length} resources)` : `${key} (${ids.join(', ')})`));
 }
 
 /** The types the runner emulates; every other resource is reported as not emulated. */
@@ -153,10 +181,10 @@ export async function startAssemblyRunner(options: AssemblyRunnerOptions): Promi
     closers.push(() => sqs.close());
     const physical = physicalResources(template, account, (name) => sqs.urlOf(account.account, name));
     const resolver = new IntrinsicResolver(template, account, physical);
-    const notEmulated: string[] = [];
+    const notEmulated: NotEmulated[] = [];
     for (const [id, resource] of Object.entries(template.Resources)) {
       if (resource.Condition && !resolver.condition(resource.Condition)) continue;
-      if (!EMULATED.has(resource.Type)) notEmulated.push(`${resource.Type} ${id}`);
+      if (!EMULATED.has(resource.Type)) notEmulated.push({ type: resource.Type, logicalId: id, reason: NOT_EMULATED_REASONS[resource.Type] ?? 'not emulated' });
     }
 
     const store = await startEmbeddedStore();
@@ -217,7 +245,7 @@ export async function startAssemblyRunner(options: AssemblyRunnerOptions): Promi
       const props = resource.Properties ?? {};
       const arn = resolver.getAtt(id, 'Arn');
       if (props.KeySpec !== 'ECC_NIST_EDWARDS25519' || props.KeyUsage !== 'SIGN_VERIFY') {
-        notEmulated.push(`AWS::KMS::Key ${id} (${props.KeySpec ?? 'SYMMETRIC_DEFAULT'}: the KMS stand-in holds Ed25519 signing keys only)`);
+        notEmulated.push({ type: 'AWS::KMS::Key', logicalId: id, reason: `${props.KeySpec ?? 'SYMMETRIC_DEFAULT'}: the KMS stand-in holds Ed25519 signing keys only` });
         continue;
       }
       const aliases = resourcesOfType(template, 'AWS::KMS::Alias')
@@ -319,7 +347,7 @@ export async function startAssemblyRunner(options: AssemblyRunnerOptions): Promi
       const props = resource.Properties ?? {};
       const runtime = String(props.Runtime ?? '');
       if (!runtime.startsWith('nodejs')) {
-        notEmulated.push(`AWS::Lambda::Function ${id} (${runtime || 'container image'}: only Node.js functions run here)`);
+        notEmulated.push({ type: 'AWS::Lambda::Function', logicalId: id, reason: `${runtime || 'a container image'}: only Node.js functions run here` });
         continue;
       }
       const name = String(resolver.ref(id));
@@ -409,7 +437,9 @@ export async function startAssemblyRunner(options: AssemblyRunnerOptions): Promi
     const everyMethod = ((stageProps.MethodSettings ?? []) as any[]).find((m) => m.HttpMethod === '*' && m.ResourcePath === '/*');
     for (const method of new RestApiRoutes(body).methods) {
       const mappings = [...Object.values(method.integration.requestTemplates ?? {}), ...Object.values(method.integration.responses ?? {}).flatMap((r: any) => Object.values(r.responseTemplates ?? {}))];
-      if (mappings.some((mapping) => !isPlainSubstitution(String(mapping)))) notEmulated.push(`${method.httpMethod} ${method.resourcePath}: a mapping template with VTL beyond substitutions`);
+      if (mappings.some((mapping) => !isPlainSubstitution(String(mapping)))) {
+        notEmulated.push({ type: 'AWS::ApiGateway::RestApi', logicalId: `${method.httpMethod} ${method.resourcePath}`, reason: 'a mapping template with VTL beyond substitutions' });
+      }
     }
     const apiGatewayRoles = new Map<string, IssuedCredentials>();
     const gateway: GatewayServer = await startGatewayServer(
@@ -497,7 +527,7 @@ export async function startAssemblyRunner(options: AssemblyRunnerOptions): Promi
       const host = hostOf(String(props.FunctionName));
       const table = [...streamed.values()].find((t) => t.streamArn === props.EventSourceArn);
       if (!host || !table || props.Enabled === false) {
-        notEmulated.push(`AWS::Lambda::EventSourceMapping ${id} (${table ? 'disabled or its function is not run' : `source ${props.EventSourceArn}: only DynamoDB streams of the template`})`);
+        notEmulated.push({ type: 'AWS::Lambda::EventSourceMapping', logicalId: id, reason: table ? 'disabled, or its function does not run here' : `its source ${props.EventSourceArn}: only the template's DynamoDB streams are emulated` });
         continue;
       }
       const credentials = credentialsOf.get(host.definition.logicalId)!;
@@ -565,7 +595,7 @@ export async function startAssemblyRunner(options: AssemblyRunnerOptions): Promi
       const every = typeof props.ScheduleExpression === 'string' ? rateMs(props.ScheduleExpression) : null;
       if (props.State === 'DISABLED') continue;
       if (every === null) {
-        notEmulated.push(`AWS::Events::Rule ${id} (${props.ScheduleExpression ?? 'an event pattern'}: only rate() schedules run here)`);
+        notEmulated.push({ type: 'AWS::Events::Rule', logicalId: id, reason: `${props.ScheduleExpression ?? 'an event pattern'}: only rate() schedules run here` });
         continue;
       }
       const ruleArn = resolver.getAtt(id, 'Arn');
