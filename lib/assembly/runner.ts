@@ -73,6 +73,8 @@ export interface AssemblyRunner {
   functions: Map<string, FunctionHost>;
   /** Every call the IAM endpoints refused, in order. */
   denials: Denial[];
+  /** The stack's outputs, resolved to the local resources (those that resolve). */
+  outputs: Record<string, string>;
   /** With --demo: the verifier key the read functions trust (the KMS stand-in's key). */
   verifierKey?: string;
   /** The endpoints of the stand-ins behind the IAM endpoints (no IAM: for inspection only). */
@@ -627,8 +629,18 @@ export async function startAssemblyRunner(options: AssemblyRunnerOptions): Promi
       }
     };
 
+    const outputs: Record<string, string> = {};
+    for (const name of Object.keys(template.Outputs ?? {})) {
+      try {
+        outputs[name] = outputValue(template, resolver, name)!;
+      } catch {
+        // An output naming something that is not known locally (a deploy-time attribute) is left out.
+      }
+    }
+
     const runner: AssemblyRunner = {
       invokeUrl: gateway.invokeUrl,
+      outputs,
       stackName: assembly.stackName,
       notEmulated,
       functions,
