@@ -375,20 +375,15 @@ export async function startAssemblyRunner(options: AssemblyRunnerOptions): Promi
         environment: {
           // The template's variables, exactly.
           ...Object.fromEntries(Object.entries(variables).map(([k, v]) => [k, String(v)])),
-          // What Lambda itself sets for every function.
+          // What Lambda itself sets for every function (the host adds the handler, task root, name, version and memory size).
           AWS_REGION: account.region,
           AWS_DEFAULT_REGION: account.region,
-          AWS_LAMBDA_FUNCTION_NAME: name,
-          AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
-          AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(memoryMb),
           AWS_LAMBDA_LOG_GROUP_NAME: logGroup,
           AWS_LAMBDA_LOG_STREAM_NAME: `local/[$LATEST]${id}`,
           AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
           ...(logging.LogFormat ? { AWS_LAMBDA_LOG_FORMAT: String(logging.LogFormat) } : {}),
           ...(logging.LogFormat === 'JSON' && logging.ApplicationLogLevel ? { AWS_LAMBDA_LOG_LEVEL: String(logging.ApplicationLogLevel) } : {}),
           AWS_EXECUTION_ENV: `AWS_Lambda_${runtime}`,
-          LAMBDA_TASK_ROOT: codeDirectory,
-          _HANDLER: String(props.Handler ?? 'index.handler'),
           TZ: ':UTC',
           LANG: 'en_US.UTF-8',
           PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',

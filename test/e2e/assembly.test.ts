@@ -149,9 +149,10 @@ test('the runner names what it does not emulate, and runs every Node.js function
     // Exactly the template's variables (and Lambda's own, the role's session, the endpoints): none of the runner's.
     for (const name of Object.keys(variables)) expect(env).toHaveProperty(name);
     const extra = Object.keys(env).filter((name) => !(name in variables));
-    expect(extra.filter((name) => !/^(AWS_|LAMBDA_TASK_ROOT$|_HANDLER$|TZ$|LANG$|PATH$)/.test(name))).toEqual([]);
+    expect(extra.filter((name) => !/^(AWS_|TZ$|LANG$|PATH$)/.test(name))).toEqual([]);
     expect(env.AWS_ENDPOINT_URL_DYNAMODB).toBe(runner.endpoints.dynamodb);
-    expect(env.AWS_LAMBDA_FUNCTION_MEMORY_SIZE).toBe(String(template().Resources[host.definition.logicalId].Properties!.MemorySize));
+    expect(host.definition.memoryMb).toBe(template().Resources[host.definition.logicalId].Properties!.MemorySize);
+    expect(host.definition.timeoutSeconds).toBe(template().Resources[host.definition.logicalId].Properties!.Timeout);
   }
 });
 

@@ -89,7 +89,8 @@ let current: string | null = null;
 for (const event of ['uncaughtException', 'unhandledRejection'] as const) {
   process.on(event, (error: unknown) => {
     const described = errorOf(error);
-    if (current) send({ type: 'result', requestId: current, ok: false, error: { ...described, errorType: event === 'unhandledRejection' ? 'Runtime.UnhandledPromiseRejection' : described.errorType } });
+    // fatal: the environment ends with this invocation.
+    if (current) send({ type: 'result', requestId: current, ok: false, fatal: true, error: { ...described, errorType: event === 'unhandledRejection' ? 'Runtime.UnhandledPromiseRejection' : described.errorType } });
     else send({ type: 'init-error', error: described });
     process.exit(1);
   });

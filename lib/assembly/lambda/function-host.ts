@@ -20,7 +20,11 @@ export interface FunctionDefinition {
   runtime: string;
   /** The bundle: the asset directory that is the function's /var/task. */
   codeDirectory: string;
-  /** The template's Environment.Variables, resolved, plus what Lambda itself sets. */
+  /**
+   * The template's Environment.Variables, resolved, plus what Lambda sets beyond the function's
+   * own identity (region, credentials, log group); the host adds _HANDLER, LAMBDA_TASK_ROOT and the
+   * function's name, version and memory size.
+   */
   environment: Record<string, string>;
   memoryMb: number;
   timeoutSeconds: number;
@@ -30,7 +34,8 @@ export interface FunctionDefinition {
 
 export type InvocationOutcome =
   | { ok: true; value: unknown; requestId: string }
-  | { ok: false; errorType: string; errorMessage: string; requestId: string };
+  /** fatal: the error ended the execution environment (an uncaught exception, an exit, a timeout). */
+  | { ok: false; errorType: string; errorMessage: string; requestId: string; fatal?: boolean };
 
 export class TooManyRequests extends Error {
   constructor(name: string) {
@@ -112,7 +117,14 @@ export class FunctionHost {
     const { definition } = this;
     const child = fork(this.bootstrapFile, [], {
       cwd: definition.codeDirectory,
-      env: definition.environment,
+      env: {
+        ...definition.environment,
+        _HANDLER: definition.handler,
+        LAMBDA_TASK_ROOT: definition.codeDirectory,
+        AWS_LAMBDA_FUNCTION_NAME: definition.name,
+        AWS_LAMBDA_FUNCTION_VERSION: '$LATEST',
+        AWS_LAMBDA_FUNCTION_MEMORY_SIZE: String(definition.memoryMb),
+      },
       // Only what Lambda gives node: a heap bounded by the memory size (not the runner's own flags, loaders or inspector).
       execArgv: [`--max-old-space-size=${definition.memoryMb}`],
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
@@ -136,18 +148,18 @@ export class FunctionHost {
         child.once('exit', (code) => resolve({ errorType: 'Runtime.ExitError', errorMessage: `RequestId: init Error: Runtime exited with error: exit status ${code}` }));
       }),
     };
-    child.on('message', (message: { type: string; requestId?: string; ok?: boolean; value?: unknown; error?: { errorType: string; errorMessage: string } }) => {
+    child.on('message', (message: { type: string; requestId?: string; ok?: boolean; fatal?: boolean; value?: unknown; error?: { errorType: string; errorMessage: string } }) => {
       if (message.type !== 'result' || !environment.settle) return;
       environment.settle(
         message.ok
           ? { ok: true, value: message.value, requestId: message.requestId! }
-          : { ok: false, errorType: message.error!.errorType, errorMessage: message.error!.errorMessage, requestId: message.requestId! },
+          : { ok: false, errorType: message.error!.errorType, errorMessage: message.error!.errorMessage, requestId: message.requestId!, fatal: message.fatal === true },
       );
     });
     child.once('exit', (code, signal) => {
       const index = this.environments.indexOf(environment);
       if (index >= 0) this.environments.splice(index, 1);
-      environment.settle?.({ ok: false, errorType: 'Runtime.ExitError', errorMessage: `Runtime exited ${signal ? `with signal ${signal}` : `with error: exit status ${code}`}`, requestId: '' });
+      environment.settle?.({ ok: false, errorType: 'Runtime.ExitError', errorMessage: `Runtime exited ${signal ? `with signal ${signal}` : `with error: exit status ${code}`}`, requestId: '', fatal: true });
       this.waiting.shift()?.();
     });
     this.environments.push(environment);
@@ -171,7 +183,7 @@ export class FunctionHost {
       const deadlineMs = Date.now() + definition.timeoutSeconds * 1000;
       const timer = setTimeout(() => {
         this.stop(environment);
-        resolve({ ok: false, errorType: 'Sandbox.Timedout', errorMessage: `RequestId: ${requestId} Error: Task timed out after ${definition.timeoutSeconds.toFixed(2)} seconds`, requestId });
+        resolve({ ok: false, errorType: 'Sandbox.Timedout', errorMessage: `RequestId: ${requestId} Error: Task timed out after ${definition.timeoutSeconds.toFixed(2)} seconds`, requestId, fatal: true });
       }, definition.timeoutSeconds * 1000);
       environment.settle = (result) => {
         clearTimeout(timer);
@@ -179,7 +191,7 @@ export class FunctionHost {
         resolve({ ...result, requestId });
       };
       environment.child.send({ type: 'invoke', requestId, event, deadlineMs, invokedFunctionArn: definition.arn }, (error) => {
-        if (error) environment.settle?.({ ok: false, errorType: 'Runtime.ExitError', errorMessage: `the execution environment is gone: ${error.message}`, requestId });
+        if (error) environment.settle?.({ ok: false, errorType: 'Runtime.ExitError', errorMessage: `the execution environment is gone: ${error.message}`, requestId, fatal: true });
       });
     });
     const duration = performance.now() - began;
@@ -187,8 +199,8 @@ export class FunctionHost {
     this.log(
       `REPORT RequestId: ${requestId} Duration: ${duration.toFixed(2)} ms Billed Duration: ${Math.ceil(duration)} ms Memory Size: ${definition.memoryMb} MB${cold ? ` Init Duration: ${init.initMs.toFixed(2)} ms` : ''}${outcome.ok ? '' : ` Status: error Error Type: ${outcome.errorType}`}`,
     );
-    // An error the runtime itself reports (an uncaught exception, an exit) ends the environment; a handler's own error does not.
-    if (!outcome.ok && outcome.errorType.startsWith('Runtime.')) this.stop(environment);
+    // An error that ends the environment (an uncaught exception, an exit, a timeout) replaces it; a handler's own error does not.
+    if (!outcome.ok && outcome.fatal) this.stop(environment);
     else if (this.environments.includes(environment)) this.release(environment);
     return outcome;
   }
