@@ -45,16 +45,21 @@ Try:
   npm run emit -- svc.living-object.state-changed.v1 ${DEMO_OBJECTS.current} previousState=DELIVERED state=RETURNED --url ${u}
 
 Every function's log lines are printed with its name; IAM refusals start with IAM. Ctrl-C stops everything.`);
+  stopOnSignal(() => runner.close());
+  return 0;
+}
+
+/** Ctrl-C (or SIGTERM) closes what runs, once, then exits. */
+function stopOnSignal(close: () => Promise<void>): void {
   let stopping = false;
   const stop = async () => {
     if (stopping) return;
     stopping = true;
-    await runner.close();
+    await close();
     process.exit(0);
   };
   process.on('SIGINT', stop);
   process.on('SIGTERM', stop);
-  return 0;
 }
 
 async function main(): Promise<number> {
@@ -126,15 +131,7 @@ Open ${u}/verify or ${u}/trust-receipt/${DEMO_OBJECTS.current} in a browser, or 
 Ledger verifier key${values.endpoint && !values.demo ? '' : ` (development key, kept in ${values.data ?? '.data/'})`}: ${process.env.LEDGER_VERIFIER_KEYS}
 
 Ctrl-C stops everything.`);
-  let stopping = false;
-  const stop = async () => {
-    if (stopping) return;
-    stopping = true;
-    await service.close();
-    process.exit(0);
-  };
-  process.on('SIGINT', stop);
-  process.on('SIGTERM', stop);
+  stopOnSignal(() => service.close());
   return 0;
 }
 

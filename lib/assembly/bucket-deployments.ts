@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { filesBelow } from '../local/documents';
 import path from 'node:path';
 import { PutObjectCommand, type PutObjectCommandInput, type S3Client } from '@aws-sdk/client-s3';
 
@@ -50,16 +51,6 @@ export function copiedBySync(key: string, exclude: readonly string[] = [], inclu
   for (const pattern of exclude) if (fnmatch(pattern, key)) copied = false;
   for (const pattern of include) if (fnmatch(pattern, key)) copied = true;
   return copied;
-}
-
-function filesBelow(dir: string, prefix = ''): string[] {
-  return readdirSync(dir)
-    .sort()
-    .flatMap((name) => {
-      const full = path.join(dir, name);
-      const key = prefix ? `${prefix}/${name}` : name;
-      return statSync(full).isDirectory() ? filesBelow(full, key) : [key];
-    });
 }
 
 const SYSTEM_METADATA: Record<string, keyof PutObjectCommandInput> = {

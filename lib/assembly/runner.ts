@@ -1,5 +1,4 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -15,7 +14,7 @@ import { assetDirectory, readCloudAssembly, resourcesOfType, type CfnTemplate, t
 import { DEMO_OUTPUTS, developmentIngressKeys, loadDemoAsLoaderRole, type DemoOutputs } from './demo';
 import { TableStreams, type StreamedTable } from './dynamodb-streams';
 import { dynamoDbRules, type TableInfo } from './endpoints/dynamodb';
-import { passThrough, startIamEndpoint, type Denial, type Forward, type IamEndpoint } from './endpoints/iam-endpoint';
+import { exchange, passThrough, startIamEndpoint, type Denial, type Forward, type IamEndpoint } from './endpoints/iam-endpoint';
 import { kmsRules, secretsManagerRules, sqsRules } from './endpoints/json-services';
 import { s3Rules, s3rverForward } from './endpoints/s3';
 import { startGatewayServer, type GatewayServer } from './gateway/gateway-server';
@@ -472,16 +471,8 @@ export async function startAssemblyRunner(options: AssemblyRunnerOptions): Promi
           }
           const url = new URL(endpoints.s3);
           const signed = await signRequest({ method, target: objectPath, headers: { ...headers, host: url.host }, body: Buffer.alloc(0) }, 's3', account.region, credentials);
-          return new Promise((resolve, reject) => {
-            const out = http.request({ host: url.hostname, port: url.port, method, path: objectPath, headers: signed }, (res) => {
-              const chunks: Buffer[] = [];
-              res.on('data', (c: Buffer) => chunks.push(c));
-              res.on('end', () => resolve({ status: res.statusCode ?? 500, headers: res.headers as Record<string, string>, body: Buffer.concat(chunks) }));
-              res.on('error', reject);
-            });
-            out.on('error', reject);
-            out.end();
-          });
+          const out = await exchange(url, method, objectPath, signed, Buffer.alloc(0));
+          return { ...out, headers: out.headers as Record<string, string> };
         },
       },
       (line) => log(`API  ${line}`),

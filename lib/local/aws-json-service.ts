@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOnLoopback } from './listen';
 
 /**
  * A small server for the AWS JSON protocols (`X-Amz-Target: <Prefix>.<Operation>`, a JSON body,
@@ -58,13 +58,6 @@ export async function startAwsJsonService(options: {
       }
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
-  };
+  const listening = await listenOnLoopback(server);
+  return { endpoint: listening.url, close: listening.close };
 }

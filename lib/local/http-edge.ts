@@ -105,6 +105,11 @@ export async function encodeForClient(
   return { headers: { ...headers, vary, 'content-encoding': encoding }, body: encoded };
 }
 
+/** A header node:http may give as a list (duplicates): the last value, as API Gateway keeps it. */
+export function singleHeader(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[value.length - 1] : value;
+}
+
 /** A problem-details body for the edge's own answers (no function was reached). */
 export function edgeProblem(code: ProblemCode, detail: string, instance: string, correlationId: string, endpoint: string | null = null): string {
   const { status, title } = PROBLEMS[code];

@@ -1,5 +1,5 @@
 import type { Call } from '../iam/evaluator';
-import { jsonBody, jsonRefusal, MalformedRequest, operationOf, type InboundRequest, type ServiceRules } from './iam-endpoint';
+import { coralRefusalTypes, jsonBody, jsonRefusal, MalformedRequest, operationOf, type InboundRequest, type ServiceRules } from './iam-endpoint';
 
 /**
  * DynamoDB requests as IAM sees them: the action is `dynamodb:<Operation>`, the resource the
@@ -100,17 +100,6 @@ export function dynamoDbRules(tables: ReadonlyMap<string, TableInfo>, region: st
           return [{ action, resource: tableOf(body.TableName ?? body.TableArn ?? body.ResourceArn).arn }];
       }
     },
-    refusal: jsonRefusal(
-      'application/x-amz-json-1.0',
-      {
-        AccessDenied: 'com.amazon.coral.service#AccessDeniedException',
-        UnrecognizedClient: 'com.amazon.coral.service#UnrecognizedClientException',
-        InvalidSignature: 'com.amazon.coral.service#InvalidSignatureException',
-        MissingAuthentication: 'com.amazon.coral.service#MissingAuthenticationTokenException',
-        InvalidToken: 'com.amazon.coral.service#UnrecognizedClientException',
-        Malformed: 'com.amazon.coral.validate#ValidationException',
-      },
-      { messageKey: 'Message' },
-    ),
+    refusal: jsonRefusal('application/x-amz-json-1.0', coralRefusalTypes('com.amazon.coral.validate#ValidationException'), { messageKey: 'Message' }),
   };
 }

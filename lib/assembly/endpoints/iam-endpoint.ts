@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import http, { type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOnLoopback } from '../../local/listen';
 import type { CredentialIssuer, IssuedCredentials } from '../iam/credentials';
 import type { Call, IamEvaluator } from '../iam/evaluator';
 import { parseAuthorization, signatureMatches } from '../iam/sigv4';
@@ -62,21 +62,24 @@ export interface IamEndpoint {
 
 const MAX_BODY_BYTES = 64 * 1024 * 1024;
 
+/** One HTTP exchange with a local server, the answer read whole (status, headers, body). */
+export function exchange(base: URL, method: string, target: string, headers: IncomingHttpHeaders | Record<string, string>, body: Buffer): Promise<Outbound> {
+  return new Promise((resolve, reject) => {
+    const out = http.request({ host: base.hostname, port: base.port, method, path: target, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 500, headers: res.headers as Record<string, string | string[]>, body: Buffer.concat(chunks) }));
+      res.on('error', reject);
+    });
+    out.on('error', reject);
+    out.end(body);
+  });
+}
+
 /** Sends a request on to a stand-in as it came (same method, target, headers and body). */
 export function passThrough(backend: string): Forward {
   const base = new URL(backend);
-  return (request) =>
-    new Promise((resolve, reject) => {
-      const headers = { ...request.headers, host: base.host };
-      const out = http.request({ host: base.hostname, port: base.port, method: request.method, path: request.target, headers }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 500, headers: res.headers as Record<string, string | string[]>, body: Buffer.concat(chunks) }));
-        res.on('error', reject);
-      });
-      out.on('error', reject);
-      out.end(request.body);
-    });
+  return (request) => exchange(base, request.method, request.target, { ...request.headers, host: base.host }, request.body);
 }
 
 function readAll(req: http.IncomingMessage): Promise<Buffer | null> {
@@ -159,14 +162,31 @@ export async function startIamEndpoint(options: {
       },
     );
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const listening = await listenOnLoopback(server);
+  return { endpoint: listening.url, close: listening.close };
+}
+
+/** How the services behind AWS's shared front end (DynamoDB, SQS) name their refusals; `malformed` is the service's own. */
+export function coralRefusalTypes(malformed: string): Record<RefusalKind, string> {
   return {
-    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    AccessDenied: 'com.amazon.coral.service#AccessDeniedException',
+    UnrecognizedClient: 'com.amazon.coral.service#UnrecognizedClientException',
+    InvalidSignature: 'com.amazon.coral.service#InvalidSignatureException',
+    MissingAuthentication: 'com.amazon.coral.service#MissingAuthenticationTokenException',
+    InvalidToken: 'com.amazon.coral.service#UnrecognizedClientException',
+    Malformed: malformed,
+  };
+}
+
+/** How KMS and Secrets Manager name their refusals (unqualified). */
+export function plainRefusalTypes(malformed: string): Record<RefusalKind, string> {
+  return {
+    AccessDenied: 'AccessDeniedException',
+    UnrecognizedClient: 'UnrecognizedClientException',
+    InvalidSignature: 'InvalidSignatureException',
+    MissingAuthentication: 'MissingAuthenticationTokenException',
+    InvalidToken: 'UnrecognizedClientException',
+    Malformed: malformed,
   };
 }
 

@@ -1,5 +1,5 @@
 import type { Call } from '../iam/evaluator';
-import { jsonBody, jsonRefusal, MalformedRequest, operationOf, type InboundRequest, type ServiceRules } from './iam-endpoint';
+import { coralRefusalTypes, jsonBody, jsonRefusal, MalformedRequest, operationOf, plainRefusalTypes, type InboundRequest, type ServiceRules } from './iam-endpoint';
 
 /**
  * KMS, Secrets Manager and SQS requests as IAM sees them (`kms:Sign` on the key's ARN with
@@ -27,14 +27,7 @@ export function kmsRules(keys: KmsKeys): ServiceRules {
       if (typeof body.MessageType === 'string') context['kms:MessageType'] = body.MessageType;
       return [{ action, resource, context }];
     },
-    refusal: jsonRefusal('application/x-amz-json-1.1', {
-      AccessDenied: 'AccessDeniedException',
-      UnrecognizedClient: 'UnrecognizedClientException',
-      InvalidSignature: 'InvalidSignatureException',
-      MissingAuthentication: 'MissingAuthenticationTokenException',
-      InvalidToken: 'UnrecognizedClientException',
-      Malformed: 'ValidationException',
-    }),
+    refusal: jsonRefusal('application/x-amz-json-1.1', plainRefusalTypes('ValidationException')),
   };
 }
 
@@ -53,18 +46,7 @@ export function secretsManagerRules(secrets: NamedResources): ServiceRules {
       if (typeof body.SecretId !== 'string') return [{ action, resource: '*' }];
       return [{ action, resource: secrets.arnOf(body.SecretId) ?? body.SecretId, context: { 'secretsmanager:SecretId': body.SecretId } }];
     },
-    refusal: jsonRefusal(
-      'application/x-amz-json-1.1',
-      {
-        AccessDenied: 'AccessDeniedException',
-        UnrecognizedClient: 'UnrecognizedClientException',
-        InvalidSignature: 'InvalidSignatureException',
-        MissingAuthentication: 'MissingAuthenticationTokenException',
-        InvalidToken: 'UnrecognizedClientException',
-        Malformed: 'InvalidRequestException',
-      },
-      { messageKey: 'Message' },
-    ),
+    refusal: jsonRefusal('application/x-amz-json-1.1', plainRefusalTypes('InvalidRequestException'), { messageKey: 'Message' }),
   };
 }
 
@@ -82,17 +64,8 @@ export function sqsRules(queues: NamedResources): ServiceRules {
       if (typeof body.QueueUrl !== 'string') return [{ action, resource: '*' }];
       return [{ action, resource: queues.arnOf(body.QueueUrl) ?? body.QueueUrl }];
     },
-    refusal: jsonRefusal(
-      'application/x-amz-json-1.0',
-      {
-        AccessDenied: 'com.amazon.coral.service#AccessDeniedException',
-        UnrecognizedClient: 'com.amazon.coral.service#UnrecognizedClientException',
-        InvalidSignature: 'com.amazon.coral.service#InvalidSignatureException',
-        MissingAuthentication: 'com.amazon.coral.service#MissingAuthenticationTokenException',
-        InvalidToken: 'com.amazon.coral.service#UnrecognizedClientException',
-        Malformed: 'com.amazonaws.sqs#InvalidParameterValue',
-      },
-      { queryErrors: { AccessDenied: 'AccessDenied', InvalidSignature: 'SignatureDoesNotMatch', UnrecognizedClient: 'InvalidClientTokenId' } },
-    ),
+    refusal: jsonRefusal('application/x-amz-json-1.0', coralRefusalTypes('com.amazonaws.sqs#InvalidParameterValue'), {
+      queryErrors: { AccessDenied: 'AccessDenied', InvalidSignature: 'SignatureDoesNotMatch', UnrecognizedClient: 'InvalidClientTokenId' },
+    }),
   };
 }

@@ -1,7 +1,6 @@
-import http from 'node:http';
 import type { Call } from '../iam/evaluator';
 import { signRequest } from '../iam/sigv4';
-import { MalformedRequest, type Forward, type InboundRequest, type Outbound, type RefusalKind, type ServiceRules } from './iam-endpoint';
+import { exchange, MalformedRequest, type Forward, type InboundRequest, type Outbound, type RefusalKind, type ServiceRules } from './iam-endpoint';
 
 /**
  * S3 requests (path-style, as the SDK sends them to an endpoint given by IP address) as IAM sees
@@ -83,15 +82,6 @@ export function s3rverForward(backend: string, region: string, credentials: { ac
   const base = new URL(backend);
   return async (request) => {
     const headers = await signRequest({ method: request.method, target: request.target, headers: { ...request.headers, host: base.host }, body: request.body }, 's3', region, credentials);
-    return new Promise((resolve, reject) => {
-      const out = http.request({ host: base.hostname, port: base.port, method: request.method, path: request.target, headers: { ...headers, 'content-length': String(request.body.length) } }, (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => resolve({ status: res.statusCode ?? 500, headers: res.headers as Record<string, string | string[]>, body: Buffer.concat(chunks) }));
-        res.on('error', reject);
-      });
-      out.on('error', reject);
-      out.end(request.body);
-    });
+    return exchange(base, request.method, request.target, { ...headers, 'content-length': String(request.body.length) }, request.body);
   };
 }

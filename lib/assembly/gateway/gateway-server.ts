@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { answerClientError, encodeForClient, HEADERS_TIMEOUT_MS, readBody } from '../../local/http-edge';
+import { answerClientError, encodeForClient, HEADERS_TIMEOUT_MS, readBody, singleHeader } from '../../local/http-edge';
+import { listenOnLoopback } from '../../local/listen';
 import { parseTarget, proxyEvent, type RequestTarget } from '../../local/proxy-event';
 import type { Decision } from '../iam/evaluator';
 import type { InvocationOutcome } from '../lambda/function-host';
@@ -67,6 +67,18 @@ interface IntegrationAnswer {
   integrationStatus?: number;
 }
 
+/** A request that reached a method of the API. */
+interface RoutedRequest {
+  method: ApiMethod;
+  req: http.IncomingMessage;
+  body: Buffer;
+  /** The path below the stage, and the query. */
+  target: RequestTarget;
+  pathParameters: Record<string, string>;
+  requestId: string;
+  sources: MappingSources;
+}
+
 class GatewayError extends Error {
   constructor(
     readonly type: GatewayResponseType,
@@ -84,6 +96,22 @@ function firstMatching<T>(responses: Record<string, T> | undefined, status: stri
   return responses.default;
 }
 
+/**
+ * The method response an integration response makes: its status, the headers its parameters map,
+ * and the body its template renders (without one, the integration's body passes through).
+ */
+function methodResponse(response: Record<string, any>, sources: MappingSources, integrationBody: Buffer, integrationStatus: number): IntegrationAnswer {
+  const headers: Record<string, string> = {};
+  for (const [to, from] of Object.entries((response.responseParameters ?? {}) as Record<string, string>)) {
+    const name = /^method\.response\.header\.(.+)$/.exec(to)?.[1];
+    const value = name ? mappedValue(from, sources) : undefined;
+    if (name && value !== undefined) headers[name.toLowerCase()] = value;
+  }
+  headers['content-type'] ??= 'application/json';
+  const template = response.responseTemplates?.['application/json'] as string | undefined;
+  return { status: Number(response.statusCode), headers, body: template === undefined ? integrationBody : Buffer.from(renderTemplate(template, sources)), integrationStatus };
+}
+
 function requestTime(date: Date): string {
   const month = date.toLocaleString('en-US', { month: 'short', timeZone: 'UTC' });
   const pad = (n: number) => String(n).padStart(2, '0');
@@ -95,7 +123,6 @@ export async function startGatewayServer(config: GatewayConfig, backends: Gatewa
   const gatewayResponses = config.body['x-amazon-apigateway-gateway-responses'] as Record<string, any> | undefined;
   const bucket = config.throttle ? new TokenBucket(config.throttle.ratePerSecond, config.throttle.burst) : null;
   const stagePrefix = `/${config.stageName}`;
-  let port = 0;
 
   async function serve(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const started = performance.now();
@@ -144,7 +171,7 @@ export async function startGatewayServer(config: GatewayConfig, backends: Gatewa
         const integrationStarted = performance.now();
         const sources: MappingSources = { context, methodRequest: methodRequest(pathParameters, target) };
         try {
-          answer = await integrate(apiMethod, req, body.bytes, target, pathParameters, requestId, sources);
+          answer = await integrate({ method: apiMethod, req, body: body.bytes, target, pathParameters, requestId, sources });
         } finally {
           integrationLatency = performance.now() - integrationStarted;
         }
@@ -182,38 +209,23 @@ export async function startGatewayServer(config: GatewayConfig, backends: Gatewa
     }
   }
 
-  async function integrate(
-    apiMethod: ApiMethod,
-    req: http.IncomingMessage,
-    body: Buffer,
-    target: RequestTarget,
-    pathParameters: Record<string, string>,
-    requestId: string,
-    sources: MappingSources,
-  ): Promise<IntegrationAnswer> {
-    const integration = apiMethod.integration;
+  async function integrate(request: RoutedRequest): Promise<IntegrationAnswer> {
+    const { integration } = request.method;
+    const { sources } = request;
     const type = String(integration.type).toLowerCase();
     if (type === 'mock') return mock(integration, sources);
     const uri = String(integration.uri ?? '');
     if (type === 'aws_proxy') {
       const functionArn = /:lambda:path\/2015-03-31\/functions\/(.+)\/invocations$/.exec(uri)?.[1];
       if (!functionArn) throw new GatewayError('API_CONFIGURATION_ERROR', `Execution failed due to configuration error: ${uri} is not a Lambda function URI`);
-      return lambdaProxy(functionArn, apiMethod, req, body, target, pathParameters, requestId);
+      return lambdaProxy(functionArn, request);
     }
     const s3Path = /:s3:path\/(.+)$/.exec(uri)?.[1];
     if (type === 'aws' && s3Path) return s3(integration, s3Path, sources);
     throw new GatewayError('API_CONFIGURATION_ERROR', `Execution failed due to configuration error: ${type} integrations to ${uri} are not emulated`);
   }
 
-  async function lambdaProxy(
-    functionArn: string,
-    apiMethod: ApiMethod,
-    req: http.IncomingMessage,
-    body: Buffer,
-    target: RequestTarget,
-    pathParameters: Record<string, string>,
-    requestId: string,
-  ): Promise<IntegrationAnswer> {
+  async function lambdaProxy(functionArn: string, { method: apiMethod, req, body, target, pathParameters, requestId }: RoutedRequest): Promise<IntegrationAnswer> {
     const sourceArn = `arn:aws:execute-api:${config.region}:${config.account}:${config.apiId}/${config.stageName}/${req.method}${target.path}`;
     const permission = await backends.mayInvoke(functionArn, sourceArn);
     if (!permission.allowed) throw new GatewayError('API_CONFIGURATION_ERROR', `Execution failed due to configuration error: Invalid permissions on Lambda function (${permission.message})`);
@@ -261,16 +273,7 @@ export async function startGatewayServer(config: GatewayConfig, backends: Gatewa
     const out = await withTimeout(backends.callS3(String(integration.credentials), String(integration.httpMethod ?? 'GET'), `/${path}`, headers), Number(integration.timeoutInMillis ?? DEFAULT_INTEGRATION_TIMEOUT_MS));
     const response = firstMatching<Record<string, any>>(integration.responses, String(out.status));
     if (!response) throw new GatewayError('API_CONFIGURATION_ERROR', `Execution failed due to configuration error: no integration response matches ${out.status}`);
-    const mapped = { ...sources, integrationResponseHeaders: out.headers };
-    const responseHeaders: Record<string, string> = {};
-    for (const [to, from] of Object.entries((response.responseParameters ?? {}) as Record<string, string>)) {
-      const name = /^method\.response\.header\.(.+)$/.exec(to)?.[1];
-      const value = name ? mappedValue(from, mapped) : undefined;
-      if (name && value !== undefined) responseHeaders[name.toLowerCase()] = value;
-    }
-    const template = response.responseTemplates?.['application/json'] as string | undefined;
-    responseHeaders['content-type'] ??= 'application/json';
-    return { status: Number(response.statusCode), headers: responseHeaders, body: template === undefined ? out.body : Buffer.from(renderTemplate(template, mapped)), integrationStatus: out.status };
+    return methodResponse(response, { ...sources, integrationResponseHeaders: out.headers }, out.body, out.status);
   }
 
   function mock(integration: Record<string, any>, sources: MappingSources): IntegrationAnswer {
@@ -285,15 +288,7 @@ export async function startGatewayServer(config: GatewayConfig, backends: Gatewa
     }
     const response = firstMatching<Record<string, any>>(integration.responses, String(status));
     if (!response) throw new GatewayError('API_CONFIGURATION_ERROR', `Execution failed due to configuration error: no integration response matches ${status}`);
-    const headers: Record<string, string> = {};
-    for (const [to, from] of Object.entries((response.responseParameters ?? {}) as Record<string, string>)) {
-      const name = /^method\.response\.header\.(.+)$/.exec(to)?.[1];
-      const value = name ? mappedValue(from, sources) : undefined;
-      if (name && value !== undefined) headers[name.toLowerCase()] = value;
-    }
-    const template = response.responseTemplates?.['application/json'] as string | undefined;
-    headers['content-type'] ??= 'application/json';
-    return { status: Number(response.statusCode), headers, body: Buffer.from(template === undefined ? '' : renderTemplate(template, sources)), integrationStatus: status };
+    return methodResponse(response, sources, Buffer.alloc(0), status);
   }
 
   async function withTimeout<T>(work: Promise<T>, ms: number): Promise<T> {
@@ -317,21 +312,6 @@ export async function startGatewayServer(config: GatewayConfig, backends: Gatewa
     });
   });
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, randomUUID()));
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.port ?? 0, '127.0.0.1', () => resolve());
-  });
-  port = (server.address() as AddressInfo).port;
-  return {
-    invokeUrl: `http://127.0.0.1:${port}${stagePrefix}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
-function singleHeader(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[value.length - 1] : value;
+  const listening = await listenOnLoopback(server, config.port);
+  return { invokeUrl: `${listening.url}${stagePrefix}`, close: listening.close };
 }
