@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { unzipSync } from 'fflate';
@@ -99,6 +99,12 @@ export function assetDirectory(assembly: CloudAssembly, key: string): string {
     extracted.set(asset.path, dir);
   }
   return dir;
+}
+
+/** Removes the folders zipped assets were unpacked into. */
+export function removeUnpackedAssets(): void {
+  for (const dir of extracted.values()) rmSync(dir, { recursive: true, force: true });
+  extracted.clear();
 }
 
 /** Resources of one type, by logical id. */

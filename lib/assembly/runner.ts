@@ -10,7 +10,7 @@ import { startKmsStandIn, type KmsStandIn } from '../local/kms-stand-in';
 import { startSecretsStandIn } from '../local/secrets-stand-in';
 import { startSqsStandIn, type QueuedMessage } from '../local/sqs-stand-in';
 import { deployBucket, type BucketDeploymentProps } from './bucket-deployments';
-import { assetDirectory, readCloudAssembly, resourcesOfType, type CfnTemplate, type CloudAssembly } from './cloud-assembly';
+import { assetDirectory, readCloudAssembly, removeUnpackedAssets, resourcesOfType, type CfnTemplate, type CloudAssembly } from './cloud-assembly';
 import { DEMO_OUTPUTS, developmentIngressKeys, loadDemoAsLoaderRole, type DemoOutputs } from './demo';
 import { TableStreams, type StreamedTable } from './dynamodb-streams';
 import { dynamoDbRules, type TableInfo } from './endpoints/dynamodb';
@@ -107,6 +107,9 @@ const NOT_EMULATED_REASONS: Record<string, string> = {
   'AWS::CloudWatch::Dashboard': 'metrics and dashboards are not emulated',
   'AWS::SNS::Topic': 'notifications are not emulated',
   'AWS::SNS::Subscription': 'notifications are not emulated',
+  'AWS::SNS::TopicPolicy': 'notifications are not emulated',
+  'AWS::CloudWatch::CompositeAlarm': 'metrics and alarms are not emulated',
+  'AWS::Logs::MetricFilter': 'metrics and alarms are not emulated',
 };
 
 /** The not-emulated resources, one line per type and reason. */
@@ -171,7 +174,7 @@ export async function startAssemblyRunner(options: AssemblyRunnerOptions): Promi
     stackName: assembly.stackName,
   };
   const work = mkdtempSync(path.join(os.tmpdir(), 'assembly-run-'));
-  const closers: Array<() => Promise<void> | void> = [() => rmSync(work, { recursive: true, force: true })];
+  const closers: Array<() => Promise<void> | void> = [() => rmSync(work, { recursive: true, force: true }), removeUnpackedAssets];
   const close = async () => {
     for (const closer of closers.reverse()) await closer();
   };
@@ -213,6 +216,9 @@ export async function startAssemblyRunner(options: AssemblyRunnerOptions): Promi
         ...(props.StreamSpecification ? { StreamSpecification: { StreamEnabled: true, StreamViewType: props.StreamSpecification.StreamViewType } } : {}),
       };
       await storeClient.send(new CreateTableCommand(input));
+      if (props.ImportSourceSpecification) {
+        notEmulated.push({ type: 'AWS::DynamoDB::Table', logicalId: id, reason: 'ImportSourceSpecification: the table starts empty here (--demo loads the demo data)' });
+      }
       const partitionKey = keySchema.find((k) => k.KeyType === 'HASH')!.AttributeName;
       const indexPartitionKeys = new Map<string, string>();
       for (const index of [...(props.GlobalSecondaryIndexes ?? []), ...(props.LocalSecondaryIndexes ?? [])] as any[]) {
