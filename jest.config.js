@@ -12,4 +12,6 @@ module.exports = {
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   testTimeout: 60000,
   setupFiles: ['<rootDir>/test/setup-env.js'],
+  globalSetup: '<rootDir>/test/global-setup.js',
+  globalTeardown: '<rootDir>/test/global-teardown.js',
 };

@@ -33,18 +33,27 @@ const declareHeaders = (names: string[]): Json => Object.fromEntries(names.map((
 const mapLiterals = (prefix: string, headers: Record<string, string>): Json =>
   Object.fromEntries(Object.entries(headers).map(([name, value]) => [`${prefix}${name}`, literal(value)]));
 
-function problemTemplate(code: ProblemCode, status: number, title: string, detail: string, endpoint: string | null): string {
-  return JSON.stringify({
+/**
+ * The detail of a gateway response that is API Gateway's own message. `$context.error.messageString`
+ * is that message already quoted as a JSON string ("..."), so it stands in the template unquoted;
+ * `"$context.error.messageString"` would be a string inside quotes, and the body no longer JSON.
+ */
+const GATEWAY_MESSAGE = Symbol('API Gateway message');
+
+function problemTemplate(code: ProblemCode, status: number, title: string, detail: string | typeof GATEWAY_MESSAGE, endpoint: string | null): string {
+  const marker = '\u0000gateway-message\u0000';
+  const text = JSON.stringify({
     type: problemType(code),
     title,
     status,
-    detail,
+    detail: detail === GATEWAY_MESSAGE ? marker : detail,
     instance: '$context.path',
     code,
     correlationId: '$context.requestId',
     service: SERVICE_NAME,
     endpoint,
   });
+  return text.replace(JSON.stringify(marker), '$context.error.messageString');
 }
 
 /**
@@ -82,7 +91,7 @@ const GATEWAY_RESPONSES = {
   },
   DEFAULT_4XX: {
     responseParameters: PROBLEM_HEADERS,
-    responseTemplates: { 'application/json': problemTemplate('INVALID_PARAMETER', 400, 'Request refused', '$context.error.messageString', null) },
+    responseTemplates: { 'application/json': problemTemplate('INVALID_PARAMETER', 400, 'Request refused', GATEWAY_MESSAGE, null) },
   },
   // A fixed status for every gateway fault (integration timeout or failure, configuration error):
   // the caller sees 503 with Retry-After, as the body says, never a bare 500/502/504.

@@ -1,3 +1,4 @@
+import { readdirSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { DOCUMENT_CACHE_CONTROL, documentEtag, matchesIfNoneMatch } from '../../functions/domain/documents';
@@ -8,6 +9,17 @@ export const SITE_DIR = path.resolve(__dirname, '../../dist/site');
 
 /** Cache policy for published documents (the same value the stack sets on the bucket objects). */
 export { DOCUMENT_CACHE_CONTROL };
+
+/** Every file below `dir`, as bucket keys with forward slashes (a build output, a bucket deployment's source). */
+export function filesBelow(dir: string, prefix = ''): string[] {
+  return readdirSync(dir)
+    .sort()
+    .flatMap((name) => {
+      const full = path.join(dir, name);
+      const key = prefix ? `${prefix}/${name}` : name;
+      return statSync(full).isDirectory() ? filesBelow(full, key) : [key];
+    });
+}
 
 export function mediaTypeOf(key: string): string {
   if (key.endsWith('.json')) return 'application/json';

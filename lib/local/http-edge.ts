@@ -58,10 +58,14 @@ export function readBody(req: http.IncomingMessage, maxBytes: number, timeoutMs 
   });
 }
 
-type Encoding = 'br' | 'gzip' | 'identity';
+export type ContentEncoding = 'br' | 'gzip' | 'deflate';
+type Encoding = ContentEncoding | 'identity';
 
-/** The best encoding the client accepts (RFC 9110 12.5.3 weights; br preferred, then gzip). */
-export function negotiateEncoding(acceptEncoding: string | undefined): Encoding {
+/** The local server's encodings, best first (API Gateway itself offers gzip and deflate: lib/assembly/gateway). */
+const LOCAL_ENCODINGS: readonly ContentEncoding[] = ['br', 'gzip'];
+
+/** The best encoding the client accepts among `offered` (RFC 9110 12.5.3 weights; ties go to the earlier one). */
+export function negotiateEncoding(acceptEncoding: string | undefined, offered: readonly ContentEncoding[] = LOCAL_ENCODINGS): Encoding {
   if (!acceptEncoding) return 'identity';
   const weights = new Map<string, number>();
   for (const part of acceptEncoding.split(',')) {
@@ -72,31 +76,38 @@ export function negotiateEncoding(acceptEncoding: string | undefined): Encoding 
     weights.set(name, Number.isFinite(weight) ? weight : 0);
   }
   const weightOf = (name: string) => weights.get(name) ?? weights.get('*') ?? 0;
-  const candidates = (['br', 'gzip'] as const).filter((e) => weightOf(e) > 0);
+  const candidates = offered.filter((e) => weightOf(e) > 0);
   if (candidates.length === 0) return 'identity';
   return candidates.reduce((best, e) => (weightOf(e) > weightOf(best) ? e : best));
 }
 
 const brotli = promisify(zlib.brotliCompress);
 const gzip = promisify(zlib.gzip);
+const deflate = promisify(zlib.deflate);
 
 /**
- * Compresses an answer body for the client when it is worth it: a body of at least
- * COMPRESSION_MIN_BYTES, not already encoded, for a client that accepts br or gzip. Vary tells
- * caches the answer depends on Accept-Encoding.
+ * Compresses an answer body for the client when it is worth it: a body of at least `minBytes`
+ * (COMPRESSION_MIN_BYTES unless told), not already encoded, for a client that accepts one of
+ * `encodings`. Vary tells caches the answer depends on Accept-Encoding.
  */
 export async function encodeForClient(
   acceptEncoding: string | undefined,
   headers: Record<string, string>,
   body: Buffer,
+  options: { minBytes?: number; encodings?: readonly ContentEncoding[] } = {},
 ): Promise<{ headers: Record<string, string>; body: Buffer }> {
   const vary = headers.vary ? `${headers.vary}, Accept-Encoding` : 'Accept-Encoding';
-  if (body.length < COMPRESSION_MIN_BYTES || headers['content-encoding']) return { headers: { ...headers, vary }, body };
-  const encoding = negotiateEncoding(acceptEncoding);
+  if (body.length < (options.minBytes ?? COMPRESSION_MIN_BYTES) || headers['content-encoding']) return { headers: { ...headers, vary }, body };
+  const encoding = negotiateEncoding(acceptEncoding, options.encodings);
   if (encoding === 'identity') return { headers: { ...headers, vary }, body };
   const encoded =
-    encoding === 'br' ? await brotli(body, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5 } }) : await gzip(body, { level: 6 });
+    encoding === 'br' ? await brotli(body, { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 5 } }) : encoding === 'gzip' ? await gzip(body, { level: 6 }) : await deflate(body, { level: 6 });
   return { headers: { ...headers, vary, 'content-encoding': encoding }, body: encoded };
+}
+
+/** A header node:http may give as a list (duplicates): the last value, as API Gateway keeps it. */
+export function singleHeader(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[value.length - 1] : value;
 }
 
 /** A problem-details body for the edge's own answers (no function was reached). */

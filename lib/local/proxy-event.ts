@@ -36,14 +36,31 @@ export function parseTarget(raw: string | undefined): RequestTarget {
   return { path: path.startsWith('/') ? path : `/${path}`, query };
 }
 
-/** The API Gateway REST proxy event for a node:http request, as API Gateway builds it. */
+/** Where the API is served: the local host, or a stage of a REST API (lib/assembly serves the synthesized one). */
+export interface ApiStage {
+  /** The stage name (requestContext.stage). */
+  stage: string;
+  /** What sits in front of the resource path in the URL: '' locally, '/<stage>' under a stage. */
+  pathPrefix: string;
+  apiId: string;
+  accountId: string;
+}
+
+const LOCAL_STAGE: ApiStage = { stage: 'local', pathPrefix: '', apiId: 'local', accountId: '000000000000' };
+
+/**
+ * The API Gateway REST proxy event for a node:http request, as API Gateway builds it: `resource`
+ * is the route's path template, `target.path` the path below the stage (event.path), and
+ * requestContext.path the whole path, stage included.
+ */
 export function proxyEvent(
   req: http.IncomingMessage,
   body: Buffer,
-  operation: Operation,
+  route: { path: string },
   pathParameters: Record<string, string>,
   requestId: string,
   target: RequestTarget = parseTarget(req.url),
+  api: ApiStage = LOCAL_STAGE,
 ): APIGatewayProxyEvent {
   const headers: Record<string, string> = { 'x-forwarded-proto': 'http' };
   const multiValueHeaders: Record<string, string[]> = {};
@@ -62,7 +79,7 @@ export function proxyEvent(
   const hasQuery = target.query.size > 0;
   const method = req.method ?? 'GET';
   return {
-    resource: operation.path,
+    resource: route.path,
     path: target.path,
     httpMethod: method,
     headers,
@@ -74,18 +91,18 @@ export function proxyEvent(
     body: body.length > 0 ? body.toString('utf8') : null,
     isBase64Encoded: false,
     requestContext: {
-      accountId: '000000000000',
-      apiId: 'local',
+      accountId: api.accountId,
+      apiId: api.apiId,
       authorizer: null,
       protocol: `HTTP/${req.httpVersion}`,
       httpMethod: method,
-      identity: { sourceIp: req.socket.remoteAddress ?? '127.0.0.1' } as APIGatewayProxyEvent['requestContext']['identity'],
-      path: target.path,
-      stage: 'local',
+      identity: { sourceIp: req.socket.remoteAddress ?? '127.0.0.1', userAgent: headers['user-agent'] ?? null } as APIGatewayProxyEvent['requestContext']['identity'],
+      path: `${api.pathPrefix}${target.path}`,
+      stage: api.stage,
       requestId,
       requestTimeEpoch: Date.now(),
       resourceId: 'local',
-      resourcePath: operation.path,
+      resourcePath: route.path,
       domainName: headers.host,
     },
   };

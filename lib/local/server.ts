@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import path from 'node:path';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
@@ -12,7 +11,8 @@ import { CORS_RESPONSE_HEADERS, preflightHeaders } from '../../functions/http/co
 import { Problem } from '../../functions/http/problem';
 import { LEDGER_LOG } from '../../functions/contract/site-paths';
 import { readDocument, readLogResource, SITE_DIR } from './documents';
-import { answerClientError, BODY_TIMEOUT_MS, encodeForClient, HEADERS_TIMEOUT_MS, readBody } from './http-edge';
+import { answerClientError, BODY_TIMEOUT_MS, encodeForClient, HEADERS_TIMEOUT_MS, readBody, singleHeader } from './http-edge';
+import { listenOnLoopback } from './listen';
 import { lambdaContext, parseTarget, proxyEvent } from './proxy-event';
 import { buildRouter } from './router';
 
@@ -141,22 +141,5 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     });
   });
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, randomUUID()));
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
-}
-
-/** A header node:http may give as a list (duplicates): the last value, as API Gateway keeps it. */
-function singleHeader(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[value.length - 1] : value;
+  return listenOnLoopback(server, options.port, options.host);
 }

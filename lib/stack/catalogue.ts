@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { Role, ServicePrincipal, PolicyStatement } from 'aws-cdk-lib/aws-iam';
@@ -6,7 +6,7 @@ import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aw
 import { BucketDeployment, CacheControl, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { DOCUMENT_CACHE_CONTROL, mediaTypeOf } from '../local/documents';
+import { DOCUMENT_CACHE_CONTROL, filesBelow, mediaTypeOf } from '../local/documents';
 
 export interface CatalogueProps {
   /** The build output (`npm run build`), published as is: file paths are object keys. */
@@ -25,17 +25,6 @@ export interface CatalogueProps {
    * API serves, so the read role may read below it.
    */
   logKeyPrefix?: string;
-}
-
-/** Every file below `dir`, as bucket keys with forward slashes. */
-function filesBelow(dir: string, prefix = ''): string[] {
-  return readdirSync(dir)
-    .sort()
-    .flatMap((name) => {
-      const full = path.join(dir, name);
-      const key = prefix ? `${prefix}/${name}` : name;
-      return statSync(full).isDirectory() ? filesBelow(full, key) : [key];
-    });
 }
 
 /**

@@ -621,7 +621,9 @@ describe('REST API imported from the contract table', () => {
         'gatewayresponse.header.Access-Control-Expose-Headers': `'${CORS_RESPONSE_HEADERS['access-control-expose-headers']}'`,
         'gatewayresponse.header.Content-Type': "'application/problem+json'",
       });
-      expect(JSON.parse(response.responseTemplates['application/json']).correlationId).toBe('$context.requestId');
+      // $context.error.messageString stands unquoted: API Gateway substitutes a quoted JSON string.
+      const rendered = response.responseTemplates['application/json'].replace('$context.error.messageString', JSON.stringify('Request Too Long'));
+      expect(JSON.parse(rendered).correlationId).toBe('$context.requestId');
     }
   });
 

@@ -1,31 +1,23 @@
-import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { operations } from '../../functions/contract/operations';
 import { STACK_NAME } from '../../lib/stack/app';
 import { lambdaOperations } from '../../lib/stack/operation-functions';
-import { PROJECT_ROOT } from '../../lib/stack/trust-service-stack';
 import { cardRuntimeIn } from '../support/bundle';
+import { synthesizedAssembly, type Synthesis } from '../support/synth';
 
 /**
  * The real thing: `cdk synth` through the pinned CLI, offline, with bin/app.ts, the build output
- * in dist/site, the cdk-nag validation and local esbuild bundling of every function.
+ * in dist/site, the cdk-nag validation and local esbuild bundling of every function (made once
+ * per test run and shared with the suite that runs the assembly: test/support/synth.ts).
  */
-const run = promisify(execFile);
-const outdir = mkdtempSync(path.join(tmpdir(), 'cdk-synth-'));
-let synth: { stdout: string; stderr: string };
+let synth: Synthesis;
+let outdir: string;
 
 beforeAll(async () => {
-  synth = await run(path.join(PROJECT_ROOT, 'node_modules/.bin/cdk'), ['synth', '--no-notices', '--quiet', '--output', outdir], {
-    cwd: PROJECT_ROOT,
-    env: { ...process.env, CDK_DISABLE_VERSION_CHECK: '1', CDK_DISABLE_CLI_TELEMETRY: '1' },
-    maxBuffer: 64 * 1024 * 1024,
-  });
+  synth = await synthesizedAssembly();
+  outdir = synth.dir;
 }, 180_000);
-
-afterAll(() => rmSync(outdir, { recursive: true, force: true }));
 
 test('cdk synth writes one stack and a clean validation report', () => {
   const manifest = JSON.parse(readFileSync(path.join(outdir, 'manifest.json'), 'utf8'));

@@ -21,7 +21,7 @@ import { generateSignerKey, signerFromKey } from '../../functions/ledger-writer/
 import { startEmbeddedStore, type EmbeddedStore } from '../../lib/local/embedded-store';
 import { configureLocalEnvironment, localClient } from '../../lib/local/service';
 import { loadDocument } from '../../lib/loader/load';
-import { startKmsStandIn, type KmsRequest, type KmsStandIn } from '../support/kms';
+import { startKmsStandIn, type KmsRequest, type KmsStandIn } from '../../lib/local/kms-stand-in';
 
 const ANCHOR = new Date('2026-11-01T12:00:00Z');
 const TABLE = 'ledger-test';

@@ -29,8 +29,8 @@ import { startEmbeddedStore, type EmbeddedStore } from '../../lib/local/embedded
 import { configureLocalEnvironment, localClient } from '../../lib/local/service';
 import { SERVICE_NAME } from '../../functions/contract/service';
 import { PENDING_AGE_METRIC } from '../../functions/ledger-writer/pending-age';
+import { startKmsStandIn, type KmsStandIn } from '../../lib/local/kms-stand-in';
 import { readEmfLine } from '../support/emf';
-import { startKmsStandIn, type KmsStandIn } from '../support/kms';
 import { collectLogLines } from '../support/log-lines';
 
 // s3rver ships no types: an S3-compatible server on the local file system.

@@ -31,25 +31,38 @@ export interface KmsStandIn {
   close(): Promise<void>;
 }
 
-export async function startKmsStandIn(keyId = 'arn:aws:kms:eu-central-1:111122223333:key/ledger-test'): Promise<KmsStandIn> {
+/**
+ * `keyId` is the key's ARN; a request may name it by that ARN, by the key id at its end, or by one
+ * of `aliases` (alias/NAME, or the alias ARN), as KMS accepts for Sign and GetPublicKey.
+ */
+export async function startKmsStandIn(keyId = 'arn:aws:kms:eu-central-1:111122223333:key/ledger-test', options: { aliases?: readonly string[] } = {}): Promise<KmsStandIn> {
   const { privateKey } = generateKeyPairSync('ed25519');
   const spki = createPublicKey(privateKey).export({ format: 'der', type: 'spki' });
   const publicKey = Buffer.from(createPublicKey(privateKey).export({ format: 'jwk' }).x!, 'base64url');
   const requests: KmsRequest[] = [];
   let failure: number | null = null;
+  const region = keyId.split(':')[3];
+  const account = keyId.split(':')[4];
+  const names = new Set([keyId, keyId.slice(keyId.lastIndexOf('/') + 1)]);
+  for (const alias of options.aliases ?? []) names.add(alias).add(`arn:aws:kms:${region}:${account}:${alias}`);
 
   const server = http.createServer((req, res) => {
     let text = '';
     req.on('data', (c) => (text += c));
     req.on('end', () => {
       const target = String(req.headers['x-amz-target']);
-      const body = JSON.parse(text) as Record<string, string>;
+      let body: Record<string, string>;
+      try {
+        body = JSON.parse(text) as Record<string, string>;
+      } catch {
+        body = {};
+      }
       requests.push({ target, body });
       res.setHeader('content-type', 'application/x-amz-json-1.1');
       if (failure !== null) {
         res.statusCode = failure;
         res.end(JSON.stringify({ __type: 'KMSInternalException', message: 'the stand-in is failing on purpose' }));
-      } else if (body.KeyId !== keyId) {
+      } else if (!names.has(body.KeyId)) {
         res.statusCode = 400;
         res.end(JSON.stringify({ __type: 'NotFoundException', message: `Key '${body.KeyId}' does not exist` }));
       } else if (target === 'TrentService.GetPublicKey') {

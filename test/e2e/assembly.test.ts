@@ -1,0 +1,279 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { GetItemCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DEMO_CREDENTIALS } from '../../fixtures/demo-credentials';
+import { DEMO_OBJECTS } from '../../fixtures/demo';
+import { DEMO_PROOFS } from '../../fixtures/demo-proofs';
+import { readCloudAssembly, type CfnTemplate } from '../../lib/assembly/cloud-assembly';
+import { describeNotEmulated, startAssemblyRunner, type AssemblyRunner } from '../../lib/assembly/runner';
+import type { LocalService } from '../../lib/local/service';
+import { PROJECT_ROOT } from '../../lib/stack/trust-service-stack';
+import { CREDENTIAL_CHANGED, emit, STATE_CHANGED } from '../support/ingress';
+import { startTestService } from '../support/local';
+import { synthesizedAssembly } from '../support/synth';
+
+/**
+ * The proof that what is deployed works: the stack synthesized as an operator synthesizes it
+ * (`cdk synth`, shared with test/infra/synth.test.ts), run by `npm start -- --assembly DIR --demo`'s
+ * runner (lib/assembly/runner.ts), driven over HTTP under its stage. Every operation's example
+ * answers as under `npm start`; a signed event travels receiver -> table -> stream -> sequencer ->
+ * read path with evidence `npm run verify` accepts; and two tampered copies of the template (a read
+ * function's role without its table read, the sequencer's role without kms:Sign) are refused the
+ * way AWS refuses them, then recover when the policies are deployed again.
+ */
+
+const run = promisify(execFile);
+let assemblyDir: string;
+let runner: AssemblyRunner;
+let local: LocalService;
+const logLines: string[] = [];
+const tampered: string[] = [];
+const anchor = new Date();
+
+beforeAll(async () => {
+  assemblyDir = (await synthesizedAssembly()).dir;
+  [runner, local] = await Promise.all([
+    startAssemblyRunner({ assemblyDir, demo: true, anchor, log: (line) => logLines.push(line), scheduleTimers: false }),
+    startTestService(anchor),
+  ]);
+}, 240_000);
+
+afterAll(async () => {
+  await runner?.close();
+  await local?.close();
+  for (const dir of tampered) rmSync(dir, { recursive: true, force: true });
+});
+
+const template = (): CfnTemplate => readCloudAssembly(assemblyDir).template;
+
+/** A copy of the assembly with an edited template (every other file linked, not copied). */
+function tamperedCopy(edit: (template: CfnTemplate) => void): string {
+  const assembly = readCloudAssembly(assemblyDir);
+  const dir = mkdtempSync(path.join(tmpdir(), 'assembly-tampered-'));
+  tampered.push(dir);
+  for (const name of readdirSync(assemblyDir)) {
+    if (path.join(assemblyDir, name) !== assembly.templateFile) symlinkSync(path.join(assemblyDir, name), path.join(dir, name));
+  }
+  const edited = structuredClone(assembly.template);
+  edit(edited);
+  writeFileSync(path.join(dir, path.basename(assembly.templateFile)), JSON.stringify(edited));
+  return dir;
+}
+
+/** The logical id of the role of the function whose description ends with `(operationId)`, or of the sequencer. */
+function roleOf(t: CfnTemplate, which: (description: string, logicalId: string) => boolean): string {
+  const fn = Object.entries(t.Resources).find(([id, r]) => r.Type === 'AWS::Lambda::Function' && which(String(r.Properties?.Description ?? ''), id));
+  if (!fn) throw new Error('no such function in the template');
+  return (fn[1].Properties!.Role as { 'Fn::GetAtt': [string, string] })['Fn::GetAtt'][0];
+}
+
+function policiesOf(t: CfnTemplate, roleId: string) {
+  return Object.values(t.Resources).filter((r) => r.Type === 'AWS::IAM::Policy' && (r.Properties!.Roles as Array<{ Ref?: string }>).some((ref) => ref.Ref === roleId));
+}
+
+interface Answer {
+  status: number;
+  contentType: string | null;
+  cacheControl: string | null;
+  body: string;
+  json: any;
+}
+
+async function call(base: string, method: string, url: string, body?: string): Promise<Answer> {
+  const res = await fetch(`${base}${url}`, { method, ...(body === undefined ? {} : { body, headers: { 'content-type': 'application/json' } }) });
+  const text = await res.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.status, contentType: res.headers.get('content-type'), cacheControl: res.headers.get('cache-control'), body: text, json };
+}
+
+/**
+ * What may differ between two hosts of the same service and data: their URLs, their ledger key and
+ * origin (a KMS stand-in's key here, the development key under npm start) and the signatures made
+ * with them, the instants and durations of the moment, identifiers and digests derived from those
+ * (the ingress examples are dated at start), and the QR code of a URL.
+ */
+function normalized(text: string, base: string, ledger: { origin: string; verifierKeys: Array<{ verifierKey: string; publicKey: string; keyId: string }> }): string {
+  let out = text.split(base).join('<base>').replace(/http:\/\/127\.0\.0\.1:\d+(\/live)?/g, '<base>');
+  for (const key of ledger.verifierKeys) out = out.split(key.verifierKey).join('<verifier-key>').split(key.publicKey).join('<public-key>').split(key.keyId).join('<key-id>');
+  return out
+    .split(ledger.origin)
+    .join('<ledger-origin>')
+    .replace(/— <ledger-origin> [A-Za-z0-9+/=]+/g, '— <ledger-origin> <signature>')
+    .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})/g, '<instant>')
+    .replace(/"(durationMs|ageSeconds|lagSeconds)":\d+/g, '"$1":<n>')
+    .replace(/READY, \d+ ms/g, 'READY, <n> ms')
+    .replace(/(M\d+,\d+h10v10h-10z)+/g, '<qr>')
+    .replace(/\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/g, '<uuid>')
+    .replace(/\b[0-9a-f]{64}\b/g, '<sha256>')
+    .replace(/\b[0-9a-f]{40}\b/g, '<commit>')
+    // The runner serves the documents the stack deploys, built for a deployment (docs/catalogues.md).
+    .replace(/Environment: (local \(npm start\)|production \(a deployment of the stack\))\./g, 'Environment: <environment>.');
+}
+
+/**
+ * openapi.json and contracts.json list the component schemas in the order the building process
+ * first met them, which depends on what that process had loaded before (the stack's synthesis vs
+ * npm start's process): they are compared as sets.
+ */
+function comparable(url: string, text: string): string {
+  if (url.endsWith('/openapi.json')) {
+    const document = JSON.parse(text);
+    document.components.schemas = Object.fromEntries(Object.entries(document.components.schemas).sort(([a], [b]) => a.localeCompare(b)));
+    return JSON.stringify(document, null, 2);
+  }
+  if (url.endsWith('/contracts.json')) {
+    const document = JSON.parse(text);
+    document.schemas.sort((a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name));
+    return JSON.stringify(document, null, 2);
+  }
+  return text;
+}
+
+test('the runner names what it does not emulate, and runs every Node.js function of the template from its bundle', () => {
+  const described = describeNotEmulated(runner.notEmulated).join('\n');
+  expect(described).toMatch(/AWS::Logs::LogGroup: log lines are printed here instead/);
+  expect(described).toMatch(/AWS::Lambda::Function: python3\.\d+: only Node.js functions run here/);
+  const nodeFunctions = Object.values(template().Resources).filter((r) => r.Type === 'AWS::Lambda::Function' && String(r.Properties?.Runtime).startsWith('nodejs'));
+  expect(runner.functions.size).toBe(nodeFunctions.length);
+  for (const host of runner.functions.values()) {
+    const variables = template().Resources[host.definition.logicalId].Properties!.Environment?.Variables ?? {};
+    const env = host.definition.environment;
+    // Exactly the template's variables (and Lambda's own, the role's session, the endpoints): none of the runner's.
+    for (const name of Object.keys(variables)) expect(env).toHaveProperty(name);
+    const extra = Object.keys(env).filter((name) => !(name in variables));
+    expect(extra.filter((name) => !/^(AWS_|TZ$|LANG$|PATH$)/.test(name))).toEqual([]);
+    expect(env.AWS_ENDPOINT_URL_DYNAMODB).toBe(runner.endpoints.dynamodb);
+    expect(host.definition.memoryMb).toBe(template().Resources[host.definition.logicalId].Properties!.MemorySize);
+    expect(host.definition.timeoutSeconds).toBe(template().Resources[host.definition.logicalId].Properties!.Timeout);
+  }
+});
+
+test("every operation's example from /developers/sandbox/examples.json answers as it does under npm start", async () => {
+  const examples = (await call(runner.invokeUrl, 'GET', '/developers/sandbox/examples.json')).json;
+  const calls: Array<{ method: string; url: string; body?: string }> = [
+    ...examples.tryIt.map((t: { method: string; url: string }) => ({ method: t.method, url: t.url })),
+    ...examples.examples.map((e: { method: string; path: string; body: unknown }) => ({ method: e.method, url: e.path, body: JSON.stringify(e.body) })),
+  ];
+  expect(calls.length).toBeGreaterThan(40);
+  const runnerLedger = (await call(runner.invokeUrl, 'GET', '/v1/ledger')).json;
+  const localLedger = (await call(local.url, 'GET', '/v1/ledger')).json;
+  const differences: string[] = [];
+  for (const c of calls) {
+    const [deployed, started] = await Promise.all([call(runner.invokeUrl, c.method, c.url, c.body), call(local.url, c.method, c.url, c.body)]);
+    const what = `${c.method} ${c.url}`;
+    if (deployed.status !== started.status) differences.push(`${what}: status ${deployed.status}, npm start ${started.status}`);
+    if (deployed.contentType?.split(';')[0] !== started.contentType?.split(';')[0]) differences.push(`${what}: Content-Type ${deployed.contentType}, npm start ${started.contentType}`);
+    if (deployed.cacheControl !== started.cacheControl) differences.push(`${what}: Cache-Control ${deployed.cacheControl}, npm start ${started.cacheControl}`);
+    const a = comparable(c.url, normalized(deployed.body, runner.invokeUrl, runnerLedger));
+    const b = comparable(c.url, normalized(started.body, local.url, localLedger));
+    if (a !== b) {
+      const at = [...a].findIndex((ch, i) => ch !== b[i]);
+      differences.push(`${what}: bodies differ at ${at}: ${JSON.stringify(a.slice(Math.max(0, at - 60), at + 60))} vs ${JSON.stringify(b.slice(Math.max(0, at - 60), at + 60))}`);
+    }
+  }
+  expect(differences).toEqual([]);
+}, 120_000);
+
+test('a signed event sent to a receiver becomes visible on the read path, with evidence npm run verify accepts', async () => {
+  const delivered = await emit(runner.invokeUrl, STATE_CHANGED, DEMO_OBJECTS.current, { previousState: 'DELIVERED', state: 'RETURNED' });
+  expect(delivered.status).toBe(202);
+  // The receiver stored a pending item; the stream mapping hands it to the sequencer (its batching window, then one batch).
+  await runner.settled();
+  const object = await call(runner.invokeUrl, 'GET', `/v1/objects/${DEMO_OBJECTS.current}`);
+  expect([object.status, object.json.current.state, object.json.current.evidenceIntegrityConfirmed]).toEqual([200, 'RETURNED', true]);
+  const sequencer = [...runner.functions.values()].find((f) => f.definition.logicalId.startsWith('Sequencer'))!;
+  expect(logLines.some((line) => line.startsWith(sequencer.definition.name) && line.includes('"message":"sequenced"') && line.includes('"trigger":"stream"'))).toBe(true);
+  const verify = await run(path.join(PROJECT_ROOT, 'node_modules/.bin/tsx'), ['bin/verify.ts', `${runner.invokeUrl}/v1/objects/${DEMO_OBJECTS.current}`, '--key', runner.verifierKey!], { cwd: PROJECT_ROOT });
+  expect(verify.stdout).toMatch(/verified/i);
+}, 60_000);
+
+test("a read function's role stripped of its table read: its route answers 503, the others still work, and the log names the denied action", async () => {
+  const stripped = tamperedCopy((t) => {
+    const role = roleOf(t, (description) => description.endsWith('(resolveObject)'));
+    for (const policy of policiesOf(t, role)) {
+      const document = policy.Properties!.PolicyDocument;
+      document.Statement = document.Statement.filter((s: { Action: string | string[] }) => ![s.Action].flat().some((a) => a.startsWith('dynamodb:')));
+    }
+  });
+  runner.deployPolicies(stripped);
+  try {
+    const refused = await call(runner.invokeUrl, 'GET', `/v1/objects/${DEMO_OBJECTS.revoked}`);
+    expect([refused.status, refused.json.code]).toEqual([503, 'DEPENDENCY_UNAVAILABLE']);
+    expect((await call(runner.invokeUrl, 'GET', `/v1/commercial-proofs/${DEMO_PROOFS.current}`)).status).toBe(200);
+    expect((await call(runner.invokeUrl, 'GET', '/developers/catalogue.json')).status).toBe(200);
+    const resolveObject = [...runner.functions.values()].find((f) => f.definition.logicalId.startsWith('OperationsresolveObject'))!;
+    expect(runner.denials.at(-1)).toMatchObject({ label: resolveObject.definition.name, action: 'dynamodb:Query' });
+    // The function's own log says why it answered 503: the store refused, naming the action.
+    expect(logLines.some((line) => line.startsWith(resolveObject.definition.name) && line.includes('dynamodb:Query'))).toBe(true);
+  } finally {
+    runner.deployPolicies(assemblyDir);
+  }
+  expect((await call(runner.invokeUrl, 'GET', `/v1/objects/${DEMO_OBJECTS.revoked}`)).status).toBe(200);
+}, 60_000);
+
+test("the sequencer's role stripped of kms:Sign: nothing is signed, nothing is lost, and the event is integrated once the permission is back", async () => {
+  const unsigned = tamperedCopy((t) => {
+    const role = roleOf(t, (_description, id) => id.startsWith('SequencerFunction'));
+    for (const policy of policiesOf(t, role)) {
+      for (const statement of policy.Properties!.PolicyDocument.Statement as Array<{ Action: string | string[] }>) {
+        statement.Action = [statement.Action].flat().filter((a) => a !== 'kms:Sign');
+      }
+    }
+  });
+  const treeSize = async () => Number((await call(runner.invokeUrl, 'GET', '/ledger/checkpoint')).body.split('\n')[1]);
+  const status = async () => (await call(runner.invokeUrl, 'GET', `/v1/credentials/verify/${DEMO_CREDENTIALS.active}`)).json.status;
+  const sizeBefore = await treeSize();
+  expect(await status()).toBe('ACTIVE');
+  const deadLetters = Object.keys(template().Resources).find((id) => id.startsWith('SequencerDeadLetters') && template().Resources[id].Type === 'AWS::SQS::Queue')!;
+
+  runner.deployPolicies(unsigned);
+  // A status change is a new version of the credential: integrating it appends to the ledger and needs a signed checkpoint.
+  const delivered = await emit(runner.invokeUrl, CREDENTIAL_CHANGED, DEMO_CREDENTIALS.active, { previousStatus: 'ACTIVE', status: 'SUSPENDED' });
+  expect(delivered.status).toBe(202);
+  // The stream batch fails on Sign, is retried as the mapping says, and is then described to the dead-letter queue.
+  await runner.settled();
+  expect(runner.denials.some((d) => d.action === 'kms:Sign')).toBe(true);
+  expect(await treeSize()).toBe(sizeBefore);
+  expect(await status()).toBe('ACTIVE');
+  const failure = runner.queueMessages(deadLetters).map((m) => JSON.parse(m.body));
+  expect(failure.at(-1)).toMatchObject({ requestContext: { condition: 'RetryAttemptsExhausted' }, DDBStreamBatchInfo: { batchSize: 1 } });
+  // Nothing is lost: the delivery still waits in the table, in the pending index.
+  const store = new DynamoDBClient({ endpoint: runner.backends.dynamodb, region: 'eu-central-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+  const pending = await store.send(
+    new GetItemCommand({ TableName: runner.outputs.TableName, Key: { pk: { S: `P#service-platform#${delivered.sent.headers['webhook-id']}` }, sk: { S: '#' } }, ConsistentRead: true }),
+  );
+  store.destroy();
+  expect(pending.Item?.queue).toBeDefined();
+
+  runner.deployPolicies(assemblyDir);
+  await runner.fireSchedules();
+  expect(await treeSize()).toBeGreaterThan(sizeBefore);
+  expect(await status()).toBe('SUSPENDED');
+}, 90_000);
+
+test('stage throttling answers 429 as the THROTTLED gateway response defines; compression from the minimum size for clients that accept it', async () => {
+  const compressed = await fetch(`${runner.invokeUrl}/developers/openapi.json`, { headers: { 'accept-encoding': 'gzip' } });
+  expect(compressed.headers.get('content-encoding')).toBe('gzip');
+  await compressed.arrayBuffer();
+  const small = await fetch(`${runner.invokeUrl}/health`, { headers: { 'accept-encoding': 'gzip' } });
+  expect(small.headers.get('content-encoding')).toBeNull();
+  await small.arrayBuffer();
+  // Preflights are mock integrations: no function is started, only the stage's token bucket is spent,
+  // in bursts larger than it holds until it runs dry (however slowly this machine sends them).
+  const preflight = () => fetch(`${runner.invokeUrl}/health`, { method: 'OPTIONS' }).then(async (r) => ({ status: r.status, retryAfter: r.headers.get('retry-after'), body: await r.text() }));
+  const answers: Array<Awaited<ReturnType<typeof preflight>>> = [];
+  for (let burst = 0; burst < 10 && !answers.some((a) => a.status === 429); burst++) answers.push(...(await Promise.all(Array.from({ length: 300 }, preflight))));
+  const throttled = answers.filter((a) => a.status === 429);
+  expect(throttled.length).toBeGreaterThan(0);
+  expect(answers.filter((a) => a.status !== 429 && a.status !== 204)).toEqual([]);
+  expect(throttled[0].retryAfter).toBe('1');
+  expect(JSON.parse(throttled[0].body)).toMatchObject({ status: 429, code: 'THROTTLED' });
+}, 60_000);
