@@ -92,7 +92,7 @@ export async function receive(request: HttpRequest, receiver: ReceiverName, sour
   const verdict = verifyDelivery(body, request.headers, keys.keys);
   if (!verdict.ok) {
     logger.info('delivery refused', { sourceId, refusal: verdict.refusal });
-    throw new Problem(SIGNATURE_CODES[verdict.refusal], verdict.detail, { reason: verdict.refusal });
+    throw new Problem(SIGNATURE_CODES[verdict.refusal], verdict.detail, { reason: verdict.refusal, ...(verdict.missing ? { missingHeaders: verdict.missing } : {}) });
   }
   const now = new Date().toISOString();
   const delivery: Delivery = { sourceId, webhookId: verdict.webhookId, bodySha256: createHash('sha256').update(body, 'utf8').digest('hex'), receivedAt: now };
