@@ -67,21 +67,38 @@ async function itemAt(pk: string) {
   }
 }
 
-/** A state change of a demo object from the state it holds to `state`, stated at `at` (everything delivered before is integrated first). */
-async function changeOf(reference: string, state: string, at: string): Promise<{ body: string; event: any; version: number }> {
-  await drain();
-  const before = await get(`/v1/objects/${reference}`);
-  const event = buildEvent(STATE_CHANGED, reference, { objectType: before.object.objectType, previousState: before.current.state, state }, at);
-  return { body: JSON.stringify(event), event, version: before.object.version };
+const entriesAt = async (reference: string, at: string) => (await get(`/v1/objects/${reference}?limit=200`)).timeline.filter((e: any) => e.at === at);
+
+interface Change {
+  reference: string;
+  state: string;
+  at: string;
+  body: string;
+  /** The object's version and the log's size before it. */
+  version: number;
+  size: number;
 }
 
-const entriesAt = async (reference: string, at: string) => (await get(`/v1/objects/${reference}?limit=200`)).timeline.filter((e: any) => e.at === at);
+/** A state change of a demo object from the state it holds to `state`, stated `msAgo` before now (everything delivered before is integrated first). */
+async function changeOf(reference: string, state: string, msAgo: number): Promise<Change> {
+  await drain();
+  const at = justBefore(msAgo);
+  const before = await get(`/v1/objects/${reference}`);
+  const event = buildEvent(STATE_CHANGED, reference, { objectType: before.object.objectType, previousState: before.current.state, state }, at);
+  return { reference, state, at, body: JSON.stringify(event), version: before.object.version, size: await treeSize() };
+}
+
+/** Once integrated, the change is one fact: one timeline entry at its instant, one new leaf, the object in its state one version on. */
+async function expectOneFact(change: Change): Promise<void> {
+  expect(await entriesAt(change.reference, change.at)).toHaveLength(1);
+  expect(await treeSize()).toBe(change.size + 1);
+  expect((await get(`/v1/objects/${change.reference}`)).object).toMatchObject({ state: change.state, version: change.version + 1 });
+}
 
 describe('the same event under another webhook-id', () => {
   test('is answered as its first delivery was (202, the same receipt), and makes one timeline entry and one ledger leaf', async () => {
-    const at = justBefore(2_000);
-    const { body, version } = await changeOf(DEMO_OBJECTS.stale, 'IN_SERVICE', at);
-    const size = await treeSize();
+    const change = await changeOf(DEMO_OBJECTS.stale, 'IN_SERVICE', 2_000);
+    const { body, version } = change;
     const first = await send(body);
     expect([first.status, first.headers.get('webhook-replayed')]).toEqual([202, null]);
     // The sender's dead-letter replay: the same body under a new webhook-id, before and after sequencing.
@@ -102,9 +119,7 @@ describe('the same event under another webhook-id', () => {
     expect((await send(respelled)).body).toEqual(sequenced);
     await drain();
 
-    expect(await entriesAt(DEMO_OBJECTS.stale, at)).toHaveLength(1);
-    expect(await treeSize()).toBe(size + 1);
-    expect((await get(`/v1/objects/${DEMO_OBJECTS.stale}`)).object.version).toBe(version + 1);
+    await expectOneFact(change);
   });
 
   test('with its members in another order and other whitespace it is still the same event', async () => {
@@ -119,9 +134,8 @@ describe('the same event under another webhook-id', () => {
   });
 
   test('twenty concurrent copies under twenty webhook-ids: one stored event, one answered first, twenty equal receipts, one fact and one leaf', async () => {
-    const at = justBefore(1_000);
-    const { body, version } = await changeOf(DEMO_OBJECTS.modified, 'CANCELLED', at);
-    const size = await treeSize();
+    const change = await changeOf(DEMO_OBJECTS.modified, 'CANCELLED', 1_000);
+    const { body } = change;
     const ids = Array.from({ length: 20 }, () => newWebhookId());
     const answers = await Promise.all(ids.map((id) => send(body, id)));
     expect(answers.map((a) => a.status)).toEqual(Array(20).fill(202));
@@ -134,9 +148,7 @@ describe('the same event under another webhook-id', () => {
     for (const id of ids) expect((await itemAt(pendingPk(SOURCE, id)))?.eventKey?.S).toBe(key);
 
     await drain();
-    expect(await entriesAt(DEMO_OBJECTS.modified, at)).toHaveLength(1);
-    expect(await treeSize()).toBe(size + 1);
-    expect((await get(`/v1/objects/${DEMO_OBJECTS.modified}`)).object).toMatchObject({ state: 'CANCELLED', version: version + 1 });
+    await expectOneFact(change);
   });
 });
 
@@ -190,9 +202,8 @@ describe('the same event id with other content', () => {
 
 describe('a receiver that stops between its two writes', () => {
   test('the event is stored (its claim is the first write); the retry, and a copy under another webhook-id, are answered as its first delivery, and one fact is made', async () => {
-    const at = justBefore(500);
-    const { body, version } = await changeOf(DEMO_OBJECTS.longHistory, 'RECALLED', at);
-    const size = await treeSize();
+    const change = await changeOf(DEMO_OBJECTS.longHistory, 'RECALLED', 500);
+    const { body } = change;
     const id = newWebhookId();
     // Fault injection: the delivery's own item (the second write) never reaches the store.
     const client = storeClient();
@@ -214,9 +225,7 @@ describe('a receiver that stops between its two writes', () => {
     const copy = await send(body);
     expect(copy.body).toEqual(retry.body);
     await drain();
-    expect(await entriesAt(DEMO_OBJECTS.longHistory, at)).toHaveLength(1);
-    expect(await treeSize()).toBe(size + 1);
-    expect((await get(`/v1/objects/${DEMO_OBJECTS.longHistory}`)).object).toMatchObject({ state: 'RECALLED', version: version + 1 });
+    await expectOneFact(change);
   });
 });
 
@@ -224,9 +233,8 @@ describe('across a restart', () => {
   // Last: it replaces the service. A new instance on the same store, with fresh handler modules
   // (nothing a receiver kept in memory survives), as a new Lambda execution environment would be.
   test('a new service instance on the same store answers the replay as the first delivery, refuses other content, and the sequencer makes one fact', async () => {
-    const at = justBefore(300);
-    const { body, version } = await changeOf(DEMO_OBJECTS.current, 'RETURNED', at);
-    const size = await treeSize();
+    const change = await changeOf(DEMO_OBJECTS.current, 'RETURNED', 300);
+    const { body, version } = change;
     const first = await send(body);
     expect(first.status).toBe(202);
     await service.close();
@@ -243,7 +251,6 @@ describe('across a restart', () => {
     expect(runs.reduce((n, r) => n + r.sequenced, 0)).toBe(1);
     expect((await send(body)).body).toMatchObject({ sequencing: 'SEQUENCED', recordVersion: version + 1 });
     expect(await drain()).toEqual([]);
-    expect(await entriesAt(DEMO_OBJECTS.current, at)).toHaveLength(1);
-    expect(await treeSize()).toBe(size + 1);
+    await expectOneFact(change);
   });
 });

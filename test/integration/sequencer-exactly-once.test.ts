@@ -1,8 +1,5 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { GetItemCommand } from '@aws-sdk/client-dynamodb';
-import { DEMO_OBJECTS, demoDocument } from '../../fixtures/demo';
+import { DEMO_OBJECTS } from '../../fixtures/demo';
 import { eventContentDigest, eventIdentityDigest } from '../../functions/domain/ingress/identity';
 import { verifyEvidence } from '../../functions/domain/ledger/node-crypto';
 import { sequenceAll } from '../../functions/ledger-writer/sequencer';
@@ -13,9 +10,8 @@ import { readLedgerHead } from '../../functions/store/ledger';
 import { claimEvent, storeDeliveryOnce } from '../../functions/store/pending';
 import { readWholeRecord } from '../../functions/store/records';
 import { buildEvent } from '../../lib/ingress/emit';
-import { loadDocument } from '../../lib/loader/load';
-import { startEmbeddedStore, type EmbeddedStore } from '../../lib/local/embedded-store';
-import { configureLocalEnvironment, localClient } from '../../lib/local/service';
+import { localClient } from '../../lib/local/service';
+import { startDemoTable, type DemoTable } from '../support/demo-table';
 
 /**
  * The sequencer's own guard (defence in depth behind the receivers' claim of an event's identity,
@@ -29,33 +25,21 @@ const SOURCE = 'service-platform';
 const signer = signerFromKey(formatSignerKey('exactly-once.test/ledger', Buffer.alloc(32, 11)));
 const REFERENCE = DEMO_OBJECTS.current;
 
-let store: EmbeddedStore;
-let tiles: string;
-beforeAll(async () => {
-  store = await startEmbeddedStore();
-  configureLocalEnvironment(store.endpoint, TABLE);
-  tiles = await mkdtemp(path.join(os.tmpdir(), 'exactly-once-'));
-  const document = demoDocument(new Date(Date.now() - 60 * 60_000));
-  const client = localClient(store.endpoint);
-  await loadDocument({ records: document.records.filter((r: any) => r.reference === REFERENCE) }, { client, table: TABLE, createTable: true, signer, tiles: directoryTileStore(tiles) });
-  client.destroy();
-});
-afterAll(async () => {
-  await store?.close();
-  await rm(tiles, { recursive: true, force: true });
-});
+let demo: DemoTable;
+beforeAll(async () => (demo = await startDemoTable(TABLE, signer, [REFERENCE])));
+afterAll(() => demo?.close());
 
 async function sequence(batchSize?: number) {
-  const client = localClient(store.endpoint);
+  const client = localClient(demo.store.endpoint);
   try {
-    return await sequenceAll({ client, table: TABLE, signer, tiles: directoryTileStore(tiles), batchSize });
+    return await sequenceAll({ client, table: TABLE, signer, tiles: directoryTileStore(demo.tiles), batchSize });
   } finally {
     client.destroy();
   }
 }
 
 async function itemAt(pk: string) {
-  const client = localClient(store.endpoint);
+  const client = localClient(demo.store.endpoint);
   try {
     return (await client.send(new GetItemCommand({ TableName: TABLE, Key: { pk: { S: pk }, sk: { S: '#' } }, ConsistentRead: true }))).Item!;
   } finally {
@@ -64,7 +48,7 @@ async function itemAt(pk: string) {
 }
 
 async function entries() {
-  const client = localClient(store.endpoint);
+  const client = localClient(demo.store.endpoint);
   try {
     return (await readWholeRecord(client, TABLE, REFERENCE))!.entries;
   } finally {
