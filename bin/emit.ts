@@ -1,5 +1,5 @@
 /**
- * npm run emit -- <type> <reference> [field=value ...] [--url URL] [--secrets FILE] [--id WEBHOOK_ID]
+ * npm run emit -- <type> <reference> [field=value ...] [--url URL] [--secrets FILE] [--id WEBHOOK_ID] [--event-id ID --at INSTANT]
  *
  * Signs and sends one canonical event to a running service, as its source would (like a payment
  * provider's CLI trigger): builds the CloudEvents 1.0 event of <type> about <reference> (instants
@@ -11,6 +11,10 @@
  *   npm run emit -- svc.living-object.authority-observed.v1 WTY-2026-0003 objectType=WARRANTY state=ACTIVE
  *   npm run emit -- svc.commercial-proof.source-snapshot.v1 PRF-2026-0105 sourceState=DELIVERED
  *
+ * --id reuses a webhook-id (a retry of a delivery); --event-id and --at fix the CloudEvents id and
+ * the instant the event states, so the same event can be sent again under a new webhook-id (a
+ * replay: answered as its first delivery) or another event under a used id (409 EVENT_ID_REUSED).
+ *
  * Types: the canonical event types a source sends (functions/contract/ingress.ts). Exit status:
  * 0 accepted (202), 1 refused, 2 could not run.
  */
@@ -19,13 +23,20 @@ import { INGRESS_SOURCES } from '../functions/contract/ingress';
 import { buildEvent, deliver, devSecrets, senderOf, signedHeaders } from '../lib/ingress/emit';
 import { DEV_INGRESS_SECRETS_FILE } from '../lib/local/service';
 
-const USAGE = `usage: npm run emit -- <type> <reference> [field=value ...] [--url http://127.0.0.1:3000] [--secrets FILE] [--id WEBHOOK_ID]
+const USAGE = `usage: npm run emit -- <type> <reference> [field=value ...] [--url http://127.0.0.1:3000] [--secrets FILE] [--id WEBHOOK_ID] [--event-id ID] [--at INSTANT]
 types: ${Object.values(INGRESS_SOURCES).flatMap((s) => s.accepts).join(', ')}`;
 
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
     allowPositionals: true,
-    options: { url: { type: 'string', default: process.env.SERVICE_URL ?? 'http://127.0.0.1:3000' }, secrets: { type: 'string', default: DEV_INGRESS_SECRETS_FILE }, id: { type: 'string' }, help: { type: 'boolean' } },
+    options: {
+      url: { type: 'string', default: process.env.SERVICE_URL ?? 'http://127.0.0.1:3000' },
+      secrets: { type: 'string', default: DEV_INGRESS_SECRETS_FILE },
+      id: { type: 'string' },
+      'event-id': { type: 'string' },
+      at: { type: 'string' },
+      help: { type: 'boolean' },
+    },
   });
   const [type, reference, ...pairs] = positionals;
   if (values.help || !type || !reference) {
@@ -47,13 +58,17 @@ async function main(): Promise<number> {
     console.error(`no whsec_ secret for source ${sourceId} in ${values.secrets}`);
     return 2;
   }
-  const body = JSON.stringify(buildEvent(type, reference, fields));
+  if (values.at !== undefined && Number.isNaN(Date.parse(values.at))) {
+    console.error(`--at is not an instant: ${values.at}\n${USAGE}`);
+    return 2;
+  }
+  const body = JSON.stringify(buildEvent(type, reference, fields, values.at, values['event-id']));
   const headers = signedHeaders(body, [secret], values.id ? { id: values.id } : {});
   const url = values.url!.replace(/\/+$/, '');
   console.log(`POST ${url}${path}  (source ${sourceId}, webhook-id ${headers['webhook-id']})`);
   console.log(body);
   const res = await deliver(url, path, body, headers);
-  console.log(`-> ${res.status}${res.headers.get('webhook-replayed') ? ' (replayed: this webhook-id was answered before)' : ''}`);
+  console.log(`-> ${res.status}${res.headers.get('webhook-replayed') ? ' (replayed: this delivery, or this event under another webhook-id, was answered before)' : ''}`);
   console.log(typeof res.body === 'string' ? res.body : JSON.stringify(res.body, null, 2));
   return res.status === 202 ? 0 : 1;
 }

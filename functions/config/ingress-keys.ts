@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import { INGRESS_SECRETS_SETTING } from '../contract/ingress-values';
 import { parseVerificationKeys, type VerificationKeys } from '../domain/ingress/signature';
 
 /**
@@ -37,7 +38,7 @@ function keysFrom(document: string): Map<string, VerificationKeys> {
 }
 
 async function loadDocument(): Promise<string | null> {
-  const arn = process.env.INGRESS_SECRETS_ARN;
+  const arn = process.env[INGRESS_SECRETS_SETTING];
   if (arn) {
     secrets ??= new SecretsManagerClient({ maxAttempts: 2 });
     const out = await secrets.send(new GetSecretValueCommand({ SecretId: arn }));

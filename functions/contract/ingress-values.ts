@@ -19,6 +19,29 @@ export const INGRESS_MAX_BODY_BYTES = 16 * 1024;
  * msg_2KWPBgLlAfxdpx2AI54pPJ85f4W, UUIDs). Never a '.': the signed content is `id.timestamp.body`.
  */
 export const WEBHOOK_ID_PATTERN = '^[A-Za-z0-9_-]{1,128}$';
+export const WEBHOOK_ID_MAX_LENGTH = 128;
+
+/** A webhook-timestamp: whole seconds since the Unix epoch, 1 to 12 digits. */
+export const WEBHOOK_TIMESTAMP_PATTERN = '^[0-9]{1,12}$';
+export const WEBHOOK_TIMESTAMP_MAX_LENGTH = 12;
+
+/**
+ * One signature of webhook-signature: its version (v1: HMAC-SHA256, v1a: Ed25519), a comma, and
+ * the signature in base64 (standard alphabet, padded). The header is a space-delimited list of
+ * them; entries of other versions are skipped, as the specification lets a list carry them.
+ */
+export const WEBHOOK_SIGNATURE_ENTRY_PATTERN = '^(v1a?),([A-Za-z0-9+/]{1,200}={0,2})$';
+/** The receivers read the first 16 entries of webhook-signature (key rotation needs two or three). */
+export const WEBHOOK_SIGNATURES_READ = 16;
+/** A longer webhook-signature is refused (16 entries of the longest signature fit many times over). */
+export const WEBHOOK_SIGNATURE_MAX_LENGTH = 4096;
+/**
+ * The whole webhook-signature as the receivers read it: among its first 16 entries (each a run of
+ * characters other than a space, separated by spaces) is a v1 or v1a signature. The contract
+ * declares this pattern; functions/domain/ingress/signature.ts reads the header entry by entry with
+ * WEBHOOK_SIGNATURE_ENTRY_PATTERN, and a test holds the two to the same answers.
+ */
+export const WEBHOOK_SIGNATURE_PATTERN = `^ *([^ ]+ +){0,${WEBHOOK_SIGNATURES_READ - 1}}v1a?,[A-Za-z0-9+/]{1,200}={0,2}( |$)`;
 
 export type ReceiverName = 'lifecycle' | 'webhook';
 
@@ -29,6 +52,9 @@ export interface IngressSource {
   /** The canonical event types the source may send. */
   accepts: readonly string[];
 }
+
+/** The deployment setting (environment variable) naming the receivers' keys: a Secrets Manager secret. */
+export const INGRESS_SECRETS_SETTING = 'INGRESS_SECRETS_ARN';
 
 /** The lifecycle feed's source id: the service platform itself, the authority for current trust state. */
 export const LIFECYCLE_SOURCE_ID = 'service-platform';

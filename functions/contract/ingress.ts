@@ -2,7 +2,26 @@ import * as z from 'zod';
 import { cloudEventEnvelope, EVENT_CONTRACTS, type EventContract } from './events';
 import { component } from './registry';
 import { Instant, Reference } from './schemas/common';
-import { INGRESS_EFFECTS, INGRESS_SOURCES, LIFECYCLE_SOURCE_ID, SEQUENCING_STATES, SOURCE_ID_PATTERN, WEBHOOK_SOURCE_IDS } from './ingress-values';
+import type { SecurityScheme } from './operation';
+import {
+  INGRESS_EFFECTS,
+  INGRESS_SOURCES,
+  LIFECYCLE_SOURCE_ID,
+  REPLAY_WINDOW_SECONDS,
+  SEQUENCING_STATES,
+  SOURCE_ID_PATTERN,
+  WEBHOOK_HEADERS,
+  WEBHOOK_ID_MAX_LENGTH,
+  WEBHOOK_ID_PATTERN,
+  WEBHOOK_SIGNATURE_MAX_LENGTH,
+  WEBHOOK_SIGNATURE_PATTERN,
+  WEBHOOK_SIGNATURES_READ,
+  WEBHOOK_SIGNATURE_ENTRY_PATTERN,
+  WEBHOOK_SOURCE_IDS,
+  WEBHOOK_TIMESTAMP_MAX_LENGTH,
+  WEBHOOK_TIMESTAMP_PATTERN,
+  INGRESS_SECRETS_SETTING,
+} from './ingress-values';
 
 /**
  * The receiving side of the canonical events (docs/ingress.md): who may send what to which
@@ -64,12 +83,62 @@ export const IngressReceipt = component(
       effect: z.enum(INGRESS_EFFECTS),
       sequencing: z
         .enum(SEQUENCING_STATES)
-        .describe('PENDING when first answered. A retry of the same delivery answers where it stands: SEQUENCED (integrated) or SET_ASIDE (it broke the lifecycle rules against its neighbours; tried again with the record\'s next events).'),
+        .describe('PENDING when first answered. A retry of the same delivery, or the same event delivered again under another webhook-id, answers where it stands: SEQUENCED (integrated) or SET_ASIDE (it broke the lifecycle rules against its neighbours; tried again with the record\'s next events).'),
       sequencedAt: Instant.optional().describe('When the sequencer integrated it or set it aside (retries only).'),
       recordVersion: z.number().int().min(1).nullable().optional().describe('The record version it made (null: an observation or snapshot makes none). SEQUENCED only.'),
       setAsideReason: z.string().optional().describe('Why it was set aside. SET_ASIDE only.'),
     })
     .strict(),
-  'The event is durably stored (one conditional write) and waits for the sequencer; a retry of the same webhook-id answers the same status, saying where its sequencing stands.',
+  'The event is durably stored (one conditional write, once per event: its CloudEvents source and id) and waits for the sequencer; a retry of the same webhook-id, or the same event under another, answers the same receipt, saying where its sequencing stands.',
 );
 export type IngressReceipt = z.infer<typeof IngressReceipt>;
+
+/**
+ * The Standard Webhooks headers every delivery carries, as the receivers declare them (required
+ * header parameters). Built from the values functions/domain/ingress/signature.ts checks them with;
+ * test/e2e/receiver-contract.test.ts holds the declaration to the check.
+ */
+export const WEBHOOK_HEADER_SCHEMAS: Record<string, z.ZodType> = {
+  [WEBHOOK_HEADERS.id]: z
+    .string()
+    .max(WEBHOOK_ID_MAX_LENGTH)
+    .regex(new RegExp(WEBHOOK_ID_PATTERN))
+    .describe(`The delivery's id: 1 to ${WEBHOOK_ID_MAX_LENGTH} of A-Z a-z 0-9 _ - (never a '.'). A retry of a delivery carries the same id; a webhook-id is answered once per source.`),
+  [WEBHOOK_HEADERS.timestamp]: z
+    .string()
+    .max(WEBHOOK_TIMESTAMP_MAX_LENGTH)
+    .regex(new RegExp(WEBHOOK_TIMESTAMP_PATTERN))
+    .describe(`The attempt's time, whole seconds since the Unix epoch; more than ${REPLAY_WINDOW_SECONDS} s from the service clock, either way, is refused (401 WEBHOOK_TIMESTAMP_OUT_OF_WINDOW).`),
+  [WEBHOOK_HEADERS.signature]: z
+    .string()
+    .max(WEBHOOK_SIGNATURE_MAX_LENGTH)
+    .regex(new RegExp(WEBHOOK_SIGNATURE_PATTERN))
+    .describe(
+      `A space-delimited list of signatures, each v1,<base64> (HMAC-SHA256) or v1a,<base64> (Ed25519) over {webhook-id}.{webhook-timestamp}.{body}; ` +
+        `among the first ${WEBHOOK_SIGNATURES_READ} one must be v1 or v1a (each matching ${WEBHOOK_SIGNATURE_ENTRY_PATTERN}), entries of other versions are skipped. ` +
+        'Authentic when any listed signature verifies with any key configured for the source (key rotation).',
+    ),
+};
+
+/**
+ * How a receiver's caller is authenticated: a Standard Webhooks signature over each delivery,
+ * verified with the keys the deployment configured for the sending source. OpenAPI has no scheme
+ * type for a request signature; an apiKey scheme in the webhook-signature header is the nearest,
+ * and the description says what the header really carries and how it is checked.
+ */
+export const STANDARD_WEBHOOKS_SECURITY: SecurityScheme = {
+  name: 'StandardWebhooksSignature',
+  scheme: {
+    type: 'apiKey',
+    in: 'header',
+    name: WEBHOOK_HEADERS.signature,
+    description:
+      'Standard Webhooks 1.0 (https://www.standardwebhooks.com): every delivery carries webhook-id, webhook-timestamp and webhook-signature; ' +
+      'the signed content is the UTF-8 bytes of {webhook-id}.{webhook-timestamp}.{body}, the body exactly as sent. ' +
+      'v1: HMAC-SHA256 with the source\'s whsec_ secret (base64, 24 to 64 bytes). v1a: Ed25519, verified with the source\'s whpk_ public key (base64 of 32 bytes). ' +
+      'Keys come from the deployment\'s ingress secret (the environment setting ' + INGRESS_SECRETS_SETTING + ': a Secrets Manager secret, stack output IngressSecretsArn, ' +
+      'holding { "<sourceId>": "whsec_..." | "whpk_..." | [several] }): a delivery is authentic when any listed signature verifies with any key of its source, ' +
+      'so keys rotate by signing with old and new ones. A source without keys is gated (503 SOURCE_GATED). ' +
+      `Refusals are 401: WEBHOOK_SIGNATURE_MISSING, WEBHOOK_SIGNATURE_INVALID, WEBHOOK_TIMESTAMP_OUT_OF_WINDOW (more than ${REPLAY_WINDOW_SECONDS} s from the service clock).`,
+  },
+};

@@ -49,6 +49,13 @@ export interface Operation {
   queryParams?: Record<string, z.ZodType>;
   /** Query parameters a request must carry (every other one is optional). */
   requiredQueryParams?: readonly string[];
+  /**
+   * Request headers the operation requires, each with its schema: declared as required header
+   * parameters (the receivers' Standard Webhooks headers; their handler checks the same values).
+   */
+  requiredHeaders?: Record<string, z.ZodType>;
+  /** What a caller must present, as an OpenAPI security scheme; none: public (`security: []`). */
+  security?: SecurityScheme;
   /** JSON request body (sandbox POSTs, receivers); mediaTypes default to application/json. */
   requestBody?: { schema: z.ZodType; required: boolean; mediaTypes?: readonly string[] };
   /** The success response: 200 unless `status` says otherwise (202 for the receivers). */
@@ -58,6 +65,12 @@ export interface Operation {
   /** Answers carry ETag and Cache-Control and honour If-None-Match with 304 (developer documents). */
   conditional?: true;
   integration: Integration;
+}
+
+/** A security scheme of the contract: its name in components.securitySchemes and its OpenAPI Security Scheme Object. */
+export interface SecurityScheme {
+  name: string;
+  scheme: { type: 'apiKey'; in: 'header'; name: string; description: string };
 }
 
 export function defineOperations<const T extends readonly Operation[]>(ops: T): T {

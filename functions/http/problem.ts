@@ -23,6 +23,7 @@ export const PROBLEMS = {
   WRONG_RECORD_KIND: { status: 409, title: 'Reference holds another kind of record' },
   TRANSITION_FORBIDDEN: { status: 409, title: 'Transition forbidden by the lifecycle rules' },
   WEBHOOK_ID_REUSED: { status: 409, title: 'webhook-id already used for another body' },
+  EVENT_ID_REUSED: { status: 409, title: 'Event id already used for another event' },
   PAYLOAD_TOO_LARGE: { status: 413, title: 'Request body too large' },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, title: 'Unsupported media type' },
   INVALID_REQUEST: { status: 422, title: 'Request rejected' },

@@ -3,7 +3,8 @@ import { integrateEvents, type DerivedEntry, type EventOutcome, type EventToInte
 import { reconcileStatusList, type CredentialStatusTimeline } from '../domain/ingress/status-lists';
 import { CREDENTIAL_KIND, statusListReference, type CredentialStatusSlot } from '../domain/credentials/model';
 import type { RecordHead } from '../domain/record';
-import { canonicalInstant, entrySk } from '../store/layout';
+import { eventIdentityDigest } from '../domain/ingress/identity';
+import { canonicalInstant, entrySk, eventPk } from '../store/layout';
 import { listWaitingDeliveries, readDeliveries, settledDeliveryItem, type WaitingDelivery } from '../store/pending';
 import { readRecordFrom, readRecordGenesis, readWholeRecord } from '../store/records';
 import { readJournalHeader } from '../store/ledger';
@@ -26,8 +27,9 @@ type Item = Record<string, AttributeValue>;
  *   3. a credential's status lists are reconciled with its new timeline (status-lists.ts);
  *   4. every new record version is logged, one checkpoint is signed for the batch, and each new
  *      version carries its inclusion proof;
- *   5. the changed entries are written (each new one names its delivery, so integrating it twice is
- *      impossible), and last each delivery is marked SEQUENCED or SET_ASIDE and leaves the index.
+ *   5. the changed entries are written (each new one names its event's identity, so integrating an
+ *      event twice, whichever deliveries carried it, is impossible), and last each delivery is
+ *      marked SEQUENCED or SET_ASIDE and leaves the index.
  * The batch is journaled (batch.ts): killed before its head is published, it left no record
  * written and runs again from the same records; killed after, the next writer finishes its journal.
  */
@@ -117,9 +119,22 @@ export async function sequenceAll(options: SequencerOptions, maxBatches = Number
   return runs;
 }
 
+/**
+ * A stored event as the rules take it. Its identity is its sender's CloudEvents (source, id), the
+ * key the receivers store it under: an event item's own key, and for a delivery that carries its
+ * event itself the key its event would have. The rules integrate each identity once, so a second
+ * delivery of an integrated event, whatever stored it, never makes a second fact.
+ */
 function eventOf(delivery: WaitingDelivery): EventToIntegrate {
-  const body = JSON.parse(delivery.event!.raw) as { data: Record<string, unknown> };
-  return { key: delivery.key, type: delivery.event!.type, reference: delivery.event!.reference, at: canonicalInstant(delivery.event!.at), data: body.data };
+  const body = JSON.parse(delivery.event!.raw) as { source: string; id: string; data: Record<string, unknown> };
+  return {
+    key: delivery.key,
+    identity: eventPk(delivery.sourceId, eventIdentityDigest(body)),
+    type: delivery.event!.type,
+    reference: delivery.event!.reference,
+    at: canonicalInstant(delivery.event!.at),
+    data: body.data,
+  };
 }
 
 interface RecordPlan {

@@ -13,8 +13,13 @@
  *
  * The table's own metadata lives at pk = "S#TABLE", sk = "#".
  *
- * Received events wait in their own partitions, one per delivery (functions/store/pending.ts):
- *   pk = "P#" + sourceId + "#" + webhookId, sk = "#"
+ * Received events wait in their own partitions (functions/store/pending.ts), one per event and one
+ * per delivery:
+ *   pk = "P#" + sourceId + "#event:" + identity digest, sk = "#"   an accepted event, claimed once by
+ *                                  its identity (docs/ingress.md#exactly-once-per-event); the sequencer
+ *                                  integrates these
+ *   pk = "P#" + sourceId + "#" + webhookId, sk = "#"                one delivery: the answer it was given
+ * A webhook-id never holds a ':' (WEBHOOK_ID_PATTERN), so the two kinds of keys never meet.
  * The leading "P#" is what the receivers' IAM policy allows them to write (dynamodb:LeadingKeys),
  * so a receiver can never write a record, the ledger or the table's metadata.
  */
@@ -34,6 +39,8 @@ export const recordPk = (reference: string): string => `R#${reference}`;
 /** Leading characters of every pending-event partition key (the receivers' only writable keys). */
 export const PENDING_PK_PREFIX = 'P#';
 export const pendingPk = (sourceId: string, webhookId: string): string => `${PENDING_PK_PREFIX}${sourceId}#${webhookId}`;
+/** The key of an accepted event: its sender and the digest of its CloudEvents identity (domain/ingress/identity.ts). */
+export const eventPk = (sourceId: string, identityDigest: string): string => `${PENDING_PK_PREFIX}${sourceId}#event:${identityDigest}`;
 /** Leading characters of every record partition key (the receivers read these, never write them). */
 export const RECORD_PK_PREFIX = 'R#';
 

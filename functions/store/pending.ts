@@ -8,28 +8,41 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { storeClient, tableName } from './client';
 import { StoreNotConfigured, StoreUnavailable } from './errors';
-import { GENESIS_SK, PENDING_INDEX, pendingPk } from './layout';
+import { eventPk, GENESIS_SK, PENDING_INDEX, pendingPk } from './layout';
 import { batchGetItems, WRITER_READ } from './batch-get';
 
-/** The `queue` value of every delivery waiting for the sequencer. */
+/** The `queue` value of every event waiting for the sequencer. */
 const PENDING_QUEUE = 'PENDING';
 
 /**
- * Received events (one item per delivery, see layout.ts): pk = "P#" + sourceId + "#" + webhookId, sk = "#".
- *   sourceId, webhookId    who sent it, and its idempotency key
- *   status, answer         the status and body the delivery was answered with (a retry gets the same)
- *   bodySha256             digest of the raw verified body (a reused webhook-id with another body is told apart)
- *   event                  the raw verified body, as received (only when accepted)
+ * What the receivers store (layout.ts), two kinds of items, each written once with a conditional
+ * PutItem, so that of any number of concurrent writers exactly one succeeds and the others read
+ * what it wrote (docs/ingress.md#exactly-once-per-event):
+ *
+ * The event, pk = "P#" + sourceId + "#event:" + identity digest, sk = "#": one per accepted event,
+ * whatever number of deliveries carried it. Its conditional write is the claim of the event's
+ * identity, and it is what the sequencer integrates.
+ *   sourceId, eventSource, eventId   who sent it and its CloudEvents identity (source, id)
+ *   contentSha256          digest of the event's canonical JSON (tells a replay from a reused id)
+ *   webhookId, bodySha256  its first delivery
+ *   status, answer         202 and the receipt its first delivery was answered (every later one gets the same)
+ *   event                  the raw verified body of its first delivery, as received
  *   eventType, reference, eventAt, effect
  *   receivedAt             the service clock when it was stored
- *   sequencing             PENDING (accepted, waiting for the sequencer), REFUSED (answered 4xx, never
- *                          sequenced), then SEQUENCED or SET_ASIDE once the sequencer has integrated it
+ *   sequencing             PENDING, then SEQUENCED or SET_ASIDE once the sequencer has integrated it
  *   queue                  "PENDING" while it waits: the key of the sparse `pending` index the
  *                          sequencer drains (PENDING_INDEX); removed when the sequencer is done with it
  *   sequencedAt, outcome   when the sequencer was done with it, and what it did (version, or why set aside)
- * Written once by a receiver, with one conditional PutItem (attribute_not_exists): of any number of
- * concurrent copies exactly one write succeeds; the others read the stored answer. Rewritten once
- * by the sequencer (under the ledger lease), which is its only other writer.
+ *
+ * The delivery, pk = "P#" + sourceId + "#" + webhookId, sk = "#": one per verified delivery, the
+ * answer it was given (its webhook-id is answered once per source).
+ *   sourceId, webhookId, status, answer, bodySha256, receivedAt
+ *   eventKey               the event it carried, when that event is stored (its answer and sequencing are the event's)
+ *   sequencing             REFUSED for a refusal (404, 409, 422)
+ *
+ * An item of the delivery kind that carries `event` and `queue` itself (how accepted events were
+ * stored before events had items of their own) is integrated all the same.
+ * Rewritten once by the sequencer (under the ledger lease), which is its only other writer.
  */
 type Item = Record<string, AttributeValue>;
 
@@ -40,23 +53,38 @@ export interface PendingDelivery {
   answer: unknown;
   bodySha256: string;
   receivedAt: string;
-  sequencing: 'PENDING' | 'REFUSED';
+  /** REFUSED: answered 4xx, never sequenced. PENDING: carries the event for the sequencer. ACCEPTED: carried the event stored under `eventKey`. */
+  sequencing: 'PENDING' | 'REFUSED' | 'ACCEPTED';
   event?: { raw: string; type: string; reference: string; at: string; effect: string };
+  /** The key of the stored event this delivery carried (ACCEPTED). */
+  eventKey?: string;
+}
+
+/** An accepted event, stored once under its identity (the first delivery's details with it). */
+export interface AcceptedEvent extends Omit<PendingDelivery, 'sequencing' | 'eventKey' | 'event'> {
+  identity: { source: string; id: string; digest: string; contentSha256: string };
+  event: NonNullable<PendingDelivery['event']>;
 }
 
 export interface StoredDelivery {
+  /** The item's key. */
+  key: string;
   status: number;
   answer: unknown;
   bodySha256: string;
-  /** Where the sequencer is with it (PENDING, REFUSED, SEQUENCED, SET_ASIDE), when it was done, and what it did. */
-  sequencing: string;
+  /** Where the sequencer is with it (PENDING, REFUSED, SEQUENCED, SET_ASIDE), when it was done, and what it did; null on a delivery whose event is stored apart. */
+  sequencing: string | null;
   sequencedAt: string | null;
   outcome: SequencingOutcome | null;
+  /** An event item: the digest of the event's canonical JSON. */
+  contentSha256: string | null;
+  /** A delivery item: the key of the event it carried. */
+  eventKey: string | null;
 }
 
-function itemOf(d: PendingDelivery): Item {
+function itemOf(d: PendingDelivery, pk: string): Item {
   const item: Item = {
-    pk: { S: pendingPk(d.sourceId, d.webhookId) },
+    pk: { S: pk },
     sk: { S: GENESIS_SK },
     sourceId: { S: d.sourceId },
     webhookId: { S: d.webhookId },
@@ -64,8 +92,9 @@ function itemOf(d: PendingDelivery): Item {
     answer: { S: JSON.stringify(d.answer) },
     bodySha256: { S: d.bodySha256 },
     receivedAt: { S: d.receivedAt },
-    sequencing: { S: d.sequencing },
   };
+  if (d.sequencing !== 'ACCEPTED') item.sequencing = { S: d.sequencing };
+  if (d.eventKey) item.eventKey = { S: d.eventKey };
   if (d.sequencing === 'PENDING') item[PENDING_INDEX.partitionKey] = { S: PENDING_QUEUE };
   if (d.event) {
     item.event = { S: d.event.raw };
@@ -79,28 +108,32 @@ function itemOf(d: PendingDelivery): Item {
 
 function storedOf(item: Item): StoredDelivery {
   return {
+    key: item.pk!.S!,
     status: Number(item.status!.N),
     answer: JSON.parse(item.answer!.S!),
     bodySha256: item.bodySha256!.S!,
-    sequencing: item.sequencing?.S ?? 'PENDING',
+    sequencing: item.sequencing?.S ?? null,
     sequencedAt: item.sequencedAt?.S ?? null,
     outcome: item.outcome?.S ? (JSON.parse(item.outcome.S) as SequencingOutcome) : null,
+    contentSha256: item.contentSha256?.S ?? null,
+    eventKey: item.eventKey?.S ?? null,
   };
 }
 
-/**
- * Stores a delivery's outcome once. Returns `{ stored: true }` when this call wrote it, else the
- * outcome stored by an earlier (or concurrent) copy of the same delivery.
- */
-export async function storeDeliveryOnce(delivery: PendingDelivery): Promise<{ stored: true } | { stored: false; earlier: StoredDelivery }> {
+type Written = { stored: true } | { stored: false; earlier: StoredDelivery };
+
+/** One conditional PutItem; when the condition fails, what is stored under the key instead. */
+async function putUnless(item: Item, condition: { expression: string; names?: Record<string, string>; values?: Item }, what: string): Promise<Written> {
   const table = tableName();
   if (!table) throw new StoreNotConfigured();
   try {
     await storeClient().send(
       new PutItemCommand({
         TableName: table,
-        Item: itemOf(delivery),
-        ConditionExpression: 'attribute_not_exists(pk)',
+        Item: item,
+        ConditionExpression: condition.expression,
+        ExpressionAttributeNames: condition.names,
+        ExpressionAttributeValues: condition.values,
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
     );
@@ -108,30 +141,81 @@ export async function storeDeliveryOnce(delivery: PendingDelivery): Promise<{ st
   } catch (error) {
     if (error instanceof ConditionalCheckFailedException || (error as Error).name === 'ConditionalCheckFailedException') {
       const old = (error as ConditionalCheckFailedException).Item;
-      return { stored: false, earlier: old?.status ? storedOf(old) : await readDelivery(table, delivery.sourceId, delivery.webhookId) };
+      const earlier = old?.status ? old : await getItem(table, item.pk!.S!, what);
+      // The condition failed, so the item exists; a strongly consistent read sees it.
+      if (!earlier) throw new StoreUnavailable(`GetItem ${what} (not visible yet)`);
+      return { stored: false, earlier: storedOf(earlier) };
     }
-    throw new StoreUnavailable('PutItem pending event', { cause: error });
+    throw new StoreUnavailable(`PutItem ${what}`, { cause: error });
   }
 }
 
-async function readDelivery(table: string, sourceId: string, webhookId: string): Promise<StoredDelivery> {
-  let item: Item | undefined;
-  try {
-    const out = await storeClient().send(
-      new GetItemCommand({ TableName: table, Key: { pk: { S: pendingPk(sourceId, webhookId) }, sk: { S: GENESIS_SK } }, ConsistentRead: true }),
-    );
-    item = out.Item;
-  } catch (error) {
-    throw new StoreUnavailable('GetItem pending event', { cause: error });
-  }
-  // The condition failed, so the item exists; a strongly consistent read sees it.
-  if (!item) throw new StoreUnavailable('GetItem pending event (not visible yet)');
-  return storedOf(item);
+const NEW = { expression: 'attribute_not_exists(pk)' };
+
+/**
+ * Stores a delivery's outcome once. Returns `{ stored: true }` when this call wrote it, else the
+ * outcome stored by an earlier (or concurrent) copy of the same delivery.
+ */
+export async function storeDeliveryOnce(delivery: PendingDelivery): Promise<Written> {
+  return putUnless(itemOf(delivery, pendingPk(delivery.sourceId, delivery.webhookId)), NEW, 'pending delivery');
 }
+
+/**
+ * Notes that a delivery carried a stored event: written unless its webhook-id already answered
+ * another body or already points to an event. A refusal stored by a concurrent copy of the same
+ * delivery (the rules read the record at another instant) is replaced: the event is stored, so
+ * that is the answer its webhook-id keeps.
+ */
+export async function storeDeliveryOfEvent(delivery: Omit<PendingDelivery, 'sequencing' | 'event'> & { eventKey: string }): Promise<Written> {
+  return putUnless(itemOf({ ...delivery, sequencing: 'ACCEPTED' }, pendingPk(delivery.sourceId, delivery.webhookId)), {
+    expression: 'attribute_not_exists(pk) OR (bodySha256 = :body AND #status <> :accepted)',
+    names: { '#status': 'status' },
+    values: { ':body': { S: delivery.bodySha256 }, ':accepted': { N: '202' } },
+  }, 'pending delivery');
+}
+
+/**
+ * Claims an event's identity: stores the accepted event under it, waiting for the sequencer, unless
+ * it is already stored. Returns `{ stored: true }` when this call claimed it, else the event stored
+ * by the delivery that did (the same event, or another one reusing its identity: compare `contentSha256`).
+ */
+export async function claimEvent(event: AcceptedEvent): Promise<Written> {
+  const item = itemOf({ ...event, sequencing: 'PENDING' }, eventPk(event.sourceId, event.identity.digest));
+  item.eventSource = { S: event.identity.source };
+  item.eventId = { S: event.identity.id };
+  item.contentSha256 = { S: event.identity.contentSha256 };
+  return putUnless(item, NEW, 'event');
+}
+
+async function getItem(table: string, pk: string, what: string): Promise<Item | undefined> {
+  try {
+    return (await storeClient().send(new GetItemCommand({ TableName: table, Key: { pk: { S: pk }, sk: { S: GENESIS_SK } }, ConsistentRead: true }))).Item;
+  } catch (error) {
+    throw new StoreUnavailable(`GetItem ${what}`, { cause: error });
+  }
+}
+
+async function readStored(pk: string, what: string): Promise<StoredDelivery | null> {
+  const table = tableName();
+  if (!table) throw new StoreNotConfigured();
+  const item = await getItem(table, pk, what);
+  return item ? storedOf(item) : null;
+}
+
+/** The delivery stored under a webhook-id, if any (strongly consistent). */
+export const readDelivery = (sourceId: string, webhookId: string): Promise<StoredDelivery | null> => readStored(pendingPk(sourceId, webhookId), 'pending delivery');
+
+/** The event stored under an identity digest, if any (strongly consistent). */
+export const readEvent = (sourceId: string, identityDigest: string): Promise<StoredDelivery | null> => readStored(eventPk(sourceId, identityDigest), 'event');
+
+/** The event stored under its key (a delivery's `eventKey`), strongly consistent. */
+export const readEventAt = (key: string): Promise<StoredDelivery | null> => readStored(key, 'event');
 
 /** An accepted delivery as the sequencer reads it back. */
 export interface WaitingDelivery {
   key: string;
+  /** The source whose key verified it. */
+  sourceId: string;
   receivedAt: string;
   sequencing: string;
   /** The verified body as received (a CloudEvent), and what the receiver read from it. */
@@ -173,8 +257,10 @@ export async function readDeliveries(client: DynamoDBClient, table: string, keys
   const items = await batchGetItems(client, table, keys.map((pk) => ({ pk: { S: pk }, sk: { S: GENESIS_SK } })), WRITER_READ);
   return items.map((item) => ({
     key: item.pk!.S!,
+    sourceId: item.sourceId!.S!,
     receivedAt: item.receivedAt!.S!,
-    sequencing: item.sequencing!.S!,
+    // A delivery whose event is stored apart has no sequencing of its own (nothing to integrate).
+    sequencing: item.sequencing?.S ?? '',
     event: item.event?.S ? { raw: item.event.S, type: item.eventType!.S!, reference: item.reference!.S!, at: item.eventAt!.S! } : null,
     item,
   }));

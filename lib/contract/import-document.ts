@@ -105,7 +105,11 @@ const GATEWAY_RESPONSES = {
 /**
  * Parameters as API Gateway reads them: name, in, required, description and the type, nothing
  * else (it ignores every other attribute). Their constraints live in the public contract and are
- * enforced by the function.
+ * enforced by the function. The receivers' required Standard Webhooks headers are declared too;
+ * with no request validator configured API Gateway passes a delivery without them on, and the
+ * function answers 401 problem details naming what is missing. Their security scheme is not: API
+ * Gateway takes an apiKey scheme for its own API keys or an authorizer, while the function itself
+ * verifies the signature (the public contract declares the scheme).
  */
 function parameters(op: Operation): Json[] {
   const typeOf = (schema: z.ZodType) => {
@@ -115,6 +119,7 @@ function parameters(op: Operation): Json[] {
   const params: Json[] = [];
   for (const [name, schema] of Object.entries(op.pathParams ?? {})) params.push({ name, in: 'path', required: true, schema: typeOf(schema) });
   for (const [name, schema] of Object.entries(op.queryParams ?? {})) params.push({ name, in: 'query', required: op.requiredQueryParams?.includes(name) ?? false, schema: typeOf(schema) });
+  for (const [name, schema] of Object.entries(op.requiredHeaders ?? {})) params.push({ name, in: 'header', required: true, schema: typeOf(schema) });
   return params;
 }
 

@@ -77,6 +77,9 @@ function parameters(op: Operation, target: Target): Json[] {
   for (const [name, schema] of Object.entries(op.queryParams ?? {})) {
     params.push({ name, in: 'query', required: op.requiredQueryParams?.includes(name) ?? false, description: schema.description, schema: withIntegerFormat(schemaRef(schema, target)) });
   }
+  for (const [name, schema] of Object.entries(op.requiredHeaders ?? {})) {
+    params.push({ name, in: 'header', required: true, description: schema.description, schema: schemaRef(schema, target) });
+  }
   if (op.conditional) {
     params.push({ name: 'If-None-Match', in: 'header', required: false, description: 'An ETag from an earlier answer: 304 when the document is unchanged.', schema: { type: 'string', maxLength: 1024, pattern: ENTITY_TAG_LIST } });
   }
@@ -104,7 +107,8 @@ export function operationObject(op: Operation, target: Target): Json {
     description: [op.description, `liveState ${op.liveState}: ${LIVE_STATE_MEANINGS[op.liveState]}`].filter(Boolean).join(' '),
     'x-svc-live-state': op.liveState,
     'x-svc-served-by': op.integration.kind === 'lambda' ? 'FUNCTION' : 'DOCUMENT',
-    security: [],
+    // Public unless the table names a scheme (the receivers' Standard Webhooks signature).
+    security: op.security ? [{ [op.security.name]: [] }] : [],
     parameters: [...parameters(op, target), { $ref: '#/components/parameters/CorrelationId' }],
     responses,
   };
@@ -130,9 +134,11 @@ function sharedComponents(target: Target): Json {
       content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/ErrorResponse' } } },
     };
   }
+  const securitySchemes = Object.fromEntries(operations.flatMap((op) => (op.security ? [[op.security.name, op.security.scheme]] : [])));
   return {
     schemas: componentSchemas(target),
     responses: problemResponses,
+    securitySchemes,
     parameters: {
       CorrelationId: {
         name: 'x-correlation-id',

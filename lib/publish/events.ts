@@ -106,7 +106,7 @@ function jsonSchema(schema: z.ZodType): Json {
 
 const RECEIVE_SUMMARY =
   'one CloudEvents 1.0 structured-mode event per POST, signed with Standard Webhooks (v1 HMAC-SHA256 or v1a Ed25519), ' +
-  'answered 202 once durably stored; see docs/ingress.md.';
+  'answered 202 once durably stored, then integrated by the sequencer once per event (its CloudEvents source and id: a delivery of a stored event is answered as its first); see docs/ingress.md.';
 
 /** The HTTP operation of the contract table that receives an event type, and the source that sends it. */
 function receiverOf(sources: PublishSources, type: string): { operationId: string; method: string; path: string; sourceId: string } | null {

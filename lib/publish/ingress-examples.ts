@@ -37,6 +37,7 @@ function example(name: string, title: string, type: string, reference: string, f
 export const INGRESS_STATEMENT =
   'Each body is sent as it is, signed with Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature) by the key of its sourceId; ' +
   'locally the development keys of fixtures/ingress-dev-secrets.json sign them (npm run emit does it for you). An accepted event is answered 202 once stored; ' +
+  'the same body sent again, under any webhook-id, is answered as its first delivery and changes nothing (an event is its CloudEvents source and id); ' +
   '`expect` is what the read path shows once the sequencer has integrated it.';
 
 export function buildIngressExamples(at: string): IngressExample[] {

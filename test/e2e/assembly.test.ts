@@ -7,6 +7,8 @@ import { GetItemCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DEMO_CREDENTIALS } from '../../fixtures/demo-credentials';
 import { DEMO_OBJECTS } from '../../fixtures/demo';
 import { DEMO_PROOFS } from '../../fixtures/demo-proofs';
+import { eventIdentityDigest } from '../../functions/domain/ingress/identity';
+import { eventPk } from '../../functions/store/layout';
 import { readCloudAssembly, type CfnTemplate } from '../../lib/assembly/cloud-assembly';
 import { describeNotEmulated, startAssemblyRunner, type AssemblyRunner } from '../../lib/assembly/runner';
 import type { LocalService } from '../../lib/local/service';
@@ -245,10 +247,10 @@ test("the sequencer's role stripped of kms:Sign: nothing is signed, nothing is l
   expect(await status()).toBe('ACTIVE');
   const failure = runner.queueMessages(deadLetters).map((m) => JSON.parse(m.body));
   expect(failure.at(-1)).toMatchObject({ requestContext: { condition: 'RetryAttemptsExhausted' }, DDBStreamBatchInfo: { batchSize: 1 } });
-  // Nothing is lost: the delivery still waits in the table, in the pending index.
+  // Nothing is lost: the event still waits in the table, in the pending index (docs/ingress.md#exactly-once-per-event).
   const store = new DynamoDBClient({ endpoint: runner.backends.dynamodb, region: 'eu-central-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
   const pending = await store.send(
-    new GetItemCommand({ TableName: runner.outputs.TableName, Key: { pk: { S: `P#service-platform#${delivered.sent.headers['webhook-id']}` }, sk: { S: '#' } }, ConsistentRead: true }),
+    new GetItemCommand({ TableName: runner.outputs.TableName, Key: { pk: { S: eventPk('service-platform', eventIdentityDigest(JSON.parse(delivered.sent.body))) }, sk: { S: '#' } }, ConsistentRead: true }),
   );
   store.destroy();
   expect(pending.Item?.queue).toBeDefined();

@@ -24,14 +24,23 @@ afterAll(() => service?.close());
 
 const secrets = devSecrets(DEV_INGRESS_SECRETS_FILE);
 
-async function storedItem(sourceId: string, webhookId: string) {
+async function itemAt(pk: string) {
   const client = localClient(service.storeEndpoint);
   try {
-    const out = await client.send(new GetItemCommand({ TableName: LOCAL_TABLE, Key: { pk: { S: pendingPk(sourceId, webhookId) }, sk: { S: '#' } }, ConsistentRead: true }));
+    const out = await client.send(new GetItemCommand({ TableName: LOCAL_TABLE, Key: { pk: { S: pk }, sk: { S: '#' } }, ConsistentRead: true }));
     return out.Item;
   } finally {
     client.destroy();
   }
+}
+
+/** The item stored for a delivery. */
+const storedItem = (sourceId: string, webhookId: string) => itemAt(pendingPk(sourceId, webhookId));
+
+/** The event a delivery carried, as stored under its identity (the item the sequencer integrates). */
+async function storedEvent(sourceId: string, webhookId: string) {
+  const eventKey = (await storedItem(sourceId, webhookId))?.eventKey?.S;
+  return eventKey ? itemAt(eventKey) : undefined;
 }
 
 describe('accepted events', () => {
@@ -47,8 +56,9 @@ describe('accepted events', () => {
       effect: 'ADVANCES_CURRENT_STATE',
       sequencing: 'PENDING',
     });
-    const item = await storedItem('service-platform', res.sent.headers['webhook-id']);
+    const item = await storedEvent('service-platform', res.sent.headers['webhook-id']);
     expect(item?.event?.S).toBe(res.sent.body);
+    expect(item?.eventId?.S).toBe(JSON.parse(res.sent.body).id);
     expect(item?.sequencing?.S).toBe('PENDING');
     expect(item?.status?.N).toBe('202');
     expect(item?.reference?.S).toBe(DEMO_OBJECTS.current);
@@ -240,7 +250,7 @@ describe('idempotency', () => {
     const other = JSON.stringify(buildEvent(OBSERVED, DEMO_OBJECTS.current, { state: 'DELIVERED' }));
     const res = await deliver(service.url, first.sent.path, other, signedHeaders(other, [secrets['service-platform']], { id }));
     expectProblem(res, 409, 'WEBHOOK_ID_REUSED');
-    expect((await storedItem('service-platform', id))?.event?.S).toBe(first.sent.body);
+    expect((await storedEvent('service-platform', id))?.event?.S).toBe(first.sent.body);
   });
 
   test('20 concurrent copies of one delivery: all answered 202 with the same receipt, exactly one write', async () => {
@@ -251,7 +261,7 @@ describe('idempotency', () => {
     const first = answers.filter((a) => a.headers.get('webhook-replayed') !== 'true');
     expect(first).toHaveLength(1);
     for (const a of answers) expect(a.body).toEqual(first[0].body);
-    const item = await storedItem('service-platform', headers['webhook-id']);
+    const item = await storedEvent('service-platform', headers['webhook-id']);
     expect(item?.receivedAt?.S).toBe(first[0].body.receivedAt);
   });
 });

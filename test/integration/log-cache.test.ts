@@ -1,8 +1,5 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DEMO_OBJECTS, demoDocument } from '../../fixtures/demo';
+import { DEMO_OBJECTS } from '../../fixtures/demo';
 import { verifyEvidence } from '../../functions/domain/ledger/node-crypto';
 import { sequenceAll } from '../../functions/ledger-writer/sequencer';
 import { formatSignerKey, signerFromKey } from '../../functions/ledger-writer/signer';
@@ -12,9 +9,8 @@ import { readLedgerHead } from '../../functions/store/ledger';
 import { storeDeliveryOnce } from '../../functions/store/pending';
 import { readWholeRecord } from '../../functions/store/records';
 import { buildEvent } from '../../lib/ingress/emit';
-import { loadDocument } from '../../lib/loader/load';
-import { startEmbeddedStore, type EmbeddedStore } from '../../lib/local/embedded-store';
-import { configureLocalEnvironment, localClient } from '../../lib/local/service';
+import { localClient } from '../../lib/local/service';
+import { startDemoTable, type DemoTable } from '../support/demo-table';
 
 /**
  * How a sequencer opens the log (functions/ledger-writer/table-ledger.ts): cold, from its right edge
@@ -26,26 +22,13 @@ const signer = signerFromKey(formatSignerKey('log-cache.test/ledger', Buffer.all
 const REFERENCE = DEMO_OBJECTS.current;
 const STATES = ['SHIPPED', 'DELIVERED', 'SHIPPED', 'DELIVERED'];
 
-let store: EmbeddedStore;
-let tiles: string;
-let document: { records: unknown[] };
-beforeAll(async () => {
-  store = await startEmbeddedStore();
-  configureLocalEnvironment(store.endpoint, TABLE);
-  tiles = await mkdtemp(path.join(os.tmpdir(), 'log-cache-'));
-  document = demoDocument(new Date(Date.now() - 60 * 60_000));
-  const client = localClient(store.endpoint);
-  await loadDocument({ records: document.records.filter((r: any) => r.reference === REFERENCE) }, { client, table: TABLE, createTable: true, signer, tiles: directoryTileStore(tiles) });
-  client.destroy();
-});
-afterAll(async () => {
-  await store?.close();
-  await rm(tiles, { recursive: true, force: true });
-});
+let demo: DemoTable;
+beforeAll(async () => (demo = await startDemoTable(TABLE, signer, [REFERENCE])));
+afterAll(() => demo?.close());
 
 /** A client that notes what the ledger partition is asked for: leaf pages (E#) and hash tiles (T#). */
 function countingClient(): { client: DynamoDBClient; reads: { leaves: number; tiles: number } } {
-  const client = localClient(store.endpoint);
+  const client = localClient(demo.store.endpoint);
   const reads = { leaves: 0, tiles: 0 };
   const send = client.send.bind(client) as (...args: unknown[]) => Promise<unknown>;
   (client as unknown as { send: unknown }).send = (command: { constructor: { name: string }; input: any }, ...rest: unknown[]) => {
@@ -75,7 +58,7 @@ async function deliverChange(): Promise<void> {
 }
 
 async function newestVerifies(): Promise<boolean> {
-  const client = localClient(store.endpoint);
+  const client = localClient(demo.store.endpoint);
   try {
     const entries = (await readWholeRecord(client, TABLE, REFERENCE))!.entries;
     const newest = entries[entries.length - 1];
@@ -88,7 +71,7 @@ async function newestVerifies(): Promise<boolean> {
 test('cold: from the right edge (hash tiles, no leaf); warm: nothing; after a load: only the leaves it appended; another store: cold again', async () => {
   const cache = new LogCache();
   const a = countingClient();
-  const run = (client: DynamoDBClient) => sequenceAll({ client, table: TABLE, signer, tiles: directoryTileStore(tiles), cache });
+  const run = (client: DynamoDBClient) => sequenceAll({ client, table: TABLE, signer, tiles: directoryTileStore(demo.tiles), cache });
 
   await deliverChange();
   expect((await run(a.client)).map((r) => r.appended)).toEqual([1]);
@@ -101,10 +84,8 @@ test('cold: from the right edge (hash tiles, no leaf); warm: nothing; after a lo
   expect(await newestVerifies()).toBe(true);
 
   // A load appends (a proof never loaded before) with its own client: the warm log reads what it appended.
-  const loader = localClient(store.endpoint);
   const before = (await readLedgerHead())!.treeSize;
-  await loadDocument({ records: document.records.filter((r: any) => r.reference === 'PRF-2026-0101') }, { client: loader, table: TABLE, signer, tiles: directoryTileStore(tiles) });
-  loader.destroy();
+  await demo.load(['PRF-2026-0101']);
   expect((await readLedgerHead())!.treeSize).toBeGreaterThan(before);
   await deliverChange();
   expect((await run(a.client)).map((r) => r.appended)).toEqual([1]);

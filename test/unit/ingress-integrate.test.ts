@@ -743,3 +743,62 @@ describe.each([OBJECT, CREDENTIAL, PROOF])('%s: a partial timeline (from the ear
     );
   });
 });
+
+describe.each([OBJECT, CREDENTIAL, PROOF])('%s: (g) one fact per event, however many deliveries carry it and in whatever order they arrive', (kind) => {
+  /**
+   * The batch of a random scenario, each event carried by 1 to 3 deliveries (other pending keys,
+   * the same identity: a sender's replay under a new webhook-id, or a second sender instance),
+   * all in a random arrival order. The identity of every event is its original key, so a
+   * redelivery of an event the earlier batch integrated meets its entry too.
+   */
+  const duplicatedArb = scenarioArb(kind).chain(({ stored, batch }) =>
+    fc
+      .tuple(
+        fc.array(fc.integer({ min: 1, max: 3 }), { minLength: batch.length, maxLength: batch.length }),
+        fc.array(fc.double({ min: 0, max: 1, noNaN: true }), { minLength: batch.length * 3, maxLength: batch.length * 3 }),
+      )
+      .map(([copies, ranks]) => {
+        const deliveries = batch.flatMap((e, i) => Array.from({ length: copies[i] }, (_, j): EventToIntegrate => ({ ...e, key: `${e.key}~delivery-${j}`, identity: e.key })));
+        const arrival = deliveries.map((d, i) => ({ d, rank: ranks[i] })).sort((a, b) => a.rank - b.rank).map((a) => a.d);
+        return { stored, deliveries: arrival };
+      }),
+  );
+  /** The first delivery of each event, in arrival order: what integrating each event once would see. */
+  const firstOfEach = (deliveries: readonly EventToIntegrate[]) => deliveries.filter((d, i) => deliveries.findIndex((o) => o.identity === d.identity) === i);
+
+  test('the timeline, the new versions and the outcomes are those of each event delivered once; every delivery of an event gets its outcome', () => {
+    fc.assert(
+      fc.property(duplicatedArb, ({ stored, deliveries }) => {
+        const once = integrateEvents(kind, stored, firstOfEach(deliveries));
+        const all = integrateEvents(kind, stored, deliveries);
+        expect(all.entries).toEqual(once.entries);
+        expect(all.newHeads).toEqual(once.newHeads);
+        const outcomeOf = new Map(once.outcomes.map((o) => [firstOfEach(deliveries).find((d) => d.key === o.key)!.identity, o]));
+        expect(all.outcomes.map((o) => o.key).sort()).toEqual(deliveries.map((d) => d.key).sort());
+        for (const o of all.outcomes) expect(o).toEqual({ ...outcomeOf.get(deliveries.find((d) => d.key === o.key)!.identity)!, key: o.key });
+        // No identity is on two entries.
+        const carried = all.entries.flatMap((e) => (e.eventKey ? [e.eventKey] : []));
+        expect(new Set(carried).size).toBe(carried.length);
+      }),
+      { seed: SEED, numRuns: 200 },
+    );
+  });
+
+  test('delivered again under new keys once integrated: nothing changes, and each is reported as its event was', () => {
+    fc.assert(
+      fc.property(duplicatedArb, ({ stored, deliveries }) => {
+        const first = integrateEvents(kind, stored, deliveries);
+        const written = storedAfter(stored, first.entries);
+        const sequenced = first.outcomes.filter((o) => o.sequenced);
+        const again = deliveries.filter((d) => sequenced.some((o) => o.key === d.key)).map((d) => ({ ...d, key: `${d.key}~again` }));
+        const second = integrateEvents(kind, written, again);
+        expectNothingChanged(second, written);
+        for (const o of second.outcomes) {
+          const before = sequenced.find((s) => `${s.key}~again` === o.key)!;
+          expect(o).toEqual({ ...before, key: o.key });
+        }
+      }),
+      { seed: SEED, numRuns: 200 },
+    );
+  });
+});

@@ -1,20 +1,34 @@
 import { defineOperations } from '../operation';
-import { INGRESS_MAX_BODY_BYTES, IngressReceipt, LifecycleFeedEvent, REPLAY_WINDOW_SECONDS, SourceId, SourceWebhookEvent } from '../ingress';
+import {
+  INGRESS_MAX_BODY_BYTES,
+  INGRESS_SECRETS_SETTING,
+  IngressReceipt,
+  LifecycleFeedEvent,
+  REPLAY_WINDOW_SECONDS,
+  SourceId,
+  SourceWebhookEvent,
+  STANDARD_WEBHOOKS_SECURITY,
+  WEBHOOK_HEADER_SCHEMAS,
+} from '../ingress';
 
 /**
  * The receivers: the only POSTs with a production effect. Each verifies a Standard Webhooks
- * signature on the raw body, validates the canonical event, checks it against the record it names
- * (one Query) and stores it with one conditional write before answering 202. The sequencer
- * integrates stored events into the ledger and the records (docs/ingress.md).
+ * signature on the raw body (its three headers are required parameters, and the signature is the
+ * operation's security scheme), validates the canonical event, checks it against the record it
+ * names (one Query) and stores it once per event before answering 202. The sequencer integrates
+ * stored events into the ledger and the records (docs/ingress.md).
  */
 const TAG = 'Ingress';
 const SIGNED =
   'Signed with Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature; v1 HMAC-SHA256 or v1a Ed25519, several signatures allowed), ' +
   `verified on the raw body before it is parsed; a webhook-timestamp more than ${REPLAY_WINDOW_SECONDS} s from the service clock is refused. ` +
   `The body is one CloudEvents 1.0 structured-mode event of a canonical type (application/cloudevents+json or application/json, at most ${INGRESS_MAX_BODY_BYTES} bytes). ` +
-  'A webhook-id is accepted once: a retry answers what the first delivery was answered and has no second effect. ' +
-  '202 is answered only once the event is durably stored; it is then integrated by the sequencer (not yet built: accepted events wait as PENDING).';
-const SETTINGS = ['INGRESS_SECRETS_ARN'] as const;
+  'Exactly once per event: an event (its CloudEvents source and id) already stored with the same content (the same JSON value) is answered as its first delivery was, ' +
+  'whatever its webhook-id, and has no second effect; the same source and id with other content is 409 EVENT_ID_REUSED. ' +
+  'A webhook-id is answered once: a retry answers what the first delivery was answered; reused for another body it is 409 WEBHOOK_ID_REUSED. ' +
+  '202 is answered only once the event is durably stored; the sequencer then integrates it into the record it names and the ledger ' +
+  '(one signed checkpoint per batch), and a retry says where that stands (sequencing PENDING, SEQUENCED or SET_ASIDE).';
+const SETTINGS = [INGRESS_SECRETS_SETTING] as const;
 const MEDIA_TYPES = ['application/cloudevents+json', 'application/json'] as const;
 
 export const ingressOperations = defineOperations([
@@ -28,6 +42,8 @@ export const ingressOperations = defineOperations([
       `${SIGNED} Signed with the keys of source service-platform; without them the receiver answers 503 SOURCE_GATED. ` +
       '404 when the reference holds no record (events never create one); 409 when the lifecycle rules forbid the transition.',
     liveState: 'READY',
+    requiredHeaders: WEBHOOK_HEADER_SCHEMAS,
+    security: STANDARD_WEBHOOKS_SECURITY,
     requestBody: { schema: LifecycleFeedEvent, required: true, mediaTypes: MEDIA_TYPES },
     response: { schema: IngressReceipt, status: 202 },
     errors: [400, 401, 404, 409, 413, 415, 422, 503],
@@ -44,6 +60,8 @@ export const ingressOperations = defineOperations([
       'an unknown sourceId is 404 UNKNOWN_SOURCE, a reference without a record is 404, a reference of another kind is 409.',
     liveState: 'GATED_BY_PERSISTENCE',
     pathParams: { sourceId: SourceId },
+    requiredHeaders: WEBHOOK_HEADER_SCHEMAS,
+    security: STANDARD_WEBHOOKS_SECURITY,
     requestBody: { schema: SourceWebhookEvent, required: true, mediaTypes: MEDIA_TYPES },
     response: { schema: IngressReceipt, status: 202 },
     errors: [400, 401, 404, 409, 413, 415, 422, 503],

@@ -27,14 +27,20 @@ export interface StoredTimelineEntry {
   entry: Record<string, unknown>;
   view: Record<string, unknown>;
   head: RecordHead<Record<string, unknown>>;
-  /** The pending delivery that produced this entry (P#<sourceId>#<webhookId>), when one did. */
+  /** The identity of the event that produced this entry (its stored event's key), when one did. */
   eventKey: string | null;
 }
 
 /** An accepted event, as stored by a receiver. */
 export interface EventToIntegrate {
-  /** Its pending item's key: what makes integrating it twice impossible. */
+  /** Its pending item's key: what its outcome is reported under. */
   key: string;
+  /**
+   * Its identity (the key of its sender's CloudEvents source and id), written on its entry: an
+   * identity already in the timeline, or met earlier in the batch, is never integrated again.
+   * Default: `key`.
+   */
+  identity?: string;
   type: string;
   reference: string;
   /** The instant it states (changedAt or observedAt), as stored (UTC ISO-8601). */
@@ -78,7 +84,10 @@ interface Fact {
   /** Source snapshots: the digest observed. */
   digest?: string;
   stored: StoredTimelineEntry | null;
+  /** The identity of the event it states (written on its entry). */
   eventKey: string | null;
+  /** An event being inserted: the pending item its outcome is reported under. */
+  deliveryKey?: string;
 }
 
 const factOf = (e: StoredTimelineEntry, state: string, head: Head | null, digest?: string): Fact => ({
@@ -302,24 +311,33 @@ export function integrateEvents(kind: string, stored: readonly StoredTimelineEnt
   let highest = partial?.highestVersion ?? 0;
   for (const e of stored) highest = Math.max(highest, e.head.version);
   const nextVersion = () => ++highest;
-  const integrated = new Set(stored.flatMap((e) => (e.eventKey ? [e.eventKey] : [])));
   const ordered = [...events].sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
   const decided = new Map<string, EventOutcome>();
   const reasons = new Map<Fact, string>();
+  /** Events of this batch whose identity another event of the batch carries first: they share its outcome. */
+  const twins = new Map<string, Fact>();
   let waiting: Fact[] = [];
   for (const event of ordered) {
-    const already = integrated.has(event.key) ? facts.find((f) => f.eventKey === event.key) : undefined;
+    const identity = event.identity ?? event.key;
+    // An event is integrated once, whichever delivery carries it: its identity, or (entries written
+    // before events were stored by identity) its delivery's key, already on an entry.
+    const already = facts.find((f) => f.eventKey !== null && (f.eventKey === identity || f.eventKey === event.key));
     if (already) {
       decided.set(event.key, { key: event.key, sequenced: true, entryAt: already.at, version: already.head?.version ?? null });
       continue;
     }
+    const twin = waiting.find((f) => f.eventKey === identity);
+    if (twin) {
+      twins.set(event.key, twin);
+      continue;
+    }
     const fact = rules.factOfEvent(event);
     if (typeof fact === 'string') decided.set(event.key, { key: event.key, sequenced: false, reason: fact });
-    else if (!waiting.some((f) => f.eventKey === event.key)) waiting.push(fact);
+    else waiting.push({ ...fact, eventKey: identity, deliveryKey: event.key });
   }
   const accept = (fact: Fact) => {
     fact.head = rules.versionOf(facts, facts.indexOf(fact), nextVersion);
-    decided.set(fact.eventKey!, { key: fact.eventKey!, sequenced: true, entryAt: fact.at, version: fact.head?.version ?? null });
+    decided.set(fact.deliveryKey!, { key: fact.deliveryKey!, sequenced: true, entryAt: fact.at, version: fact.head?.version ?? null });
   };
   // One at a time, in instant order; again while any is accepted (an event whose neighbour of the
   // same instant came later in the batch fits once it is in).
@@ -351,7 +369,8 @@ export function integrateEvents(kind: string, stored: readonly StoredTimelineEnt
       for (const fact of waiting) facts.splice(facts.indexOf(fact), 1);
     }
   }
-  for (const fact of waiting) decided.set(fact.eventKey!, { key: fact.eventKey!, sequenced: false, reason: reasons.get(fact)! });
+  for (const fact of waiting) decided.set(fact.deliveryKey!, { key: fact.deliveryKey!, sequenced: false, reason: reasons.get(fact)! });
+  for (const [key, twin] of twins) decided.set(key, { ...decided.get(twin.deliveryKey!)!, key });
   const outcomes = ordered.flatMap((e) => {
     const outcome = decided.get(e.key);
     if (!outcome) return [];

@@ -1,6 +1,14 @@
 import { createPublicKey, verify as verifySignature, type KeyObject } from 'node:crypto';
 import { Webhook, WebhookVerificationError } from 'standardwebhooks';
-import { REPLAY_WINDOW_SECONDS, WEBHOOK_HEADERS, WEBHOOK_ID_PATTERN } from '../../contract/ingress-values';
+import {
+  REPLAY_WINDOW_SECONDS,
+  WEBHOOK_HEADERS,
+  WEBHOOK_ID_PATTERN,
+  WEBHOOK_SIGNATURE_ENTRY_PATTERN,
+  WEBHOOK_SIGNATURE_MAX_LENGTH,
+  WEBHOOK_SIGNATURES_READ,
+  WEBHOOK_TIMESTAMP_PATTERN,
+} from '../../contract/ingress-values';
 
 /**
  * Standard Webhooks verification (https://www.standardwebhooks.com), pure: the raw body as
@@ -14,13 +22,26 @@ import { REPLAY_WINDOW_SECONDS, WEBHOOK_HEADERS, WEBHOOK_ID_PATTERN } from '../.
  *   it: the signature is base64 of Ed25519 over the UTF-8 bytes of `{webhook-id}.{webhook-timestamp}.{body}`.
  * - webhook-signature is a space-delimited list of `version,base64` (key rotation): the delivery
  *   is authentic when any listed signature verifies with any configured key.
+ * The headers and their forms are the contract's (functions/contract/ingress-values.ts): the
+ * receivers declare them as required header parameters from the same values, and a test holds the
+ * declaration to what this function checks.
  */
 
 export type SignatureRefusal = 'SIGNATURE_MISSING' | 'SIGNATURE_INVALID' | 'TIMESTAMP_OUT_OF_WINDOW';
 
+export type WebhookHeader = (typeof WEBHOOK_HEADERS)[keyof typeof WEBHOOK_HEADERS];
+
 export type Verdict =
   | { ok: true; webhookId: string; timestamp: number }
-  | { ok: false; refusal: SignatureRefusal; detail: string };
+  | {
+      ok: false;
+      refusal: SignatureRefusal;
+      detail: string;
+      /** SIGNATURE_MISSING: every required header the delivery lacks. */
+      missing?: WebhookHeader[];
+      /** SIGNATURE_INVALID for a header's form (not for a signature that does not verify): that header. */
+      malformed?: WebhookHeader;
+    };
 
 /** A source's verification keys, parsed once from configuration. */
 export interface VerificationKeys {
@@ -63,9 +84,9 @@ export function parseVerificationKeys(values: readonly string[]): { keys: Verifi
 export const hasKeys = (keys: VerificationKeys): boolean => keys.v1.length + keys.v1a.length > 0;
 
 const ID = new RegExp(WEBHOOK_ID_PATTERN);
-const TIMESTAMP = /^[0-9]{1,12}$/;
+const TIMESTAMP = new RegExp(WEBHOOK_TIMESTAMP_PATTERN);
 /** One listed signature: a version and base64 (standard alphabet, padded). */
-const LISTED = /^(v1a?),([A-Za-z0-9+/]{1,200}={0,2})$/;
+const LISTED = new RegExp(WEBHOOK_SIGNATURE_ENTRY_PATTERN);
 
 /**
  * Verifies one delivery. Order: the three headers are present (else SIGNATURE_MISSING), well formed
@@ -79,31 +100,35 @@ export function verifyDelivery(rawBody: string, headers: Record<string, string |
   const id = headers[WEBHOOK_HEADERS.id];
   const timestamp = headers[WEBHOOK_HEADERS.timestamp];
   const signature = headers[WEBHOOK_HEADERS.signature];
-  const missing = [
-    [WEBHOOK_HEADERS.id, id],
-    [WEBHOOK_HEADERS.timestamp, timestamp],
-    [WEBHOOK_HEADERS.signature, signature],
-  ].filter(([, v]) => v === undefined || v.trim() === '').map(([name]) => name);
-  if (missing.length > 0) return { ok: false, refusal: 'SIGNATURE_MISSING', detail: `The delivery carries no ${missing.join(', ')} header: every delivery must be signed (Standard Webhooks).` };
-  if (!ID.test(id!)) return { ok: false, refusal: 'SIGNATURE_INVALID', detail: `The ${WEBHOOK_HEADERS.id} header must be 1 to 128 of A-Z a-z 0-9 _ -.` };
-  if (!TIMESTAMP.test(timestamp!)) return { ok: false, refusal: 'SIGNATURE_INVALID', detail: `The ${WEBHOOK_HEADERS.timestamp} header must be whole seconds since the Unix epoch.` };
+  const missing = (
+    [
+      [WEBHOOK_HEADERS.id, id],
+      [WEBHOOK_HEADERS.timestamp, timestamp],
+      [WEBHOOK_HEADERS.signature, signature],
+    ] as const
+  ).filter(([, v]) => v === undefined || v.trim() === '').map(([name]) => name);
+  if (missing.length > 0) return { ok: false, refusal: 'SIGNATURE_MISSING', missing, detail: `The delivery carries no ${missing.join(', ')} header: every delivery must be signed (Standard Webhooks).` };
+  const malformed = (header: WebhookHeader, detail: string): Verdict => ({ ok: false, refusal: 'SIGNATURE_INVALID', malformed: header, detail });
+  if (!ID.test(id!)) return malformed(WEBHOOK_HEADERS.id, `The ${WEBHOOK_HEADERS.id} header must be 1 to 128 of A-Z a-z 0-9 _ -.`);
+  if (!TIMESTAMP.test(timestamp!)) return malformed(WEBHOOK_HEADERS.timestamp, `The ${WEBHOOK_HEADERS.timestamp} header must be whole seconds since the Unix epoch.`);
   const seconds = Number(timestamp);
   const skew = Math.floor(nowMs / 1000) - seconds;
   if (Math.abs(skew) > REPLAY_WINDOW_SECONDS) {
     const which = skew > 0 ? `${skew} s old` : `${-skew} s in the future`;
     return { ok: false, refusal: 'TIMESTAMP_OUT_OF_WINDOW', detail: `The ${WEBHOOK_HEADERS.timestamp} is ${which}; deliveries are accepted within ${REPLAY_WINDOW_SECONDS} s of the service clock (replay window).` };
   }
+  if (signature!.length > WEBHOOK_SIGNATURE_MAX_LENGTH) return malformed(WEBHOOK_HEADERS.signature, `The ${WEBHOOK_HEADERS.signature} header is longer than ${WEBHOOK_SIGNATURE_MAX_LENGTH} characters.`);
   const listed = signature!.split(' ').filter((s) => s !== '');
   const v1: string[] = [];
   const v1a: Buffer[] = [];
-  for (const entry of listed.slice(0, 16)) {
+  for (const entry of listed.slice(0, WEBHOOK_SIGNATURES_READ)) {
     const m = LISTED.exec(entry);
     if (!m) continue; // other versions are skipped, as the specification lets a list carry them
     if (m[1] === 'v1') v1.push(entry);
     else v1a.push(Buffer.from(m[2], 'base64'));
   }
   if (v1.length + v1a.length === 0) {
-    return { ok: false, refusal: 'SIGNATURE_INVALID', detail: `The ${WEBHOOK_HEADERS.signature} header lists no v1 or v1a signature.` };
+    return malformed(WEBHOOK_HEADERS.signature, `The ${WEBHOOK_HEADERS.signature} header lists no v1 or v1a signature among its first ${WEBHOOK_SIGNATURES_READ} entries.`);
   }
   if (v1.length > 0) {
     const v1Headers = { [WEBHOOK_HEADERS.id]: id!, [WEBHOOK_HEADERS.timestamp]: timestamp!, [WEBHOOK_HEADERS.signature]: v1.join(' ') };
