@@ -34,6 +34,9 @@ export const TABLE_SCHEMA_VERSION = 'svc.table.v1';
  */
 export const PENDING_INDEX = { name: 'pending', partitionKey: 'queue', sortKey: 'receivedAt' } as const;
 
+/** The value of PENDING_INDEX.partitionKey on an item while it waits for the sequencer (absent otherwise). */
+export const PENDING_QUEUE = 'PENDING';
+
 export const recordPk = (reference: string): string => `R#${reference}`;
 
 /** Leading characters of every pending-event partition key (the receivers' only writable keys). */

@@ -8,11 +8,10 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { storeClient, tableName } from './client';
 import { StoreNotConfigured, StoreUnavailable } from './errors';
-import { eventPk, GENESIS_SK, PENDING_INDEX, pendingPk } from './layout';
+import { eventPk, GENESIS_SK, PENDING_INDEX, PENDING_QUEUE, pendingPk } from './layout';
 import { batchGetItems, WRITER_READ } from './batch-get';
 
 /** The `queue` value of every event waiting for the sequencer. */
-const PENDING_QUEUE = 'PENDING';
 
 /**
  * What the receivers store (layout.ts), two kinds of items, each written once with a conditional

@@ -1,4 +1,5 @@
 import { existsSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { filterCriteriaMatch } from '../../lib/assembly/filter-pattern';
 import path from 'node:path';
 import { Validations } from 'aws-cdk-lib';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
@@ -400,27 +401,31 @@ describe('the sequencer', () => {
     expect(mapping.Properties.MaximumRetryAttempts).toBeLessThanOrEqual(10);
     expect(mapping.Properties.MaximumRecordAgeInSeconds).toBeGreaterThan(0);
     const patterns = mapping.Properties.FilterCriteria.Filters.map((f: { Pattern: string }) => JSON.parse(f.Pattern));
-    expect(patterns).toEqual([{ eventName: ['INSERT'], dynamodb: { Keys: { [TABLE_KEYS.partitionKey]: { S: [{ prefix: PENDING_PK_PREFIX }] } } } }]);
+    expect(patterns).toEqual([
+      { eventName: ['INSERT'], dynamodb: { Keys: { [TABLE_KEYS.partitionKey]: { S: [{ prefix: PENDING_PK_PREFIX }] } }, NewImage: { queue: { S: ['PENDING'] } } } },
+    ]);
     expect(mappingId).toBeTruthy();
   });
 
-  test('the filter admits a receiver\'s new pending item and nothing the writers write (EventBridge pattern semantics)', () => {
-    const [pattern] = mapping.Properties.FilterCriteria.Filters.map((f: { Pattern: string }) => JSON.parse(f.Pattern));
-    // The subset of the pattern language this filter uses: a list of values, or of { prefix }.
-    const matches = (p: any, value: any): boolean =>
-      Array.isArray(p)
-        ? p.some((v) => (typeof v === 'object' ? typeof value === 'string' && value.startsWith(v.prefix) : v === value))
-        : value !== undefined && Object.entries(p).every(([k, sub]) => matches(sub, value[k]));
-    const record = (eventName: string, pk: string) => ({ eventName, dynamodb: { Keys: { pk: { S: pk }, sk: { S: '#' } } } });
-    expect(matches(pattern, record('INSERT', 'P#service-platform#msg_1'))).toBe(true);
-    for (const [eventName, pk] of [
-      ['MODIFY', 'P#service-platform#msg_1'],
-      ['REMOVE', 'P#service-platform#msg_1'],
-      ['INSERT', 'R#ORD-2026-0001'],
-      ['INSERT', 'L#LOG'],
-      ['INSERT', 'S#TABLE'],
-    ]) {
-      expect([eventName, pk, matches(pattern, record(eventName, pk))]).toEqual([eventName, pk, false]);
+  test('the filter admits what waits for the sequencer and nothing else the writers write (Lambda filter semantics, lib/assembly/filter-pattern.ts)', () => {
+    const patterns = mapping.Properties.FilterCriteria.Filters.map((f: { Pattern: string }) => f.Pattern);
+    const record = (eventName: string, pk: string, image: Record<string, unknown> = {}) => ({
+      eventName,
+      dynamodb: { Keys: { pk: { S: pk }, sk: { S: '#' } }, NewImage: { pk: { S: pk }, sk: { S: '#' }, ...image } },
+    });
+    const waiting = { queue: { S: 'PENDING' }, receivedAt: { S: '2026-11-24T00:00:00.000Z' } };
+    expect(filterCriteriaMatch(patterns, record('INSERT', 'P#service-platform#event:0f3a', waiting))).toBe(true);
+    for (const [eventName, pk, image] of [
+      // A delivery's note (it points at the event, which is what waits), a refused delivery, an item the sequencer finished.
+      ['INSERT', 'P#service-platform#msg_1', { event: { S: 'P#service-platform#event:0f3a' } }],
+      ['INSERT', 'P#service-platform#msg_2', { status: { N: '422' } }],
+      ['MODIFY', 'P#service-platform#event:0f3a', { sequencing: { S: 'SEQUENCED' } }],
+      ['REMOVE', 'P#service-platform#event:0f3a', waiting],
+      ['INSERT', 'R#ORD-2026-0001', {}],
+      ['INSERT', 'L#LOG', {}],
+      ['INSERT', 'S#TABLE', {}],
+    ] as const) {
+      expect([eventName, pk, filterCriteriaMatch(patterns, record(eventName, pk, image))]).toEqual([eventName, pk, false]);
     }
   });
 
