@@ -73,6 +73,8 @@ export class LedgerLockedError extends Error {
   constructor(
     readonly since: string,
     readonly until: string | null,
+    /** The lease holder's lock id (a load names its host and process in it: lib/loader/lease.ts). */
+    readonly holder: string | null = null,
   ) {
     super(
       `another writer (a load or the sequencer) holds the ledger since ${since}` +
@@ -89,6 +91,12 @@ export interface LedgerLease {
   leaseMs: number;
   /** Take it even if another writer holds it (an operator's --unlock-ledger). */
   force?: boolean;
+  /**
+   * Take it over from exactly this holder (a writer known to be gone, e.g. a killed load on this
+   * machine): conditional on that lock id still being the one held, so of two writers taking over
+   * the same lease only one succeeds.
+   */
+  replacing?: string;
 }
 
 /**
@@ -105,8 +113,15 @@ export async function acquireLedgerLock(client: DynamoDBClient, table: string, l
         TableName: table,
         Key: headKey(),
         UpdateExpression: 'SET lockId = :id, lockedAt = :at, lockUntil = :until',
-        ...(lease.force ? {} : { ConditionExpression: 'attribute_not_exists(lockId) OR lockUntil < :at' }),
-        ExpressionAttributeValues: { ':id': { S: lockId }, ':at': { S: lease.at }, ':until': { S: until } },
+        ...(lease.force
+          ? {}
+          : { ConditionExpression: `attribute_not_exists(lockId) OR lockUntil < :at${lease.replacing ? ' OR lockId = :replacing' : ''}` }),
+        ExpressionAttributeValues: {
+          ':id': { S: lockId },
+          ':at': { S: lease.at },
+          ':until': { S: until },
+          ...(lease.replacing && !lease.force ? { ':replacing': { S: lease.replacing } } : {}),
+        },
         ReturnValues: 'ALL_NEW',
       }),
     );
@@ -114,7 +129,7 @@ export async function acquireLedgerLock(client: DynamoDBClient, table: string, l
   } catch (error) {
     if (error instanceof ConditionalCheckFailedException || (error as Error).name === 'ConditionalCheckFailedException') {
       const current = headFrom((await client.send(new GetItemCommand({ TableName: table, Key: headKey(), ConsistentRead: true }))).Item);
-      throw new LedgerLockedError(current?.lock?.since ?? 'an unknown time', current?.lock?.until ?? null);
+      throw new LedgerLockedError(current?.lock?.since ?? 'an unknown time', current?.lock?.until ?? null, current?.lock?.id ?? null);
     }
     throw error;
   }
@@ -146,7 +161,23 @@ export async function readLedgerLeaves(
   from = 0,
 ): Promise<Buffer[]> {
   const leaves: Buffer[] = [];
-  if (treeSize <= from) return leaves;
+  await forEachLedgerLeaf(client, table, treeSize, (leaf) => void leaves.push(leaf), onProgress, from);
+  return leaves;
+}
+
+/**
+ * Passes the hashes of leaves from..treeSize-1 to `onLeaf`, in order, a page at a time and
+ * without keeping them: what a writer needs to check a log of any size in bounded memory.
+ */
+export async function forEachLedgerLeaf(
+  client: DynamoDBClient,
+  table: string,
+  treeSize: number,
+  onLeaf: (leaf: Buffer, index: number) => void,
+  onProgress?: (read: number, total: number) => void,
+  from = 0,
+): Promise<void> {
+  if (treeSize <= from) return;
   const pages = paginateQuery(
     { client },
     {
@@ -157,16 +188,15 @@ export async function readLedgerLeaves(
       ConsistentRead: true,
     },
   );
+  let next = from;
   for await (const page of pages) {
     for (const item of page.Items ?? []) {
-      const expected = ledgerLeafSk(from + leaves.length);
-      if (item.sk?.S !== expected || !item.leafHash?.B) throw new Error(`the ledger is missing leaf ${from + leaves.length} (found ${item.sk?.S ?? 'nothing'})`);
-      leaves.push(Buffer.from(item.leafHash.B));
+      if (item.sk?.S !== ledgerLeafSk(next) || !item.leafHash?.B) throw new Error(`the ledger is missing leaf ${next} (found ${item.sk?.S ?? 'nothing'})`);
+      onLeaf(Buffer.from(item.leafHash.B), next++);
     }
-    onProgress?.(leaves.length, treeSize);
+    onProgress?.(next, treeSize);
   }
-  if (from + leaves.length !== treeSize) throw new Error(`the ledger head says ${treeSize} leaves but ${from + leaves.length} are stored`);
-  return leaves;
+  if (next !== treeSize) throw new Error(`the ledger head says ${treeSize} leaves but ${next} are stored`);
 }
 
 export interface LeafToStore {
@@ -197,12 +227,7 @@ export async function publishLedgerHead(
   lockId: string,
   head: { origin: string; treeSize: number; checkpoint: string; at: string },
 ): Promise<void> {
-  await client.send(
-    new PutItemCommand({
-      TableName: table,
-      Item: { pk: { S: LEDGER_PK }, sk: { S: ledgerCheckpointSk(head.treeSize) }, checkpoint: { S: head.checkpoint }, at: { S: head.at } },
-    }),
-  );
+  await client.send(new PutItemCommand({ TableName: table, Item: ledgerCheckpointItem(head) }));
   await client.send(
     new UpdateItemCommand({
       TableName: table,
@@ -218,6 +243,16 @@ export async function publishLedgerHead(
       },
     }),
   );
+}
+
+/** The checkpoint history's item for one published size. */
+export function ledgerCheckpointItem(head: { treeSize: number; checkpoint: string; at: string }): Item {
+  return { pk: { S: LEDGER_PK }, sk: { S: ledgerCheckpointSk(head.treeSize) }, checkpoint: { S: head.checkpoint }, at: { S: head.at } };
+}
+
+/** The head item as a writer leaves it once it has published and released its lease (for a table made from an export). */
+export function ledgerHeadItem(head: { origin: string; treeSize: number; checkpoint: string; at: string }): Item {
+  return { ...headKey(), origin: { S: head.origin }, treeSize: { N: String(head.treeSize) }, checkpoint: { S: head.checkpoint }, updatedAt: { S: head.at } };
 }
 
 export interface HashTileToStore {
