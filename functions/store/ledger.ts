@@ -68,6 +68,11 @@ export async function readLedgerHead(): Promise<LedgerHead | null> {
   return head && head.checkpoint ? head : null;
 }
 
+/** The head as a writer reads it (strongly consistent, through its own client); null when the table holds none. */
+export async function readLedgerHeadOf(client: DynamoDBClient, table: string): Promise<LedgerHead | null> {
+  return headFrom((await client.send(new GetItemCommand({ TableName: table, Key: headKey(), ConsistentRead: true }))).Item);
+}
+
 export class LedgerLockedError extends Error {
   override name = 'LedgerLockedError';
   constructor(
