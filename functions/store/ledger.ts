@@ -302,7 +302,10 @@ export async function readLedgerTiles(
 
 /**
  * The batch journal: a batch's record writes, stored before its head is published.
- *   pk = "L#LOG", sk = "J#" + chunk(6)   the items to write, a few hundred per chunk
+ *   pk = "L#LOG", sk = "J#" + chunk(6)   the items to write, a few hundred per chunk, as
+ *                                        gzip-compressed JSON (binary): the items repeat their
+ *                                        evidence and checkpoint text, so a chunk is a fraction
+ *                                        of its items' size to write, store and read
  *   pk = "L#LOG", sk = "J#"              the header, written after every chunk: the tree size the
  *                                        batch publishes, the number of chunks, and whether all
  *                                        its items are written
@@ -312,8 +315,10 @@ export async function readLedgerTiles(
  * its record. Overwritten by the next journaled batch.
  */
 const JOURNAL_SK = 'J#';
+/** node:zlib when a journal is first written or read (process.getBuiltinModule: not at a function's start, which reads never pay for). */
+const zlib = (): typeof import('node:zlib') => process.getBuiltinModule('node:zlib');
 const journalChunkSk = (chunk: number): string => `J#${String(chunk).padStart(6, '0')}`;
-/** A chunk stays well below DynamoDB's 400 KB item limit. */
+/** Uncompressed JSON per chunk: below DynamoDB's 400 KB item limit even if gzip could not shrink it at all. */
 const JOURNAL_CHUNK_BYTES = 300_000;
 
 export interface JournalHeader {
@@ -325,10 +330,10 @@ export interface JournalHeader {
 /** The journal of `items` for a batch publishing `treeSize`: chunk items, then the header (write them in this order). */
 export function journalItems(treeSize: number, items: readonly Item[]): Item[] {
   const chunks: Item[] = [];
-  let current: Item[] = [];
+  let current: string[] = [];
   let bytes = 0;
   const flush = () => {
-    chunks.push({ pk: { S: LEDGER_PK }, sk: { S: journalChunkSk(chunks.length) }, items: { S: JSON.stringify(current) } });
+    chunks.push({ pk: { S: LEDGER_PK }, sk: { S: journalChunkSk(chunks.length) }, items: { B: zlib().gzipSync(`[${current.join(',')}]`) } });
     current = [];
     bytes = 0;
   };
@@ -336,10 +341,10 @@ export function journalItems(treeSize: number, items: readonly Item[]): Item[] {
     for (const value of Object.values(item)) {
       if (!('S' in value || 'N' in value || 'BOOL' in value)) throw new TypeError('a journaled item holds only strings, numbers and booleans');
     }
-    const size = JSON.stringify(item).length;
-    if (bytes + size > JOURNAL_CHUNK_BYTES && current.length > 0) flush();
-    current.push(item);
-    bytes += size;
+    const text = JSON.stringify(item);
+    if (bytes + text.length > JOURNAL_CHUNK_BYTES && current.length > 0) flush();
+    current.push(text);
+    bytes += text.length;
   }
   if (current.length > 0) flush();
   return [...chunks, journalHeaderItem({ treeSize, chunks: chunks.length, done: false })];
@@ -369,7 +374,9 @@ export async function readJournalItems(client: DynamoDBClient, table: string, he
       ConsistentRead: true,
     },
   );
-  for await (const page of pages) for (const chunk of page.Items ?? []) items.push(...(JSON.parse(chunk.items!.S!) as Item[]));
+  for await (const page of pages) {
+    for (const chunk of page.Items ?? []) items.push(...(JSON.parse(chunk.items!.B ? zlib().gunzipSync(chunk.items!.B).toString('utf8') : chunk.items!.S!) as Item[]));
+  }
   return items;
 }
 

@@ -3,7 +3,7 @@ import { CREDENTIAL_KIND } from '../../functions/domain/credentials/model';
 import { credentialSummary, statusListsOfGroup, type CredentialSummary } from './kinds/credential';
 import { RECORD_KINDS } from './kinds';
 import type { RecordKind } from './kinds/shared';
-import { PROBLEMS_SHOWN, type RecordProblem } from './problems';
+import { InvalidRecordsError, PROBLEMS_SHOWN, type RecordProblem } from './problems';
 import type { LoadScratch } from './scratch';
 import type { RawRecord, RecordSource } from './source';
 
@@ -103,4 +103,11 @@ export async function checkSource(
     }
   }
   return outcome;
+}
+
+/** The first pass; throws InvalidRecordsError (the first 100 problems, and how many) when any record is bad. */
+export async function checkOrThrow(source: RecordSource, scratch: LoadScratch, options: { onProblem?: (problem: RecordProblem) => void; onCheckProgress?: (progress: CheckProgress) => void }): Promise<CheckOutcome> {
+  const checked = await checkSource(source, scratch, { onProblem: options.onProblem, onProgress: options.onCheckProgress });
+  if (checked.count > 0) throw new InvalidRecordsError(checked.problems, checked.count);
+  return checked;
 }

@@ -19,9 +19,9 @@ export interface RecordToLoad {
  * enough that the fixed cost of a batch is small beside its writes, few enough that its items
  * stay a few megabytes.
  */
-export const CHUNK_RECORDS = 1000;
+export const CHUNK_RECORDS = 500;
 /** ... and at most this many timeline entries (a long history counts for what it writes). */
-export const CHUNK_ENTRIES = 20_000;
+export const CHUNK_ENTRIES = 10_000;
 
 /** Names the layout the digest describes: a change to what a load writes makes every record differ from what is stored. */
 const DIGEST_FORMAT = 'svc.load.v1';

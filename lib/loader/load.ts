@@ -11,7 +11,7 @@ import type { CheckpointSigner } from '../../functions/ledger-writer/signer';
 import type { TileStore } from '../../functions/ledger-writer/tile-store';
 import type { LedgerPublication } from '../../functions/ledger-writer/table-ledger';
 import { attachSealedLedgerEvidence, type LedgerAttachment } from './evidence';
-import { checkRecord, checkSource, expandRecord, type CheckOutcome, type CheckProgress } from './check';
+import { checkOrThrow, checkRecord, expandRecord, type CheckOutcome, type CheckProgress } from './check';
 import { recordChunks, type RecordToLoad } from './chunks';
 import { loadLockId, withLedgerLease } from './lease';
 import { LoadScratch } from './scratch';
@@ -163,16 +163,19 @@ export async function loadRecords(source: RecordSource, options: LoadOptions): P
   }
 }
 
+/** The first pass alone (npm run load -- FILE --dry-run): every problem, nothing written. */
+export async function checkRecords(source: RecordSource, options: Pick<LoadOptions, 'onProblem' | 'onCheckProgress'> = {}): Promise<CheckOutcome> {
+  const scratch = await LoadScratch.open();
+  try {
+    return await checkOrThrow(source, scratch, options);
+  } finally {
+    await scratch.close();
+  }
+}
+
 /** loadRecords for a document in memory (`{ "records": [...] }`): the demo data, tests, the local service. */
 export async function loadDocument(document: unknown, options: LoadOptions): Promise<LoadSummary> {
   return loadRecords(documentSource(document), options);
-}
-
-/** The first pass; throws InvalidRecordsError (the first 100 problems, and how many) when any record is bad. */
-export async function checkOrThrow(source: RecordSource, scratch: LoadScratch, options: Pick<LoadOptions, 'onProblem' | 'onCheckProgress'>): Promise<CheckOutcome> {
-  const checked = await checkSource(source, scratch, { onProblem: options.onProblem, onProgress: options.onCheckProgress });
-  if (checked.count > 0) throw new InvalidRecordsError(checked.problems, checked.count);
-  return checked;
 }
 
 /**
