@@ -173,7 +173,10 @@ async function main(): Promise<number> {
         tiles,
         chunkRecords,
         fileBytes: values['export-file-mb'] ? Number(values['export-file-mb']) * 1024 * 1024 : undefined,
-        onProgress: (done, total) => writing.update(done, total),
+        onProgress: (done, total) => {
+          checking.done();
+          writing.update(done, total);
+        },
       });
       checking.done();
       writing.done();
@@ -198,7 +201,10 @@ async function main(): Promise<number> {
       unlockLedger: values['unlock-ledger'],
       tiles,
       chunkRecords,
-      onLedgerProgress: (_stage, done, total) => auditing.update(done, total),
+      onLedgerProgress: (_stage, done, total) => {
+        checking.done();
+        auditing.update(done, total);
+      },
       onLeaseMessage: (message) => console.error(message),
       onProgress: (done, total) => {
         checking.done();

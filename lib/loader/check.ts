@@ -79,6 +79,7 @@ export async function checkSource(
     batch = [];
   };
   let bytes = 0;
+  options.onProgress?.({ records: 0, bytes: 0, totalBytes: source.bytes });
   for await (const raw of source.records(report, (read) => (bytes = read))) {
     outcome.records++;
     const checked = checkRecord(raw);

@@ -72,6 +72,7 @@ export async function exportRecords(source: RecordSource, options: ExportOptions
     const attachment: LedgerAttachment = { logged: 0, appended: 0, alteredAfterLogging: [] };
     let done = 0;
     let items = 0;
+    options.onProgress?.(0, total);
     const write = async (batch: Parameters<ImportFileWriter['write']>[0]) => {
       await writer.write(batch);
       items += batch.length;

@@ -121,6 +121,7 @@ export async function loadRecords(source: RecordSource, options: LoadOptions): P
     const attachment: LedgerAttachment = { logged: 0, appended: 0, alteredAfterLogging: [] };
     let done = 0;
     let first = true;
+    options.onProgress?.(0, total);
     for await (const chunk of recordChunks(source, scratch, { records: options.chunkRecords, expectedRecords: checked.records })) {
       const unlock = first && options.unlockLedger;
       const outcome = await withLedgerLease(
@@ -189,6 +190,7 @@ async function auditStoredLog(options: LoadOptions, signer: CheckpointSigner): P
   if (!head || head.treeSize === 0) return null;
   if (head.origin && head.origin !== signer.name) throw new Error(`the table's log is ${head.origin}, but the signing key is for ${signer.name}`);
   const range = new CompactRange();
+  options.onLedgerProgress?.('checking the log', 0, head.treeSize);
   await forEachLedgerLeaf(options.client, options.table, head.treeSize, (leaf) => range.append(leaf), (read, total) => options.onLedgerProgress?.('checking the log', read, total));
   checkSignedTree(signer, range, head.checkpoint);
   return { origin: signer.name, treeSize: head.treeSize, appended: 0, checkpoint: head.checkpoint!, verifierKey: signer.verifierKey };

@@ -4,7 +4,7 @@
  * it), and always the last state once done.
  */
 export interface ProgressLine {
-  /** `done` of `total` (total 0: unknown, no percentage or ETA); `extra` is shown after the counts. */
+  /** `done` of `total` (total 0: unknown, no percentage or ETA); `extra` is shown after the counts. The first update starts the clock (call it with 0 when the work begins). */
   update(done: number, total: number, extra?: string): void;
   /** Ends the line (prints the last state if it was not shown); idempotent, and silent when nothing was updated. */
   done(): void;
@@ -28,8 +28,11 @@ export function progressText(label: string, unit: string, done: number, total: n
   const parts = [`${label}: ${counts}`];
   if (total > 0) parts[0] += ` (${Math.floor((100 * done) / total)}%)`;
   if (extra) parts.push(extra);
-  if (rate > 0) parts.push(`${formatCount(rate, unit)}/s`);
-  if (total > 0 && done < total && rate > 0) parts.push(`ETA ${formatDuration((total - done) / rate)}`);
+  // A rate (and an ETA from it) once there is enough time behind it to mean something.
+  if (rate > 0 && elapsedSeconds >= 0.5) {
+    parts.push(`${formatCount(rate, unit)}/s`);
+    if (total > 0 && done < total) parts.push(`ETA ${formatDuration((total - done) / rate)}`);
+  }
   return parts.join(', ');
 }
 
