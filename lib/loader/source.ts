@@ -72,12 +72,15 @@ async function* ndjsonRecords(file: string, onBytes?: (read: number) => void): A
       line++;
       if (text.trim() === '') continue;
       onBytes?.(stream.bytesRead);
+      let record: RawRecord;
       try {
-        yield { index: index++, line, value: JSON.parse(text) };
+        record = { index, line, value: JSON.parse(text) };
       } catch (error) {
         if (!(error instanceof SyntaxError)) throw error;
-        yield { index: index++, line, unreadable: `line ${line} is not JSON: ${error.message}` };
+        record = { index, line, unreadable: `line ${line} is not JSON: ${error.message}` };
       }
+      index++;
+      yield record;
     }
   } finally {
     lines.close();
@@ -111,7 +114,8 @@ async function* documentRecords(file: string, onProblem: (problem: RecordProblem
       for (const value of parsed) yield { index: index++, value };
       parsed.length = 0;
     }
-    if (!failure && !shape.wrong) parser.end();
+    // The parser ends by itself once the document's value is complete; ending it again is an error.
+    if (!failure && !shape.wrong && !parser.isEnded) parser.end();
   } finally {
     stream.destroy();
   }
