@@ -10,8 +10,8 @@ export interface ProgressLine {
   done(): void;
 }
 
-const formatAmount = (n: number, unit: string) => (unit === 'bytes' ? `${(n / 2 ** 20).toFixed(1)} MiB` : Math.round(n).toLocaleString('en-US'));
-const formatCount = (n: number, unit: string) => (unit === 'bytes' ? formatAmount(n, unit) : `${formatAmount(n, unit)} ${unit}`);
+const formatAmount = (n: number, unit: string) => (unit === 'bytes' ? (n / 2 ** 20).toFixed(1) : Math.round(n).toLocaleString('en-US'));
+const formatCount = (n: number, unit: string) => `${formatAmount(n, unit)} ${unit === 'bytes' ? 'MiB' : unit}`;
 
 export function formatDuration(seconds: number): string {
   if (!Number.isFinite(seconds)) return '?';
