@@ -1,7 +1,7 @@
 /**
  * npm run load -- FILE|--demo [--endpoint URL] [--table NAME] [--region R] [--create-table]
  *                  [--kms-key ARN --origin ORIGIN | --signing-key-file FILE | --dev-key-dir DIR] [--unlock-ledger]
- *                  [--tiles-bucket NAME [--tiles-prefix ledger/] | --tiles-dir DIR] [--report FILE] [--dry-run]
+ *                  [--tiles-bucket NAME [--tiles-prefix ledger/] | --tiles-dir DIR] [--report FILE] [--dry-run] [--chunk-records N]
  * npm run load -- FILE --export DIR [--export-file-mb N] [key and tile options as above]
  * npm run load -- --print-verifier-key --kms-key ARN --origin ORIGIN [--region R]
  * npm run load -- --new-signing-key ORIGIN

@@ -208,9 +208,3 @@ export async function readLoadStates(client: DynamoDBClient, table: string, refe
     items.flatMap((item) => (item.reference?.S ? [[item.reference.S, { changedByEvents: item.changedByEvents?.BOOL === true, loadDigest: item.loadDigest?.S ?? null }] as const] : [])),
   );
 }
-
-/** Which of `references` the sequencer has changed (their genesis items say so): strongly consistent, 100 per request. */
-export async function recordsChangedByEvents(client: DynamoDBClient, table: string, references: readonly string[]): Promise<Set<string>> {
-  const states = await readLoadStates(client, table, references);
-  return new Set([...states].flatMap(([reference, state]) => (state.changedByEvents ? [reference] : [])));
-}

@@ -48,10 +48,6 @@ export function genesisItem(reference: string, kind: string, highestVersion: num
   return item;
 }
 
-export function recordItems(record: RecordToStore): Item[] {
-  return [genesisItem(record.reference, record.kind, highestVersionOf(record)), ...recordEntryItems(record)];
-}
-
 const highestVersionOf = (record: RecordToStore): number =>
   record.entries.reduce((highest, e) => Math.max(highest, (e.head as { version?: number }).version ?? 0), 0);
 

@@ -3,7 +3,7 @@ import { ensureTable, loadedGenesisItem, recordEntryItems, tableMetaItem, type R
 import { readLoadStates, readWholeRecord } from '../../functions/store/records';
 import { forEachLedgerLeaf, readLedgerHeadOf } from '../../functions/store/ledger';
 import { runLedgerBatch } from '../../functions/ledger-writer/batch';
-import { checkSignedTree } from '../../functions/ledger-writer/log';
+import { checkSignedTree, type AppendOnlyLog } from '../../functions/ledger-writer/log';
 import { CompactRange } from '../../functions/ledger-writer/merkle-tree';
 import type { LedgerEvidence } from '../../functions/domain/record';
 import { devLedgerSigner } from '../ledger/dev-key';
@@ -211,7 +211,7 @@ interface ChunkResult {
  * their content keep it) and written, their genesis items last, so a genesis with the digest
  * means every entry before it is written.
  */
-async function prepareChunk(options: LoadOptions, chunk: RecordToLoad[], log: Parameters<typeof attachSealedLedgerEvidence>[1], first: boolean) {
+async function prepareChunk(options: LoadOptions, chunk: RecordToLoad[], log: AppendOnlyLog, first: boolean) {
   const { client, table } = options;
   const states = await readLoadStates(client, table, chunk.map((c) => c.record.reference));
   const kept: string[] = [];
