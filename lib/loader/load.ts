@@ -56,7 +56,7 @@ export interface LoadOptions {
   table: string;
   /** Create the table when missing (local stores). */
   createTable?: boolean;
-  /** Records written (or found already as the file describes them) so far, of all records: after each batch. */
+  /** Records written (or found already as the file describes them) so far, of all records: at the start and after each batch. */
   onProgress?: (written: number, total: number) => void;
   /** The first pass: records checked and bytes read so far. */
   onCheckProgress?: (progress: CheckProgress) => void;
