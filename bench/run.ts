@@ -24,12 +24,18 @@ function runSection(file: string, anchor: Date): Promise<{ rows: SectionResult['
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     let message: RunnerMessage | undefined;
-    const timer = setTimeout(() => child.kill('SIGKILL'), SECTION_TIMEOUT_MS);
-    child.on('message', (m) => (message = m as RunnerMessage));
+    let timer = setTimeout(() => child.kill('SIGKILL'), SECTION_TIMEOUT_MS);
+    child.on('message', (m: RunnerMessage) => {
+      // A section that needs longer says so first (bulk loads of 200,000 records).
+      if ('timeoutMs' in m) {
+        clearTimeout(timer);
+        timer = setTimeout(() => child.kill('SIGKILL'), m.timeoutMs);
+      } else message = m;
+    });
     child.on('exit', (code, signal) => {
       clearTimeout(timer);
       if (message && 'rows' in message) resolve({ rows: message.rows });
-      else resolve({ rows: [], error: message?.error ?? `the section process ended (${signal ?? `exit ${code}`}) without results` });
+      else resolve({ rows: [], error: (message && 'error' in message ? message.error : undefined) ?? `the section process ended (${signal ?? `exit ${code}`}) without results` });
     });
   });
 }

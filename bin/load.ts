@@ -1,14 +1,20 @@
 /**
  * npm run load -- FILE|--demo [--endpoint URL] [--table NAME] [--region R] [--create-table]
  *                  [--kms-key ARN --origin ORIGIN | --signing-key-file FILE | --dev-key-dir DIR] [--unlock-ledger]
- *                  [--tiles-bucket NAME [--tiles-prefix ledger/] | --tiles-dir DIR]
+ *                  [--tiles-bucket NAME [--tiles-prefix ledger/] | --tiles-dir DIR] [--report FILE] [--dry-run] [--chunk-records N]
+ * npm run load -- FILE --export DIR [--export-file-mb N] [key and tile options as above]
  * npm run load -- --print-verifier-key --kms-key ARN --origin ORIGIN [--region R]
  * npm run load -- --new-signing-key ORIGIN
  * npm run load -- --add-cosignatures FILE --witness WITNESS_KEY... (--tiles-bucket NAME | --tiles-dir DIR)
  *
- * Validates every record (reporting each bad one by record and field), writes nothing when any
- * is bad, logs every new record version in the integrity ledger, shows progress, and is
- * idempotent. Without --endpoint it writes to AWS with the ambient credentials, and then the
+ * FILE is NDJSON (.ndjson, .jsonl: one record per line) or a JSON document { "records": [...] },
+ * both read as a stream, twice: a first pass checks every record (duplicates included; nothing is
+ * written when any is bad: the first 100 problems are printed, --report FILE writes all of them
+ * as NDJSON, --dry-run stops there), a second writes them in batches, each logging its record
+ * versions in the integrity ledger; memory stays flat whatever the file's size. Progress (records
+ * per second, ETA) goes to stderr. Run again after it stopped at any point, it completes the load
+ * and logs no version twice. --export DIR writes the records as a new table's content in
+ * DynamoDB's import format instead (docs/deploy.md#loading-records). Without --endpoint it writes to AWS with the ambient credentials, and then the
  * log's checkpoints are signed by the stack's AWS KMS key (--kms-key, output LedgerKeyArn, with
  * the log's --origin), the key the sequencer signs with; a key file (--signing-key-file) is for
  * logs kept outside AWS. With --endpoint (a local store) the development key in .data/ (or
@@ -18,6 +24,7 @@
  * the catalogue bucket (--tiles-bucket, required for AWS), or a folder (--tiles-dir; for a local
  * store the default is the dev key's folder's tiles/). See docs/ledger.md.
  */
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import path from 'node:path';
@@ -32,28 +39,21 @@ import { addCosignatures } from '../lib/ledger/cosign-log';
 import { parseWitnessKey } from '../functions/domain/ledger/cosignature';
 import { kmsCheckpointSigner } from '../functions/ledger-writer/kms-signer';
 import { generateSignerKey, signerFromKey, type CheckpointSigner } from '../functions/ledger-writer/signer';
-import { InvalidRecordsError, loadDocument } from '../lib/loader/load';
+import { checkRecords, documentSource, fileSource, InvalidRecordsError, loadRecords, type RecordSource } from '../lib/loader/load';
+import { exportRecords } from '../lib/loader/export';
+import { describeProblem, PROBLEMS_SHOWN, type RecordProblem } from '../lib/loader/problems';
+import { progressLine } from '../lib/loader/progress';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
 const USAGE =
   'usage: npm run load -- FILE|--demo [--endpoint URL] [--table NAME] [--region R] [--create-table]\n' +
   '                       [--kms-key ARN --origin ORIGIN | --signing-key-file FILE | --dev-key-dir DIR] [--unlock-ledger]\n' +
-  '                       [--tiles-bucket NAME [--tiles-prefix ledger/] | --tiles-dir DIR]\n' +
+  '                       [--tiles-bucket NAME [--tiles-prefix ledger/] | --tiles-dir DIR] [--report FILE] [--dry-run]\n' +
+  '       npm run load -- FILE --export DIR [--export-file-mb N] [key and tile options as above]\n' +
   '       npm run load -- --print-verifier-key --kms-key ARN --origin ORIGIN [--region R]\n' +
   '       npm run load -- --new-signing-key ORIGIN\n' +
   '       npm run load -- --add-cosignatures FILE --witness WITNESS_KEY... (--tiles-bucket NAME | --tiles-dir DIR)';
-
-/** A progress line on stderr, redrawn at most once per percent so long loads stay cheap to watch. */
-function progress(label: string): (done: number, total: number) => void {
-  let shown = -1;
-  return (done, total) => {
-    const percent = total === 0 ? 100 : Math.floor((100 * done) / total);
-    if (percent === shown && done !== total) return;
-    shown = percent;
-    process.stderr.write(`\r${label}: ${done}/${total} (${percent}%)${done === total ? '\n' : ''}`);
-  };
-}
 
 interface SignerChoice {
   endpoint?: string;
@@ -64,7 +64,7 @@ interface SignerChoice {
   'dev-key-dir'?: string;
 }
 
-async function signerFor(values: SignerChoice): Promise<CheckpointSigner> {
+async function signerFor(values: SignerChoice, local = Boolean(values.endpoint)): Promise<CheckpointSigner> {
   if (values['kms-key']) {
     // A KMS key has no name of its own: the log's origin names it in every signature line.
     if (!values.origin) throw new Error('--kms-key needs the log\'s --origin (the stack output LedgerOrigin, e.g. trust.example.com/ledger; see docs/ledger.md)');
@@ -72,7 +72,7 @@ async function signerFor(values: SignerChoice): Promise<CheckpointSigner> {
   }
   if (values.origin) throw new Error('--origin names the log signed with --kms-key; a key file or the development key carries its own name');
   if (values['signing-key-file']) return signerFromKey(await readFile(values['signing-key-file'], 'utf8'));
-  if (!values.endpoint) {
+  if (!local) {
     throw new Error('loading into AWS signs with the stack\'s ledger key: pass --kms-key <LedgerKeyArn> --origin <ledger origin> (see docs/ledger.md)');
   }
   const dev = await devLedgerSigner(values['dev-key-dir']);
@@ -108,6 +108,11 @@ async function main(): Promise<number> {
       'tiles-prefix': { type: 'string', default: LEDGER_LOG.keyPrefix },
       'tiles-dir': { type: 'string' },
       'add-cosignatures': { type: 'string' },
+      report: { type: 'string' },
+      'dry-run': { type: 'boolean', default: false },
+      export: { type: 'string' },
+      'export-file-mb': { type: 'string' },
+      'chunk-records': { type: 'string' },
       witness: { type: 'string', multiple: true, default: [] },
     },
   });
@@ -136,30 +141,81 @@ async function main(): Promise<number> {
     console.error(USAGE);
     return 2;
   }
+  const source: RecordSource = values.demo ? documentSource(demoDocument(new Date()), 'the demo data') : await fileSource(positionals[0]);
+  const report = values.report ? openSync(values.report, 'w') : null;
+  const problems = {
+    onProblem: report === null ? undefined : (p: RecordProblem) => void writeSync(report, `${JSON.stringify(p)}\n`),
+    onCheckProgress: ({ records, bytes, totalBytes }: { records: number; bytes: number; totalBytes: number | null }) =>
+      checking.update(totalBytes ? bytes : records, totalBytes ?? 0, `${records.toLocaleString('en-US')} records`),
+  };
+  const checking = progressLine('checking', source.bytes ? 'bytes' : 'records');
+  const writing = progressLine('writing', 'records');
+  const chunkRecords = values['chunk-records'] ? Number(values['chunk-records']) : undefined;
+  const started = performance.now();
   const client = new DynamoDBClient({
     region: values.region,
     ...(values.endpoint ? { endpoint: values.endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {}),
   });
   try {
-    const document = values.demo ? demoDocument(new Date()) : JSON.parse(await readFile(positionals[0], 'utf8'));
+    if (values['dry-run']) {
+      const checked = await checkRecords(source, problems);
+      checking.done();
+      console.log(`checked ${checked.records} records (and ${checked.derived} derived from them): no problems; nothing was written (--dry-run)`);
+      return 0;
+    }
+    if (values.export !== undefined) {
+      const signer = await signerFor(values, !values['kms-key'] && !values['signing-key-file']);
+      const tiles = values['tiles-bucket'] || values['tiles-dir'] ? tileStoreFor(values) : undefined;
+      const out = await exportRecords(source, {
+        ...problems,
+        dir: path.resolve(values.export),
+        signer,
+        tiles,
+        chunkRecords,
+        fileBytes: values['export-file-mb'] ? Number(values['export-file-mb']) * 1024 * 1024 : undefined,
+        onProgress: (done, total) => {
+          checking.done();
+          writing.update(done, total);
+        },
+      });
+      checking.done();
+      writing.done();
+      const seconds = (performance.now() - started) / 1000;
+      const bytes = out.files.reduce((n, f) => n + f.bytes, 0);
+      console.log(`exported ${out.records} records as ${out.items} items in ${out.files.length} files under ${out.dataDir} (${(bytes / 2 ** 20).toFixed(1)} MiB before gzip) in ${seconds.toFixed(1)} s`);
+      console.log(`ledger ${out.ledger.origin}: ${out.ledger.appended} leaves, tree size ${out.ledger.treeSize}; tile log at ${out.tiles}`);
+      console.log(`verifier key: ${out.ledger.verifierKey}`);
+      console.log('next: upload the data folder to S3 and deploy with -c importFrom=s3://BUCKET/PREFIX/ (docs/deploy.md#loading-records)');
+      return 0;
+    }
     const signer = await signerFor(values);
     const tiles = tileStoreFor(values);
     console.error(`ledger: tile log at ${tiles.location}`);
-    const stages = new Map<string, (done: number, total: number) => void>();
-    const summary = await loadDocument(document, {
+    const auditing = progressLine('checking the log', 'leaves');
+    const summary = await loadRecords(source, {
+      ...problems,
       client,
       table: values.table!,
       createTable: values['create-table'],
       signer,
       unlockLedger: values['unlock-ledger'],
       tiles,
-      onLedgerProgress: (stage, done, total) => {
-        if (!stages.has(stage)) stages.set(stage, progress(stage));
-        stages.get(stage)!(done, total);
+      chunkRecords,
+      onLedgerProgress: (_stage, done, total) => {
+        checking.done();
+        auditing.update(done, total);
       },
-      onProgress: progress('writing items'),
+      onLeaseMessage: (message) => console.error(message),
+      onProgress: (done, total) => {
+        checking.done();
+        auditing.done();
+        writing.update(done, total);
+      },
     });
-    console.log(`loaded ${summary.records} records as ${summary.items} items into ${values.table}`);
+    writing.done();
+    const seconds = (performance.now() - started) / 1000;
+    const unchanged = summary.unchanged > 0 ? ` (${summary.unchanged} already stored as the file describes them, left as they were)` : '';
+    console.log(`loaded ${summary.records} records${unchanged} as ${summary.items} items into ${values.table} in ${seconds.toFixed(1)} s`);
     if (summary.keptChangedByEvents.length > 0) {
       console.warn(`kept as received events made them (not reloaded from the file): ${summary.keptChangedByEvents.join(', ')}`);
     }
@@ -173,8 +229,11 @@ async function main(): Promise<number> {
     }
     return 0;
   } catch (error) {
+    checking.done();
+    writing.done();
     if (error instanceof InvalidRecordsError) {
-      for (const p of error.problems) console.error(`record ${p.index}${p.reference ? ` (${p.reference})` : ''}: ${p.field}: ${p.message}`);
+      for (const p of error.problems) console.error(describeProblem(p));
+      if (error.count > error.problems.length) console.error(`... and ${error.count - error.problems.length} more (the first ${PROBLEMS_SHOWN} are shown${values.report ? `; all are in ${values.report}` : '; --report FILE writes all of them'})`);
       console.error(error.message);
       return 1;
     }
@@ -182,6 +241,7 @@ async function main(): Promise<number> {
     return 1;
   } finally {
     client.destroy();
+    if (report !== null) closeSync(report);
   }
 }
 

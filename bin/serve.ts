@@ -106,7 +106,7 @@ async function main(): Promise<number> {
       for (const [delivery, reason] of Object.entries(run.reasons)) console.log(`sequencer: set aside ${delivery}: ${reason}`);
     },
     onProgress: (written, total) => {
-      if (total > 1000 && (written === total || written % 1000 < 25)) process.stderr.write(`\rloading demo data: ${written}/${total} items`);
+      if (total > 1000 && (written === total || written % 1000 < 25)) process.stderr.write(`\rloading demo data: ${written}/${total} records`);
       if (written === total && total > 1000) process.stderr.write('\n');
     },
   });

@@ -6,7 +6,7 @@ import path from 'node:path';
 import type { LocalService, startLocalService as StartLocalService } from '../../lib/local/service';
 import type { BenchContext, BenchRow, BenchSection } from './types';
 
-export type RunnerMessage = { rows: BenchRow[] } | { error: string };
+export type RunnerMessage = { rows: BenchRow[] } | { error: string } | { timeoutMs: number };
 
 function checkRows(name: string, rows: unknown): BenchRow[] {
   if (!Array.isArray(rows)) throw new Error(`section ${name} returned ${typeof rows}, not an array of rows`);
@@ -26,6 +26,7 @@ async function main(): Promise<RunnerMessage> {
   if (!section || typeof section.name !== 'string' || typeof section.run !== 'function') {
     throw new Error(`${file} does not export \`section = { name, run }\``);
   }
+  if (section.timeoutMs) process.send!({ timeoutMs: section.timeoutMs } satisfies RunnerMessage);
   let service: Promise<LocalService> | undefined;
   const ctx: BenchContext = {
     root: path.resolve(__dirname, '../..'),

@@ -27,4 +27,6 @@ export interface BenchContext {
 export interface BenchSection {
   name: string;
   run(ctx: BenchContext): Promise<BenchRow[]>;
+  /** How long the section may run before it is stopped (default: bench/run.ts SECTION_TIMEOUT_MS). */
+  timeoutMs?: number;
 }

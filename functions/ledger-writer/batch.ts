@@ -24,10 +24,13 @@ export interface BatchOutcome<T> {
 export interface BatchOptions extends TableLedgerOptions {
   /**
    * Journal the batch's writes before publishing its head, so a batch stopped after publishing
-   * is finished by the next writer. A load need not: running it again rewrites the same records.
+   * is finished by the next writer. 'when-appending': only a batch that publishes a new head (a
+   * load's: one that appends nothing is simply run again, its records rewritten from the file).
    */
-  journal?: boolean;
+  journal?: boolean | 'when-appending';
   onRecordsProgress?: (written: number, total: number) => void;
+  /** Record write requests in flight at once (default 1); `last` is always written after every record. */
+  recordsConcurrency?: number;
 }
 
 /**
@@ -53,12 +56,14 @@ export async function runLedgerBatch<T>(options: BatchOptions, prepare: (log: Ap
     await finishJournal(options.client, options.table, ledger.log.size);
     const prepared = await prepare(ledger.log);
     await ledger.writeNewLeaves();
-    const writes = [...prepared.records, ...(prepared.last ?? [])];
-    if (options.journal) await putItems(options.client, options.table, journalItems(ledger.log.size, writes));
+    const journaled = options.journal === true || (options.journal === 'when-appending' && ledger.log.hasUnpublished);
+    if (journaled) await putItems(options.client, options.table, journalItems(ledger.log.size, [...prepared.records, ...(prepared.last ?? [])]));
     const publication = await ledger.publish();
-    await putItems(options.client, options.table, prepared.records, (written) => options.onRecordsProgress?.(written, prepared.records.length));
-    if (prepared.last) await putItems(options.client, options.table, prepared.last);
-    if (options.journal) await putItems(options.client, options.table, [journalHeaderItem({ treeSize: ledger.log.size, chunks: 0, done: true })]);
+    await putItems(options.client, options.table, prepared.records, (written) => options.onRecordsProgress?.(written, prepared.records.length), {
+      concurrency: options.recordsConcurrency,
+    });
+    if (prepared.last) await putItems(options.client, options.table, prepared.last, undefined, { concurrency: options.recordsConcurrency });
+    if (journaled) await putItems(options.client, options.table, [journalHeaderItem({ treeSize: ledger.log.size, chunks: 0, done: true })]);
     return { result: prepared.result, ledger: publication };
   } finally {
     await ledger.release();

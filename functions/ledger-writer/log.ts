@@ -20,6 +20,24 @@ export interface StoredLog {
 }
 
 /**
+ * Throws unless `checkpoint` is signed by `signer`'s key, names its log, and is for a tree of
+ * `tree.size` leaves with `tree.root()`: the stored history a writer may extend (and never rewrite).
+ */
+export function checkSignedTree(signer: CheckpointSigner | LedgerSigner, tree: { size: number; root(): Uint8Array }, storedCheckpoint: string | null): void {
+  if (!storedCheckpoint) throw new LedgerIntegrityError(`the table holds ${tree.size} leaves but no checkpoint`);
+  const opened = verifyNote(storedCheckpoint, [parseVerifierKey(signer.verifierKey)]);
+  if (!opened.ok) {
+    throw new LedgerIntegrityError(`the table's latest checkpoint is not signed by this signing key (${signer.verifierKey}): ${opened.reason}`);
+  }
+  const checkpoint = parseCheckpointText(opened.note.text);
+  if (checkpoint.origin !== signer.name) throw new LedgerIntegrityError(`the table's log is ${checkpoint.origin}, the signing key is for ${signer.name}`);
+  if (checkpoint.treeSize !== tree.size) throw new LedgerIntegrityError(`the checkpoint is for ${checkpoint.treeSize} leaves, the table holds ${tree.size}`);
+  if (!Buffer.from(tree.root()).equals(checkpoint.rootHash)) {
+    throw new LedgerIntegrityError('the stored leaves do not reproduce the root of the published checkpoint: the log was altered');
+  }
+}
+
+/**
  * The append-only log as the loader holds it: the Merkle tree, an index from leaf hash to
  * position (so logging the same content twice appends nothing), and the signing key. It opens
  * only onto stored leaves that reproduce the published, signed checkpoint, so a load can extend
@@ -74,17 +92,7 @@ export class AppendOnlyLog {
 
   /** The tree, as it now stands, must be the one the signed checkpoint describes. */
   private checkStoredHistory(storedCheckpoint: string | null): void {
-    if (!storedCheckpoint) throw new LedgerIntegrityError(`the table holds ${this.tree.size} leaves but no checkpoint`);
-    const opened = verifyNote(storedCheckpoint, [parseVerifierKey(this.signer.verifierKey)]);
-    if (!opened.ok) {
-      throw new LedgerIntegrityError(`the table's latest checkpoint is not signed by this signing key (${this.signer.verifierKey}): ${opened.reason}`);
-    }
-    const checkpoint = parseCheckpointText(opened.note.text);
-    if (checkpoint.origin !== this.origin) throw new LedgerIntegrityError(`the table's log is ${checkpoint.origin}, the signing key is for ${this.origin}`);
-    if (checkpoint.treeSize !== this.tree.size) throw new LedgerIntegrityError(`the checkpoint is for ${checkpoint.treeSize} leaves, the table holds ${this.tree.size}`);
-    if (!this.tree.root().equals(checkpoint.rootHash)) {
-      throw new LedgerIntegrityError('the stored leaves do not reproduce the root of the published checkpoint: the log was altered');
-    }
+    checkSignedTree(this.signer, { size: this.tree.size, root: () => this.tree.root() }, storedCheckpoint);
   }
 
   get size(): number {
@@ -129,7 +137,11 @@ export class AppendOnlyLog {
   /** Logs one record version's public content; content already in the log keeps its leaf. */
   add(content: unknown, meta: { reference: string; version: number }): { leafIndex: number; appended: boolean } {
     const entry = canonicalBytes(content);
-    const leaf = leafHash(entry);
+    return this.addEntry(entry, leafHash(entry), meta);
+  }
+
+  /** add() for content already canonicalised: its entry bytes and their leaf hash. */
+  addEntry(entry: Uint8Array, leaf: Buffer, meta: { reference: string; version: number }): { leafIndex: number; appended: boolean } {
     const known = this.positions.get(encodeBase64(leaf));
     if (known !== undefined) return { leafIndex: known, appended: false };
     const leafIndex = this.tree.append(leaf);

@@ -163,3 +163,32 @@ export class MerkleTree {
     return siblings.reverse();
   }
 }
+
+/**
+ * The root of a tree grown leaf by leaf, keeping only the roots of its complete subtrees (at most
+ * one per height, O(log n) hashes): RFC 9162's MTH of any number of leaves in bounded memory, for
+ * checking a stored log of any size against its signed checkpoint.
+ */
+export class CompactRange {
+  /** Roots of complete subtrees, left to right, heights strictly decreasing. */
+  private readonly peaks: { height: number; hash: Buffer }[] = [];
+  size = 0;
+
+  append(leafHash: Uint8Array): void {
+    let node: { height: number; hash: Buffer } = { height: 0, hash: Buffer.from(leafHash) };
+    while (this.peaks.length > 0 && this.peaks[this.peaks.length - 1].height === node.height) {
+      const left = this.peaks.pop()!;
+      node = { height: node.height + 1, hash: nodeHash(left.hash, node.hash) };
+    }
+    this.peaks.push(node);
+    this.size++;
+  }
+
+  /** MTH of the leaves appended: the peaks folded from the right (a ragged subtree hangs off the right of each larger one). */
+  root(): Buffer {
+    if (this.peaks.length === 0) return Buffer.from(EMPTY_ROOT);
+    let hash = this.peaks[this.peaks.length - 1].hash;
+    for (let i = this.peaks.length - 2; i >= 0; i--) hash = nodeHash(this.peaks[i].hash, hash);
+    return hash;
+  }
+}

@@ -26,6 +26,10 @@ export interface TableLedgerOptions {
   signer: CheckpointSigner;
   /** Take the lease even if a writer that stopped part-way left it held. */
   unlock?: boolean;
+  /** This writer's lock id (default a random UUID); a load names its host and process in it (lib/loader/lease.ts). */
+  lockId?: string;
+  /** Take the lease over from this holder, known to be gone (store/ledger.ts LedgerLease.replacing). */
+  replacingLock?: string;
   /** How long the lease holds (default DEFAULT_LEASE_MS): longer than the writer can take, so only a dead writer's lease runs out. */
   leaseMs?: number;
   onProgress?: (stage: LedgerStage, done: number, total: number) => void;
@@ -92,11 +96,12 @@ export class TableLedger {
   ) {}
 
   static async open(options: TableLedgerOptions): Promise<TableLedger> {
-    const lockId = randomUUID();
+    const lockId = options.lockId ?? randomUUID();
     const head = await acquireLedgerLock(options.client, options.table, lockId, {
       at: new Date().toISOString(),
       leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
       force: options.unlock,
+      replacing: options.replacingLock,
     });
     try {
       if (head.origin && head.origin !== options.signer.name) {
@@ -117,7 +122,7 @@ export class TableLedger {
         log = new AppendOnlyLog(options.signer, { leaves: await readLedgerLeaves(options.client, options.table, head.treeSize, progress), checkpoint: head.checkpoint });
       }
       // Read (and check) the tile log before anything is written: a store that disagrees stops the load here.
-      const previous = options.tiles ? await TableLedger.previousEntries(log, options.tiles) : [];
+      const previous = options.tiles ? await previousBundleEntries(log, options.tiles) : [];
       if (options.tiles) log.checkPreviousEntries(previous);
       return new TableLedger(options, lockId, log, previous);
     } catch (error) {
@@ -158,23 +163,26 @@ export class TableLedger {
     return { origin: this.log.origin, treeSize: this.log.size, appended, checkpoint, verifierKey: this.options.signer.verifierKey };
   }
 
-  /** The entries of the published size's partial bundle, read back from the tile store. */
-  private static async previousEntries(log: AppendOnlyLog, tiles: TileStore): Promise<Buffer[]> {
-    const bundle = log.previousBundle;
-    if (!bundle) return [];
-    const bytes = await tiles.read(tilePath(bundle));
-    if (!bytes) {
-      throw new LedgerIntegrityError(
-        `the tile log at ${tiles.location} has no ${tilePath(bundle)}: tiles are written from a log's first entry on, so this store does not belong to the table's log`,
-      );
-    }
-    return decodeEntryBundle(bytes);
-  }
-
   /** Releases the lock without publishing; safe to call more than once. */
   async release(): Promise<void> {
     if (this.released) return;
     this.released = true;
     await releaseLedgerLock(this.options.client, this.options.table, this.lockId);
   }
+}
+
+/**
+ * The entries of the published size's partial bundle, read back from the tile store (a writer's
+ * new bundles extend it). A store without it does not belong to the log.
+ */
+export async function previousBundleEntries(log: AppendOnlyLog, tiles: TileStore): Promise<Buffer[]> {
+  const bundle = log.previousBundle;
+  if (!bundle) return [];
+  const bytes = await tiles.read(tilePath(bundle));
+  if (!bytes) {
+    throw new LedgerIntegrityError(
+      `the tile log at ${tiles.location} has no ${tilePath(bundle)}: tiles are written from a log's first entry on, so this store does not belong to the table's log`,
+    );
+  }
+  return decodeEntryBundle(bytes);
 }

@@ -68,11 +68,18 @@ export async function readLedgerHead(): Promise<LedgerHead | null> {
   return head && head.checkpoint ? head : null;
 }
 
+/** The head as a writer reads it (strongly consistent, through its own client); null when the table holds none. */
+export async function readLedgerHeadOf(client: DynamoDBClient, table: string): Promise<LedgerHead | null> {
+  return headFrom((await client.send(new GetItemCommand({ TableName: table, Key: headKey(), ConsistentRead: true }))).Item);
+}
+
 export class LedgerLockedError extends Error {
   override name = 'LedgerLockedError';
   constructor(
     readonly since: string,
     readonly until: string | null,
+    /** The lease holder's lock id (a load names its host and process in it: lib/loader/lease.ts). */
+    readonly holder: string | null = null,
   ) {
     super(
       `another writer (a load or the sequencer) holds the ledger since ${since}` +
@@ -89,6 +96,12 @@ export interface LedgerLease {
   leaseMs: number;
   /** Take it even if another writer holds it (an operator's --unlock-ledger). */
   force?: boolean;
+  /**
+   * Take it over from exactly this holder (a writer known to be gone, e.g. a killed load on this
+   * machine): conditional on that lock id still being the one held, so of two writers taking over
+   * the same lease only one succeeds.
+   */
+  replacing?: string;
 }
 
 /**
@@ -105,8 +118,15 @@ export async function acquireLedgerLock(client: DynamoDBClient, table: string, l
         TableName: table,
         Key: headKey(),
         UpdateExpression: 'SET lockId = :id, lockedAt = :at, lockUntil = :until',
-        ...(lease.force ? {} : { ConditionExpression: 'attribute_not_exists(lockId) OR lockUntil < :at' }),
-        ExpressionAttributeValues: { ':id': { S: lockId }, ':at': { S: lease.at }, ':until': { S: until } },
+        ...(lease.force
+          ? {}
+          : { ConditionExpression: `attribute_not_exists(lockId) OR lockUntil < :at${lease.replacing ? ' OR lockId = :replacing' : ''}` }),
+        ExpressionAttributeValues: {
+          ':id': { S: lockId },
+          ':at': { S: lease.at },
+          ':until': { S: until },
+          ...(lease.replacing && !lease.force ? { ':replacing': { S: lease.replacing } } : {}),
+        },
         ReturnValues: 'ALL_NEW',
       }),
     );
@@ -114,7 +134,7 @@ export async function acquireLedgerLock(client: DynamoDBClient, table: string, l
   } catch (error) {
     if (error instanceof ConditionalCheckFailedException || (error as Error).name === 'ConditionalCheckFailedException') {
       const current = headFrom((await client.send(new GetItemCommand({ TableName: table, Key: headKey(), ConsistentRead: true }))).Item);
-      throw new LedgerLockedError(current?.lock?.since ?? 'an unknown time', current?.lock?.until ?? null);
+      throw new LedgerLockedError(current?.lock?.since ?? 'an unknown time', current?.lock?.until ?? null, current?.lock?.id ?? null);
     }
     throw error;
   }
@@ -146,7 +166,23 @@ export async function readLedgerLeaves(
   from = 0,
 ): Promise<Buffer[]> {
   const leaves: Buffer[] = [];
-  if (treeSize <= from) return leaves;
+  await forEachLedgerLeaf(client, table, treeSize, (leaf) => void leaves.push(leaf), onProgress, from);
+  return leaves;
+}
+
+/**
+ * Passes the hashes of leaves from..treeSize-1 to `onLeaf`, in order, a page at a time and
+ * without keeping them: what a writer needs to check a log of any size in bounded memory.
+ */
+export async function forEachLedgerLeaf(
+  client: DynamoDBClient,
+  table: string,
+  treeSize: number,
+  onLeaf: (leaf: Buffer, index: number) => void,
+  onProgress?: (read: number, total: number) => void,
+  from = 0,
+): Promise<void> {
+  if (treeSize <= from) return;
   const pages = paginateQuery(
     { client },
     {
@@ -157,16 +193,15 @@ export async function readLedgerLeaves(
       ConsistentRead: true,
     },
   );
+  let next = from;
   for await (const page of pages) {
     for (const item of page.Items ?? []) {
-      const expected = ledgerLeafSk(from + leaves.length);
-      if (item.sk?.S !== expected || !item.leafHash?.B) throw new Error(`the ledger is missing leaf ${from + leaves.length} (found ${item.sk?.S ?? 'nothing'})`);
-      leaves.push(Buffer.from(item.leafHash.B));
+      if (item.sk?.S !== ledgerLeafSk(next) || !item.leafHash?.B) throw new Error(`the ledger is missing leaf ${next} (found ${item.sk?.S ?? 'nothing'})`);
+      onLeaf(Buffer.from(item.leafHash.B), next++);
     }
-    onProgress?.(leaves.length, treeSize);
+    onProgress?.(next, treeSize);
   }
-  if (from + leaves.length !== treeSize) throw new Error(`the ledger head says ${treeSize} leaves but ${from + leaves.length} are stored`);
-  return leaves;
+  if (next !== treeSize) throw new Error(`the ledger head says ${treeSize} leaves but ${next} are stored`);
 }
 
 export interface LeafToStore {
@@ -197,12 +232,7 @@ export async function publishLedgerHead(
   lockId: string,
   head: { origin: string; treeSize: number; checkpoint: string; at: string },
 ): Promise<void> {
-  await client.send(
-    new PutItemCommand({
-      TableName: table,
-      Item: { pk: { S: LEDGER_PK }, sk: { S: ledgerCheckpointSk(head.treeSize) }, checkpoint: { S: head.checkpoint }, at: { S: head.at } },
-    }),
-  );
+  await client.send(new PutItemCommand({ TableName: table, Item: ledgerCheckpointItem(head) }));
   await client.send(
     new UpdateItemCommand({
       TableName: table,
@@ -218,6 +248,16 @@ export async function publishLedgerHead(
       },
     }),
   );
+}
+
+/** The checkpoint history's item for one published size. */
+export function ledgerCheckpointItem(head: { treeSize: number; checkpoint: string; at: string }): Item {
+  return { pk: { S: LEDGER_PK }, sk: { S: ledgerCheckpointSk(head.treeSize) }, checkpoint: { S: head.checkpoint }, at: { S: head.at } };
+}
+
+/** The head item as a writer leaves it once it has published and released its lease (for a table made from an export). */
+export function ledgerHeadItem(head: { origin: string; treeSize: number; checkpoint: string; at: string }): Item {
+  return { ...headKey(), origin: { S: head.origin }, treeSize: { N: String(head.treeSize) }, checkpoint: { S: head.checkpoint }, updatedAt: { S: head.at } };
 }
 
 export interface HashTileToStore {
@@ -262,7 +302,10 @@ export async function readLedgerTiles(
 
 /**
  * The batch journal: a batch's record writes, stored before its head is published.
- *   pk = "L#LOG", sk = "J#" + chunk(6)   the items to write, a few hundred per chunk
+ *   pk = "L#LOG", sk = "J#" + chunk(6)   the items to write, a few hundred per chunk, as
+ *                                        gzip-compressed JSON (binary): the items repeat their
+ *                                        evidence and checkpoint text, so a chunk is a fraction
+ *                                        of its items' size to write, store and read
  *   pk = "L#LOG", sk = "J#"              the header, written after every chunk: the tree size the
  *                                        batch publishes, the number of chunks, and whether all
  *                                        its items are written
@@ -272,8 +315,10 @@ export async function readLedgerTiles(
  * its record. Overwritten by the next journaled batch.
  */
 const JOURNAL_SK = 'J#';
+/** node:zlib when a journal is first written or read (process.getBuiltinModule: not at a function's start, which reads never pay for). */
+const zlib = (): typeof import('node:zlib') => process.getBuiltinModule('node:zlib');
 const journalChunkSk = (chunk: number): string => `J#${String(chunk).padStart(6, '0')}`;
-/** A chunk stays well below DynamoDB's 400 KB item limit. */
+/** Uncompressed JSON per chunk: below DynamoDB's 400 KB item limit even if gzip could not shrink it at all. */
 const JOURNAL_CHUNK_BYTES = 300_000;
 
 export interface JournalHeader {
@@ -285,10 +330,10 @@ export interface JournalHeader {
 /** The journal of `items` for a batch publishing `treeSize`: chunk items, then the header (write them in this order). */
 export function journalItems(treeSize: number, items: readonly Item[]): Item[] {
   const chunks: Item[] = [];
-  let current: Item[] = [];
+  let current: string[] = [];
   let bytes = 0;
   const flush = () => {
-    chunks.push({ pk: { S: LEDGER_PK }, sk: { S: journalChunkSk(chunks.length) }, items: { S: JSON.stringify(current) } });
+    chunks.push({ pk: { S: LEDGER_PK }, sk: { S: journalChunkSk(chunks.length) }, items: { B: zlib().gzipSync(`[${current.join(',')}]`) } });
     current = [];
     bytes = 0;
   };
@@ -296,10 +341,10 @@ export function journalItems(treeSize: number, items: readonly Item[]): Item[] {
     for (const value of Object.values(item)) {
       if (!('S' in value || 'N' in value || 'BOOL' in value)) throw new TypeError('a journaled item holds only strings, numbers and booleans');
     }
-    const size = JSON.stringify(item).length;
-    if (bytes + size > JOURNAL_CHUNK_BYTES && current.length > 0) flush();
-    current.push(item);
-    bytes += size;
+    const text = JSON.stringify(item);
+    if (bytes + text.length > JOURNAL_CHUNK_BYTES && current.length > 0) flush();
+    current.push(text);
+    bytes += text.length;
   }
   if (current.length > 0) flush();
   return [...chunks, journalHeaderItem({ treeSize, chunks: chunks.length, done: false })];
@@ -329,7 +374,9 @@ export async function readJournalItems(client: DynamoDBClient, table: string, he
       ConsistentRead: true,
     },
   );
-  for await (const page of pages) for (const chunk of page.Items ?? []) items.push(...(JSON.parse(chunk.items!.S!) as Item[]));
+  for await (const page of pages) {
+    for (const chunk of page.Items ?? []) items.push(...(JSON.parse(chunk.items!.B ? zlib().gunzipSync(chunk.items!.B).toString('utf8') : chunk.items!.S!) as Item[]));
+  }
   return items;
 }
 

@@ -193,11 +193,21 @@ export async function readRecordFrom(client: DynamoDBClient, table: string, refe
   return { before: prior.Items?.[0] ? entryOf(prior.Items[0]) : null, entries };
 }
 
-/** Which of `references` the sequencer has changed (their genesis items say so): strongly consistent, 100 per request. */
-export async function recordsChangedByEvents(client: DynamoDBClient, table: string, references: readonly string[]): Promise<Set<string>> {
+/** What a load needs to know of a stored record before writing it again. */
+export interface LoadState {
+  /** The sequencer has changed it: a load keeps it as the events made it. */
+  changedByEvents: boolean;
+  /** The digest of what a load last wrote completely (write.ts loadedGenesisItem), or null. */
+  loadDigest: string | null;
+}
+
+/** The load state of each of `references` that exists (their genesis items): strongly consistent, 100 per request. */
+export async function readLoadStates(client: DynamoDBClient, table: string, references: readonly string[]): Promise<Map<string, LoadState>> {
   const items = await batchGetItems(client, table, references.map((r) => ({ pk: { S: recordPk(r) }, sk: { S: GENESIS_SK } })), {
     ...WRITER_READ,
-    projection: { expression: '#reference, changedByEvents', names: { '#reference': 'reference' } },
+    projection: { expression: '#reference, changedByEvents, loadDigest', names: { '#reference': 'reference' } },
   });
-  return new Set(items.flatMap((item) => (item.changedByEvents?.BOOL && item.reference?.S ? [item.reference.S] : [])));
+  return new Map(
+    items.flatMap((item) => (item.reference?.S ? [[item.reference.S, { changedByEvents: item.changedByEvents?.BOOL === true, loadDigest: item.loadDigest?.S ?? null }] as const] : [])),
+  );
 }

@@ -48,29 +48,54 @@ export function genesisItem(reference: string, kind: string, highestVersion: num
   return item;
 }
 
-export function recordItems(record: RecordToStore): Item[] {
-  const highestVersion = record.entries.reduce((highest, e) => Math.max(highest, (e.head as { version?: number }).version ?? 0), 0);
-  const items: Item[] = [genesisItem(record.reference, record.kind, highestVersion)];
-  record.entries.forEach((e, seq) => items.push(entryItem(record.reference, entrySk(e.at, seq), e)));
-  return items;
+const highestVersionOf = (record: RecordToStore): number =>
+  record.entries.reduce((highest, e) => Math.max(highest, (e.head as { version?: number }).version ?? 0), 0);
+
+/** The record's timeline entry items (without its genesis item). */
+export function recordEntryItems(record: RecordToStore): Item[] {
+  return record.entries.map((e, seq) => entryItem(record.reference, entrySk(e.at, seq), e));
 }
 
-/** Writes items 25 at a time, re-sending whatever DynamoDB leaves unprocessed. */
-export async function putItems(client: DynamoDBClient, table: string, items: Item[], onProgress?: (written: number) => void): Promise<void> {
+/**
+ * The genesis item of a record as a load writes it, after its entries: `loadDigest` names exactly
+ * what the load wrote (lib/loader/digest.ts), so a load run again finds the record complete and
+ * up to date from this one item and leaves it alone. Readers ignore it.
+ */
+export function loadedGenesisItem(record: RecordToStore, loadDigest: string): Item {
+  return { ...genesisItem(record.reference, record.kind, highestVersionOf(record)), loadDigest: { S: loadDigest } };
+}
+
+/**
+ * Writes items 25 at a time, re-sending whatever DynamoDB leaves unprocessed; `concurrency`
+ * requests at once (default 1: in order, for writers whose order matters).
+ */
+export async function putItems(
+  client: DynamoDBClient,
+  table: string,
+  items: Item[],
+  onProgress?: (written: number) => void,
+  options: { concurrency?: number } = {},
+): Promise<void> {
   let written = 0;
-  for (let i = 0; i < items.length; i += 25) {
-    let pending: Item[] = items.slice(i, i + 25);
-    for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt > 8) throw new Error('the table kept refusing writes (throttled); try again later');
-      const out = await client.send(
-        new BatchWriteItemCommand({ RequestItems: { [table]: pending.map((Item) => ({ PutRequest: { Item } })) } }),
-      );
-      pending = (out.UnprocessedItems?.[table] ?? []).map((r) => r.PutRequest!.Item!);
-      if (pending.length > 0) await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
+  let next = 0;
+  const writeBatches = async () => {
+    while (next < items.length) {
+      const batch = items.slice(next, next + 25);
+      next += batch.length;
+      let pending: Item[] = batch;
+      for (let attempt = 0; pending.length > 0; attempt++) {
+        if (attempt > 8) throw new Error('the table kept refusing writes (throttled); try again later');
+        const out = await client.send(
+          new BatchWriteItemCommand({ RequestItems: { [table]: pending.map((Item) => ({ PutRequest: { Item } })) } }),
+        );
+        pending = (out.UnprocessedItems?.[table] ?? []).map((r) => r.PutRequest!.Item!);
+        if (pending.length > 0) await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
+      }
+      written += batch.length;
+      onProgress?.(written);
     }
-    written += Math.min(25, items.length - i);
-    onProgress?.(written);
-  }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 1) }, writeBatches));
 }
 
 /** The key schema every deployment uses (the CDK stack declares the same two keys). */

@@ -1,6 +1,9 @@
 import type { LedgerEvidence } from '../../functions/domain/record';
 import type { RecordToStore } from '../../functions/store/write';
 import type { AppendOnlyLog } from '../../functions/ledger-writer/log';
+import { canonicalBytes } from '../../functions/domain/ledger/canonical';
+import { leafHash } from '../../functions/domain/ledger/hashing';
+import { encodeBase64 } from '../../functions/domain/ledger/encoding';
 
 /** A head as the record kinds build it, with the loader-only instructions the ledger step reads. */
 interface LoaderHead {
@@ -28,6 +31,12 @@ export interface LedgerAttachment {
 }
 
 /**
+ * Evidence already issued for a version of a record (stored with it by an earlier load): reused
+ * when the version's content hashes to its leaf, instead of logging that content again.
+ */
+export type IssuedEvidence = (reference: string, version: number) => LedgerEvidence | undefined;
+
+/**
  * Logs every anchored record version in `log` (content already logged keeps its leaf), and gives
  * each entry the evidence of the newest anchored version at or before it, proven against the
  * checkpoint of the resulting tree. A version marked `anchored: false` keeps the previous
@@ -35,29 +44,49 @@ export interface LedgerAttachment {
  * file); a batch with any key uses attachSealedLedgerEvidence.
  */
 export function attachLedgerEvidence(records: RecordToStore[], log: AppendOnlyLog, onProgress?: (done: number, total: number) => void): LedgerAttachment {
-  return logRecordVersions(records, log, onProgress).attach();
+  return logRecordVersions(records, log, undefined, onProgress).attach();
 }
 
-/** attachLedgerEvidence with one signature of the batch's checkpoint by whatever key the log holds (a KMS key answers asynchronously). */
-export async function attachSealedLedgerEvidence(records: RecordToStore[], log: AppendOnlyLog, onProgress?: (done: number, total: number) => void): Promise<LedgerAttachment> {
-  const logged = logRecordVersions(records, log, onProgress);
+/**
+ * attachLedgerEvidence with one signature of the batch's checkpoint by whatever key the log holds
+ * (a KMS key answers asynchronously). With `issued`, a version whose stored evidence covers its
+ * very content keeps that evidence (valid for ever: the tree only grows) and is not logged again:
+ * a log opened from its right edge cannot look up older content itself.
+ */
+export async function attachSealedLedgerEvidence(
+  records: RecordToStore[],
+  log: AppendOnlyLog,
+  onProgress?: (done: number, total: number) => void,
+  issued?: IssuedEvidence,
+): Promise<LedgerAttachment> {
+  const logged = logRecordVersions(records, log, issued, onProgress);
   if (log.size > 0) await log.seal();
   return logged.attach();
 }
 
-function logRecordVersions(records: RecordToStore[], log: AppendOnlyLog, onProgress?: (done: number, total: number) => void): { attach(): LedgerAttachment } {
-  const heads = new Map<LoaderHead, number | null>();
+/** Where a head's evidence comes from: a leaf of this log, evidence issued before, or none (not anchored). */
+type Anchor = { leafIndex: number } | { issued: LedgerEvidence } | null;
+
+function logRecordVersions(records: RecordToStore[], log: AppendOnlyLog, issued: IssuedEvidence | undefined, onProgress?: (done: number, total: number) => void): { attach(): LedgerAttachment } {
+  const heads = new Map<LoaderHead, Anchor>();
   const altered: string[] = [];
   let appended = 0;
   let done = 0;
   for (const record of records) {
     for (const { head } of record.entries as { head: LoaderHead }[]) {
       if (heads.has(head)) continue;
-      let leafIndex: number | null = null;
+      let anchor: Anchor = null;
       if (head.anchored !== false) {
-        const added = log.add(head.content, { reference: head.reference, version: head.version });
-        leafIndex = added.leafIndex;
-        if (added.appended) appended++;
+        const entry = canonicalBytes(head.content);
+        const leaf = leafHash(entry);
+        const before = issued?.(head.reference, head.version);
+        if (before && before.version === head.version && before.leafHash === encodeBase64(leaf)) {
+          anchor = { issued: before };
+        } else {
+          const added = log.addEntry(entry, leaf, { reference: head.reference, version: head.version });
+          anchor = { leafIndex: added.leafIndex };
+          if (added.appended) appended++;
+        }
       }
       if (head.alterStoredContentAfterLogging) {
         Object.assign(head.content as object, head.alterStoredContentAfterLogging);
@@ -65,7 +94,7 @@ function logRecordVersions(records: RecordToStore[], log: AppendOnlyLog, onProgr
       }
       delete head.anchored;
       delete head.alterStoredContentAfterLogging;
-      heads.set(head, leafIndex);
+      heads.set(head, anchor);
     }
     onProgress?.(++done, records.length);
   }
@@ -73,7 +102,7 @@ function logRecordVersions(records: RecordToStore[], log: AppendOnlyLog, onProgr
   return { attach: () => attachEvidence(records, log, heads, { appended, altered }) };
 }
 
-function attachEvidence(records: RecordToStore[], log: AppendOnlyLog, heads: Map<LoaderHead, number | null>, counts: { appended: number; altered: string[] }): LedgerAttachment {
+function attachEvidence(records: RecordToStore[], log: AppendOnlyLog, heads: Map<LoaderHead, Anchor>, counts: { appended: number; altered: string[] }): LedgerAttachment {
   const { appended, altered } = counts;
   const evidenceByLeaf = new Map<number, LedgerEvidence>();
   const evidenceFor = (leafIndex: number, version: number): LedgerEvidence => {
@@ -87,10 +116,11 @@ function attachEvidence(records: RecordToStore[], log: AppendOnlyLog, heads: Map
   for (const record of records) {
     let evidence: LedgerEvidence | null = null;
     for (const { head } of record.entries as { head: LoaderHead }[]) {
-      const leafIndex = heads.get(head);
-      if (leafIndex !== null && leafIndex !== undefined) evidence = evidenceFor(leafIndex, head.version);
+      const anchor = heads.get(head);
+      if (anchor && 'issued' in anchor) evidence = anchor.issued;
+      else if (anchor) evidence = evidenceFor(anchor.leafIndex, head.version);
       head.evidence = evidence;
     }
   }
-  return { logged: [...heads.values()].filter((i) => i !== null).length, appended, alteredAfterLogging: altered };
+  return { logged: [...heads.values()].filter((a) => a !== null).length, appended, alteredAfterLogging: altered };
 }

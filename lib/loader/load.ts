@@ -1,19 +1,31 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { ensureTable, recordItems, tableMetaItem, type RecordToStore } from '../../functions/store/write';
-import { recordsChangedByEvents } from '../../functions/store/records';
+import { ensureTable, loadedGenesisItem, recordEntryItems, tableMetaItem, type RecordToStore } from '../../functions/store/write';
+import { readLoadStates, readWholeRecord } from '../../functions/store/records';
+import { forEachLedgerLeaf, readLedgerHeadOf } from '../../functions/store/ledger';
 import { runLedgerBatch } from '../../functions/ledger-writer/batch';
+import { checkSignedTree, type AppendOnlyLog } from '../../functions/ledger-writer/log';
+import { CompactRange } from '../../functions/ledger-writer/merkle-tree';
+import type { LedgerEvidence } from '../../functions/domain/record';
 import { devLedgerSigner } from '../ledger/dev-key';
 import type { CheckpointSigner } from '../../functions/ledger-writer/signer';
 import type { TileStore } from '../../functions/ledger-writer/tile-store';
 import type { LedgerPublication } from '../../functions/ledger-writer/table-ledger';
 import { attachSealedLedgerEvidence, type LedgerAttachment } from './evidence';
-import { withDerivedRecords } from './derive';
-import { RECORD_KINDS } from './kinds';
+import { checkOrThrow, checkRecord, expandRecord, type CheckOutcome, type CheckProgress } from './check';
+import { recordChunks, type RecordToLoad } from './chunks';
+import { loadLockId, withLedgerLease } from './lease';
+import { LoadScratch } from './scratch';
+import { documentSource, type RecordSource } from './source';
 import { InvalidRecordsError, type RecordProblem } from './problems';
 
 export { InvalidRecordsError, type RecordProblem } from './problems';
+export { documentSource, fileSource, type RecordSource } from './source';
 
-/** Validates every record and reports every problem (record index, reference, field); throws when any. */
+/**
+ * Validates every record of an in-memory document and reports every problem (record index,
+ * reference, field); throws when any. For documents built in memory (the published examples);
+ * loads check files in a streaming pass (check.ts).
+ */
 export function validateRecords(document: unknown): RecordToStore[] {
   const problems: RecordProblem[] = [];
   const records = (document as { records?: unknown })?.records;
@@ -22,26 +34,18 @@ export function validateRecords(document: unknown): RecordToStore[] {
   }
   const seen = new Set<string>();
   const out: RecordToStore[] = [];
-  records.forEach((raw, index) => {
-    const reference = typeof raw?.reference === 'string' ? raw.reference : null;
-    const kind = RECORD_KINDS[raw?.kind];
-    if (!kind) {
-      problems.push({ index, reference, field: 'kind', message: `must be one of ${Object.keys(RECORD_KINDS).join(', ')}` });
+  records.forEach((value, index) => {
+    const checked = checkRecord({ index, value });
+    if (checked.problems) {
+      problems.push(...checked.problems);
       return;
     }
-    const parsed = kind.schema.safeParse(raw);
-    if (!parsed.success) {
-      for (const issue of parsed.error.issues) {
-        problems.push({ index, reference, field: issue.path.join('.') || '(record)', message: issue.message });
-      }
+    if (seen.has(checked.record.reference)) {
+      problems.push({ index, reference: checked.record.reference, field: 'reference', message: 'appears more than once in the file' });
       return;
     }
-    if (seen.has(reference!)) {
-      problems.push({ index, reference, field: 'reference', message: 'appears more than once in the file' });
-      return;
-    }
-    seen.add(reference!);
-    out.push(kind.expand(parsed.data));
+    seen.add(checked.record.reference);
+    out.push(expandRecord(checked.record));
   });
   if (problems.length > 0) throw new InvalidRecordsError(problems);
   return out;
@@ -52,46 +56,186 @@ export interface LoadOptions {
   table: string;
   /** Create the table when missing (local stores). */
   createTable?: boolean;
+  /** Records written (or found already as the file describes them) so far, of all records: at the start and after each batch. */
   onProgress?: (written: number, total: number) => void;
+  /** The first pass: records checked and bytes read so far. */
+  onCheckProgress?: (progress: CheckProgress) => void;
+  /** Every problem found, as it is found (all of them: InvalidRecordsError keeps the first 100). */
+  onProblem?: (problem: RecordProblem) => void;
   /** The log's signing key (a key file, or the KMS key in AWS); default: the development key kept in .data/ (lib/ledger/dev-key.ts). */
   signer?: CheckpointSigner;
-  /** Take the ledger lock even if a load that stopped part-way left it held. */
+  /** Take the ledger lease even if a writer that stopped part-way left it held. */
   unlockLedger?: boolean;
+  /** Stages of the log's own work: 'checking the log' (its stored leaves against the signed checkpoint). */
   onLedgerProgress?: (stage: string, done: number, total: number) => void;
+  /** Messages about the lease (waiting for another writer, taking over from a killed load). */
+  onLeaseMessage?: (message: string) => void;
   /** Where the ledger's C2SP tlog-tiles log is written (functions/ledger-writer/tile-store.ts); none: the table only. */
   tiles?: TileStore;
+  /** Records per batch of the writer (default chunks.ts CHUNK_RECORDS). */
+  chunkRecords?: number;
+  /** Check only: nothing is written (npm run load -- FILE --dry-run). */
+  dryRun?: boolean;
 }
 
 export interface LoadSummary {
-  /** Records written. */
+  /** Records of the file as stored now (written by this load, or found already so), derived ones included; none kept by events. */
   records: number;
+  /** Of those, records found already exactly as the file describes them (a load run again), left as they were. */
+  unchanged: number;
   /** Records of the document left as they are because received events changed them (docs/ingress.md#loads-and-events). */
   keptChangedByEvents: string[];
+  /** Items written. */
   items: number;
   /** The log after this load (null when nothing was ever logged). */
   ledger: (LedgerPublication & LedgerAttachment) | null;
 }
 
+/** Records per second are only as good as the store's answers: writes in flight at once. */
+const WRITE_CONCURRENCY = 8;
+/** A lease another writer holds is waited for when it ends within this long (docs/ledger.md#how-the-loader-appends). */
+const LEASE_PATIENCE_MS = 120_000;
+
 /**
- * Validates, logs every new record version in the ledger, attaches evidence and writes, as one
- * batch of the writer every change goes through (functions/ledger-writer/batch.ts: leaves, then
- * the signed head, then the records). Content already logged appends nothing, so a second run, or
- * a run after one that stopped part-way, changes nothing more.
+ * Checks `source` in a first streaming pass (nothing is written when any record is bad), then
+ * writes it in a second, in batches of the writer every change goes through
+ * (functions/ledger-writer/batch.ts: leaves, then the signed head, then the records), each under
+ * its own lease, opened from the log's right edge and journaled when it appends. Memory holds one
+ * batch, whatever the file's size. A record already stored exactly as the file describes it
+ * (its genesis item's digest) is left alone and its versions are not logged again, so a load run
+ * again, after it finished or after it was killed at any point, completes what is missing and
+ * logs every record version exactly once.
  */
+export async function loadRecords(source: RecordSource, options: LoadOptions): Promise<LoadSummary> {
+  const scratch = await LoadScratch.open();
+  try {
+    const checked = await checkOrThrow(source, scratch, options);
+    const total = checked.records + checked.derived;
+    const summary: LoadSummary = { records: 0, unchanged: 0, keptChangedByEvents: [], items: 0, ledger: null };
+    if (options.dryRun) return { ...summary, records: total };
+    if (options.createTable) await ensureTable(options.client, options.table);
+    const signer = options.signer ?? (await devLedgerSigner()).signer;
+    const audited = await auditStoredLog(options, signer);
+    const lockId = loadLockId();
+    let publication: LedgerPublication | null = audited;
+    const attachment: LedgerAttachment = { logged: 0, appended: 0, alteredAfterLogging: [] };
+    let done = 0;
+    let first = true;
+    options.onProgress?.(0, total);
+    for await (const chunk of recordChunks(source, scratch, { records: options.chunkRecords, expectedRecords: checked.records })) {
+      const unlock = first && options.unlockLedger;
+      const outcome = await withLedgerLease(
+        ({ replacingLock }) =>
+          runLedgerBatch(
+            {
+              client: options.client,
+              table: options.table,
+              signer,
+              tiles: options.tiles,
+              unlock,
+              lockId,
+              replacingLock,
+              openFrom: 'right-edge',
+              journal: 'when-appending',
+              recordsConcurrency: WRITE_CONCURRENCY,
+            },
+            (log) => prepareChunk(options, chunk, log, first),
+          ),
+        { waitMs: LEASE_PATIENCE_MS, onWait: options.onLeaseMessage },
+      );
+      first = false;
+      const r = outcome.result;
+      summary.records += r.written + r.unchanged;
+      summary.unchanged += r.unchanged;
+      summary.items += r.items;
+      summary.keptChangedByEvents.push(...r.kept);
+      attachment.logged += r.attachment.logged;
+      attachment.appended += r.attachment.appended;
+      attachment.alteredAfterLogging.push(...r.attachment.alteredAfterLogging);
+      publication = outcome.ledger ?? publication;
+      done += chunk.length;
+      options.onProgress?.(done, total);
+    }
+    summary.keptChangedByEvents.sort();
+    summary.ledger = publication && publication.treeSize > 0 ? { ...publication, ...attachment } : null;
+    return summary;
+  } finally {
+    await scratch.close();
+  }
+}
+
+/** The first pass alone (npm run load -- FILE --dry-run): every problem, nothing written. */
+export async function checkRecords(source: RecordSource, options: Pick<LoadOptions, 'onProblem' | 'onCheckProgress'> = {}): Promise<CheckOutcome> {
+  const scratch = await LoadScratch.open();
+  try {
+    return await checkOrThrow(source, scratch, options);
+  } finally {
+    await scratch.close();
+  }
+}
+
+/** loadRecords for a document in memory (`{ "records": [...] }`): the demo data, tests, the local service. */
 export async function loadDocument(document: unknown, options: LoadOptions): Promise<LoadSummary> {
-  const records = withDerivedRecords(validateRecords(document));
-  if (options.createTable) await ensureTable(options.client, options.table);
-  const signer = options.signer ?? (await devLedgerSigner()).signer;
-  const { result, ledger } = await runLedgerBatch(
-    { client: options.client, table: options.table, signer, unlock: options.unlockLedger, onProgress: options.onLedgerProgress, tiles: options.tiles, onRecordsProgress: options.onProgress },
-    async (log) => {
-      // A record the sequencer has changed is no longer what the document describes: it is kept as the events made it.
-      const kept = await recordsChangedByEvents(options.client, options.table, records.map((r) => r.reference));
-      const loading = records.filter((r) => !kept.has(r.reference));
-      const attachment = await attachSealedLedgerEvidence(loading, log, (done, total) => options.onLedgerProgress?.('logging records', done, total));
-      const items = loading.flatMap(recordItems);
-      return { records: items, last: [tableMetaItem()], result: { attachment, items: items.length, loaded: loading.length, kept: [...kept].sort() } };
-    },
-  );
-  return { records: result.loaded, items: result.items, keptChangedByEvents: result.kept, ledger: ledger ? { ...ledger, ...result.attachment } : null };
+  return loadRecords(documentSource(document), options);
+}
+
+/**
+ * Before anything is appended: every stored leaf, read a page at a time and folded into a
+ * compact range (O(log n) hashes held), must reproduce the root of the signed checkpoint with
+ * this signing key. A table whose leaves were altered, or a key of another log, stops the load
+ * before it writes. Returns the published head (null: nothing was ever logged).
+ */
+async function auditStoredLog(options: LoadOptions, signer: CheckpointSigner): Promise<LedgerPublication | null> {
+  const head = await readLedgerHeadOf(options.client, options.table);
+  if (!head || head.treeSize === 0) return null;
+  if (head.origin && head.origin !== signer.name) throw new Error(`the table's log is ${head.origin}, but the signing key is for ${signer.name}`);
+  const range = new CompactRange();
+  options.onLedgerProgress?.('checking the log', 0, head.treeSize);
+  await forEachLedgerLeaf(options.client, options.table, head.treeSize, (leaf) => range.append(leaf), (read, total) => options.onLedgerProgress?.('checking the log', read, total));
+  checkSignedTree(signer, range, head.checkpoint);
+  return { origin: signer.name, treeSize: head.treeSize, appended: 0, checkpoint: head.checkpoint!, verifierKey: signer.verifierKey };
+}
+
+interface ChunkResult {
+  written: number;
+  unchanged: number;
+  items: number;
+  kept: string[];
+  attachment: LedgerAttachment;
+}
+
+/**
+ * One batch: under the lease, what the table holds of these records decides what is written.
+ * A record the sequencer changed is kept; one whose genesis carries this very digest is complete
+ * and up to date (a load run again); the rest are logged (versions whose stored evidence covers
+ * their content keep it) and written, their genesis items last, so a genesis with the digest
+ * means every entry before it is written.
+ */
+async function prepareChunk(options: LoadOptions, chunk: RecordToLoad[], log: AppendOnlyLog, first: boolean) {
+  const { client, table } = options;
+  const states = await readLoadStates(client, table, chunk.map((c) => c.record.reference));
+  const kept: string[] = [];
+  const loading: RecordToLoad[] = [];
+  let unchanged = 0;
+  for (const c of chunk) {
+    const state = states.get(c.record.reference);
+    if (state?.changedByEvents) kept.push(c.record.reference);
+    else if (state?.loadDigest === c.digest) unchanged++;
+    else loading.push(c);
+  }
+  // Evidence already issued for records stored before (by an earlier load, or this one stopped part-way).
+  const issued = new Map<string, Map<number, LedgerEvidence>>();
+  for (const c of loading) {
+    if (!states.has(c.record.reference)) continue;
+    const stored = await readWholeRecord(client, table, c.record.reference);
+    const byVersion = new Map<number, LedgerEvidence>();
+    for (const e of stored?.entries ?? []) if (e.head.evidence?.version === e.head.version) byVersion.set(e.head.version, e.head.evidence as LedgerEvidence);
+    issued.set(c.record.reference, byVersion);
+  }
+  const records = loading.map((c) => c.record);
+  const attachment = await attachSealedLedgerEvidence(records, log, undefined, (reference, version) => issued.get(reference)?.get(version));
+  const items = records.flatMap(recordEntryItems);
+  const last = [...loading.map((c) => loadedGenesisItem(c.record, c.digest)), ...(first ? [tableMetaItem()] : [])];
+  const result: ChunkResult = { written: loading.length, unchanged, items: items.length + last.length, kept, attachment };
+  return { records: items, last, result };
 }

@@ -1,14 +1,33 @@
 /** A record the loader refuses: which one, which field, and why. */
 export interface RecordProblem {
+  /** The record's position among the file's records (0-based); -1: the file as a whole. */
   index: number;
   reference: string | null;
   field: string;
   message: string;
+  /** The record's line (NDJSON). */
+  line?: number;
 }
 
-/** Every problem of a document at once; nothing is written while any exists. */
+/** How many problems an error keeps to show (all of them go to a report file: bin/load.ts --report). */
+export const PROBLEMS_SHOWN = 100;
+
+/** The problems of a file (the first PROBLEMS_SHOWN, and how many in all); nothing is written while any exists. */
 export class InvalidRecordsError extends Error {
-  constructor(readonly problems: RecordProblem[]) {
-    super(`${problems.length} problem(s) in the records; nothing was written`);
+  /** Every problem found, including those not kept in `problems`. */
+  readonly count: number;
+
+  constructor(
+    readonly problems: RecordProblem[],
+    count = problems.length,
+  ) {
+    super(`${count} problem(s) in the records; nothing was written`);
+    this.count = count;
   }
+}
+
+/** One line of a problem, as the CLI prints it. */
+export function describeProblem(p: RecordProblem): string {
+  if (p.index < 0) return `file: ${p.message}`;
+  return `record ${p.index}${p.line !== undefined ? ` (line ${p.line})` : ''}${p.reference ? ` (${p.reference})` : ''}: ${p.field}: ${p.message}`;
 }

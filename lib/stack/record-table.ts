@@ -1,10 +1,13 @@
-import { RemovalPolicy } from 'aws-cdk-lib';
-import { AttributeType, BillingMode, ProjectionType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { Annotations, RemovalPolicy } from 'aws-cdk-lib';
+import { AttributeType, BillingMode, InputCompressionType, InputFormat, ProjectionType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { PENDING_INDEX, TABLE_KEYS } from '../../functions/store/write';
 
 export interface RecordTableProps {
   deletionProtection: boolean;
+  /** Create the table from DynamoDB's import of these files (lib/loader/export.ts), not empty. */
+  importFrom?: { bucket: string; keyPrefix: string } | null;
 }
 
 /**
@@ -12,6 +15,8 @@ export interface RecordTableProps {
  * recovery, retained when the stack goes: records and their ledger evidence outlive deployments.
  * Its stream (new images) triggers the sequencer when a pending delivery is stored, and the sparse
  * `pending` index lists the deliveries still waiting, oldest first, for the sequencer's schedule.
+ * With `importFrom`, DynamoDB creates it from an export of records (gzip-compressed DynamoDB
+ * JSON) instead of empty: tens of millions of items without a single write request.
  */
 export class RecordTable extends Construct {
   readonly table: Table;
@@ -27,7 +32,22 @@ export class RecordTable extends Construct {
       removalPolicy: RemovalPolicy.RETAIN,
       // The sequencer's trigger reads only the new item (its key, for the filter); old images are never needed.
       stream: StreamViewType.NEW_IMAGE,
+      ...(props.importFrom
+        ? {
+            importSource: {
+              bucket: Bucket.fromBucketName(this, 'ImportBucket', props.importFrom.bucket),
+              keyPrefix: props.importFrom.keyPrefix,
+              inputFormat: InputFormat.dynamoDBJson(),
+              compressionType: InputCompressionType.GZIP,
+            },
+          }
+        : {}),
     });
+    if (props.importFrom) {
+      Annotations.of(this).addInfo(
+        `the record table is created from the import at s3://${props.importFrom.bucket}/${props.importFrom.keyPrefix}: keep importFrom as it is for the life of the table; changing or removing it replaces the table (the old one is retained)`,
+      );
+    }
     this.table.addGlobalSecondaryIndex({
       indexName: PENDING_INDEX.name,
       partitionKey: { name: PENDING_INDEX.partitionKey, type: AttributeType.STRING },

@@ -66,6 +66,14 @@ export interface StackSettings {
   alarmTopicArn: string;
   /** An email address the stack's own alarm topic is subscribed to (not with alarmTopicArn). */
   alarmEmail: string;
+  /**
+   * Create the record table from a DynamoDB import (`-c importFrom=s3://bucket/prefix/`): the
+   * gzip-compressed DynamoDB JSON files `npm run load -- FILE --export DIR` wrote (DIR/data),
+   * uploaded under that prefix. Null: an empty table. The table is made from the import when it
+   * is created, so setting, changing or removing it on a deployed stack replaces the table
+   * (docs/deploy.md#loading-records).
+   */
+  importFrom: { bucket: string; keyPrefix: string } | null;
 }
 
 export const DEFAULT_SETTINGS: StackSettings = {
@@ -86,6 +94,7 @@ export const DEFAULT_SETTINGS: StackSettings = {
   activationSettings: {},
   alarmTopicArn: '',
   alarmEmail: '',
+  importFrom: null,
 };
 
 const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
@@ -177,6 +186,16 @@ function asLedgerOrigin(value: unknown, base: string): string {
   return origin;
 }
 
+/** `s3://bucket/prefix/` (the prefix ends with '/' so that it names a folder, not every key that starts alike). */
+function asImportSource(value: unknown): StackSettings['importFrom'] {
+  const text = asString('importFrom', value, '');
+  if (!text) return null;
+  const match = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(?:\/(.*))?$/.exec(text);
+  if (!match) throw new Error(`context 'importFrom' must be s3://<bucket>/<prefix>/ (where the export's data folder was uploaded), not ${JSON.stringify(text)}`);
+  const prefix = match[2] ?? '';
+  return { bucket: match[1], keyPrefix: prefix === '' || prefix.endsWith('/') ? prefix : `${prefix}/` };
+}
+
 /** Reads and checks the settings; a wrong value stops the synth with the key named. */
 export function settingsFrom(node: Node): StackSettings {
   const get = (key: keyof StackSettings) => node.tryGetContext(key);
@@ -212,5 +231,6 @@ export function settingsFrom(node: Node): StackSettings {
     verificationOrigin,
     ledgerOrigin: asLedgerOrigin(get('ledgerOrigin'), verificationOrigin || publicBaseUrl.replace(/\/+$/, '')),
     generalOrigin: asHttpsUrl('generalOrigin', get('generalOrigin')),
+    importFrom: asImportSource(get('importFrom')),
   };
 }

@@ -177,13 +177,31 @@ export const credentialKind: RecordKind<CredentialRecordInput> = {
 /** Credential record kinds. */
 export const credentialKinds: RecordKind<any>[] = [credentialKind];
 
-interface GroupMember {
+/**
+ * What status list derivation needs of one credential (a few dozen bytes, so a load can keep it
+ * on disk between its passes: lib/loader/scratch.ts): its group and issuer, a pinned position,
+ * and its lifecycle events in time order (when each began and the state it led to).
+ */
+export interface CredentialSummary {
+  /** The record's position in the file (problems name it). */
   index: number;
-  record: RecordToStore;
-  heads: LoaderCredentialHead[];
+  reference: string;
+  group: string;
+  issuer: string;
+  pinnedIndex?: number;
   issuedAt: number;
-  /** Lifecycle events in time order: when each began and the state it led to. */
   events: { at: number; status: CredentialLifecycleState }[];
+}
+
+const credentialHeads = (record: RecordToStore): LoaderCredentialHead[] => [...new Set(record.entries.map((e) => e.head as LoaderCredentialHead))];
+
+/** The summary of an expanded credential record (expandCredential). */
+export function credentialSummary(record: RecordToStore, index: number): CredentialSummary {
+  const heads = credentialHeads(record);
+  const events = heads.map((h) => ({ at: Date.parse(h.content.statusSince), status: h.content.status }));
+  const summary: CredentialSummary = { index, reference: record.reference, group: heads[0].content.statusList, issuer: heads[0].content.issuer, issuedAt: events[0].at, events };
+  if (heads[0].pinnedIndex !== undefined) summary.pinnedIndex = heads[0].pinnedIndex;
+  return summary;
 }
 
 /** Pseudo-random yet reproducible start position (W3C asks for positions that reveal no issuance order). */
@@ -196,29 +214,27 @@ function hashedPosition(group: string, reference: string, size: number): number 
  * hashed position, probing forward past taken slots, in order of issuance (then reference), so a
  * credential issued later never moves one issued earlier.
  */
-function assignPositions(group: string, members: GroupMember[], problems: RecordProblem[]): Map<GroupMember, number> {
-  const taken = new Map<number, GroupMember>();
-  const positions = new Map<GroupMember, number>();
+function assignPositions(group: string, members: CredentialSummary[], problems: RecordProblem[]): Map<CredentialSummary, number> {
+  const taken = new Map<number, CredentialSummary>();
+  const positions = new Map<CredentialSummary, number>();
   for (const m of members) {
-    const pinned = m.heads[0].pinnedIndex;
+    const pinned = m.pinnedIndex;
     if (pinned === undefined) continue;
     const other = taken.get(pinned);
     if (other) {
-      problems.push({ index: m.index, reference: m.record.reference, field: 'statusListIndex', message: `${pinned} is already held by ${other.record.reference} in status list ${group}` });
+      problems.push({ index: m.index, reference: m.reference, field: 'statusListIndex', message: `${pinned} is already held by ${other.reference} in status list ${group}` });
       continue;
     }
     taken.set(pinned, m);
     positions.set(m, pinned);
   }
-  const unpinned = members
-    .filter((m) => m.heads[0].pinnedIndex === undefined)
-    .sort((a, b) => a.issuedAt - b.issuedAt || (a.record.reference < b.record.reference ? -1 : 1));
+  const unpinned = members.filter((m) => m.pinnedIndex === undefined).sort((a, b) => a.issuedAt - b.issuedAt || (a.reference < b.reference ? -1 : 1));
   for (const m of unpinned) {
     if (taken.size >= MIN_STATUS_LIST_ENTRIES) {
-      problems.push({ index: m.index, reference: m.record.reference, field: 'statusList', message: `status list ${group} is full (${MIN_STATUS_LIST_ENTRIES} credentials); use another group` });
+      problems.push({ index: m.index, reference: m.reference, field: 'statusList', message: `status list ${group} is full (${MIN_STATUS_LIST_ENTRIES} credentials); use another group` });
       continue;
     }
-    let position = hashedPosition(group, m.record.reference, MIN_STATUS_LIST_ENTRIES);
+    let position = hashedPosition(group, m.reference, MIN_STATUS_LIST_ENTRIES);
     while (taken.has(position)) position = (position + 1) % MIN_STATUS_LIST_ENTRIES;
     taken.set(position, m);
     positions.set(m, position);
@@ -227,7 +243,7 @@ function assignPositions(group: string, members: GroupMember[], problems: Record
 }
 
 /** The versions of one list: a new version whenever a lifecycle event changes a bit; the first at the group's first issuance. */
-function listVersions(listId: string, purpose: StatusListContent['statusPurpose'], issuer: string, members: GroupMember[], positions: Map<GroupMember, number>): RecordToStore {
+function listVersions(listId: string, purpose: StatusListContent['statusPurpose'], issuer: string, members: CredentialSummary[], positions: Map<CredentialSummary, number>): RecordToStore {
   const reference = statusListReference(listId);
   const changes = members
     .filter((m) => positions.has(m))
@@ -257,42 +273,58 @@ function listVersions(listId: string, purpose: StatusListContent['statusPurpose'
 }
 
 /**
+ * One group's status lists from its credentials (in file order): a list has one issuer (the
+ * first credential's), positions as assignPositions gives them, and one record per purpose whose
+ * timeline holds the versions of the list over time.
+ */
+export function statusListsOfGroup(group: string, members: CredentialSummary[]): { positions: Map<string, number>; records: RecordToStore[]; problems: RecordProblem[] } {
+  const problems: RecordProblem[] = [];
+  const issuer = members[0].issuer;
+  const listed = members.filter((m) => {
+    if (m.issuer === issuer) return true;
+    problems.push({ index: m.index, reference: m.reference, field: 'issuer', message: `status list ${group} is published for ${issuer}; a list has one issuer` });
+    return false;
+  });
+  const positions = assignPositions(group, listed, problems);
+  const records = STATUS_PURPOSES.map((purpose) => listVersions(statusListIdOf(group, purpose), purpose, issuer, listed, positions));
+  return { positions: new Map([...positions].map(([m, position]) => [m.reference, position])), records, problems };
+}
+
+/**
+ * Gives an expanded credential its position in its group's lists (none: not listed, a problem
+ * was reported) and drops the loader-only pinned index.
+ */
+export function placeCredential(record: RecordToStore, position: number | undefined): void {
+  for (const head of credentialHeads(record)) {
+    delete head.pinnedIndex;
+    if (position === undefined) continue;
+    const group = head.content.statusList;
+    head.content.statusSlots = STATUS_PURPOSES.map((purpose) => ({ statusPurpose: purpose, listId: statusListIdOf(group, purpose), statusListIndex: position }));
+  }
+}
+
+/**
  * The status lists, derived from every validated credential: one record per group and purpose
  * whose timeline holds the versions of the list over time, so reading it as of an instant is the
  * generic as-of read. Also writes each credential's position into its content.
  */
 export function deriveStatusLists(records: readonly RecordToStore[]): { records: RecordToStore[]; problems: RecordProblem[] } {
   const problems: RecordProblem[] = [];
-  const groups = new Map<string, GroupMember[]>();
+  const groups = new Map<string, { members: CredentialSummary[]; records: RecordToStore[] }>();
   records.forEach((record, index) => {
     if (record.kind !== CREDENTIAL_KIND) return;
-    const heads = [...new Set(record.entries.map((e) => e.head as LoaderCredentialHead))];
-    const events = heads.map((h) => ({ at: Date.parse(h.content.statusSince), status: h.content.status }));
-    const member: GroupMember = { index, record, heads, issuedAt: events[0].at, events };
-    const group = heads[0].content.statusList;
-    const list = groups.get(group) ?? [];
-    const first = list[0]?.heads[0].content.issuer;
-    if (first !== undefined && first !== heads[0].content.issuer) {
-      problems.push({ index, reference: record.reference, field: 'issuer', message: `status list ${group} is published for ${first}; a list has one issuer` });
-      return;
-    }
-    list.push(member);
-    groups.set(group, list);
+    const summary = credentialSummary(record, index);
+    const group = groups.get(summary.group) ?? { members: [], records: [] };
+    group.members.push(summary);
+    group.records.push(record);
+    groups.set(summary.group, group);
   });
-
   const derived: RecordToStore[] = [];
-  for (const [group, members] of [...groups].sort(([a], [b]) => (a < b ? -1 : 1))) {
-    const positions = assignPositions(group, members, problems);
-    for (const m of members) {
-      const position = positions.get(m);
-      for (const head of m.heads) {
-        delete head.pinnedIndex;
-        if (position === undefined) continue;
-        head.content.statusSlots = STATUS_PURPOSES.map((purpose) => ({ statusPurpose: purpose, listId: statusListIdOf(group, purpose), statusListIndex: position }));
-      }
-    }
-    const issuer = members[0].heads[0].content.issuer;
-    for (const purpose of STATUS_PURPOSES) derived.push(listVersions(statusListIdOf(group, purpose), purpose, issuer, members, positions));
+  for (const [group, { members, records: credentials }] of [...groups].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    const lists = statusListsOfGroup(group, members);
+    problems.push(...lists.problems);
+    for (const record of credentials) placeCredential(record, lists.positions.get(record.reference));
+    derived.push(...lists.records);
   }
   return { records: derived, problems };
 }
