@@ -13,9 +13,9 @@
  */
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { parseWitnessKey } from '../functions/domain/ledger/cosignature';
+import { parseWitnessKey } from '../functions/domain/ledger/node-crypto';
 import { parseVerifierKey } from '../functions/domain/ledger/node-crypto';
-import { stateFiles, runMonitorWithState } from '../lib/ledger/monitor-state';
+import { stateFiles, runMonitorWithState } from '../packages/verify/src/node/monitor-state';
 import { generateWitnessKey, witnessFromKey } from '../lib/ledger/witness';
 
 const USAGE =

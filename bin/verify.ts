@@ -12,7 +12,7 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { trustedLedgerKeys } from '../functions/domain/evidence';
-import { checkWitnessed, parseWitnessKey } from '../functions/domain/ledger/cosignature';
+import { checkWitnessed, parseWitnessKey } from '../functions/domain/ledger/node-crypto';
 import { verifyEvidence } from '../functions/domain/ledger/node-crypto';
 import type { LedgerEvidence } from '../functions/domain/record';
 

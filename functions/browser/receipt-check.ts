@@ -6,9 +6,9 @@
  * the page carries, writes the outcome into #device-check (data-verification = pending, verified
  * or failed) and lists each check; it changes nothing else and sends nothing anywhere.
  */
-import { runStepsAsync } from '../domain/ledger/crypto-steps';
-import { verifyEvidenceSteps, type EvidenceCheck } from '../domain/ledger/verify';
-import { webCrypto } from '../domain/ledger/web-crypto';
+import { runStepsAsync } from '../../packages/verify/src/checks/crypto-steps';
+import { verifyEvidenceSteps, type EvidenceCheck } from '../../packages/verify/src/checks/evidence';
+import { webCrypto } from '../../packages/verify/src/web-crypto';
 import type { LedgerEvidence } from '../domain/record';
 import type { DeviceCheckData } from '../domain/surfaces/device-check';
 

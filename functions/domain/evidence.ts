@@ -1,5 +1,5 @@
 import { verifyEvidence } from './ledger/node-crypto';
-import type { EvidenceCheck } from './ledger/verify';
+import type { EvidenceCheck } from '../../packages/verify/src/checks/evidence';
 import type { RecordHead } from './record';
 
 export interface IntegrityAssessment {

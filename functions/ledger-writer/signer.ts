@@ -1,6 +1,6 @@
 import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
-import { checkpointText, type Checkpoint } from '../domain/ledger/checkpoint';
-import { decodeBase64Strict } from '../domain/ledger/encoding';
+import { checkpointText, type Checkpoint } from '../../packages/verify/src/checks/checkpoint';
+import { decodeBase64Strict } from '../../packages/verify/src/checks/encoding';
 import { encodeVerifierKey, keyIdFor } from '../domain/ledger/node-crypto';
 import {
   checkNoteText,
@@ -9,7 +9,7 @@ import {
   SIGNATURE_TYPE_ED25519,
   signatureLine,
   splitPlus,
-} from '../domain/ledger/note';
+} from '../../packages/verify/src/checks/note';
 
 /**
  * What the log needs from a signing key: its name (the log's origin), its verifier key, and an

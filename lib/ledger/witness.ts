@@ -1,7 +1,8 @@
 import { generateKeyPairSync, sign } from 'node:crypto';
-import { cosignatureMessage, encodeWitnessKey, SIGNATURE_TYPE_COSIGNATURE_V1, witnessKeyId } from '../../functions/domain/ledger/cosignature';
-import { decodeBase64Strict } from '../../functions/domain/ledger/encoding';
-import { isValidKeyName, keyIdHex, parseNote, signatureLine, splitPlus } from '../../functions/domain/ledger/note';
+import { cosignatureMessage, SIGNATURE_TYPE_COSIGNATURE_V1 } from '../../packages/verify/src/checks/cosignature';
+import { witnessKeyId } from '../../functions/domain/ledger/node-crypto';
+import { decodeBase64Strict } from '../../packages/verify/src/checks/encoding';
+import { isValidKeyName, keyIdHex, parseNote, signatureLine, splitPlus } from '../../packages/verify/src/checks/note';
 import { privateKeyFromSeed, publicKeyBytes, SigningKeyError } from '../../functions/ledger-writer/signer';
 
 /**
@@ -14,6 +15,12 @@ export interface WitnessSigner {
   witnessKey: string;
   /** The cosignature line for a signed checkpoint note, at `timestamp` (seconds since the epoch). */
   cosign(noteMessage: string, timestamp?: number): string;
+}
+
+/** The witness key (public) `<name>+<hex key id>+<base64(0x04 || public key)>` of a cosigning key. */
+export function encodeWitnessKey(name: string, publicKey: Uint8Array): string {
+  const material = Buffer.concat([Buffer.from([SIGNATURE_TYPE_COSIGNATURE_V1]), publicKey]).toString('base64');
+  return `${name}+${keyIdHex(witnessKeyId(name, publicKey))}+${material}`;
 }
 
 export function generateWitnessKey(name: string): string {

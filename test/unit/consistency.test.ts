@@ -1,10 +1,11 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import { ConsistencyProofError, consistencyProof, consistencyProofFrom, subtreeRoot, verifyConsistency } from '../../functions/domain/ledger/consistency';
-import { leafHash } from '../../functions/domain/ledger/hashing';
+import { ConsistencyProofError, consistencyProof, consistencyProofFrom, subtreeRoot } from '../../functions/domain/ledger/consistency';
+import { verifyConsistency } from '../../functions/domain/ledger/node-crypto';
+import { leafHash } from '../../packages/verify/src/node/hashing';
 import { consistencyProofFromTiles, MissingTileError, tilesForConsistency, type TileSource } from '../../functions/domain/ledger/tile-proofs';
-import { hashTileBytes, tilesOfTree } from '../../functions/domain/ledger/tiles';
-import { MerkleTree } from '../../functions/ledger-writer/merkle-tree';
+import { hashTileBytes, tilesOfTree } from '../../packages/verify/src/node/tlog-tiles';
+import { MerkleTree } from '../../packages/verify/src/node/merkle-tree';
 
 const SEED = 20261122;
 const leavesOf = (n: number, salt = '') => Array.from({ length: n }, (_, i) => leafHash(Buffer.from(`${salt}leaf ${i}`)));

@@ -1,4 +1,3 @@
-import type { LedgerEvidence } from '../record';
 import { CanonicalizationError, recordLeafHashOf } from './canonical';
 import { parseCheckpointText, type Checkpoint } from './checkpoint';
 import type { Steps } from './crypto-steps';
@@ -136,7 +135,7 @@ function* checkInclusion(computed: Uint8Array | string, evidence: LogEvidence): 
  * so a caller sees which one failed. Pure: no clock, no I/O; the platform answers the hashes and
  * signature checks (node-crypto.ts on the server, WebCrypto on the trust receipt).
  */
-export function* verifyEvidenceSteps(record: unknown, evidence: LedgerEvidence, trustedKeys: readonly string[]): Steps<EvidenceVerification> {
+export function* verifyEvidenceSteps(record: unknown, evidence: unknown, trustedKeys: readonly string[]): Steps<EvidenceVerification> {
   const problems = evidenceShapeProblems(evidence);
   if (problems.length > 0) {
     const detail = 'not checked: the evidence is malformed';

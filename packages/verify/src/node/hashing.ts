@@ -1,9 +1,11 @@
-import { nodeCrypto } from '../../runtime/lazy-crypto';
-import { HASH_SIZE, LEAF_PREFIX, NODE_PREFIX } from './merkle';
+import { HASH_SIZE, LEAF_PREFIX, NODE_PREFIX } from '../checks/merkle';
+import { nodeCrypto } from './lazy-crypto';
 
 /**
- * The log writer's RFC 9162 hashes on node:crypto, called directly (building a tree hashes every
- * node). The rules and the verifier's side are in merkle.ts.
+ * RFC 9162 hashes on node:crypto, called directly, for code that hashes a whole tree (the monitor,
+ * the service's log writer): a synchronous call per hash instead of a WebCrypto promise. The rules
+ * and the verifier's side are in checks/merkle.ts.
+ * node:crypto is loaded at the first hash (lazy-crypto.ts).
  */
 export { HASH_SIZE };
 
