@@ -11,11 +11,10 @@ import type { LogEvidence } from '../../packages/verify/src/checks/evidence-form
 import { leafHash } from '../../packages/verify/src/node/hashing';
 import { canonicalBytes } from '../../packages/verify/src/checks/canonical';
 import { consistencyProof } from '../../functions/domain/ledger/consistency';
-import { verifyConsistency } from '../../functions/domain/ledger/node-crypto';
+import { verifyConsistency, parseVerifierKey, rootFromInclusionProof, verifyNote } from '../../functions/domain/ledger/node-crypto';
 import { entriesStart, hashTileBytes, TILE_HEIGHT, TILE_WIDTH } from '../../packages/verify/src/node/tlog-tiles';
 import { tileResources } from '../../functions/domain/ledger/tiles';
 import { runMonitor } from '../../packages/verify/src/node/monitor';
-import { parseVerifierKey, rootFromInclusionProof, verifyNote } from '../../functions/domain/ledger/node-crypto';
 import { commercialProofEvidence, publicProof, type ProofHead, type ProofWindowEntry } from '../../functions/domain/proofs';
 import type { RecordToStore } from '../../functions/store/write';
 import { storeClient } from '../../functions/store/client';

@@ -1,6 +1,5 @@
 import { LedgerConsistency } from '../../functions/contract/schemas/ledger';
-import { verifyConsistency } from '../../functions/domain/ledger/node-crypto';
-import { verifyNote, parseVerifierKey } from '../../functions/domain/ledger/node-crypto';
+import { verifyConsistency, verifyNote, parseVerifierKey } from '../../functions/domain/ledger/node-crypto';
 import { parseCheckpointText } from '../../packages/verify/src/checks/checkpoint';
 import { readLedgerLeaves } from '../../functions/store/ledger';
 import { LOCAL_TABLE, localClient, type LocalService } from '../../lib/local/service';

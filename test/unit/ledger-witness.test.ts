@@ -3,12 +3,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { checkWitnessed, parseWitnessKey } from '../../functions/domain/ledger/node-crypto';
 import { cosignatureMessage } from '../../packages/verify/src/checks/cosignature';
-import { encodeWitnessKey } from '../../lib/ledger/witness';
+import { encodeWitnessKey, generateWitnessKey, witnessFromKey } from '../../packages/verify/src/node/witness';
 import { parseNote } from '../../packages/verify/src/checks/note';
 import { addCosignatures } from '../../lib/ledger/cosign-log';
 import { generateSignerKey, signerFromKey } from '../../functions/ledger-writer/signer';
 import { directoryTileStore } from '../../functions/ledger-writer/tile-store';
-import { generateWitnessKey, witnessFromKey } from '../../lib/ledger/witness';
 
 const signer = signerFromKey(generateSignerKey('witness-test.example/ledger'));
 const note = signer.signCheckpoint({ origin: signer.name, treeSize: 5, rootHash: Buffer.alloc(32, 1), extensions: [] });

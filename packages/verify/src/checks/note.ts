@@ -52,6 +52,13 @@ export function splitPlus(text: string, count: number): string[] | null {
   return parts;
 }
 
+/** A comma-separated list of keys (as LEDGER_VERIFIER_KEYS holds them): each trimmed, empty ones dropped. */
+export const keyList = (text: string | undefined): string[] =>
+  (text ?? '')
+    .split(',')
+    .map((key) => key.trim())
+    .filter((key) => key.length > 0);
+
 export const keyIdHex = (keyId: number): string => keyId.toString(16).padStart(8, '0');
 
 export interface VerifierKey {

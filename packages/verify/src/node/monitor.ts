@@ -1,8 +1,8 @@
-import { parseCheckpointText } from '../checks/checkpoint';
+import { openSignedCheckpointOf } from '../checks/checkpoint';
 import { checkCosignaturesOf, type WitnessPolicy } from '../checks/cosignature';
 import { runStepsAsync, type AsyncCrypto } from '../checks/crypto-steps';
 import { decodeBase64Strict, encodeBase64 } from '../checks/encoding';
-import { keyIdHex, verifyNoteOf, type VerifierKey } from '../checks/note';
+import { keyIdHex, type VerifierKey } from '../checks/note';
 import { webCrypto } from '../web-crypto';
 import { HASH_SIZE, leafHash } from './hashing';
 import { MerkleTree } from './merkle-tree';
@@ -130,16 +130,9 @@ export async function runMonitor(options: MonitorOptions): Promise<MonitorReport
   if (!noteBytes) return report({ kind: 'missing', path: CHECKPOINT_PATH, detail: 'the log serves no checkpoint' });
   const note = noteBytes.toString('utf8');
   const crypto = options.crypto ?? webCrypto();
-  const opened = await runStepsAsync(verifyNoteOf(note, options.logKeys), crypto);
-  if (!opened.ok) return report({ kind: 'checkpoint', path: CHECKPOINT_PATH, detail: `the checkpoint's signature does not verify: ${opened.reason}` });
-  let checkpoint;
-  try {
-    checkpoint = parseCheckpointText(opened.note.text);
-  } catch (error) {
-    return report({ kind: 'checkpoint', path: CHECKPOINT_PATH, detail: `the signed checkpoint is malformed: ${(error as Error).message}` });
-  }
-  const signer = opened.verifiedBy[0];
-  if (checkpoint.origin !== signer.name) return report({ kind: 'checkpoint', path: CHECKPOINT_PATH, detail: `the checkpoint is for ${checkpoint.origin} but signed by ${signer.name}` });
+  const opened = await runStepsAsync(openSignedCheckpointOf(note, options.logKeys), crypto);
+  if (!opened.ok) return report({ kind: 'checkpoint', path: CHECKPOINT_PATH, detail: opened.reason });
+  const { checkpoint, signer } = opened;
   if (options.state && options.state.origin !== checkpoint.origin) {
     return report({ kind: 'checkpoint', path: CHECKPOINT_PATH, detail: `this state follows ${options.state.origin}, the checkpoint is for ${checkpoint.origin}` });
   }
