@@ -5,7 +5,6 @@
  * operations: every GET route and the components they use. Rewritten by `npm run generate`,
  * held to the contract by test/unit/generated-from-contract.test.ts.
  */
-import openapiTS, { astToString } from 'openapi-typescript';
 import { buildOpenApi } from './openapi';
 
 export const GENERATED_CLIENT_TYPES_FILE = 'packages/verify/src/generated/api.ts';
@@ -49,6 +48,8 @@ export function readOnlyContract(contract: Json = buildOpenApi()): Json {
 }
 
 export async function generateClientTypes(): Promise<string> {
+  // Imported when generating: openapi-typescript loads ESM-only modules, which jest's CommonJS runtime cannot.
+  const { default: openapiTS, astToString } = await import('openapi-typescript');
   const contract = readOnlyContract();
   const types = astToString(await openapiTS(contract as never, { alphabetize: true }));
   return [
