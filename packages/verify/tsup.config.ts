@@ -1,9 +1,9 @@
 import { defineConfig } from 'tsup';
 
 /**
- * The published build: ESM (.mjs) and CommonJS (.js) entry points with their declarations
- * (.d.mts, .d.ts) for the API and the Node.js monitor, and the CLI. openapi-fetch (MIT, a few KB)
- * is bundled in, with its types, so the one runtime dependency stays the canonical-JSON package.
+ * The published JavaScript: ESM (.mjs) and CommonJS (.js) entry points for the API and the Node.js
+ * monitor, and the CLI. openapi-fetch (MIT, a few KB) is bundled in, so the one runtime dependency
+ * stays the canonical-JSON package. The declarations come from rollup.dts.config.mjs.
  */
 export default defineConfig([
   {
@@ -11,7 +11,6 @@ export default defineConfig([
     format: ['esm', 'cjs'],
     target: 'es2022',
     platform: 'neutral',
-    dts: { resolve: ['openapi-fetch', 'openapi-typescript-helpers'] },
     noExternal: ['openapi-fetch'],
     external: ['canonicalize', /^node:/],
     splitting: false,
