@@ -116,6 +116,7 @@ type ScenarioResult = {
   byUrl: Summary;
   tampered: Summary;
   untouched: Summary;
+  tamperedList: Summary;
   strangerKeyResult: Summary;
   older: { ok: boolean; treeSize: number };
   newer: { ok: boolean; treeSize: number; origin: string };
@@ -136,7 +137,8 @@ function expectScenario(result: ScenarioResult): void {
   // The two demo records whose evidence does not cover what is shown, each caught by the check that names why.
   expect(failing).toEqual({ [DEMO_OBJECTS.modified]: 'record-version', [DEMO_PROOFS.tampered]: 'canonical-hash' });
   for (const [reference, r] of Object.entries(result.references)) {
-    expect([reference, r.checks]).toEqual([reference, FIVE_CHECKS]);
+    // Credential results and status lists also show fields beside the logged record: they must be the record's.
+    expect([reference, r.checks]).toEqual([reference, r.kind === 'credential' || r.kind === 'status-list' ? [...FIVE_CHECKS, 'shown-fields'] : FIVE_CHECKS]);
     expect(r.reference).toBe(reference);
     expect(r.origin).toBe(result.newer.origin);
     expect(r.leafIndex).toBeLessThan(r.treeSize);
@@ -148,6 +150,7 @@ function expectScenario(result: ScenarioResult): void {
   expect(result.byUrl).toMatchObject({ ok: true, kind: 'commercial-proof', reference: input.references.commercialProofs[0] });
   expect(result.untouched.ok).toBe(true);
   expect(result.tampered).toMatchObject({ ok: false, failed: ['canonical-hash', 'inclusion-proof'] });
+  expect(result.tamperedList).toMatchObject({ ok: false, kind: 'status-list', failed: ['shown-fields'] });
   expect(result.strangerKeyResult).toMatchObject({ ok: false, failed: ['checkpoint-signature'] });
   expect([result.older.ok, result.newer.ok]).toEqual([true, true]);
   expect(result.newer.treeSize).toBeGreaterThan(result.older.treeSize);

@@ -10,7 +10,7 @@ import { MerkleTree } from '../../packages/verify/src/node/merkle-tree';
 const SEED = 20261122;
 const leavesOf = (n: number, salt = '') => Array.from({ length: n }, (_, i) => leafHash(Buffer.from(`${salt}leaf ${i}`)));
 
-/** Roots from the log's own tree (functions/ledger-writer/merkle-tree.ts), a second computation of MTH. */
+/** Roots from the log's own tree (MerkleTree, packages/verify/src/node/merkle-tree.ts), a second computation of MTH. */
 function rootsOf(leaves: Buffer[]) {
   const tree = new MerkleTree();
   for (const leaf of leaves) tree.append(leaf);

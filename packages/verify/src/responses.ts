@@ -16,6 +16,21 @@ export interface EvidenceSubject {
   evidence: unknown;
   /** What the service itself said about this evidence, when the answer says (true: confirmed). */
   serviceSaid: boolean | null;
+  /**
+   * Fields the answer shows beside the logged record (a status list's bits, a credential's issuer),
+   * each with the record's value it must equal: the ledger vouches for the record, so what a
+   * relying party reads elsewhere in the answer must be the record's.
+   */
+  shownFields: ShownField[];
+}
+
+export interface ShownField {
+  /** Where the answer shows it, e.g. `credentialSubject.encodedList`. */
+  shown: string;
+  /** The record's field it must equal. */
+  logged: string;
+  shownValue: unknown;
+  loggedValue: unknown;
 }
 
 export class UnrecognizedResponseError extends Error {
@@ -41,6 +56,20 @@ function logged(answer: Json): { record: unknown; evidence: unknown } {
   return { record: member.record, evidence: member.evidence ?? null };
 }
 
+const field = (record: unknown, name: string): unknown => (isObject(record) ? record[name] : undefined);
+const shownAs = (pairs: Array<[string, unknown, string]>, record: unknown): ShownField[] =>
+  pairs.map(([shown, shownValue, logged]) => ({ shown, logged, shownValue, loggedValue: field(record, logged) }));
+/** The last path segment of a URL, decoded (as it is when it cannot be): the list id a status list's `id` names. */
+function lastSegment(url: unknown): unknown {
+  if (typeof url !== 'string') return url;
+  const segment = url.slice(url.lastIndexOf('/') + 1);
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
+}
+
 const isStatusList = (answer: Json): boolean => Array.isArray(answer.type) && answer.type.includes('BitstringStatusListCredential');
 
 /**
@@ -53,23 +82,46 @@ export function evidenceSubject(answer: unknown): EvidenceSubject {
   switch (answer.schemaVersion) {
     case 'svc.living-object-resolution.v1': {
       const current = isObject(answer.current) ? answer.current : {};
-      return { kind: 'object', reference: isObject(answer.object) ? text(answer.object.reference) : null, record: answer.object, evidence: evidenceOnly(current.ledger), serviceSaid: flag(current.evidenceIntegrityConfirmed) };
+      return { kind: 'object', reference: isObject(answer.object) ? text(answer.object.reference) : null, record: answer.object, evidence: evidenceOnly(current.ledger), serviceSaid: flag(current.evidenceIntegrityConfirmed), shownFields: [] };
     }
     case 'svc.commercial-proof-evidence.v1': {
       const verification = isObject(answer.verification) ? answer.verification : {};
-      return { kind: 'commercial-proof', reference: isObject(answer.proof) ? text(answer.proof.reference) : null, record: answer.proof, evidence: evidenceOnly(verification.ledger), serviceSaid: flag(verification.proofVerified) };
+      return { kind: 'commercial-proof', reference: isObject(answer.proof) ? text(answer.proof.reference) : null, record: answer.proof, evidence: evidenceOnly(verification.ledger), serviceSaid: flag(verification.proofVerified), shownFields: [] };
     }
     case 'svc.credential-verification.v1': {
       const integrity = Array.isArray(answer.checks) ? answer.checks.find((c: unknown) => isObject(c) && c.check === 'integrity') : undefined;
-      return { kind: 'credential', reference: text(answer.credentialId), ...logged(answer), serviceSaid: isObject(integrity) ? integrity.outcome === 'PASS' : null };
+      const member = logged(answer);
+      const window = isObject(answer.validityWindow) ? answer.validityWindow : {};
+      const shownFields = shownAs(
+        [
+          ['credentialId', answer.credentialId, 'credentialId'],
+          ['credentialType', answer.credentialType, 'credentialType'],
+          ['issuer', answer.issuer, 'issuer'],
+          ['validityWindow.validFrom', window.validFrom, 'validFrom'],
+          ['validityWindow.validUntil', window.validUntil, 'validUntil'],
+        ],
+        member.record,
+      );
+      return { kind: 'credential', reference: text(answer.credentialId), ...member, serviceSaid: isObject(integrity) ? integrity.outcome === 'PASS' : null, shownFields };
     }
   }
   if (isStatusList(answer)) {
     const member = logged(answer);
-    return { kind: 'status-list', reference: isObject(member.record) ? text(member.record.listId) : null, ...member, serviceSaid: null };
+    const list = isObject(answer.credentialSubject) ? answer.credentialSubject : {};
+    const shownFields = shownAs(
+      [
+        ['id', lastSegment(answer.id), 'listId'],
+        ['issuer', answer.issuer, 'issuer'],
+        ['validFrom', answer.validFrom, 'publishedAt'],
+        ['credentialSubject.statusPurpose', list.statusPurpose, 'statusPurpose'],
+        ['credentialSubject.encodedList', list.encodedList, 'encodedList'],
+      ],
+      member.record,
+    );
+    return { kind: 'status-list', reference: text(field(member.record, 'listId')), ...member, serviceSaid: null, shownFields };
   }
   if ('record' in answer && 'evidence' in answer) {
-    return { kind: 'record', reference: isObject(answer.record) ? text(answer.record.reference) : null, record: answer.record, evidence: evidenceOnly(answer.evidence), serviceSaid: null };
+    return { kind: 'record', reference: text(field(answer.record, 'reference')), record: answer.record, evidence: evidenceOnly(answer.evidence), serviceSaid: null, shownFields: [] };
   }
   if (typeof answer.status === 'number' && typeof answer.title === 'string') {
     throw new UnrecognizedResponseError(`the answer is a problem (${answer.status} ${answer.title}${typeof answer.detail === 'string' ? `: ${answer.detail}` : ''}), not a record`);

@@ -7,11 +7,15 @@ import { checkCheckpointSignatureOf, EVIDENCE_CHECK_NAMES, verifyEvidenceSteps }
 import { isLogEvidence } from './checks/evidence-format';
 import { HASH_SIZE } from './checks/merkle';
 import { parseNote, parseVerifierKeyOf, type VerifierKey } from './checks/note';
-import { evidenceSubject, type SubjectKind } from './responses';
+import { evidenceSubject, type ShownField, type SubjectKind } from './responses';
 import { webCrypto } from './web-crypto';
 
-/** The five checks of ledger evidence, in the order they are reported, then the optional witness check. */
-export type CheckName = (typeof EVIDENCE_CHECK_NAMES)[number] | 'witness-cosignatures';
+/**
+ * The five checks of ledger evidence, in the order they are reported; then, for credential results
+ * and status lists, that what they show beside the logged record is the record's; then the
+ * optional witness check.
+ */
+export type CheckName = (typeof EVIDENCE_CHECK_NAMES)[number] | 'shown-fields' | 'witness-cosignatures';
 
 export interface Check {
   name: CheckName;
@@ -96,6 +100,15 @@ function* witnessCheckOf(note: string, copies: readonly string[], options: Trust
   return { name: 'witness-cosignatures', ok: check.ok, detail: check.detail };
 }
 
+/** Fields shown beside the record equal the record's (compared as JSON values: strings, numbers, null). */
+function shownFieldsCheck(fields: readonly ShownField[]): Check {
+  const differing = fields.filter((f) => JSON.stringify(f.shownValue ?? null) !== JSON.stringify(f.loggedValue ?? null));
+  if (differing.length > 0) {
+    return { name: 'shown-fields', ok: false, detail: differing.map((f) => `${f.shown} is not the logged record's ${f.logged}`).join('; ') };
+  }
+  return { name: 'shown-fields', ok: true, detail: `${fields.map((f) => f.shown).join(', ')}: as in the logged record` };
+}
+
 const wantsWitnesses = (options: TrustOptions): boolean => (options.witnesses?.length ?? 0) > 0 || options.quorum !== undefined;
 
 /**
@@ -113,11 +126,12 @@ export async function verifyEvidence(answer: unknown, options: EvidenceOptions):
   return runStepsAsync(
     (function* (): Steps<EvidenceResult> {
       const result = yield* recordChecksOf(subject.record, subject.evidence, options.trustedKeys);
+      if (subject.shownFields.length > 0) result.checks.push(shownFieldsCheck(subject.shownFields));
       if (wantsWitnesses(options)) {
         const checkpoint = isLogEvidence(subject.evidence) ? subject.evidence.checkpoint : null;
         result.checks.push(checkpoint ? yield* witnessCheckOf(checkpoint, options.checkpointCopies ?? [], options) : { name: 'witness-cosignatures', ok: false, detail: 'not checked: there is no checkpoint' });
-        result.ok = result.checks.every((c) => c.ok);
       }
+      result.ok = result.checks.every((c) => c.ok);
       return { ...result, kind: subject.kind, reference: subject.reference, serviceSaid: subject.serviceSaid };
     })(),
     crypto(options),

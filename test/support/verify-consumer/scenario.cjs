@@ -31,6 +31,11 @@ module.exports = async function scenario(pkg, input) {
   tamperedAnswer.object.title = `${tamperedAnswer.object.title} (edited)`;
   const tampered = summary(await pkg.verifyEvidence(tamperedAnswer, { trustedKeys }));
   const untouched = summary(await pkg.verifyEvidence(data, { trustedKeys }));
+  // A status list whose bits were changed on the way, its logged record left alone.
+  const list = await client.GET('/v1/status-lists/{listId}', { params: { path: { listId: references.statusLists[0] } } });
+  const flipped = JSON.parse(JSON.stringify(list.data));
+  flipped.credentialSubject.encodedList = flipped.credentialSubject.encodedList.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A'));
+  const tamperedList = summary(await pkg.verifyEvidence(flipped, { trustedKeys }));
   // Keys are the caller's: a key the log never used verifies nothing.
   const strangerKeyResult = summary(await pkg.fetchAndVerify(references.objects[0], { baseUrl, trustedKeys: [strangerKey] }));
 
@@ -48,5 +53,5 @@ module.exports = async function scenario(pkg, input) {
   } catch (error) {
     problem = { name: error.name, status: error.status, message: error.message };
   }
-  return { references: references_, byUrl, tampered, untouched, strangerKeyResult, older, newer, consistency, reversed, forgedCheckpoint, problem };
+  return { references: references_, byUrl, tampered, untouched, tamperedList, strangerKeyResult, older, newer, consistency, reversed, forgedCheckpoint, problem };
 };
