@@ -1336,7 +1336,7 @@ export interface components {
             evaluatedAt?: string;
             evidenceIntegrityConfirmed: boolean;
             fresh: boolean;
-            /** @description Ledger evidence for `object` (integrity only); re-check it offline with npm run verify. */
+            /** @description Ledger evidence for `object` (integrity only); re-check it offline with @public-trust/verify (npm run verify). */
             ledger?: components["schemas"]["LedgerEvidence"] | null;
             observedAt?: string | null;
             overallDisposition: string;
