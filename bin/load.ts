@@ -36,7 +36,7 @@ import { demoDocument } from '../fixtures/demo';
 import { DEFAULT_DEV_KEY_DIR, devLedgerSigner } from '../lib/ledger/dev-key';
 import { bucketTileStore, directoryTileStore, type TileStore } from '../functions/ledger-writer/tile-store';
 import { addCosignatures } from '../lib/ledger/cosign-log';
-import { parseWitnessKey } from '../functions/domain/ledger/cosignature';
+import { parseWitnessKey } from '../functions/domain/ledger/node-crypto';
 import { kmsCheckpointSigner } from '../functions/ledger-writer/kms-signer';
 import { generateSignerKey, signerFromKey, type CheckpointSigner } from '../functions/ledger-writer/signer';
 import { checkRecords, documentSource, fileSource, InvalidRecordsError, loadRecords, type RecordSource } from '../lib/loader/load';

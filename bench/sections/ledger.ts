@@ -7,19 +7,20 @@
  */
 import { DEMO_PROOFS, demoProofRecords } from '../../fixtures/demo-proofs';
 import { inspectIntegrity, assessIntegrity } from '../../functions/domain/evidence';
-import type { LogEvidence } from '../../functions/domain/ledger/evidence-format';
-import { leafHash } from '../../functions/domain/ledger/hashing';
-import { canonicalBytes } from '../../functions/domain/ledger/canonical';
-import { consistencyProof, verifyConsistency } from '../../functions/domain/ledger/consistency';
-import { entriesStart, hashTileBytes, tileResources, TILE_HEIGHT, TILE_WIDTH } from '../../functions/domain/ledger/tiles';
-import { runMonitor } from '../../lib/ledger/monitor';
-import { parseVerifierKey, rootFromInclusionProof, verifyNote } from '../../functions/domain/ledger/node-crypto';
+import type { LogEvidence } from '../../packages/verify/src/checks/evidence-format';
+import { leafHash } from '../../packages/verify/src/node/hashing';
+import { canonicalBytes } from '../../packages/verify/src/checks/canonical';
+import { consistencyProof } from '../../functions/domain/ledger/consistency';
+import { verifyConsistency, parseVerifierKey, rootFromInclusionProof, verifyNote } from '../../functions/domain/ledger/node-crypto';
+import { entriesStart, hashTileBytes, TILE_HEIGHT, TILE_WIDTH } from '../../packages/verify/src/node/tlog-tiles';
+import { tileResources } from '../../functions/domain/ledger/tiles';
+import { runMonitor } from '../../packages/verify/src/node/monitor';
 import { commercialProofEvidence, publicProof, type ProofHead, type ProofWindowEntry } from '../../functions/domain/proofs';
 import type { RecordToStore } from '../../functions/store/write';
 import { storeClient } from '../../functions/store/client';
 import { AppendOnlyLog } from '../../functions/ledger-writer/log';
 import { consistencyProofFromTiles, tilesForConsistency } from '../../functions/domain/ledger/tile-proofs';
-import { MerkleTree } from '../../functions/ledger-writer/merkle-tree';
+import { MerkleTree } from '../../packages/verify/src/node/merkle-tree';
 import { generateSignerKey, signerFromKey } from '../../functions/ledger-writer/signer';
 import { startEmbeddedStore } from '../../lib/local/embedded-store';
 import { configureLocalEnvironment, localClient } from '../../lib/local/service';

@@ -1,15 +1,13 @@
 /**
- * The trust receipt's own check, run in the visitor's browser: the same pure ledger checks the
- * server and `npm run verify` run (functions/domain/ledger/verify.ts), answered by the browser's
- * WebCrypto instead of node:crypto. Built into functions/generated/receipt-script.ts by
+ * The trust receipt's own check, run in the visitor's browser: the verifier package's
+ * `verifyRecord` (packages/verify, @public-trust/verify: the same checks the server,
+ * `npm run verify` and relying parties run), answered by the browser's WebCrypto. Built into
+ * functions/generated/receipt-script.ts by
  * `npm run generate` and placed inline in the page, allowed by its CSP hash. It reads the evidence
  * the page carries, writes the outcome into #device-check (data-verification = pending, verified
  * or failed) and lists each check; it changes nothing else and sends nothing anywhere.
  */
-import { runStepsAsync } from '../domain/ledger/crypto-steps';
-import { verifyEvidenceSteps, type EvidenceCheck } from '../domain/ledger/verify';
-import { webCrypto } from '../domain/ledger/web-crypto';
-import type { LedgerEvidence } from '../domain/record';
+import { verifyRecord, type Check } from '../../packages/verify/src/verify';
 import type { DeviceCheckData } from '../pages/device-check';
 
 /** The few DOM members used here (the project is typed against Node, without the DOM library). */
@@ -26,7 +24,7 @@ function show(output: Element, state: 'pending' | 'verified' | 'failed', text: s
   output.textContent = text;
 }
 
-function listChecks(checks: readonly EvidenceCheck[], symbols: DeviceCheckData['texts']['symbols']): void {
+function listChecks(checks: readonly Check[], symbols: DeviceCheckData['texts']['symbols']): void {
   const list = document.getElementById('device-checks');
   if (!list) return;
   for (const check of checks) {
@@ -44,10 +42,9 @@ async function run(): Promise<void> {
   if (!output || !source?.textContent) return;
   const data = JSON.parse(source.textContent) as DeviceCheckData;
   show(output, 'pending', data.texts.pending);
-  let checks: EvidenceCheck[];
+  let checks: Check[];
   try {
-    if (!globalThis.crypto?.subtle) throw new Error('no WebCrypto');
-    ({ checks } = await runStepsAsync(verifyEvidenceSteps(data.record, data.evidence as LedgerEvidence, data.verifierKeys), webCrypto()));
+    ({ checks } = await verifyRecord(data.record, data.evidence, { trustedKeys: data.verifierKeys }));
   } catch {
     // WebCrypto is missing or refuses Ed25519: nothing was checked, and the page says so.
     show(output, 'failed', data.texts.unsupported);
@@ -55,7 +52,7 @@ async function run(): Promise<void> {
   }
   listChecks(checks, data.texts.symbols);
   const failed = checks.find((check) => !check.ok);
-  if (failed) show(output, 'failed', data.texts.failed[failed.name]);
+  if (failed) show(output, 'failed', data.texts.failed[failed.name as keyof DeviceCheckData['texts']['failed']]);
   else show(output, 'verified', data.texts.verified);
 }
 

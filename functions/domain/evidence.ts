@@ -1,5 +1,6 @@
 import { verifyEvidence } from './ledger/node-crypto';
-import type { EvidenceCheck } from './ledger/verify';
+import type { EvidenceCheck } from '../../packages/verify/src/checks/evidence';
+import { keyList } from '../../packages/verify/src/checks/note';
 import type { RecordHead } from './record';
 
 export interface IntegrityAssessment {
@@ -17,10 +18,7 @@ export interface IntegrityInspection extends IntegrityAssessment {
  * are public values set by the deployment; never read from the table, which the keys must judge.
  */
 export function trustedLedgerKeys(env: NodeJS.ProcessEnv = process.env): string[] {
-  return (env.LEDGER_VERIFIER_KEYS ?? '')
-    .split(',')
-    .map((key) => key.trim())
-    .filter((key) => key.length > 0);
+  return keyList(env.LEDGER_VERIFIER_KEYS);
 }
 
 /**

@@ -1,3 +1,5 @@
+import { isLogEvidence, type LogEvidence } from '../../packages/verify/src/checks/evidence-format';
+
 /**
  * The shapes every stored record shares, whatever its kind (object, commercial proof, credential).
  * `content` is the public record version: exactly what a response shows and what the ledger logs,
@@ -18,4 +20,15 @@ export interface RecordHead<Content = object> {
   /** Evidence for the newest logged version at or before `version`; null when none was logged. */
   evidence: LedgerEvidence | null;
   restricted?: Record<string, unknown>;
+}
+
+/** A record version as logged, and its evidence (the `logged` member of credential and status list answers). */
+export interface LoggedRecord {
+  record: Record<string, unknown>;
+  evidence: LogEvidence | null;
+}
+
+/** What a response shows of a head for offline re-checking: its content as logged and its well-formed evidence (else null). */
+export function loggedRecord(head: RecordHead): LoggedRecord {
+  return { record: { ...head.content }, evidence: isLogEvidence(head.evidence) ? head.evidence : null };
 }

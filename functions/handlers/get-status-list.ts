@@ -33,7 +33,7 @@ export const handler = httpHandler(async (request) => {
   }
   return {
     status: 200,
-    body: statusListCredential(newest.head.content, request.baseUrl),
+    body: statusListCredential(newest.head, request.baseUrl),
     // Aligned with the list's ttl, as the specification asks of publishers.
     headers: { 'cache-control': `public, max-age=${STATUS_LIST_TTL_MS / 1000}` },
   };

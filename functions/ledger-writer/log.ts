@@ -1,12 +1,13 @@
-import { canonicalBytes } from '../domain/ledger/canonical';
-import { leafHash } from '../domain/ledger/hashing';
-import { entriesStart, hashTileBytes, tileResources, tilesAddedBetween, TILE_WIDTH, type LogResource, type TileCoordinate } from '../domain/ledger/tiles';
-import { checkpointText, parseCheckpointText } from '../domain/ledger/checkpoint';
-import { encodeBase64 } from '../domain/ledger/encoding';
-import { EVIDENCE_FORMAT, type LogEvidence } from '../domain/ledger/evidence-format';
+import { canonicalBytes } from '../../packages/verify/src/checks/canonical';
+import { leafHash } from '../../packages/verify/src/node/hashing';
+import { entriesStart, hashTileBytes, tilesAddedBetween, TILE_WIDTH, type TileCoordinate } from '../../packages/verify/src/node/tlog-tiles';
+import { tileResources, type LogResource } from '../domain/ledger/tiles';
+import { checkpointText, parseCheckpointText } from '../../packages/verify/src/checks/checkpoint';
+import { encodeBase64 } from '../../packages/verify/src/checks/encoding';
+import { EVIDENCE_FORMAT, type LogEvidence } from '../../packages/verify/src/checks/evidence-format';
 import { parseVerifierKey, recordLeafHash, verifyNote } from '../domain/ledger/node-crypto';
 import type { LeafToStore } from '../store/ledger';
-import { MerkleTree } from './merkle-tree';
+import { MerkleTree } from '../../packages/verify/src/node/merkle-tree';
 import type { CheckpointSigner, LedgerSigner } from './signer';
 
 export class LedgerIntegrityError extends Error {

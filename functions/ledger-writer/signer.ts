@@ -1,7 +1,8 @@
-import { createPrivateKey, createPublicKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
-import { checkpointText, type Checkpoint } from '../domain/ledger/checkpoint';
-import { decodeBase64Strict } from '../domain/ledger/encoding';
+import { sign } from 'node:crypto';
+import { checkpointText, type Checkpoint } from '../../packages/verify/src/checks/checkpoint';
+import { decodeBase64Strict } from '../../packages/verify/src/checks/encoding';
 import { encodeVerifierKey, keyIdFor } from '../domain/ledger/node-crypto';
+import { newSeed, privateKeyFromSeed, publicKeyBytes } from '../../packages/verify/src/node/node-crypto';
 import {
   checkNoteText,
   isValidKeyName,
@@ -9,7 +10,7 @@ import {
   SIGNATURE_TYPE_ED25519,
   signatureLine,
   splitPlus,
-} from '../domain/ledger/note';
+} from '../../packages/verify/src/checks/note';
 
 /**
  * What the log needs from a signing key: its name (the log's origin), its verifier key, and an
@@ -37,19 +38,8 @@ export interface LedgerSigner extends CheckpointSigner {
   signCheckpoint(checkpoint: Checkpoint): string;
 }
 
-const PKCS8_ED25519_PREFIX = Buffer.from('302e020100300506032b657004220420', 'hex');
-
 export class SigningKeyError extends Error {
   override name = 'SigningKeyError';
-}
-
-export function privateKeyFromSeed(seed: Uint8Array): KeyObject {
-  return createPrivateKey({ key: Buffer.concat([PKCS8_ED25519_PREFIX, seed]), format: 'der', type: 'pkcs8' });
-}
-
-export function publicKeyBytes(privateKey: KeyObject): Buffer {
-  const jwk = createPublicKey(privateKey).export({ format: 'jwk' });
-  return Buffer.from(jwk.x!, 'base64url');
 }
 
 export function formatSignerKey(name: string, seed: Uint8Array): string {
@@ -61,9 +51,7 @@ export function formatSignerKey(name: string, seed: Uint8Array): string {
 /** A new random signing key for a log origin, in the C2SP signer-key form. */
 export function generateSignerKey(origin: string): string {
   if (!isValidKeyName(origin)) throw new SigningKeyError('a log origin must be non-empty, without spaces or "+" (e.g. trust.example.com/ledger)');
-  const { privateKey } = generateKeyPairSync('ed25519');
-  const seed = Buffer.from(privateKey.export({ format: 'jwk' }).d!, 'base64url');
-  return formatSignerKey(origin, seed);
+  return formatSignerKey(origin, newSeed());
 }
 
 export function signerFromKey(encoded: string): LedgerSigner {

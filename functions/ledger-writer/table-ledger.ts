@@ -10,7 +10,8 @@ import {
   releaseLedgerLock,
 } from '../store/ledger';
 import { putItems } from '../store/write';
-import { decodeEntryBundle, partialHashTiles, tilePath } from '../domain/ledger/tiles';
+import { decodeEntryBundle, tilePath } from '../../packages/verify/src/node/tlog-tiles';
+import { partialHashTiles } from '../domain/ledger/tiles';
 import { AppendOnlyLog, LedgerIntegrityError } from './log';
 import { writeLogResources, type TileStore } from './tile-store';
 import type { CheckpointSigner } from './signer';

@@ -1,8 +1,18 @@
-import { addSignatureLines, checkCosignatures, type WitnessKey } from '../../functions/domain/ledger/cosignature';
-import { parseCheckpointText } from '../../functions/domain/ledger/checkpoint';
-import { parseNote } from '../../functions/domain/ledger/note';
-import { CHECKPOINT_PATH, checkpointHistoryPath } from '../../functions/domain/ledger/tiles';
+import { checkCosignatures } from '../../functions/domain/ledger/node-crypto';
+import type { WitnessKey } from '../../packages/verify/src/checks/cosignature';
+import { parseCheckpointText } from '../../packages/verify/src/checks/checkpoint';
+import { parseNote } from '../../packages/verify/src/checks/note';
+import { CHECKPOINT_PATH, checkpointHistoryPath } from '../../packages/verify/src/node/tlog-tiles';
 import type { TileStore } from '../../functions/ledger-writer/tile-store';
+
+/** The note with extra signature lines appended (lines already present are not repeated). */
+export function addSignatureLines(noteMessage: string, lines: readonly string[]): string {
+  const present = new Set(noteMessage.slice(noteMessage.lastIndexOf('\n\n') + 2).split('\n').filter(Boolean));
+  const added = lines.map((l) => l.replace(/\n$/, '')).filter((l) => l && !present.has(l));
+  const out = noteMessage + added.map((l) => `${l}\n`).join('');
+  parseNote(out);
+  return out;
+}
 
 /**
  * Adds witnesses' cosignature lines (C2SP tlog-cosignature) to the log's published checkpoint:

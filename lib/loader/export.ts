@@ -6,8 +6,9 @@ import { directoryTileStore, writeLogResources, type TileStore } from '../../fun
 import type { CheckpointSigner } from '../../functions/ledger-writer/signer';
 import { ledgerCheckpointItem, ledgerHeadItem, ledgerLeafItems, ledgerTileItems, type HashTileToStore } from '../../functions/store/ledger';
 import { loadedGenesisItem, PENDING_INDEX, recordEntryItems, tableMetaItem, TABLE_KEYS } from '../../functions/store/write';
-import { partialHashTiles, TILE_WIDTH } from '../../functions/domain/ledger/tiles';
-import { HASH_SIZE } from '../../functions/domain/ledger/hashing';
+import { partialHashTiles } from '../../functions/domain/ledger/tiles';
+import { TILE_WIDTH } from '../../packages/verify/src/node/tlog-tiles';
+import { HASH_SIZE } from '../../packages/verify/src/node/hashing';
 import { devLedgerSigner } from '../ledger/dev-key';
 import { attachSealedLedgerEvidence, type LedgerAttachment } from './evidence';
 import { recordChunks } from './chunks';

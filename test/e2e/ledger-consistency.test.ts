@@ -1,10 +1,9 @@
 import { LedgerConsistency } from '../../functions/contract/schemas/ledger';
-import { verifyConsistency } from '../../functions/domain/ledger/consistency';
-import { verifyNote, parseVerifierKey } from '../../functions/domain/ledger/node-crypto';
-import { parseCheckpointText } from '../../functions/domain/ledger/checkpoint';
+import { verifyConsistency, verifyNote, parseVerifierKey } from '../../functions/domain/ledger/node-crypto';
+import { parseCheckpointText } from '../../packages/verify/src/checks/checkpoint';
 import { readLedgerLeaves } from '../../functions/store/ledger';
 import { LOCAL_TABLE, localClient, type LocalService } from '../../lib/local/service';
-import { MerkleTree } from '../../functions/ledger-writer/merkle-tree';
+import { MerkleTree } from '../../packages/verify/src/node/merkle-tree';
 import { getJson, startTestService } from '../support/local';
 import { demoDocument } from '../../fixtures/demo';
 import { devLedgerSigner } from '../../lib/ledger/dev-key';

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { demoDocument } from '../../fixtures/demo';
-import { decodeEntryBundle } from '../../functions/domain/ledger/tiles';
+import { decodeEntryBundle } from '../../packages/verify/src/node/tlog-tiles';
 import { devLedgerSigner } from '../../lib/ledger/dev-key';
 import { generateSignerKey, signerFromKey } from '../../functions/ledger-writer/signer';
 import { directoryTileStore } from '../../functions/ledger-writer/tile-store';
@@ -88,7 +88,7 @@ describe('the tile log served by the local host', () => {
     // Pinned to another key, the same log is refused.
     const otherKey = signerFromKey(generateSignerKey('localhost/public-trust-verification-service/dev-ledger')).verifierKey;
     const other = await monitorCli(service.url, '--state', path.join(work, 'other.json'), '--key', otherKey);
-    expect(other.stdout).toContain("FAIL  checkpoint (checkpoint): the checkpoint's signature does not verify");
+    expect(other.stdout).toContain('FAIL  checkpoint (checkpoint): the checkpoint is not signed by a trusted key');
     expect(other.code).toBe(1);
   }, 60_000);
 });

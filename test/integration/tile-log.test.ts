@@ -7,11 +7,12 @@ import { GetItemCommand, QueryCommand, type DynamoDBClient } from '@aws-sdk/clie
 import { LEDGER_PK } from '../../functions/store/ledger';
 import { demoDocument } from '../../fixtures/demo';
 import { LEDGER_LOG } from '../../functions/contract/site-paths';
-import { decodeEntryBundle, logResourceHeaders } from '../../functions/domain/ledger/tiles';
+import { decodeEntryBundle } from '../../packages/verify/src/node/tlog-tiles';
+import { logResourceHeaders } from '../../functions/domain/ledger/tiles';
 import { storeClient } from '../../functions/store/client';
 import { parseVerifierKey } from '../../functions/domain/ledger/node-crypto';
 import { LedgerIntegrityError } from '../../functions/ledger-writer/log';
-import { runMonitor } from '../../lib/ledger/monitor';
+import { runMonitor } from '../../packages/verify/src/node/monitor';
 import { generateSignerKey, signerFromKey } from '../../functions/ledger-writer/signer';
 import { bucketTileStore, directoryTileStore, type TileStore } from '../../functions/ledger-writer/tile-store';
 import { startEmbeddedStore, type EmbeddedStore } from '../../lib/local/embedded-store';

@@ -1,15 +1,16 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import { ConsistencyProofError, consistencyProof, consistencyProofFrom, subtreeRoot, verifyConsistency } from '../../functions/domain/ledger/consistency';
-import { leafHash } from '../../functions/domain/ledger/hashing';
+import { ConsistencyProofError, consistencyProof, consistencyProofFrom, subtreeRoot } from '../../functions/domain/ledger/consistency';
+import { verifyConsistency } from '../../functions/domain/ledger/node-crypto';
+import { leafHash } from '../../packages/verify/src/node/hashing';
 import { consistencyProofFromTiles, MissingTileError, tilesForConsistency, type TileSource } from '../../functions/domain/ledger/tile-proofs';
-import { hashTileBytes, tilesOfTree } from '../../functions/domain/ledger/tiles';
-import { MerkleTree } from '../../functions/ledger-writer/merkle-tree';
+import { hashTileBytes, tilesOfTree } from '../../packages/verify/src/node/tlog-tiles';
+import { MerkleTree } from '../../packages/verify/src/node/merkle-tree';
 
 const SEED = 20261122;
 const leavesOf = (n: number, salt = '') => Array.from({ length: n }, (_, i) => leafHash(Buffer.from(`${salt}leaf ${i}`)));
 
-/** Roots from the log's own tree (functions/ledger-writer/merkle-tree.ts), a second computation of MTH. */
+/** Roots from the log's own tree (MerkleTree, packages/verify/src/node/merkle-tree.ts), a second computation of MTH. */
 function rootsOf(leaves: Buffer[]) {
   const tree = new MerkleTree();
   for (const leaf of leaves) tree.append(leaf);

@@ -199,7 +199,7 @@ describe('W3C VC 2.0 projection', () => {
 describe('BitstringStatusListCredential', () => {
   it('has the shape the W3C Recommendation requires', () => {
     const list: StatusListContent = { listId: 'test-revocation', statusPurpose: 'revocation', issuer: 'did:web:issuer.example.org', entries: 131_072, encodedList: 'uH4sI', publishedAt: NOW, version: 3 };
-    const vc = statusListCredential(list, BASE);
+    const vc = statusListCredential({ kind: 'STATUS_LIST', reference: 'status-list/test-revocation', version: 3, content: list, evidence: null }, BASE);
     expect(BitstringStatusListCredential.safeParse(vc).success).toBe(true);
     expect(vc).toMatchObject({
       '@context': ['https://www.w3.org/ns/credentials/v2'],
@@ -210,5 +210,7 @@ describe('BitstringStatusListCredential', () => {
       credentialSubject: { id: `${BASE}/v1/status-lists/test-revocation#list`, type: 'BitstringStatusList', statusPurpose: 'revocation', encodedList: 'uH4sI', ttl: 300_000 },
     });
     expect(vc).not.toHaveProperty('proof');
+    // The version exactly as logged rides along, for verifiers to re-hash (integrity only: the list is unsigned).
+    expect(vc.logged).toEqual({ record: list, evidence: null });
   });
 });

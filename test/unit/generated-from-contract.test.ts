@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import fc from 'fast-check';
@@ -15,6 +16,8 @@ import { GET_PATHS, routes } from '../../functions/generated/routes';
 import { generateMessages } from '../../lib/contract/generate-messages';
 import { GENERATED_RECEIPT_SCRIPT_FILE, generateReceiptScript } from '../../lib/contract/generate-receipt-script';
 import { GENERATED_PAGE_STYLE_FILE, generatePageStyleHash } from '../../lib/contract/generate-page-style';
+import { GENERATED_CLIENT_TYPES_FILE, readOnlyContract } from '../../lib/contract/generate-client-types';
+import { buildOpenApi } from '../../lib/contract/openapi';
 
 const ROOT = path.resolve(__dirname, '../..');
 const validators = generated as unknown as Record<string, Record<string, generated.ParamValidator<unknown>>>;
@@ -52,6 +55,19 @@ test("the committed receipt script is the browser bundle of functions/browser/re
 
 test("the committed style hash is the SHA-256 of the pages' style block (npm run generate)", () => {
   expect(readFileSync(path.join(ROOT, GENERATED_PAGE_STYLE_FILE), 'utf8')).toBe(generatePageStyleHash());
+});
+
+test("the committed client types of the verifier package are what openapi-typescript makes of the contract's read operations (npm run generate)", () => {
+  // In a Node.js process of its own: openapi-typescript loads ESM-only modules, which jest's runtime does not.
+  const script = "require('./lib/contract/generate-client-types.ts').generateClientTypes().then((types) => process.stdout.write(types))";
+  const generatedNow = execFileSync(process.execPath, [path.join(ROOT, 'node_modules/tsx/dist/cli.mjs'), '--eval', script], { cwd: ROOT, encoding: 'utf8', maxBuffer: 1 << 26 });
+  expect(readFileSync(path.join(ROOT, GENERATED_CLIENT_TYPES_FILE), 'utf8')).toBe(generatedNow);
+  // Every GET route of the contract, and nothing else, is typed.
+  const contract = buildOpenApi() as { paths: Record<string, Record<string, unknown>> };
+  const reads = Object.keys(contract.paths).filter((route) => contract.paths[route].get);
+  expect(Object.keys((readOnlyContract() as typeof contract).paths)).toEqual(reads);
+  expect(reads).toEqual(expect.arrayContaining(['/v1/objects/{reference}', '/v1/commercial-proofs/{reference}', '/v1/credentials/verify/{claimId}', '/v1/status-lists/{listId}', '/v1/ledger']));
+  expect(Object.values((readOnlyContract() as typeof contract).paths).every((item) => Object.keys(item).every((key) => key === 'get' || key === 'parameters'))).toBe(true);
 });
 
 test('every parameter of the table has a generated validator', () => {

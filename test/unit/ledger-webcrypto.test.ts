@@ -1,8 +1,8 @@
 import fc from 'fast-check';
-import { runStepsAsync } from '../../functions/domain/ledger/crypto-steps';
+import { runStepsAsync } from '../../packages/verify/src/checks/crypto-steps';
 import { verifyEvidence } from '../../functions/domain/ledger/node-crypto';
-import { verifyEvidenceSteps } from '../../functions/domain/ledger/verify';
-import { webCrypto } from '../../functions/domain/ledger/web-crypto';
+import { verifyEvidenceSteps } from '../../packages/verify/src/checks/evidence';
+import { webCrypto } from '../../packages/verify/src/web-crypto';
 import { AppendOnlyLog } from '../../functions/ledger-writer/log';
 import { generateSignerKey, signerFromKey } from '../../functions/ledger-writer/signer';
 

@@ -1,12 +1,13 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { checkWitnessed, cosignatureMessage, encodeWitnessKey, parseWitnessKey } from '../../functions/domain/ledger/cosignature';
-import { parseNote } from '../../functions/domain/ledger/note';
+import { checkWitnessed, parseWitnessKey } from '../../functions/domain/ledger/node-crypto';
+import { cosignatureMessage } from '../../packages/verify/src/checks/cosignature';
+import { encodeWitnessKey, generateWitnessKey, witnessFromKey } from '../../packages/verify/src/node/witness';
+import { parseNote } from '../../packages/verify/src/checks/note';
 import { addCosignatures } from '../../lib/ledger/cosign-log';
 import { generateSignerKey, signerFromKey } from '../../functions/ledger-writer/signer';
 import { directoryTileStore } from '../../functions/ledger-writer/tile-store';
-import { generateWitnessKey, witnessFromKey } from '../../lib/ledger/witness';
 
 const signer = signerFromKey(generateSignerKey('witness-test.example/ledger'));
 const note = signer.signCheckpoint({ origin: signer.name, treeSize: 5, rootHash: Buffer.alloc(32, 1), extensions: [] });
@@ -14,7 +15,7 @@ const note = signer.signCheckpoint({ origin: signer.name, treeSize: 5, rootHash:
 describe('C2SP tlog-cosignature', () => {
   test('the signed message and the key id follow the specification (0x04, "cosignature/v1", "time <t>")', () => {
     const { text } = parseNote(note);
-    expect(cosignatureMessage(text, 1679315147).toString()).toBe(`cosignature/v1\ntime 1679315147\n${text}`);
+    expect(Buffer.from(cosignatureMessage(text, 1679315147)).toString()).toBe(`cosignature/v1\ntime 1679315147\n${text}`);
     const w = witnessFromKey(generateWitnessKey('witness.example.com/w1'));
     const key = parseWitnessKey(w.witnessKey);
     expect(encodeWitnessKey(key.name, key.publicKey)).toBe(w.witnessKey);

@@ -289,7 +289,8 @@ describe('event contracts', () => {
 
 describe('release evidence', () => {
   test('the BOM holds exactly the runtime dependency closure npm itself resolves', () => {
-    const npm = execFileSync('npm', ['ls', '--omit=dev', '--all', '--parseable'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+    // --workspaces=false: the project's own workspace (packages/verify) is first-party code, not a dependency.
+    const npm = execFileSync('npm', ['ls', '--omit=dev', '--all', '--parseable', '--workspaces=false'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
       .split('\n')
       .filter((line) => line.includes('node_modules'))
       .map((line) => line.slice(line.lastIndexOf('node_modules/') + 'node_modules/'.length));

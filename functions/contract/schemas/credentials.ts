@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { component } from '../registry';
 import { Instant, MinimalDisclosure } from './common';
 import { VC_V2_CONTEXT } from '../credential-context';
+import { LoggedRecord } from './ledger';
 
 /**
  * A credential identifier as it appears in a QR code or a presentation: 3 to 128 characters of
@@ -104,6 +105,7 @@ export const CredentialVerification = component(
       fresh: z.boolean(),
     }),
     links: z.object({ portableCredential: z.string(), statusLists: z.array(z.string()) }),
+    logged: LoggedRecord.describe('The credential version this result is about, as logged, and its ledger evidence: the integrity check, to re-run offline.'),
     disclosure: MinimalDisclosure,
   }),
   'Public verification state of a credential: one result per check, the issuer identifier, the validity window and how fresh the status is.',
@@ -150,6 +152,7 @@ export const BitstringStatusListCredential = component(
         encodedList: z.string().describe('Multibase (u) base64url, no padding, of the GZIP-compressed bitstring; index 0 is the left-most bit.'),
         ttl: z.number().int().min(1).describe('Milliseconds before a refresh should be attempted.'),
       }),
+      logged: LoggedRecord.describe("This version of the list as the service's ledger logged it, and its evidence: the list is unsigned, so this is how its integrity is checked."),
     })
     .loose(),
   'W3C Bitstring Status List v1.0 status list credential (unsigned).',

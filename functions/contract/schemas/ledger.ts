@@ -21,6 +21,15 @@ export const LedgerEvidence = component(
   'Ledger evidence for one record version: integrity only, never authority. Verify offline with the log key published at /v1/ledger.',
 );
 
+export const LoggedRecord = component(
+  'LoggedRecord',
+  z.object({
+    record: z.object({}).loose().describe('The record version exactly as the ledger logged it: its RFC 8785 canonical JSON is the leaf.'),
+    evidence: LedgerEvidence.nullable().describe('Its ledger evidence; null when none is held.'),
+  }),
+  'A record version as the ledger logged it, with its evidence (integrity only): what a verifier re-checks offline with the log key published at /v1/ledger.',
+);
+
 export const LedgerCheck = component(
   'LedgerCheck',
   z.object({

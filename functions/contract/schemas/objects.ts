@@ -25,7 +25,7 @@ export const CurrentStatus = component(
     observedAt: Instant.nullable().optional(),
     evidenceIntegrityConfirmed: z.boolean(),
     evaluatedAt: Instant.optional().describe('The instant this view was taken at: asOf, or the service clock.'),
-    ledger: LedgerEvidence.nullable().optional().describe('Ledger evidence for `object` (integrity only); re-check it offline with npm run verify.'),
+    ledger: LedgerEvidence.nullable().optional().describe('Ledger evidence for `object` (integrity only); re-check it offline with @public-trust/verify (npm run verify).'),
   }),
 );
 

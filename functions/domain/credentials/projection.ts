@@ -1,6 +1,7 @@
+import { loggedRecord } from '../record';
 import { VC_V2_CONTEXT } from '../../contract/credential-context';
 import type { BitstringStatusListCredential, BitstringStatusListEntry, PortableCredential } from '../../contract/schemas/credentials';
-import { portableCredentialUrl, statusListUrl, verificationUrl, type CredentialContent, type CredentialStatusSlot, type StatusListContent } from './model';
+import { portableCredentialUrl, statusListUrl, verificationUrl, type CredentialContent, type CredentialStatusSlot, type StatusListHead } from './model';
 
 /** How long a fetched status list may be reused (the list's ttl, and the route's Cache-Control max-age). */
 export const STATUS_LIST_TTL_MS = 300_000;
@@ -44,8 +45,9 @@ export function portableCredential(content: CredentialContent, baseUrl: string):
   };
 }
 
-/** The BitstringStatusListCredential for one stored version of a list. */
-export function statusListCredential(content: StatusListContent, baseUrl: string): BitstringStatusListCredential {
+/** The BitstringStatusListCredential for one stored version of a list, with that version as logged and its ledger evidence. */
+export function statusListCredential(head: StatusListHead, baseUrl: string): BitstringStatusListCredential {
+  const { content } = head;
   const id = statusListUrl(baseUrl, content.listId);
   return {
     '@context': [VC_V2_CONTEXT],
@@ -64,5 +66,6 @@ export function statusListCredential(content: StatusListContent, baseUrl: string
       encodedList: content.encodedList,
       ttl: STATUS_LIST_TTL_MS,
     },
+    logged: loggedRecord(head),
   };
 }

@@ -1,3 +1,4 @@
+import { loggedRecord } from '../record';
 import type { MinimalDisclosure } from '../../contract/schemas/common';
 import type {
   CheckOutcome,
@@ -175,6 +176,7 @@ export function verifyCredential(input: VerifyCredentialInput): CredentialVerifi
       portableCredential: portableCredentialUrl(input.baseUrl, content.credentialId),
       statusLists: content.statusSlots.map((s) => statusListUrl(input.baseUrl, s.listId)).sort(),
     },
+    logged: loggedRecord(input.newest.head),
     disclosure: CREDENTIAL_DISCLOSURE,
   };
 }

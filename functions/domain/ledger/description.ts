@@ -1,9 +1,9 @@
 import type { LedgerDescription } from '../../contract/schemas/ledger';
-import { parseCheckpointText } from './checkpoint';
-import { encodeBase64 } from './encoding';
-import { EVIDENCE_FORMAT } from './evidence-format';
+import { parseCheckpointText } from '../../../packages/verify/src/checks/checkpoint';
+import { encodeBase64 } from '../../../packages/verify/src/checks/encoding';
+import { EVIDENCE_FORMAT } from '../../../packages/verify/src/checks/evidence-format';
 import { parseVerifierKey, verifyNote } from './node-crypto';
-import { keyIdHex, parseNote, type VerifierKey } from './note';
+import { keyIdHex, parseNote, type VerifierKey } from '../../../packages/verify/src/checks/note';
 
 export const LEDGER_HASHING = {
   tree: 'RFC 9162 §2.1 Merkle tree, SHA-256',
@@ -67,11 +67,14 @@ export function ledgerDescription(trustedKeys: string[], checkpointNote: string 
       monitoringPrefix,
       tileHeight: 8,
       entries: "The leaf data: RFC 8785 canonical JSON of each logged record version, as responses show it (an entry's leaf hash is SHA-256(0x00 || entry)).",
-      howToMonitor: `npm run monitor -- <this service's base URL> [--state FILE]: verifies the checkpoint, its consistency with the last one seen, every tile and every entry.`,
+      howToMonitor:
+        "`public-trust monitor <this service's base URL> --state FILE --key <verifier key>` (the @public-trust/verify package; npm run monitor in the service's repository): " +
+        'verifies the checkpoint, its consistency with the last one seen, every tile and every entry.',
     },
     howToVerify:
       'Evidence proves integrity only, never authority or current lifecycle. Re-hash the record shown, walk its inclusion proof to the ' +
-      'checkpoint root and check the checkpoint signature with a verifier key above: `npm run verify -- <response URL or file>`.',
+      'checkpoint root and check the checkpoint signature with a verifier key above, pinned: `public-trust verify <response URL or file> --key <verifier key>`, ' +
+      'or verifyEvidence in your own code (the @public-trust/verify package; npm run verify in the service\'s repository).',
     disclosure: { class: 'PUBLIC_LEDGER', containsCustomerPii: false, containsPaymentAccountData: false },
   };
 }

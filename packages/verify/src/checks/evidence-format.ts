@@ -1,5 +1,3 @@
-import type { LedgerEvidence } from '../record';
-
 /** The version tag of the evidence layout below. */
 export const EVIDENCE_FORMAT = 'svc.ledger-evidence.v1';
 
@@ -8,10 +6,10 @@ export const EVIDENCE_FORMAT = 'svc.ledger-evidence.v1';
  * re-check, offline, that exactly this content was appended to the log, with no call to the service.
  * Hashes are standard base64; the proof lists sibling hashes from the leaf up (RFC 9162 §2.1.3).
  */
-export interface LogEvidence extends LedgerEvidence {
+export type LogEvidence = {
+  format: typeof EVIDENCE_FORMAT;
   /** The record version the leaf holds. */
   version: number;
-  format: typeof EVIDENCE_FORMAT;
   /** The log's origin: first line of the checkpoint and name of the log's signing key. */
   origin: string;
   /** 0-based position of the leaf in the log. */
@@ -23,7 +21,7 @@ export interface LogEvidence extends LedgerEvidence {
   inclusionProof: string[];
   /** The signed checkpoint (C2SP tlog-checkpoint in a C2SP signed note). */
   checkpoint: string;
-}
+};
 
 const isWhole = (n: unknown): n is number => typeof n === 'number' && Number.isSafeInteger(n) && n >= 0;
 

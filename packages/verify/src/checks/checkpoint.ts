@@ -1,6 +1,7 @@
 import { decodeBase64Strict, encodeBase64 } from './encoding';
 import { HASH_SIZE } from './merkle';
-import { checkNoteText, isValidKeyName } from './note';
+import type { Steps } from './crypto-steps';
+import { checkNoteText, isValidKeyName, verifyNoteOf, type Note, type VerifierKey } from './note';
 
 /**
  * A C2SP tlog checkpoint (https://c2sp.org/tlog-checkpoint): the note text
@@ -41,3 +42,28 @@ export function parseCheckpointText(text: string): Checkpoint {
   if (extensions.some((line) => line.length === 0)) throw new CheckpointError('a checkpoint extension line is empty');
   return { origin, treeSize: Number(size), rootHash, extensions };
 }
+
+export type SignedCheckpoint =
+  | { ok: true; checkpoint: Checkpoint; note: Note; /** The trusted key named after the checkpoint's origin that signed it. */ signer: VerifierKey }
+  | { ok: false; reason: string };
+
+/**
+ * A checkpoint note opened with the log keys a verifier trusts: a valid Ed25519 signature by a
+ * trusted key (signed-note rules: a failing signature by a trusted key rejects the note), the text
+ * a well-formed checkpoint, and a signature by the trusted key named after its origin (the log's
+ * own key, not merely some key the verifier trusts).
+ */
+export function* openSignedCheckpointOf(message: string, keys: readonly VerifierKey[]): Steps<SignedCheckpoint> {
+  const opened = yield* verifyNoteOf(message, keys);
+  if (!opened.ok) return { ok: false, reason: `the checkpoint is not signed by a trusted key: ${opened.reason}` };
+  let checkpoint: Checkpoint;
+  try {
+    checkpoint = parseCheckpointText(opened.note.text);
+  } catch (error) {
+    return { ok: false, reason: `the signed note is not a checkpoint: ${(error as Error).message}` };
+  }
+  const signer = opened.verifiedBy.find((k) => k.name === checkpoint.origin);
+  if (!signer) return { ok: false, reason: `the checkpoint of origin ${checkpoint.origin} is signed only by keys of other names` };
+  return { ok: true, checkpoint, note: opened.note, signer };
+}
+

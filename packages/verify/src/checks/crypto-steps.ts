@@ -1,8 +1,9 @@
 /**
  * The ledger checks are written once, as generators that ask for each cryptographic primitive
- * they need (yield a request, receive the answer). The platform answers: node:crypto on the server
- * and in `npm run verify`, synchronously; the browser's WebCrypto on the trust receipt, which only
- * answers with promises. So one pure module serves both, and no check is written twice.
+ * they need (yield a request, receive the answer). The platform answers: node:crypto in the
+ * service's functions, synchronously (node/node-crypto.ts), so that their reads stay synchronous;
+ * WebCrypto, which only answers with promises, in this package's API, its CLI, browsers and the
+ * trust receipt (web-crypto.ts). So one pure module serves all of them, and no check is written twice.
  */
 export type CryptoRequest =
   | { op: 'sha256'; data: Uint8Array }

@@ -8,8 +8,7 @@ import { concatBytes, decodeBase64Strict, encodeBase64, readUint32BE, uint32BE, 
  * including its final newline. A key id is the first four bytes (big-endian) of
  * SHA-256(key name || 0x0A || signature type || public key); a verifier key is written
  * `<name>+<hex key id>+<base64(signature type || public key)>`.
- * Pure: hashes and signatures are asked of the platform (crypto-steps); node-crypto.ts runs these
- * on the server, the trust receipt's script in the browser.
+ * Pure: hashes and signatures are asked of the platform (crypto-steps.ts).
  */
 export const SIGNATURE_TYPE_ED25519 = 0x01;
 const ED25519_PUBLIC_KEY_SIZE = 32;
@@ -51,6 +50,13 @@ export function splitPlus(text: string, count: number): string[] | null {
   parts.push(rest);
   return parts;
 }
+
+/** A comma-separated list of keys (as LEDGER_VERIFIER_KEYS holds them): each trimmed, empty ones dropped. */
+export const keyList = (text: string | undefined): string[] =>
+  (text ?? '')
+    .split(',')
+    .map((key) => key.trim())
+    .filter((key) => key.length > 0);
 
 export const keyIdHex = (keyId: number): string => keyId.toString(16).padStart(8, '0');
 

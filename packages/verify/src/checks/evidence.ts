@@ -1,11 +1,10 @@
-import type { LedgerEvidence } from '../record';
 import { CanonicalizationError, recordLeafHashOf } from './canonical';
-import { parseCheckpointText, type Checkpoint } from './checkpoint';
+import { openSignedCheckpointOf, parseCheckpointText, type Checkpoint, type SignedCheckpoint } from './checkpoint';
 import type { Steps } from './crypto-steps';
 import { bytesEqual, decodeBase64Strict, encodeBase64 } from './encoding';
 import { evidenceShapeProblems, type LogEvidence } from './evidence-format';
 import { HASH_SIZE, rootFromInclusionProof } from './merkle';
-import { keyIdHex, parseNote, parseVerifierKeyOf, verifyNoteOf, type NoteVerification, type VerifierKey } from './note';
+import { keyIdHex, parseNote, parseVerifierKeyOf, type VerifierKey } from './note';
 
 /** The checks of ledger evidence, in the order they are reported. */
 export const EVIDENCE_CHECK_NAMES = ['evidence-format', 'record-version', 'canonical-hash', 'inclusion-proof', 'checkpoint-signature'] as const;
@@ -24,7 +23,8 @@ export interface EvidenceVerification {
 /** Parsed keys by their text: parsing hashes the key for its id, which is worth doing once per key. */
 const parsedKeys = new Map<string, VerifierKey | string>();
 
-function* trustedVerifiers(trustedKeys: readonly string[]): Steps<{ keys: VerifierKey[]; refused: string[] }> {
+/** The trusted verifier keys parsed, and why any could not be (a malformed key trusts nothing). */
+export function* trustedVerifiersOf(trustedKeys: readonly string[]): Steps<{ keys: VerifierKey[]; refused: string[] }> {
   const keys: VerifierKey[] = [];
   const refused: string[] = [];
   for (const text of trustedKeys) {
@@ -49,14 +49,14 @@ function* trustedVerifiers(trustedKeys: readonly string[]): Steps<{ keys: Verifi
  * checkpoint, so a warm function checks each signature once instead of on every read. The
  * outcome depends only on the key, so remembering it changes no answer.
  */
-const openedCheckpoints = new Map<string, NoteVerification>();
+const openedCheckpoints = new Map<string, SignedCheckpoint>();
 const OPENED_CHECKPOINTS_KEPT = 256;
 
-function* openCheckpoint(note: string, keys: readonly VerifierKey[]): Steps<NoteVerification> {
+function* openCheckpoint(note: string, keys: readonly VerifierKey[]): Steps<SignedCheckpoint> {
   const key = `${keys.map((k) => k.encoded).join(',')}\n${note}`;
   let opened = openedCheckpoints.get(key);
   if (!opened) {
-    opened = yield* verifyNoteOf(note, keys);
+    opened = yield* openSignedCheckpointOf(note, keys);
     if (openedCheckpoints.size >= OPENED_CHECKPOINTS_KEPT) openedCheckpoints.delete(openedCheckpoints.keys().next().value!);
     openedCheckpoints.set(key, opened);
   }
@@ -83,23 +83,22 @@ function checkCanonicalHash(computed: Uint8Array | string, evidence: LogEvidence
   return pass('canonical-hash', `SHA-256(0x00 || JCS(record)) = ${evidence.leafHash}, as logged`);
 }
 
-function* checkSignature(evidence: LogEvidence, trustedKeys: readonly string[]): Steps<EvidenceCheck> {
-  const { keys, refused } = yield* trustedVerifiers(trustedKeys);
+/** The `checkpoint-signature` check of a checkpoint note alone (ledger evidence adds that it names the same origin). */
+export function* checkCheckpointSignatureOf(note: string, trustedKeys: readonly string[]): Steps<{ check: EvidenceCheck; checkpoint: Checkpoint | null }> {
+  const { keys, refused } = yield* trustedVerifiersOf(trustedKeys);
   if (keys.length === 0) {
-    return fail('checkpoint-signature', refused.length > 0 ? `no usable trusted key (${refused.join('; ')})` : 'no trusted verifier key was given');
+    return { check: fail('checkpoint-signature', refused.length > 0 ? `no usable trusted key (${refused.join('; ')})` : 'no trusted verifier key was given'), checkpoint: null };
   }
-  const opened = yield* openCheckpoint(evidence.checkpoint, keys);
-  if (!opened.ok) return fail('checkpoint-signature', `the checkpoint is not signed by a trusted key: ${opened.reason}`);
-  let checkpoint: Checkpoint;
-  try {
-    checkpoint = parseCheckpointText(opened.note.text);
-  } catch (error) {
-    return fail('checkpoint-signature', `the signed note is not a checkpoint: ${(error as Error).message}`);
-  }
-  const signer = opened.verifiedBy.find((k) => k.name === checkpoint.origin);
-  if (!signer) return fail('checkpoint-signature', `the checkpoint of origin ${checkpoint.origin} is signed only by keys of other names`);
-  if (evidence.origin !== checkpoint.origin) return fail('checkpoint-signature', `the evidence names origin ${evidence.origin}, the checkpoint ${checkpoint.origin}`);
-  return pass('checkpoint-signature', `checkpoint of ${checkpoint.origin} at tree size ${checkpoint.treeSize} signed by ${signer.name}+${keyIdHex(signer.keyId)} (Ed25519)`);
+  const opened = yield* openCheckpoint(note, keys);
+  if (!opened.ok) return { check: fail('checkpoint-signature', opened.reason), checkpoint: null };
+  const { checkpoint, signer } = opened;
+  return { check: pass('checkpoint-signature', `checkpoint of ${checkpoint.origin} at tree size ${checkpoint.treeSize} signed by ${signer.name}+${keyIdHex(signer.keyId)} (Ed25519)`), checkpoint };
+}
+
+function* checkSignature(evidence: LogEvidence, trustedKeys: readonly string[]): Steps<EvidenceCheck> {
+  const { check, checkpoint } = yield* checkCheckpointSignatureOf(evidence.checkpoint, trustedKeys);
+  if (checkpoint && evidence.origin !== checkpoint.origin) return fail('checkpoint-signature', `the evidence names origin ${evidence.origin}, the checkpoint ${checkpoint.origin}`);
+  return check;
 }
 
 function* checkInclusion(computed: Uint8Array | string, evidence: LogEvidence): Steps<EvidenceCheck> {
@@ -134,9 +133,13 @@ function* checkInclusion(computed: Uint8Array | string, evidence: LogEvidence): 
  * inclusion proof up to the checkpoint root, and the checkpoint's signature by a trusted key
  * (C2SP verifier keys `<name>+<hex key id>+<base64(0x01 || key)>`). Every check is reported,
  * so a caller sees which one failed. Pure: no clock, no I/O; the platform answers the hashes and
- * signature checks (node-crypto.ts on the server, WebCrypto on the trust receipt).
+ * signature checks (WebCrypto in browsers and in this package's API, node:crypto in the service's
+ * functions: functions/domain/ledger/node-crypto.ts).
  */
-export function* verifyEvidenceSteps(record: unknown, evidence: LedgerEvidence, trustedKeys: readonly string[]): Steps<EvidenceVerification> {
+export function* verifyEvidenceSteps(record: unknown, evidence: unknown, trustedKeys: readonly string[]): Steps<EvidenceVerification> {
+  if (evidence === null || evidence === undefined) {
+    return { ok: false, checks: EVIDENCE_CHECK_NAMES.map((name) => fail(name, name === 'evidence-format' ? 'there is no ledger evidence: integrity cannot be confirmed' : 'not checked: there is no evidence')) };
+  }
   const problems = evidenceShapeProblems(evidence);
   if (problems.length > 0) {
     const detail = 'not checked: the evidence is malformed';

@@ -1,6 +1,6 @@
 import { appendFile, mkdir, readFile, rename, truncate, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { HASH_SIZE } from '../../functions/domain/ledger/hashing';
+import { HASH_SIZE } from '../checks/merkle';
 import { MONITOR_STATE_FORMAT, runMonitor, type MonitorOptions, type MonitorReport, type MonitorState } from './monitor';
 
 /**

@@ -1,9 +1,11 @@
-import { parseCheckpointText } from '../../functions/domain/ledger/checkpoint';
-import { checkCosignatures, type WitnessPolicy } from '../../functions/domain/ledger/cosignature';
-import { decodeBase64Strict, encodeBase64 } from '../../functions/domain/ledger/encoding';
-import { HASH_SIZE, leafHash } from '../../functions/domain/ledger/hashing';
-import { keyIdHex, type VerifierKey } from '../../functions/domain/ledger/note';
-import { verifyNote } from '../../functions/domain/ledger/node-crypto';
+import { openSignedCheckpointOf } from '../checks/checkpoint';
+import { checkCosignaturesOf, type WitnessPolicy } from '../checks/cosignature';
+import { runStepsAsync, type AsyncCrypto } from '../checks/crypto-steps';
+import { decodeBase64Strict, encodeBase64 } from '../checks/encoding';
+import { keyIdHex, type VerifierKey } from '../checks/note';
+import { webCrypto } from '../web-crypto';
+import { HASH_SIZE, leafHash } from './hashing';
+import { MerkleTree } from './merkle-tree';
 import {
   CHECKPOINT_PATH,
   decodeEntryBundle,
@@ -15,8 +17,7 @@ import {
   TILE_WIDTH,
   TileError,
   type TileCoordinate,
-} from '../../functions/domain/ledger/tiles';
-import { MerkleTree } from '../../functions/ledger-writer/merkle-tree';
+} from './tlog-tiles';
 
 /**
  * A monitor of the ledger's C2SP tlog-tiles log: it trusts nothing the log serves. It verifies the
@@ -92,6 +93,8 @@ export interface MonitorOptions {
   onProgress?: (done: number, total: number) => void;
   /** Bundles fetched at once. */
   parallel?: number;
+  /** What checks the checkpoint's signatures (default: the platform's WebCrypto); every entry and tile is hashed with node:crypto. */
+  crypto?: AsyncCrypto;
 }
 
 class Found extends Error {
@@ -126,16 +129,10 @@ export async function runMonitor(options: MonitorOptions): Promise<MonitorReport
   const noteBytes = await options.fetch(CHECKPOINT_PATH);
   if (!noteBytes) return report({ kind: 'missing', path: CHECKPOINT_PATH, detail: 'the log serves no checkpoint' });
   const note = noteBytes.toString('utf8');
-  const opened = verifyNote(note, options.logKeys);
-  if (!opened.ok) return report({ kind: 'checkpoint', path: CHECKPOINT_PATH, detail: `the checkpoint's signature does not verify: ${opened.reason}` });
-  let checkpoint;
-  try {
-    checkpoint = parseCheckpointText(opened.note.text);
-  } catch (error) {
-    return report({ kind: 'checkpoint', path: CHECKPOINT_PATH, detail: `the signed checkpoint is malformed: ${(error as Error).message}` });
-  }
-  const signer = opened.verifiedBy[0];
-  if (checkpoint.origin !== signer.name) return report({ kind: 'checkpoint', path: CHECKPOINT_PATH, detail: `the checkpoint is for ${checkpoint.origin} but signed by ${signer.name}` });
+  const crypto = options.crypto ?? webCrypto();
+  const opened = await runStepsAsync(openSignedCheckpointOf(note, options.logKeys), crypto);
+  if (!opened.ok) return report({ kind: 'checkpoint', path: CHECKPOINT_PATH, detail: opened.reason });
+  const { checkpoint, signer } = opened;
   if (options.state && options.state.origin !== checkpoint.origin) {
     return report({ kind: 'checkpoint', path: CHECKPOINT_PATH, detail: `this state follows ${options.state.origin}, the checkpoint is for ${checkpoint.origin}` });
   }
@@ -143,7 +140,7 @@ export async function runMonitor(options: MonitorOptions): Promise<MonitorReport
   const base = { origin: checkpoint.origin, treeSize: N };
   checks.push(`checkpoint: ${checkpoint.origin}, size ${N}, signed by ${signer.name}+${keyIdHex(signer.keyId)}`);
   if (options.witnesses) {
-    const cosigned = checkCosignatures(note, options.witnesses);
+    const cosigned = await runStepsAsync(checkCosignaturesOf(note, options.witnesses), crypto);
     if (!cosigned.ok) return report({ kind: 'witnesses', path: CHECKPOINT_PATH, detail: cosigned.detail }, base);
     checks.push(`witnesses: ${cosigned.detail}`);
   }

@@ -1,5 +1,5 @@
-import { EMPTY_ROOT, HASH_SIZE, nodeHash } from '../domain/ledger/hashing';
-import { hashesAtLevel, TILE_HEIGHT, TILE_WIDTH } from '../domain/ledger/tiles';
+import { EMPTY_ROOT, HASH_SIZE, nodeHash } from './hashing';
+import { hashesAtLevel, TILE_HEIGHT, TILE_WIDTH } from './tlog-tiles';
 
 /**
  * One level of the tree: hashes of aligned, complete subtrees, packed 32 bytes apiece, for the
@@ -36,7 +36,8 @@ class HashLevel {
   }
 }
 
-function largestPowerOfTwoBelow(n: number): number {
+/** The largest power of two smaller than n (n > 1): where RFC 9162 splits a tree of n leaves. */
+export function largestPowerOfTwoBelow(n: number): number {
   let k = 1;
   while (k * 2 < n) k *= 2;
   return k;
