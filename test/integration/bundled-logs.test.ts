@@ -169,8 +169,9 @@ test('sampling: at rate 1 every invocation logs its debug lines, at rate 0 none 
 });
 
 test('no line carries a request body, a webhook-signature value or a secret, even with every line and the event logged', async () => {
-  const marker = 'BODY-MARKER-7f3a9c';
-  const body = JSON.stringify(buildEvent('svc.living-object.authority-observed.v1', DEMO_OBJECTS.current, { state: 'DELIVERED' }, new Date().toISOString(), marker));
+  // What only the body says: an instant an hour ago, to the millisecond (the event's id is its identity, which the receiver logs).
+  const marker = new Date(Date.now() - 3_600_000 + 777).toISOString();
+  const body = JSON.stringify(buildEvent('svc.living-object.authority-observed.v1', DEMO_OBJECTS.current, { state: 'DELIVERED', observedAt: marker }, marker));
   const secret = devSecrets(DEV_INGRESS_SECRETS_FILE)['service-platform'];
   const headers: Record<string, string> = { 'content-type': 'application/json', 'x-correlation-id': 'corr-receiver-000001', ...signedHeaders(body, [secret]) };
   const delivery: APIGatewayProxyEvent = {
