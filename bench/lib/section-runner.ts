@@ -2,6 +2,8 @@
  * Runs one bench section in this (fresh) process and sends its rows to the parent over IPC.
  * argv: SECTION_FILE ANCHOR_ISO
  */
+// First: the sections run handlers from source, which import @middy/core (an ES-module-only package).
+import '../../lib/local/esm-only-packages';
 import path from 'node:path';
 import type { LocalService, startLocalService as StartLocalService } from '../../lib/local/service';
 import type { BenchContext, BenchRow, BenchSection } from './types';

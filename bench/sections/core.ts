@@ -530,6 +530,8 @@ async function httpThroughput(service: LocalService): Promise<BenchRow[]> {
 
 export const section: BenchSection = {
   name: 'core',
+  // Some 2,000 fresh processes (every function and yardstick, 31 rounds, started and answering).
+  timeoutMs: 20 * 60_000,
   run: async (ctx) => {
     const service = await ctx.service();
     const rows = await bundlesAndColdInit(ctx, service);

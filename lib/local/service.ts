@@ -1,3 +1,5 @@
+// First: the handlers this host runs from source import @middy/core, an ES-module-only package.
+import './esm-only-packages';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';

@@ -1,0 +1,73 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+
+/**
+ * `npm start` as a person runs it: bin/serve.ts from source, through tsx, in a process of its own
+ * (the other end-to-end tests start the same service inside Jest, whose module system resolves
+ * packages its own way). Every route of /developers/sandbox/examples.json answers without a server
+ * error, and every sandbox example with 200: the handlers, their middy boundary and every package
+ * they import load as `npm start` loads them.
+ */
+const ROOT = path.resolve(__dirname, '../..');
+
+let server: ChildProcess;
+let url: string;
+let output = '';
+let dataDir: string;
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(path.join(os.tmpdir(), 'npm-start-'));
+  server = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bin/serve.ts'), '--data', dataDir], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: '0', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  server.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  server.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+  url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`npm start did not say where it listens within 60 s:\n${output}`)), 60_000);
+    const check = () => {
+      const found = /service on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      if (found) {
+        clearTimeout(timer);
+        resolve(found[1]);
+      }
+    };
+    server.stdout!.on('data', check);
+    server.once('exit', (code) => reject(new Error(`npm start ended (${code}) before listening:\n${output}`)));
+  });
+}, 90_000);
+
+afterAll(async () => {
+  if (server && server.exitCode === null) {
+    const exited = new Promise((resolve) => server.once('exit', resolve));
+    server.kill('SIGINT');
+    await exited;
+  }
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+interface Examples {
+  tryIt: { method: string; url: string }[];
+  examples: { name: string; method: string; path: string; body: unknown }[];
+}
+
+test('every route tried and every sandbox example answers, none with a server error', async () => {
+  const examples = (await (await fetch(`${url}/developers/sandbox/examples.json`)).json()) as Examples;
+  expect(examples.tryIt.length).toBeGreaterThan(20);
+  const answered: string[] = [];
+  for (const { method, url: target } of examples.tryIt) {
+    const res = await fetch(`${url}${target}`, { method, headers: { accept: 'text/html' } });
+    await res.arrayBuffer();
+    answered.push(`${res.status < 500 ? 'ok' : res.status} ${method} ${target}`);
+  }
+  for (const example of examples.examples) {
+    const res = await fetch(`${url}${example.path}`, { method: example.method, headers: { 'content-type': 'application/json' }, body: JSON.stringify(example.body) });
+    await res.arrayBuffer();
+    answered.push(`${res.status === 200 ? 'ok' : res.status} ${example.method} ${example.name}`);
+  }
+  expect(answered.filter((line) => !line.startsWith('ok '))).toEqual([]);
+  expect(output).not.toMatch(/unexpected error|ERR_PACKAGE_PATH_NOT_EXPORTED/);
+}, 60_000);
