@@ -283,11 +283,11 @@ async function bundlesAndColdInit(ctx: BenchContext, service: LocalService): Pro
       if (usesTable) {
         const stock = cpuRatio(id, 'baseline');
         const card = cpuRatio(id, 'card-baseline');
-        const met = stock <= GOALS.stockBaseline && card <= GOALS.cardBaseline;
-        if (!met) missed.push(id);
+        if (stock > GOALS.stockBaseline || card > GOALS.cardBaseline) missed.push(id);
+        const verdict = (ratio: number, goal: number) => (ratio <= goal ? '' : '; GOAL NOT MET');
         rows.push(
-          { metric: `cold init CPU ratio: ${id}`, value: stock, unit: 'x baseline', note: `goal ${GOALS.stockBaseline}x; wall ${wallRatio(id, 'baseline')}x` },
-          { metric: `cold init CPU ratio vs card baseline: ${id}`, value: card, unit: 'x card baseline', note: `goal ${GOALS.cardBaseline}x; wall ${wallRatio(id, 'card-baseline')}x${met ? '' : '; GOAL NOT MET'}` },
+          { metric: `cold init CPU ratio: ${id}`, value: stock, unit: 'x baseline', note: `goal ${GOALS.stockBaseline}x; wall ${wallRatio(id, 'baseline')}x${verdict(stock, GOALS.stockBaseline)}` },
+          { metric: `cold init CPU ratio vs card baseline: ${id}`, value: card, unit: 'x card baseline', note: `goal ${GOALS.cardBaseline}x; wall ${wallRatio(id, 'card-baseline')}x${verdict(card, GOALS.cardBaseline)}` },
         );
       } else {
         const floor = cpuRatio(id, 'card-floor');
