@@ -43,7 +43,8 @@ interface Ran {
   stderr: string;
 }
 const exec = (file: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<Ran> =>
-  run(file, args, { cwd, env: { ...process.env, ...env }, maxBuffer: 1 << 26 }).then(
+  // No colours: tools colour their output when they see CI=true, as the CI run sets.
+  run(file, args, { cwd, env: { ...process.env, NO_COLOR: '1', FORCE_COLOR: '0', ...env }, maxBuffer: 1 << 26 }).then(
     ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
     (error: { code: number; stdout: string; stderr: string }) => ({ code: error.code, stdout: error.stdout, stderr: error.stderr }),
   );
