@@ -164,7 +164,8 @@ async function main(): Promise<number> {
       return 0;
     }
     if (values.export !== undefined) {
-      const signer = await signerFor(values, !values['kms-key'] && !values['signing-key-file']);
+      // An export is no load into AWS: without a key it signs with the development key, endpoint or not.
+      const signer = await signerFor(values, true);
       const tiles = values['tiles-bucket'] || values['tiles-dir'] ? tileStoreFor(values) : undefined;
       const out = await exportRecords(source, {
         ...problems,

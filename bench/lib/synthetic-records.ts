@@ -10,8 +10,8 @@ import { createWriteStream } from 'node:fs';
 import { once } from 'node:events';
 import { parseArgs } from 'node:util';
 
-/** mulberry32: a small, well-known seeded generator; enough for varied, reproducible data. */
-function seeded(seed: number): () => number {
+/** mulberry32: a small, well-known seeded generator of numbers in [0, 1); enough for varied, reproducible data and orders. */
+export function seeded(seed: number): () => number {
   let a = seed >>> 0;
   return () => {
     a = (a + 0x6d2b79f5) >>> 0;

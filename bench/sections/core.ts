@@ -27,6 +27,7 @@ import { getEvent, lambdaContext, sandboxExampleEvent, type LambdaHandler } from
 import { httpLoad } from '../lib/http-load';
 import { median, percentile, ratio, round, timeCalls } from '../lib/stats';
 import { countStoreRequests } from '../lib/store-requests';
+import { seeded } from '../lib/synthetic-records';
 import type { BenchContext, BenchRow, BenchSection } from '../lib/types';
 
 // More than the 15 the issue asks for: on this shared machine a median of 15 moved a function by
@@ -49,14 +50,7 @@ const COLD_ORDER_SEED = 20261124;
 
 /** A seeded Fisher-Yates shuffle (mulberry32): the same orders every run of the bench. */
 function shuffler(seed: number): <T>(items: readonly T[]) => T[] {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
-  };
+  const next = seeded(seed);
   return (items) => {
     const shuffled = [...items];
     for (let i = shuffled.length - 1; i > 0; i--) {

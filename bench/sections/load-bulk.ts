@@ -13,37 +13,20 @@
  * memory, it would grow with the data (about 15 KB a record, 3 GB at 200,000) and its own
  * slowing down with size would be measured as the loader's. Its peak memory is reported apart.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { writeSyntheticFile } from '../lib/synthetic-records';
 import { round } from '../lib/stats';
+import { freePort, startStore } from '../lib/store-process';
 import type { BenchContext, BenchRow, BenchSection } from '../lib/types';
 
 const SMALL = Number(process.env.LOAD_BULK_SMALL ?? 20_000);
 const LARGE = Number(process.env.LOAD_BULK_LARGE ?? 200_000);
 const MiB = 1024 * 1024;
 const GNU_TIME = '/usr/bin/time';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-function startStore(root: string, port: number, dataDir: string): Promise<ChildProcess> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'bin/store.ts'), '--port', String(port), '--data', dataDir], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
-    child.once('error', reject);
-    child.stdout!.on('data', (d: Buffer) => d.toString().includes('store listening') && resolve(child));
-  });
-}
 
 /** Peak resident memory of a live process (the kernel's high-water mark), in bytes. */
 const peakOf = (pid: number): number => Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? NaN) * 1024;

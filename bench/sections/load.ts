@@ -10,16 +10,14 @@
  * the table is outside the functions on AWS, so the memory measured is the service's own. The
  * store process's resident memory is reported beside it.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import net from 'node:net';
-import path from 'node:path';
 import { DEMO_OBJECTS } from '../../fixtures/demo';
 import { DEMO_PROOFS } from '../../fixtures/demo-proofs';
 import { logger } from '../../functions/logging/logger';
 import { startLocalService } from '../../lib/local/service';
 import { httpLoad } from '../lib/http-load';
 import { round } from '../lib/stats';
+import { freePort, startStore } from '../lib/store-process';
 import type { BenchContext, BenchRow, BenchSection } from '../lib/types';
 
 const SECONDS_PER_ROUTE = Number(process.env.LOAD_SECONDS_PER_ROUTE ?? 15);
@@ -33,23 +31,6 @@ const ROUTES: { name: string; path: string; expect: number }[] = [
 ];
 
 const MiB = 1024 * 1024;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-function startStore(root: string, port: number): Promise<ChildProcess> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'bin/store.ts'), '--port', String(port)], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
-    child.once('error', reject);
-    child.stdout!.on('data', (d: Buffer) => d.toString().includes('store listening') && resolve(child));
-  });
-}
 
 /** Resident memory of another process (Linux /proc), in MiB. */
 function rssOf(pid: number): number {

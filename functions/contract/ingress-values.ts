@@ -18,19 +18,21 @@ export const INGRESS_MAX_BODY_BYTES = 16 * 1024;
  * A webhook-id: 1 to 128 characters of letters, digits, '_' and '-' (Standard Webhooks ids such as
  * msg_2KWPBgLlAfxdpx2AI54pPJ85f4W, UUIDs). Never a '.': the signed content is `id.timestamp.body`.
  */
-export const WEBHOOK_ID_PATTERN = '^[A-Za-z0-9_-]{1,128}$';
 export const WEBHOOK_ID_MAX_LENGTH = 128;
+export const WEBHOOK_ID_PATTERN = `^[A-Za-z0-9_-]{1,${WEBHOOK_ID_MAX_LENGTH}}$`;
 
 /** A webhook-timestamp: whole seconds since the Unix epoch, 1 to 12 digits. */
-export const WEBHOOK_TIMESTAMP_PATTERN = '^[0-9]{1,12}$';
 export const WEBHOOK_TIMESTAMP_MAX_LENGTH = 12;
+export const WEBHOOK_TIMESTAMP_PATTERN = `^[0-9]{1,${WEBHOOK_TIMESTAMP_MAX_LENGTH}}$`;
 
 /**
  * One signature of webhook-signature: its version (v1: HMAC-SHA256, v1a: Ed25519), a comma, and
  * the signature in base64 (standard alphabet, padded). The header is a space-delimited list of
  * them; entries of other versions are skipped, as the specification lets a list carry them.
  */
-export const WEBHOOK_SIGNATURE_ENTRY_PATTERN = '^(v1a?),([A-Za-z0-9+/]{1,200}={0,2})$';
+const SIGNATURE_VERSION = 'v1a?';
+const SIGNATURE_BASE64 = '[A-Za-z0-9+/]{1,200}={0,2}';
+export const WEBHOOK_SIGNATURE_ENTRY_PATTERN = `^(${SIGNATURE_VERSION}),(${SIGNATURE_BASE64})$`;
 /** The receivers read the first 16 entries of webhook-signature (key rotation needs two or three). */
 export const WEBHOOK_SIGNATURES_READ = 16;
 /** A longer webhook-signature is refused (16 entries of the longest signature fit many times over). */
@@ -41,7 +43,7 @@ export const WEBHOOK_SIGNATURE_MAX_LENGTH = 4096;
  * declares this pattern; functions/domain/ingress/signature.ts reads the header entry by entry with
  * WEBHOOK_SIGNATURE_ENTRY_PATTERN, and a test holds the two to the same answers.
  */
-export const WEBHOOK_SIGNATURE_PATTERN = `^ *([^ ]+ +){0,${WEBHOOK_SIGNATURES_READ - 1}}v1a?,[A-Za-z0-9+/]{1,200}={0,2}( |$)`;
+export const WEBHOOK_SIGNATURE_PATTERN = `^ *([^ ]+ +){0,${WEBHOOK_SIGNATURES_READ - 1}}${SIGNATURE_VERSION},${SIGNATURE_BASE64}( |$)`;
 
 export type ReceiverName = 'lifecycle' | 'webhook';
 

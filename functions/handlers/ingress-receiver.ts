@@ -1,9 +1,8 @@
-import { createHash } from 'node:crypto';
 import type { IngressReceipt } from '../contract/ingress';
 import { INGRESS_MAX_BODY_BYTES, INGRESS_SOURCES, isIngressSource, type ReceiverName } from '../contract/ingress-values';
 import { keysForSource } from '../config/ingress-keys';
-import { EventInputError, parseCanonicalEvent, type CanonicalEvent } from '../domain/ingress/event';
-import { eventContentDigest, eventIdentityDigest } from '../domain/ingress/identity';
+import { EventInputError, readCanonicalEvent, type CanonicalEvent } from '../domain/ingress/event';
+import { eventContentDigest, eventIdentityDigest, sha256Hex } from '../domain/ingress/identity';
 import { decide, type CurrentRecord } from '../domain/ingress/rules';
 import { verifyDelivery } from '../domain/ingress/signature';
 import { httpHandler } from '../http/boundary';
@@ -97,11 +96,12 @@ export async function receive(request: HttpRequest, receiver: ReceiverName, sour
     throw new Problem(SIGNATURE_CODES[verdict.refusal], verdict.detail, { reason: verdict.refusal, ...(verdict.missing ? { missingHeaders: verdict.missing } : {}) });
   }
   const now = new Date().toISOString();
-  const delivery: Delivery = { sourceId, webhookId: verdict.webhookId, bodySha256: createHash('sha256').update(body, 'utf8').digest('hex'), receivedAt: now };
+  const delivery: Delivery = { sourceId, webhookId: verdict.webhookId, bodySha256: sha256Hex(body), receivedAt: now };
 
   let event: CanonicalEvent;
+  let value: unknown;
   try {
-    event = parseCanonicalEvent(body, INGRESS_SOURCES[sourceId].accepts);
+    ({ event, value } = readCanonicalEvent(body, INGRESS_SOURCES[sourceId].accepts));
   } catch (error) {
     if (!(error instanceof EventInputError)) throw error;
     const [first] = error.issues;
@@ -111,7 +111,7 @@ export async function receive(request: HttpRequest, receiver: ReceiverName, sour
 
   // Exactly once per event (docs/ingress.md#exactly-once-per-event): the event's identity first,
   // then the webhook-id, then the rules. The three reads go out together.
-  const identity = { source: event.source, id: event.id, digest: eventIdentityDigest(event), contentSha256: eventContentDigest(JSON.parse(body)) };
+  const identity = { source: event.source, id: event.id, digest: eventIdentityDigest(event), contentSha256: eventContentDigest(value) };
   const [storedEvent, earlier, record] = await Promise.all([readEvent(sourceId, identity.digest), readDelivery(sourceId, delivery.webhookId), currentRecord(event.reference, now)]);
   if (storedEvent) return answerForStoredEvent(delivery, identity, storedEvent, earlier);
   if (earlier) return answerAgain(delivery, earlier);

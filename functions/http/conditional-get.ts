@@ -1,6 +1,6 @@
-import type { HttpMiddleware } from './middleware';
-import { isHttpResponse } from './middleware';
-import { ifNoneMatchHits, strongEtag } from './response';
+import { matchesIfNoneMatch } from '../domain/documents';
+import { isHttpResponse, type HttpMiddleware } from './middleware';
+import { strongEtag } from './response';
 
 /**
  * An answer that asks to be revalidated (HttpResponse.revalidate) gets its ETag, and a matching
@@ -19,7 +19,7 @@ export function conditionalGet(): HttpMiddleware {
       const headers = { ...response.headers, etag };
       const ifNoneMatch = request.context.httpRequest?.headers['if-none-match'];
       request.response =
-        response.status === 200 && ifNoneMatchHits(ifNoneMatch, etag)
+        response.status === 200 && matchesIfNoneMatch(ifNoneMatch, etag)
           ? { status: 304, headers, body: '', ...(response.mediaType ? { mediaType: response.mediaType } : {}) }
           : { ...response, headers, body: text, revalidate: undefined };
     },

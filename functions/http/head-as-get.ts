@@ -1,5 +1,4 @@
-import type { HttpMiddleware } from './middleware';
-import { isProxyResult } from './middleware';
+import { isProxyResult, type HttpMiddleware } from './middleware';
 
 /** The answer to HEAD is the answer to GET without its body (same status and headers), refusals included. */
 export function headAsGet(): HttpMiddleware {

@@ -1,5 +1,4 @@
-import type { HttpMiddleware } from './middleware';
-import { isHttpResponse } from './middleware';
+import { isHttpResponse, type HttpMiddleware } from './middleware';
 import { toProxyResult } from './response';
 
 /** The operation's answer serialised as API Gateway's proxy result, with the request's correlation id. */

@@ -40,9 +40,13 @@ function dependencyCause(error: unknown): Record<string, unknown> {
 export function problemResult(error: unknown, request: Pick<HttpRequest, 'correlationId' | 'path' | 'endpoint'>): APIGatewayProxyResult {
   const known = problemOf(error);
   const problem = known ?? new Problem('INTERNAL_ERROR', 'The service could not complete the request.');
-  if (problem.status >= 500) logger.flushBuffer();
+  // The invocation's buffered debug lines go before the line that says what failed: an ERROR line
+  // writes them itself (flushOnErrorLog), a 503's warning is preceded by them here.
   if (!known) logger.error('unexpected error', { error: error as Error });
-  else if (problem.status >= 500) logger.warn('dependency problem', { code: problem.code, detail: problem.detail, ...dependencyCause(error) });
+  else if (problem.status >= 500) {
+    logger.flushBuffer();
+    logger.warn('dependency problem', { code: problem.code, detail: problem.detail, ...dependencyCause(error) });
+  }
   const body = problemBody(problem, {
     correlationId: request.correlationId,
     instance: request.path,

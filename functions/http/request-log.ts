@@ -1,6 +1,5 @@
 import { invocationLogsDebug, logger } from '../logging/logger';
-import type { HttpMiddleware } from './middleware';
-import { isProxyResult } from './middleware';
+import { isProxyResult, type HttpMiddleware } from './middleware';
 
 /**
  * One INFO line per request with its status ('request served', or 'request refused' for an

@@ -97,12 +97,11 @@ export function toHttpRequest(event: APIGatewayProxyEvent): HttpRequest {
  * What the answer to a request too malformed to read (no usable event) is still addressed by:
  * whatever the raw event holds, never throwing.
  */
-export function requestOrFallback(event: APIGatewayProxyEvent | undefined, context: HttpContext | undefined): Pick<HttpRequest, 'correlationId' | 'path' | 'endpoint' | 'method'> {
+export function requestOrFallback(event: APIGatewayProxyEvent | undefined, context: HttpContext | undefined): Pick<HttpRequest, 'correlationId' | 'path' | 'endpoint'> {
   if (context?.httpRequest) return context.httpRequest;
   return {
     correlationId: event?.requestContext?.requestId ?? 'unknown-request',
     path: typeof event?.path === 'string' ? event.path : '',
     endpoint: typeof event?.resource === 'string' ? event.resource : '',
-    method: typeof event?.httpMethod === 'string' ? event.httpMethod : 'GET',
   };
 }

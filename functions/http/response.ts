@@ -10,13 +10,6 @@ export function strongEtag(bytes: string): string {
   return `"${createHash('sha256').update(bytes).digest('base64url')}"`;
 }
 
-/** RFC 9110 If-None-Match for GET/HEAD: any listed tag equal to ours (weak comparison), or "*". */
-export function ifNoneMatchHits(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
-  return header.split(',').some((candidate) => candidate.trim() === '*' || opaque(candidate) === opaque(etag));
-}
-
 /** An operation's answer as API Gateway's proxy result: the body serialised, the service's headers on it. */
 export function toProxyResult(response: HttpResponse, correlationId: string): APIGatewayProxyResult {
   const mediaType = response.mediaType ?? 'application/json';

@@ -28,7 +28,6 @@ export interface BatchOptions extends TableLedgerOptions {
    * load's: one that appends nothing is simply run again, its records rewritten from the file).
    */
   journal?: boolean | 'when-appending';
-  onRecordsProgress?: (written: number, total: number) => void;
   /** Record write requests in flight at once (default 1); `last` is always written after every record. */
   recordsConcurrency?: number;
 }
@@ -36,7 +35,7 @@ export interface BatchOptions extends TableLedgerOptions {
 /**
  * The one way anything is written into the log and the records (the loader and the event
  * sequencer both run here), under the table's single-writer lease:
- *   1. take the lease; open the log from the stored leaves (checked against the signed checkpoint);
+ *   1. take the lease; open the log (from its right edge; checked against the signed checkpoint);
  *   2. finish the journal of a batch that published its head but stopped before writing everything;
  *   3. `prepare` appends the new record versions and seals the log (one signature per batch), and
  *      returns the record items, each new version carrying its inclusion proof;
@@ -59,9 +58,7 @@ export async function runLedgerBatch<T>(options: BatchOptions, prepare: (log: Ap
     const journaled = options.journal === true || (options.journal === 'when-appending' && ledger.log.hasUnpublished);
     if (journaled) await putItems(options.client, options.table, journalItems(ledger.log.size, [...prepared.records, ...(prepared.last ?? [])]));
     const publication = await ledger.publish();
-    await putItems(options.client, options.table, prepared.records, (written) => options.onRecordsProgress?.(written, prepared.records.length), {
-      concurrency: options.recordsConcurrency,
-    });
+    await putItems(options.client, options.table, prepared.records, undefined, { concurrency: options.recordsConcurrency });
     if (prepared.last) await putItems(options.client, options.table, prepared.last, undefined, { concurrency: options.recordsConcurrency });
     if (journaled) await putItems(options.client, options.table, [journalHeaderItem({ treeSize: ledger.log.size, chunks: 0, done: true })]);
     return { result: prepared.result, ledger: publication };

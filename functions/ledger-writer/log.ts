@@ -77,10 +77,10 @@ export class AppendOnlyLog {
 
   /**
    * The log opened from its right edge (MerkleTree.fromRightEdge: the partial hash tiles the table
-   * keeps) instead of every leaf, checked against the signed checkpoint the same way. For a writer
-   * whose every version is new content (the sequencer): it does not recognise content logged
-   * before the partial tile, so a load, which relies on that to append nothing on a re-run, opens
-   * from the leaves.
+   * keeps) instead of every leaf, checked against the signed checkpoint the same way; how both
+   * writers open it. It does not recognise content logged before the partial tile: the sequencer
+   * logs only new versions, and a load run again reuses the evidence stored with its records
+   * (lib/loader/evidence.ts IssuedEvidence) instead of logging their content again.
    */
   static fromRightEdge(signer: CheckpointSigner | LedgerSigner, size: number, tileHashes: (level: number) => Uint8Array | null, checkpoint: string | null): AppendOnlyLog {
     return new AppendOnlyLog(signer, { leaves: [], checkpoint }, MerkleTree.fromRightEdge(size, tileHashes));

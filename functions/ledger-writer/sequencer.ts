@@ -76,7 +76,7 @@ export async function sequencePending(options: SequencerOptions): Promise<Sequen
   // Nothing waiting: still finish a batch that stopped after publishing (its journal), if any.
   if (candidates.length === 0 && (await readJournalHeader(options.client, options.table))?.done !== false) return null;
 
-  const { result, ledger } = await runLedgerBatch({ cache: processLogCache, openFrom: 'right-edge', ...options, leaseMs: options.leaseMs ?? SEQUENCER_LEASE_MS, journal: true }, async (log) => {
+  const { result, ledger } = await runLedgerBatch({ cache: processLogCache, ...options, leaseMs: options.leaseMs ?? SEQUENCER_LEASE_MS, journal: true }, async (log) => {
     const waiting = async (keys: readonly string[]) => (await readDeliveries(options.client, options.table, keys)).filter((d) => d.sequencing === 'PENDING' && d.event);
     let deliveries = await waiting(candidates);
     // The candidates were listed before the lease was taken: another writer (or the journal of a

@@ -38,12 +38,6 @@ export interface TableLedgerOptions {
   tiles?: TileStore;
   /** Keeps the log between batches of one process (the sequencer), so a batch reads only the leaves others published since. */
   cache?: LogCache;
-  /**
-   * How the log is opened when no kept log serves: from every stored leaf (default; a load, whose
-   * re-runs rely on recognising content already logged), or from its right edge, the few hash
-   * tiles the table keeps (the sequencer, whose every version is new content): O(log n) reads.
-   */
-  openFrom?: 'leaves' | 'right-edge';
 }
 
 /**
@@ -80,8 +74,9 @@ export interface LedgerPublication {
 }
 
 /**
- * A writer's hold on the table's log (batch.ts runs it): take the lease, rebuild the tree from the
- * stored leaves (checked against the published checkpoint), append, store the new leaves, publish
+ * A writer's hold on the table's log (batch.ts runs it): take the lease, open the tree (from the
+ * log this process kept, or from its right edge; checked against the published checkpoint either
+ * way), append, store the new leaves, publish
  * the new head (conditional on the lease), and release the lease once the records are written.
  * Until the head is published, readers and the next writer see the previous tree.
  */
@@ -116,11 +111,14 @@ export class TableLedger {
       } else if (kept && head.checkpoint && kept.published.size < head.treeSize) {
         kept.extendWithStored(await readLedgerLeaves(options.client, options.table, head.treeSize, progress, kept.published.size), head.checkpoint);
         log = kept;
-      } else if (options.openFrom === 'right-edge' && head.treeSize > 0) {
+      } else if (head.treeSize > 0) {
+        // No kept log serves: open it from its right edge, the few hash tiles the table keeps
+        // (O(log n) reads). A load run again does not need the leaves to recognise content already
+        // logged: it reuses the evidence stored with each record (lib/loader/evidence.ts).
         const tiles = await readLedgerEdgeTiles(options.client, options.table, partialHashTiles(head.treeSize));
         log = AppendOnlyLog.fromRightEdge(options.signer, head.treeSize, (level) => tiles.get(level) ?? null, head.checkpoint);
       } else {
-        log = new AppendOnlyLog(options.signer, { leaves: await readLedgerLeaves(options.client, options.table, head.treeSize, progress), checkpoint: head.checkpoint });
+        log = new AppendOnlyLog(options.signer, { leaves: [], checkpoint: head.checkpoint });
       }
       // Read (and check) the tile log before anything is written: a store that disagrees stops the load here.
       const previous = options.tiles ? await previousBundleEntries(log, options.tiles) : [];

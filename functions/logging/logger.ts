@@ -9,7 +9,7 @@ import { SERVICE_NAME } from '../contract/service';
  */
 const REDACTED_KEY = /^(?:body|webhook-signature|authorization|proxy-authorization|cookie|set-cookie|x-api-key)$|secret|password/i;
 
-export function redacted(key: string, value: unknown): unknown {
+function redacted(key: string, value: unknown): unknown {
   return REDACTED_KEY.test(key) && value !== null && value !== undefined && value !== '' ? '[REDACTED]' : value;
 }
 
@@ -30,7 +30,7 @@ export function redacted(key: string, value: unknown): unknown {
 export const logger = new Logger({
   serviceName: SERVICE_NAME,
   logBufferOptions: { enabled: true, bufferAtVerbosity: 'DEBUG', flushOnErrorLog: true },
-  jsonReplacerFn: (key, value) => redacted(key, value),
+  jsonReplacerFn: redacted,
 });
 
 /** True when this invocation writes DEBUG lines: the level says so, or sampling chose it. */

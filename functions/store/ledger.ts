@@ -133,7 +133,7 @@ export async function acquireLedgerLock(client: DynamoDBClient, table: string, l
     return headFrom(out.Attributes)!;
   } catch (error) {
     if (error instanceof ConditionalCheckFailedException || (error as Error).name === 'ConditionalCheckFailedException') {
-      const current = headFrom((await client.send(new GetItemCommand({ TableName: table, Key: headKey(), ConsistentRead: true }))).Item);
+      const current = await readLedgerHeadOf(client, table);
       throw new LedgerLockedError(current?.lock?.since ?? 'an unknown time', current?.lock?.until ?? null, current?.lock?.id ?? null);
     }
     throw error;

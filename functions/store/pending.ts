@@ -11,8 +11,6 @@ import { StoreNotConfigured, StoreUnavailable } from './errors';
 import { eventPk, GENESIS_SK, PENDING_INDEX, PENDING_QUEUE, pendingPk } from './layout';
 import { batchGetItems, WRITER_READ } from './batch-get';
 
-/** The `queue` value of every event waiting for the sequencer. */
-
 /**
  * What the receivers store (layout.ts), two kinds of items, each written once with a conditional
  * PutItem, so that of any number of concurrent writers exactly one succeeds and the others read

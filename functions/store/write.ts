@@ -66,6 +66,21 @@ export function loadedGenesisItem(record: RecordToStore, loadDigest: string): It
 }
 
 /**
+ * Runs `fn` on every item, at most `limit` at once (at least 1; 1: in order), each worker taking
+ * the next item as it finishes one; rejects with the first error.
+ */
+export async function forEachConcurrently<T>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      await fn(items[index], index);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, limit) }, worker));
+}
+
+/**
  * Writes items 25 at a time, re-sending whatever DynamoDB leaves unprocessed; `concurrency`
  * requests at once (default 1: in order, for writers whose order matters).
  */
@@ -76,26 +91,22 @@ export async function putItems(
   onProgress?: (written: number) => void,
   options: { concurrency?: number } = {},
 ): Promise<void> {
+  const batches: Item[][] = [];
+  for (let start = 0; start < items.length; start += 25) batches.push(items.slice(start, start + 25));
   let written = 0;
-  let next = 0;
-  const writeBatches = async () => {
-    while (next < items.length) {
-      const batch = items.slice(next, next + 25);
-      next += batch.length;
-      let pending: Item[] = batch;
-      for (let attempt = 0; pending.length > 0; attempt++) {
-        if (attempt > 8) throw new Error('the table kept refusing writes (throttled); try again later');
-        const out = await client.send(
-          new BatchWriteItemCommand({ RequestItems: { [table]: pending.map((Item) => ({ PutRequest: { Item } })) } }),
-        );
-        pending = (out.UnprocessedItems?.[table] ?? []).map((r) => r.PutRequest!.Item!);
-        if (pending.length > 0) await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
-      }
-      written += batch.length;
-      onProgress?.(written);
+  await forEachConcurrently(batches, options.concurrency ?? 1, async (batch) => {
+    let pending: Item[] = batch;
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt > 8) throw new Error('the table kept refusing writes (throttled); try again later');
+      const out = await client.send(
+        new BatchWriteItemCommand({ RequestItems: { [table]: pending.map((Item) => ({ PutRequest: { Item } })) } }),
+      );
+      pending = (out.UnprocessedItems?.[table] ?? []).map((r) => r.PutRequest!.Item!);
+      if (pending.length > 0) await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
     }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, options.concurrency ?? 1) }, writeBatches));
+    written += batch.length;
+    onProgress?.(written);
+  });
 }
 
 /** The key schema every deployment uses (the CDK stack declares the same two keys). */

@@ -70,7 +70,7 @@ export function readCloudAssembly(dir: string, stackName?: string): CloudAssembl
 }
 
 /** The hash of an asset from the S3 key CloudFormation names for it (`<hash>.zip`). */
-export function assetHashOfKey(key: string): string {
+function assetHashOfKey(key: string): string {
   return key.replace(/\.[a-z]+$/i, '');
 }
 

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import type { Forward, Outbound } from './endpoints/iam-endpoint';
+import { jsonBody, type Forward, type Outbound } from './endpoints/iam-endpoint';
 
 /**
  * DynamoDB Streams for the tables whose template enables them. The embedded store has no
@@ -11,6 +11,9 @@ import type { Forward, Outbound } from './endpoints/iam-endpoint';
  */
 
 type Item = Record<string, Record<string, unknown>>;
+
+/** The operations that write items (and so may add stream records). */
+const WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem']);
 
 export interface StreamRecord {
   eventID: string;
@@ -63,8 +66,10 @@ export class TableStreams {
   capturing(forward: Forward): Forward {
     return async (request, caller) => {
       const operation = String(request.headers['x-amz-target'] ?? '').replace('DynamoDB_20120810.', '');
-      const body = JSON.parse(request.body.toString('utf8') || '{}') as Record<string, any>;
-      const tableNames = operation === 'BatchWriteItem' ? Object.keys(body.RequestItems ?? {}) : ['PutItem', 'UpdateItem', 'DeleteItem'].includes(operation) ? [String(body.TableName)] : [];
+      if (!WRITES.has(operation)) return forward(request, caller);
+      // Parsed once per request: the endpoint's rules have read the same body.
+      const body = jsonBody(request);
+      const tableNames = operation === 'BatchWriteItem' ? Object.keys(body.RequestItems ?? {}) : [String(body.TableName)];
       const streamed = tableNames.map((name) => this.tables.get(name)).filter((t): t is StreamedTable => t !== undefined);
       if (streamed.length === 0) return forward(request, caller);
       const run = this.lock.then(() => this.captureWrite(operation, body, streamed, () => forward(request, caller)));

@@ -83,8 +83,14 @@ export function patternMatches(pattern: Record<string, Json>, record: Json | und
   });
 }
 
-/** FilterCriteria.Filters[].Pattern (JSON text): a record passes when any filter matches; no filters pass everything. */
+/** FilterCriteria.Filters[].Pattern (JSON text), parsed once: a record passes when any filter matches; no filters pass everything. */
+export function compileFilterCriteria(patterns: readonly string[]): (record: unknown) => boolean {
+  if (patterns.length === 0) return () => true;
+  const parsed = patterns.map((pattern) => JSON.parse(pattern) as Record<string, Json>);
+  return (record) => parsed.some((pattern) => patternMatches(pattern, record as Json));
+}
+
+/** Whether `record` passes the filter criteria `patterns` (see compileFilterCriteria). */
 export function filterCriteriaMatch(patterns: readonly string[], record: unknown): boolean {
-  if (patterns.length === 0) return true;
-  return patterns.some((pattern) => patternMatches(JSON.parse(pattern) as Record<string, Json>, record as Json));
+  return compileFilterCriteria(patterns)(record);
 }

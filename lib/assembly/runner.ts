@@ -10,11 +10,11 @@ import { startKmsStandIn, type KmsStandIn } from '../local/kms-stand-in';
 import { startSecretsStandIn } from '../local/secrets-stand-in';
 import { startSqsStandIn, type QueuedMessage } from '../local/sqs-stand-in';
 import { deployBucket, type BucketDeploymentProps } from './bucket-deployments';
-import { assetDirectory, readCloudAssembly, removeUnpackedAssets, resourcesOfType, type CfnTemplate, type CloudAssembly } from './cloud-assembly';
+import { assetDirectory, readCloudAssembly, removeUnpackedAssets, resourcesOfType, type CloudAssembly } from './cloud-assembly';
 import { DEMO_OUTPUTS, developmentIngressKeys, loadDemoAsLoaderRole, type DemoOutputs } from './demo';
 import { TableStreams, type StreamedTable } from './dynamodb-streams';
 import { dynamoDbRules, type TableInfo } from './endpoints/dynamodb';
-import { exchange, passThrough, startIamEndpoint, type Denial, type Forward, type IamEndpoint } from './endpoints/iam-endpoint';
+import { exchange, jsonBody, passThrough, startIamEndpoint, type Denial, type Forward, type IamEndpoint } from './endpoints/iam-endpoint';
 import { kmsRules, secretsManagerRules, sqsRules } from './endpoints/json-services';
 import { s3Rules, s3rverForward } from './endpoints/s3';
 import { startGatewayServer, type GatewayServer } from './gateway/gateway-server';
@@ -157,11 +157,6 @@ function buildBootstrap(dir: string): string {
   return outfile;
 }
 
-function outputValue(template: CfnTemplate, resolver: IntrinsicResolver, name: string): string | undefined {
-  const output = template.Outputs?.[name];
-  return output ? String(resolver.resolve(output.Value)) : undefined;
-}
-
 export async function startAssemblyRunner(options: AssemblyRunnerOptions): Promise<AssemblyRunner> {
   const log = options.log ?? ((line: string) => console.log(line));
   const assembly = readCloudAssembly(options.assemblyDir);
@@ -240,14 +235,28 @@ export async function startAssemblyRunner(options: AssemblyRunnerOptions): Promi
     const s3Admin = new S3Client({ endpoint: s3Backend, region: account.region, credentials: S3RVER_CREDENTIALS, forcePathStyle: true });
     closers.push(() => s3Admin.destroy());
 
+    /** The ARNs of the template's secrets. */
+    const secretArns: string[] = [];
     for (const [id, resource] of resourcesOfType(template, 'AWS::SecretsManager::Secret')) {
       const props = resolver.resolve(resource.Properties ?? {}) as Record<string, any>;
       const value = typeof props.SecretString === 'string' ? props.SecretString : JSON.stringify({ password: Math.random().toString(36).slice(2) });
-      secrets.create(String(resolver.ref(id)), value);
+      const arn = String(resolver.ref(id));
+      secrets.create(arn, value);
+      secretArns.push(arn);
     }
-    for (const [id] of resourcesOfType(template, 'AWS::SQS::Queue')) sqs.create(account.account, resolver.getAtt(id, 'QueueName'));
+    /** The template's queues: logical id, URL (their Ref), name and ARN. */
+    const queues: Array<{ id: string; url: unknown; name: string; arn: string }> = [];
+    for (const [id] of resourcesOfType(template, 'AWS::SQS::Queue')) {
+      const name = resolver.getAtt(id, 'QueueName');
+      sqs.create(account.account, name);
+      queues.push({ id, url: resolver.ref(id), name, arn: resolver.getAtt(id, 'Arn') });
+    }
+    /** The logical id of the template's queue with this ARN. */
+    const queueIdByArn = (arn: string | undefined) => (arn === undefined ? undefined : queues.find((q) => q.arn === arn)?.id);
 
     const kmsKeys = new Map<string, KmsStandIn>();
+    /** The template's aliases: [AliasName, the TargetKeyId resolved]. */
+    const kmsAliases: Array<[name: string, target: unknown]> = resourcesOfType(template, 'AWS::KMS::Alias').map(([, alias]) => [String(alias.Properties?.AliasName), resolver.resolve(alias.Properties?.TargetKeyId)]);
     for (const [id, resource] of resourcesOfType(template, 'AWS::KMS::Key')) {
       const props = resource.Properties ?? {};
       const arn = resolver.getAtt(id, 'Arn');
@@ -255,9 +264,7 @@ export async function startAssemblyRunner(options: AssemblyRunnerOptions): Promi
         notEmulated.push({ type: 'AWS::KMS::Key', logicalId: id, reason: `${props.KeySpec ?? 'SYMMETRIC_DEFAULT'}: the KMS stand-in holds Ed25519 signing keys only` });
         continue;
       }
-      const aliases = resourcesOfType(template, 'AWS::KMS::Alias')
-        .filter(([, alias]) => [arn, resolver.ref(id)].includes(resolver.resolve(alias.Properties?.TargetKeyId)))
-        .map(([, alias]) => String(alias.Properties!.AliasName));
+      const aliases = kmsAliases.filter(([, target]) => [arn, resolver.ref(id)].includes(target)).map(([name]) => name);
       const key = await startKmsStandIn(arn, { aliases });
       kmsKeys.set(arn, key);
       closers.push(() => key.close());
@@ -291,14 +298,14 @@ export async function startAssemblyRunner(options: AssemblyRunnerOptions): Promi
       for (const [arn] of kmsKeys) {
         if (keyId === arn || keyId === arn.slice(arn.lastIndexOf('/') + 1)) return arn;
       }
-      for (const [, alias] of resourcesOfType(template, 'AWS::KMS::Alias')) {
-        const name = String(alias.Properties?.AliasName);
-        if (keyId === name || keyId.endsWith(`:${name}`)) return String(resolver.resolve(alias.Properties?.TargetKeyId));
+      for (const [name, target] of kmsAliases) {
+        if (keyId === name || keyId.endsWith(`:${name}`)) return String(target);
       }
       return undefined;
     };
     const kmsForward: Forward = (request, caller) => {
-      const keyId = String(JSON.parse(request.body.toString('utf8') || '{}').KeyId ?? '');
+      // The body the endpoint's rules parsed (jsonBody parses a request's body once).
+      const keyId = String(jsonBody(request).KeyId ?? '');
       const key = kmsKeys.get(kmsArnOf(keyId) ?? '');
       if (!key) {
         return Promise.resolve({
@@ -309,8 +316,8 @@ export async function startAssemblyRunner(options: AssemblyRunnerOptions): Promi
       }
       return passThrough(key.endpoint)(request, caller);
     };
-    const secretArnOf = (id: string) => resourcesOfType(template, 'AWS::SecretsManager::Secret').map(([sid]) => String(resolver.ref(sid))).find((arn) => arn === id || arn.startsWith(id) || arn.includes(`:secret:${id}-`));
-    const queueArnOf = (urlOrName: string) => resourcesOfType(template, 'AWS::SQS::Queue').find(([qid]) => resolver.ref(qid) === urlOrName || resolver.getAtt(qid, 'QueueName') === urlOrName)?.[0];
+    const secretArnOf = (id: string) => secretArns.find((arn) => arn === id || arn.startsWith(id) || arn.includes(`:secret:${id}-`));
+    const queueArnOf = (urlOrName: string) => queues.find((q) => q.url === urlOrName || q.name === urlOrName)?.arn;
 
     const endpoint = async (rules: Parameters<typeof startIamEndpoint>[0]['rules'], forward: Forward): Promise<IamEndpoint> => {
       const started = await startIamEndpoint({ rules, forward, issuer, evaluator, onDenied });
@@ -321,8 +328,8 @@ export async function startAssemblyRunner(options: AssemblyRunnerOptions): Promi
       dynamodb: (await endpoint(dynamoDbRules(tables, account.region, account.account), streams.capturing(passThrough(store.endpoint)))).endpoint,
       s3: (await endpoint(s3Rules(account.partition), s3rverForward(s3Backend, account.region, S3RVER_CREDENTIALS))).endpoint,
       kms: (await endpoint(kmsRules({ arnOf: kmsArnOf }), kmsForward)).endpoint,
-      secretsmanager: (await endpoint(secretsManagerRules({ arnOf: (id) => secretArnOf(id) }), passThrough(secrets.endpoint))).endpoint,
-      sqs: (await endpoint(sqsRules({ arnOf: (id) => { const q = queueArnOf(id); return q ? resolver.getAtt(q, 'Arn') : undefined; } }), passThrough(sqs.endpoint))).endpoint,
+      secretsmanager: (await endpoint(secretsManagerRules({ arnOf: secretArnOf }), passThrough(secrets.endpoint))).endpoint,
+      sqs: (await endpoint(sqsRules({ arnOf: queueArnOf }), passThrough(sqs.endpoint))).endpoint,
     };
 
     /** A signed JSON-protocol call the runner makes as a role (Lambda sending a failure to a destination queue). */
@@ -344,10 +351,18 @@ export async function startAssemblyRunner(options: AssemblyRunnerOptions): Promi
     const functions = new Map<string, FunctionHost>();
     const functionsByArn = new Map<string, FunctionHost>();
     const credentialsOf = new Map<string, IssuedCredentials>();
+    // The stack's outputs, resolved to the local resources.
+    const outputs: Record<string, string> = {};
+    for (const [name, output] of Object.entries(template.Outputs ?? {})) {
+      try {
+        outputs[name] = String(resolver.resolve(output.Value));
+      } catch {
+        // An output naming something that is not known locally (a deploy-time attribute) is left out.
+      }
+    }
     const demoOutputs: Partial<DemoOutputs> = {};
     for (const name of [...DEMO_OUTPUTS, 'LedgerOrigin'] as const) {
-      const value = outputValue(template, resolver, name);
-      if (value !== undefined) demoOutputs[name] = value;
+      if (outputs[name] !== undefined) demoOutputs[name] = outputs[name];
     }
 
     for (const [id, resource] of resourcesOfType(template, 'AWS::Lambda::Function')) {
@@ -416,11 +431,12 @@ export async function startAssemblyRunner(options: AssemblyRunnerOptions): Promi
     // --- The demo's configuration, before any function starts ------------------------------
     let verifierKey: string | undefined;
     let demoOrigin: string | undefined;
+    let ledgerKey: KmsStandIn | undefined;
     if (options.demo) {
       const missing = DEMO_OUTPUTS.filter((name) => demoOutputs[name] === undefined);
       if (missing.length > 0) throw new Error(`--demo needs the stack outputs ${missing.join(', ')}, which this template does not have`);
-      const key = kmsKeys.get(demoOutputs.LedgerKeyArn!);
-      if (!key) throw new Error(`the ledger key ${demoOutputs.LedgerKeyArn} is not an Ed25519 signing key of this template`);
+      ledgerKey = kmsKeys.get(demoOutputs.LedgerKeyArn!);
+      if (!ledgerKey) throw new Error(`the ledger key ${demoOutputs.LedgerKeyArn} is not an Ed25519 signing key of this template`);
       const sequencerOrigin = [...functions.values()].map((f) => f.definition.environment.LEDGER_ORIGIN).find((o) => o !== undefined);
       // Known once the API listens (the origin is derived from its URL); set below.
       demoOrigin = demoOutputs.LedgerOrigin || sequencerOrigin || undefined;
@@ -498,20 +514,19 @@ export async function startAssemblyRunner(options: AssemblyRunnerOptions): Promi
 
     // --- Demo: the operator's steps -----------------------------------------------------------
     if (options.demo) {
-      const outputs = demoOutputs as DemoOutputs;
+      const demo = demoOutputs as DemoOutputs;
       const origin = demoOrigin || `${new URL(gateway.invokeUrl).host}${new URL(gateway.invokeUrl).pathname}/ledger`;
-      const key = kmsKeys.get(outputs.LedgerKeyArn)!;
-      verifierKey = key.verifierKey(origin);
+      verifierKey = ledgerKey!.verifierKey(origin);
       for (const host of functions.values()) {
         const env = host.definition.environment;
         if ('LEDGER_VERIFIER_KEYS' in env) env.LEDGER_VERIFIER_KEYS = verifierKey;
         if ('LEDGER_ORIGIN' in env && !env.LEDGER_ORIGIN) env.LEDGER_ORIGIN = origin;
       }
-      const loaderRole: Caller = { kind: 'role', roleArn: outputs.LoaderRoleArn, sessionName: 'loader' };
+      const loaderRole: Caller = { kind: 'role', roleArn: demo.LoaderRoleArn, sessionName: 'loader' };
       const loader = issuer.issue(loaderRole, 'loader');
-      const loaded = await loadDemoAsLoaderRole(outputs, origin, loader, { dynamodb: endpoints.dynamodb, s3: endpoints.s3, kms: endpoints.kms, region: account.region }, options.anchor ?? new Date());
+      const loaded = await loadDemoAsLoaderRole(demo, origin, loader, { dynamodb: endpoints.dynamodb, s3: endpoints.s3, kms: endpoints.kms, region: account.region }, options.anchor ?? new Date());
       log(`demo: ${loaded.records} records loaded as the loader role, ledger tree size ${loaded.ledger?.treeSize ?? 0}, signed by ${origin}`);
-      secrets.create(outputs.IngressSecretsArn, developmentIngressKeys());
+      secrets.create(demo.IngressSecretsArn, developmentIngressKeys());
     }
 
     // --- Triggers -------------------------------------------------------------------------------
@@ -526,7 +541,7 @@ export async function startAssemblyRunner(options: AssemblyRunnerOptions): Promi
       }
       const credentials = credentialsOf.get(host.definition.logicalId)!;
       const destination = props.DestinationConfig?.OnFailure?.Destination as string | undefined;
-      const destinationQueue = destination ? resourcesOfType(template, 'AWS::SQS::Queue').find(([q]) => resolver.getAtt(q, 'Arn') === destination)?.[0] : undefined;
+      const destinationQueue = queueIdByArn(destination);
       const mapping = new StreamEventSourceMapping(
         {
           logicalId: id,
@@ -557,7 +572,7 @@ export async function startAssemblyRunner(options: AssemblyRunnerOptions): Promi
       const config = resourcesOfType(template, 'AWS::Lambda::EventInvokeConfig').find(([, c]) => (c.Properties?.FunctionName as { Ref?: string })?.Ref === host.definition.logicalId)?.[1]?.Properties ?? {};
       const fnProps = template.Resources[host.definition.logicalId].Properties ?? {};
       const deadLetterArn = fnProps.DeadLetterConfig?.TargetArn ? String(resolver.resolve(fnProps.DeadLetterConfig.TargetArn)) : undefined;
-      const deadLetterQueue = deadLetterArn ? resourcesOfType(template, 'AWS::SQS::Queue').find(([q]) => resolver.getAtt(q, 'Arn') === deadLetterArn)?.[0] : undefined;
+      const deadLetterQueue = queueIdByArn(deadLetterArn);
       const credentials = credentialsOf.get(host.definition.logicalId)!;
       invoker = new AsyncInvoker(
         host,
@@ -620,15 +635,6 @@ export async function startAssemblyRunner(options: AssemblyRunnerOptions): Promi
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     };
-
-    const outputs: Record<string, string> = {};
-    for (const name of Object.keys(template.Outputs ?? {})) {
-      try {
-        outputs[name] = outputValue(template, resolver, name)!;
-      } catch {
-        // An output naming something that is not known locally (a deploy-time attribute) is left out.
-      }
-    }
 
     const runner: AssemblyRunner = {
       invokeUrl: gateway.invokeUrl,

@@ -10,6 +10,7 @@ import { EVENT_CONTRACTS } from '../../functions/contract/events';
 import type { Operation } from '../../functions/contract/operation';
 import { ASSET_VOCABULARIES, buildAssets } from '../../functions/domain/assets';
 import { SANDBOX_PROVIDERS } from '../../functions/domain/sandbox/providers';
+import { lazyJsonLines } from './lazy-json';
 
 export const GENERATED_ASSETS_FILE = 'functions/generated/assets.ts';
 
@@ -25,19 +26,17 @@ export function generateAssets(operations: readonly Operation[]): string {
     '/** The vocabularies of the classifying fields. */',
     `export const ASSET_VOCABULARIES: AssetVocabularies = ${JSON.stringify(ASSET_VOCABULARIES)};`,
     '',
-    `/** Every asset of the catalogue (${assets.length}), as JSON text. */`,
-    `const ASSETS_JSON = ${JSON.stringify(JSON.stringify(assets))};`,
-    '',
-    'let parsed: readonly z.infer<typeof Asset>[] | undefined;',
-    '',
-    '/**',
-    ' * The assets, parsed by the first call. A cold start scans this text as a string literal and',
-    ' * evaluates nothing: building the same data from an object literal at load was most of the',
-    " * function's start (README, cold start); parsing JSON text is also quicker than an object literal.",
-    ' */',
-    'export function assets(): readonly z.infer<typeof Asset>[] {',
-    '  return (parsed ??= JSON.parse(ASSETS_JSON));',
-    '}',
-    '',
+    ...lazyJsonLines({
+      constName: 'ASSETS_JSON',
+      fnName: 'assets',
+      type: 'readonly z.infer<typeof Asset>[]',
+      value: assets,
+      textDoc: `Every asset of the catalogue (${assets.length}), as JSON text.`,
+      fnDoc: [
+        'The assets, parsed by the first call. A cold start scans this text as a string literal and',
+        'evaluates nothing: building the same data from an object literal at load was most of the',
+        "function's start (README, cold start); parsing JSON text is also quicker than an object literal.",
+      ],
+    }),
   ].join('\n');
 }

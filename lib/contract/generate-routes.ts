@@ -7,6 +7,7 @@
  * table by test/unit/generated-from-contract.test.ts.
  */
 import type { Operation } from '../../functions/contract/operation';
+import { lazyJsonLines } from './lazy-json';
 
 export const GENERATED_ROUTES_FILE = 'functions/generated/routes.ts';
 
@@ -30,19 +31,17 @@ export function generateRoutes(operations: readonly Operation[]): string {
     `/** One operation of the contract table, as the surfaces that list endpoints read it. */`,
     `export type Route = Pick<Operation, ${ROUTE_FIELDS.map((f) => `'${f}'`).join(' | ')}> & Pick<Operation, 'requiredQueryParams'> & { response: Pick<Operation['response'], 'mediaType'> };`,
     '',
-    '/** Every operation of the contract table, in table order, as JSON text. */',
-    `const ROUTES_JSON = ${JSON.stringify(JSON.stringify(routeRows(operations)))};`,
-    '',
-    'let parsed: readonly Route[] | undefined;',
-    '',
-    '/**',
-    ' * Every operation of the contract table, parsed by the first call: a cold start only scans the',
-    ' * text, where an object literal of the same rows was parsed, compiled and built at load.',
-    ' */',
-    'export function routes(): readonly Route[] {',
-    '  return (parsed ??= JSON.parse(ROUTES_JSON));',
-    '}',
-    '',
+    ...lazyJsonLines({
+      constName: 'ROUTES_JSON',
+      fnName: 'routes',
+      type: 'readonly Route[]',
+      value: routeRows(operations),
+      textDoc: 'Every operation of the contract table, in table order, as JSON text.',
+      fnDoc: [
+        'Every operation of the contract table, parsed by the first call: a cold start only scans the',
+        'text, where an object literal of the same rows was parsed, compiled and built at load.',
+      ],
+    }),
     '/** The paths the contract serves to GET, for a function that only links to them (a few bytes, not the list). */',
     `export const GET_PATHS: readonly string[] = ${JSON.stringify(operations.filter((op) => op.method === 'GET').map((op) => op.path), null, 2)};`,
     '',

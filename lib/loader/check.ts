@@ -1,6 +1,7 @@
 import type { RecordToStore } from '../../functions/store/write';
 import { CREDENTIAL_KIND } from '../../functions/domain/credentials/model';
-import { credentialSummary, statusListsOfGroup, type CredentialSummary } from './kinds/credential';
+import { STATUS_PURPOSES } from '../../functions/contract/schemas/credentials';
+import { credentialSummary, statusListPositions, type CredentialSummary } from './kinds/credential';
 import { RECORD_KINDS } from './kinds';
 import type { RecordKind } from './kinds/shared';
 import { InvalidRecordsError, PROBLEMS_SHOWN, type RecordProblem } from './problems';
@@ -97,10 +98,11 @@ export async function checkSource(
   // Status lists are derived from every credential at once: only from a file whose records are all sound.
   if (outcome.count === 0) {
     for await (const { group, members } of scratch.credentialGroups()) {
-      const lists = statusListsOfGroup(group, members);
-      lists.problems.forEach(report);
-      await scratch.setPositions(lists.positions);
-      outcome.derived += lists.records.length;
+      // The lists themselves are built in the second pass (chunks.ts): here only their positions and count.
+      const { positions, problems } = statusListPositions(group, members);
+      problems.forEach(report);
+      await scratch.setPositions(positions);
+      outcome.derived += STATUS_PURPOSES.length;
     }
   }
   return outcome;

@@ -21,7 +21,7 @@ export interface RecordToLoad {
  */
 export const CHUNK_RECORDS = 500;
 /** ... and at most this many timeline entries (a long history counts for what it writes). */
-export const CHUNK_ENTRIES = 10_000;
+const CHUNK_ENTRIES = 10_000;
 
 /** Names the layout the digest describes: a change to what a load writes makes every record differ from what is stored. */
 const DIGEST_FORMAT = 'svc.load.v1';
@@ -31,7 +31,7 @@ export function loadDigest(record: RecordToStore): string {
   return createHash('sha256').update(`${DIGEST_FORMAT}\n`).update(JSON.stringify(record)).digest('base64');
 }
 
-export class SourceChangedError extends Error {
+class SourceChangedError extends Error {
   override name = 'SourceChangedError';
 }
 

@@ -8,7 +8,7 @@ import { ledgerCheckpointItem, ledgerHeadItem, ledgerLeafItems, ledgerTileItems,
 import { loadedGenesisItem, PENDING_INDEX, recordEntryItems, tableMetaItem, TABLE_KEYS } from '../../functions/store/write';
 import { partialHashTiles } from '../../functions/domain/ledger/tiles';
 import { TILE_WIDTH } from '../../packages/verify/src/node/tlog-tiles';
-import { HASH_SIZE } from '../../packages/verify/src/node/hashing';
+import { HASH_SIZE } from '../../packages/verify/src/checks/merkle';
 import { devLedgerSigner } from '../ledger/dev-key';
 import { attachSealedLedgerEvidence, type LedgerAttachment } from './evidence';
 import { recordChunks } from './chunks';
@@ -38,7 +38,7 @@ export interface ExportSummary {
 }
 
 /** The export's description of itself, beside (never inside) the folder the import reads. */
-export const EXPORT_MANIFEST_FORMAT = 'svc.table-export.v1';
+const EXPORT_MANIFEST_FORMAT = 'svc.table-export.v1';
 
 /**
  * The records of `source` as a new table's complete content, in DynamoDB's import format

@@ -11,7 +11,7 @@ type Item = Record<string, AttributeValue>;
  * An item in DynamoDB JSON, the format DynamoDB's import from S3 reads (DYNAMODB_JSON): the
  * marshalled attribute values, binary ones as base64 strings.
  */
-export function toDynamoDbJson(value: AttributeValue): unknown {
+function toDynamoDbJson(value: AttributeValue): unknown {
   if (value.B !== undefined) return { B: Buffer.from(value.B).toString('base64') };
   if (value.BS !== undefined) return { BS: value.BS.map((b) => Buffer.from(b).toString('base64')) };
   if (value.L !== undefined) return { L: value.L.map(toDynamoDbJson) };
@@ -35,7 +35,7 @@ export interface ImportFile {
 /** Uncompressed bytes per file before the next one starts (DynamoDB imports mid-sized objects in parallel). */
 export const IMPORT_FILE_BYTES = 256 * 1024 * 1024;
 /** Files written side by side, items dealt round-robin between them. */
-export const IMPORT_STREAMS = 8;
+const IMPORT_STREAMS = 8;
 
 interface OpenFile {
   meta: ImportFile;

@@ -12,7 +12,7 @@ export function loadLockId(): string {
 }
 
 /** True when `holder` is a load on this machine whose process no longer exists. */
-export function heldByDeadLocalLoad(holder: string | null): boolean {
+function heldByDeadLocalLoad(holder: string | null): boolean {
   const [what, host, pid] = holder?.split('/') ?? [];
   if (what !== 'load' || host !== os.hostname() || !/^\d+$/.test(pid ?? '')) return false;
   if (Number(pid) === process.pid) return false;

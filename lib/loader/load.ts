@@ -1,5 +1,5 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { ensureTable, loadedGenesisItem, recordEntryItems, tableMetaItem, type RecordToStore } from '../../functions/store/write';
+import { ensureTable, forEachConcurrently, loadedGenesisItem, recordEntryItems, tableMetaItem, type RecordToStore } from '../../functions/store/write';
 import { readLoadStates, readWholeRecord } from '../../functions/store/records';
 import { forEachLedgerLeaf, readLedgerHeadOf } from '../../functions/store/ledger';
 import { runLedgerBatch } from '../../functions/ledger-writer/batch';
@@ -16,7 +16,7 @@ import { recordChunks, type RecordToLoad } from './chunks';
 import { loadLockId, withLedgerLease } from './lease';
 import { LoadScratch } from './scratch';
 import { documentSource, type RecordSource } from './source';
-import { InvalidRecordsError, type RecordProblem } from './problems';
+import { InvalidRecordsError, NOT_A_RECORDS_DOCUMENT, type RecordProblem } from './problems';
 
 export { InvalidRecordsError, type RecordProblem } from './problems';
 export { documentSource, fileSource, type RecordSource } from './source';
@@ -30,7 +30,7 @@ export function validateRecords(document: unknown): RecordToStore[] {
   const problems: RecordProblem[] = [];
   const records = (document as { records?: unknown })?.records;
   if (!Array.isArray(records)) {
-    throw new InvalidRecordsError([{ index: -1, reference: null, field: 'records', message: 'the file must be a JSON object with a "records" array' }]);
+    throw new InvalidRecordsError([{ index: -1, reference: null, field: 'records', message: NOT_A_RECORDS_DOCUMENT }]);
   }
   const seen = new Set<string>();
   const out: RecordToStore[] = [];
@@ -74,8 +74,6 @@ export interface LoadOptions {
   tiles?: TileStore;
   /** Records per batch of the writer (default chunks.ts CHUNK_RECORDS). */
   chunkRecords?: number;
-  /** Check only: nothing is written (npm run load -- FILE --dry-run). */
-  dryRun?: boolean;
 }
 
 export interface LoadSummary {
@@ -93,6 +91,8 @@ export interface LoadSummary {
 
 /** Records per second are only as good as the store's answers: writes in flight at once. */
 const WRITE_CONCURRENCY = 8;
+/** Stored records read at once when a batch looks up the evidence already issued for them. */
+const READ_CONCURRENCY = 8;
 /** A lease another writer holds is waited for when it ends within this long (docs/ledger.md#how-the-loader-appends). */
 const LEASE_PATIENCE_MS = 120_000;
 
@@ -112,7 +112,6 @@ export async function loadRecords(source: RecordSource, options: LoadOptions): P
     const checked = await checkOrThrow(source, scratch, options);
     const total = checked.records + checked.derived;
     const summary: LoadSummary = { records: 0, unchanged: 0, keptChangedByEvents: [], items: 0, ledger: null };
-    if (options.dryRun) return { ...summary, records: total };
     if (options.createTable) await ensureTable(options.client, options.table);
     const signer = options.signer ?? (await devLedgerSigner()).signer;
     const audited = await auditStoredLog(options, signer);
@@ -135,7 +134,6 @@ export async function loadRecords(source: RecordSource, options: LoadOptions): P
               unlock,
               lockId,
               replacingLock,
-              openFrom: 'right-edge',
               journal: 'when-appending',
               recordsConcurrency: WRITE_CONCURRENCY,
             },
@@ -224,14 +222,15 @@ async function prepareChunk(options: LoadOptions, chunk: RecordToLoad[], log: Ap
     else loading.push(c);
   }
   // Evidence already issued for records stored before (by an earlier load, or this one stopped part-way).
-  const issued = new Map<string, Map<number, LedgerEvidence>>();
-  for (const c of loading) {
-    if (!states.has(c.record.reference)) continue;
+  const storedBefore = loading.filter((c) => states.has(c.record.reference));
+  const evidence: Map<number, LedgerEvidence>[] = [];
+  await forEachConcurrently(storedBefore, READ_CONCURRENCY, async (c, i) => {
     const stored = await readWholeRecord(client, table, c.record.reference);
     const byVersion = new Map<number, LedgerEvidence>();
     for (const e of stored?.entries ?? []) if (e.head.evidence?.version === e.head.version) byVersion.set(e.head.version, e.head.evidence as LedgerEvidence);
-    issued.set(c.record.reference, byVersion);
-  }
+    evidence[i] = byVersion;
+  });
+  const issued = new Map(storedBefore.map((c, i) => [c.record.reference, evidence[i]]));
   const records = loading.map((c) => c.record);
   const attachment = await attachSealedLedgerEvidence(records, log, undefined, (reference, version) => issued.get(reference)?.get(version));
   const items = records.flatMap(recordEntryItems);

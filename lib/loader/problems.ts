@@ -9,6 +9,9 @@ export interface RecordProblem {
   line?: number;
 }
 
+/** The problem of a document (the file as a whole) without a records array. */
+export const NOT_A_RECORDS_DOCUMENT = 'the file must be a JSON object with a "records" array';
+
 /** How many problems an error keeps to show (all of them go to a report file: bin/load.ts --report). */
 export const PROBLEMS_SHOWN = 100;
 

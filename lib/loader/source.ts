@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { JSONParser } from '@streamparser/json';
-import type { RecordProblem } from './problems';
+import { NOT_A_RECORDS_DOCUMENT, type RecordProblem } from './problems';
 
 /** One record as read from a source: its value, or why it could not be read. */
 export interface RawRecord {
@@ -43,7 +43,7 @@ export function documentSource(document: unknown, name = 'document'): RecordSour
     async *records(onProblem) {
       const records = (document as { records?: unknown })?.records;
       if (!Array.isArray(records)) {
-        onProblem(WHOLE_FILE('the file must be a JSON object with a "records" array'));
+        onProblem(WHOLE_FILE(NOT_A_RECORDS_DOCUMENT));
         return;
       }
       for (let index = 0; index < records.length; index++) yield { index, value: records[index] };

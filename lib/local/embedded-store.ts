@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listenOnLoopback } from './listen';
 
 // dynalite ships no types; it returns a node:http server speaking the DynamoDB API.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -13,18 +13,7 @@ export interface EmbeddedStore {
 /** Starts a DynamoDB-compatible store on 127.0.0.1 (in memory, or on disk under `dataDir`). */
 export async function startEmbeddedStore(options: { port?: number; dataDir?: string } = {}): Promise<EmbeddedStore> {
   const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0, ...(options.dataDir ? { path: options.dataDir } : {}) });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    endpoint: `http://127.0.0.1:${port}`,
-    // Clients keep connections alive; drop them so close() ends now, as a crashed store would.
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        (server as Server & { closeAllConnections(): void }).closeAllConnections();
-      }),
-  };
+  const listening = await listenOnLoopback(server, options.port);
+  // Clients keep connections alive; close() drops them so it ends now, as a crashed store would.
+  return { endpoint: listening.url, close: listening.close };
 }

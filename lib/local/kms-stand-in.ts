@@ -1,7 +1,7 @@
 import { createPublicKey, generateKeyPairSync, sign } from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { encodeVerifierKey } from '../../functions/domain/ledger/node-crypto';
+import { listenOnLoopback } from './listen';
 
 /**
  * A stand-in for AWS KMS holding one ECC_NIST_EDWARDS25519 SIGN_VERIFY key, speaking the KMS JSON
@@ -76,10 +76,10 @@ export async function startKmsStandIn(keyId = 'arn:aws:kms:eu-central-1:11112222
       }
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const listening = await listenOnLoopback(server);
 
   return {
-    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    endpoint: listening.url,
     keyId,
     requests,
     publicKey,
@@ -87,10 +87,6 @@ export async function startKmsStandIn(keyId = 'arn:aws:kms:eu-central-1:11112222
     failWith(status) {
       failure = status;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeAllConnections();
-      }),
+    close: listening.close,
   };
 }

@@ -11,7 +11,8 @@ export type Match =
   | { kind: 'method-not-allowed'; allow: string[]; template: string }
   | { kind: 'not-found' };
 
-function decode(segment: string): string {
+/** A percent-encoded path segment decoded (as it came when it is not valid percent-encoding). */
+export function decode(segment: string): string {
   try {
     return decodeURIComponent(segment);
   } catch {

@@ -12,8 +12,6 @@ export interface SecretsStandIn {
   endpoint: string;
   /** Creates a secret (what CloudFormation does for AWS::SecretsManager::Secret). */
   create(arn: string, value: string): void;
-  /** The current value of a secret, by ARN or name. */
-  valueOf(id: string): string | undefined;
   close(): Promise<void>;
 }
 
@@ -26,7 +24,7 @@ interface StoredSecret {
 }
 
 /** The name inside a secret ARN: `arn:aws:secretsmanager:REGION:ACCOUNT:secret:NAME-XXXXXX`. */
-export function secretNameOf(arn: string): string {
+function secretNameOf(arn: string): string {
   const resource = arn.split(':').slice(6).join(':');
   return resource.replace(/-[A-Za-z0-9]{6}$/, '');
 }
@@ -64,13 +62,6 @@ export async function startSecretsStandIn(): Promise<SecretsStandIn> {
     endpoint: service.endpoint,
     create(arn, value) {
       secrets.set(arn, { arn, name: secretNameOf(arn), value, versionId: randomUUID(), created: Date.now() });
-    },
-    valueOf: (id) => {
-      try {
-        return find(id).value;
-      } catch {
-        return undefined;
-      }
     },
     close: () => service.close(),
   };

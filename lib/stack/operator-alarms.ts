@@ -27,7 +27,7 @@ export interface OperatorAlarmsProps {
 }
 
 /** Where each alarm is explained, with what to do; every alarm's description names it. */
-export const OPERATING_GUIDE = 'docs/deploy.md#operating';
+const OPERATING_GUIDE = 'docs/deploy.md#operating';
 
 interface Rule {
   /** Alarm above this value (seconds, messages, a rate from 0 to 1, or a count per period). */
@@ -42,7 +42,7 @@ interface Rule {
 }
 
 /** The figures behind each alarm; docs/deploy.md#operating gives the reasons and what to do. */
-export const ALARM_RULES = {
+const ALARM_RULES = {
   oldestPending: {
     threshold: 300,
     // The sequencer publishes after every run and runs at least every minute: five silent minutes mean it is not running.
@@ -137,8 +137,6 @@ export class OperatorAlarms extends Construct {
   readonly topic: ITopic;
   readonly facade: MonitoringFacade;
   readonly dashboard: Dashboard;
-  /** The metric the sequencer publishes (functions/ledger-writer/pending-age.ts), as the alarm reads it. */
-  readonly pendingAgeMetric: Metric;
 
   constructor(scope: Construct, id: string, props: OperatorAlarmsProps) {
     super(scope, id);
@@ -163,7 +161,8 @@ export class OperatorAlarms extends Construct {
       dashboardFactory: NO_LIBRARY_DASHBOARD,
     }));
 
-    this.pendingAgeMetric = new Metric({
+    // The metric the sequencer publishes (functions/ledger-writer/pending-age.ts), as the alarm reads it.
+    const pendingAgeMetric = new Metric({
       namespace: PENDING_AGE_METRIC.namespace,
       metricName: PENDING_AGE_METRIC.name,
       // Powertools Metrics adds the service dimension to every metric it writes.
@@ -172,7 +171,6 @@ export class OperatorAlarms extends Construct {
       period: Duration.minutes(ALARM_RULES.oldestPending.periodMinutes),
       label: 'Oldest pending event (s)',
     });
-    const rules = ALARM_RULES;
     f.monitorCustom({
       alarmFriendlyName: 'Sequencer',
       humanReadableName: 'Events waiting for the sequencer',
@@ -181,10 +179,10 @@ export class OperatorAlarms extends Construct {
           title: 'Oldest pending event (seconds waited)',
           metrics: [
             {
-              metric: this.pendingAgeMetric,
+              metric: pendingAgeMetric,
               alarmFriendlyName: 'OldestPendingEvent',
               addAlarm: {
-                Critical: { threshold: rules.oldestPending.threshold, comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD, ...thresholdOf(rules.oldestPending) },
+                Critical: { threshold: ALARM_RULES.oldestPending.threshold, comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD, ...thresholdOf(ALARM_RULES.oldestPending) },
               },
             },
           ],
@@ -195,23 +193,23 @@ export class OperatorAlarms extends Construct {
       queue: props.sequencer.deadLetterQueue,
       alarmFriendlyName: 'SequencerDeadLetters',
       humanReadableName: 'Sequencer dead-letter queue',
-      addQueueMaxSizeAlarm: { Critical: { maxMessageCount: rules.deadLetters.threshold, ...thresholdOf(rules.deadLetters) } },
+      addQueueMaxSizeAlarm: { Critical: { maxMessageCount: ALARM_RULES.deadLetters.threshold, ...thresholdOf(ALARM_RULES.deadLetters) } },
     });
     f.monitorLambdaFunction({
       lambdaFunction: props.sequencer.function,
       alarmFriendlyName: 'Sequencer',
       humanReadableName: 'Sequencer function',
-      addFaultCountAlarm: { Critical: { maxErrorCount: rules.functionErrors.threshold, ...thresholdOf(rules.functionErrors) } },
-      addThrottlesCountAlarm: { Warning: { maxErrorCount: rules.sequencerThrottles.threshold, ...thresholdOf(rules.sequencerThrottles) } },
+      addFaultCountAlarm: { Critical: { maxErrorCount: ALARM_RULES.functionErrors.threshold, ...thresholdOf(ALARM_RULES.functionErrors) } },
+      addThrottlesCountAlarm: { Warning: { maxErrorCount: ALARM_RULES.sequencerThrottles.threshold, ...thresholdOf(ALARM_RULES.sequencerThrottles) } },
     });
     f.monitorApiGateway({
       api: props.api,
       apiStage: props.stageName,
       alarmFriendlyName: 'Api',
       humanReadableName: 'Public API',
-      add5XXFaultRateAlarm: { Critical: { maxErrorRate: rules.api5xxRate.threshold, ...thresholdOf(rules.api5xxRate) } },
+      add5XXFaultRateAlarm: { Critical: { maxErrorRate: ALARM_RULES.api5xxRate.threshold, ...thresholdOf(ALARM_RULES.api5xxRate) } },
     });
-    const throttledEvents = { Critical: { maxThrottledEventsThreshold: rules.tableThrottles.threshold, ...thresholdOf(rules.tableThrottles) } };
+    const throttledEvents = { Critical: { maxThrottledEventsThreshold: ALARM_RULES.tableThrottles.threshold, ...thresholdOf(ALARM_RULES.tableThrottles) } };
     f.monitorDynamoTable({
       table: props.table,
       alarmFriendlyName: 'RecordTable',
@@ -233,8 +231,8 @@ export class OperatorAlarms extends Construct {
           lambdaFunction: fn,
         alarmFriendlyName: operationId,
         humanReadableName: operationId,
-        addFaultCountAlarm: { Critical: { maxErrorCount: rules.functionErrors.threshold, ...thresholdOf(rules.functionErrors) } },
-        addThrottlesCountAlarm: { Critical: { maxErrorCount: rules.functionThrottles.threshold, ...thresholdOf(rules.functionThrottles) } },
+        addFaultCountAlarm: { Critical: { maxErrorCount: ALARM_RULES.functionErrors.threshold, ...thresholdOf(ALARM_RULES.functionErrors) } },
+        addThrottlesCountAlarm: { Critical: { maxErrorCount: ALARM_RULES.functionThrottles.threshold, ...thresholdOf(ALARM_RULES.functionThrottles) } },
       });
     }
 

@@ -49,7 +49,9 @@ afterAll(async () => {
   for (const dir of tampered) rmSync(dir, { recursive: true, force: true });
 });
 
-const template = (): CfnTemplate => readCloudAssembly(assemblyDir).template;
+/** The synthesized template (about 480 KB), read once; tamperedCopy reads its own to edit. */
+let synthesized: CfnTemplate | undefined;
+const template = (): CfnTemplate => (synthesized ??= readCloudAssembly(assemblyDir).template);
 
 /** A copy of the assembly with an edited template (every other file linked, not copied). */
 function tamperedCopy(edit: (template: CfnTemplate) => void): string {

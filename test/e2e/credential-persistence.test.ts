@@ -1,8 +1,7 @@
-import net from 'node:net';
 import { ErrorResponse } from '../../functions/contract/schemas/common';
 import { DEMO_CREDENTIALS, DEMO_STATUS_LISTS } from '../../fixtures/demo-credentials';
 import { startLocalServer, type LocalServer } from '../../lib/local/server';
-import { getJson } from '../support/local';
+import { getJson, unusedPort } from '../support/local';
 
 /**
  * The credential routes fail closed: with no table configured, or a store that does not answer,
@@ -14,14 +13,6 @@ const ROUTES = [
   `/v1/portable-credentials/${DEMO_CREDENTIALS.active}/vc.json`,
   `/v1/status-lists/${DEMO_STATUS_LISTS.revocation}`,
 ];
-
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
 
 let server: LocalServer;
 beforeAll(async () => {
@@ -56,7 +47,7 @@ describe('credential routes without persistence', () => {
 
   it('answer 503 DEPENDENCY_UNAVAILABLE, with Retry-After, when the store does not answer', async () => {
     process.env.TABLE_NAME = 'trust-records';
-    process.env.DYNAMODB_ENDPOINT = `http://127.0.0.1:${await closedPort()}`;
+    process.env.DYNAMODB_ENDPOINT = `http://127.0.0.1:${await unusedPort()}`;
     for (const route of ROUTES) {
       const res = await getJson(`${server.url}${route}`);
       expect503(res, 'DEPENDENCY_UNAVAILABLE');

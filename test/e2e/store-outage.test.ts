@@ -2,13 +2,12 @@
 import '../support/log-level-warn';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { DEMO_OBJECTS } from '../../fixtures/demo';
 import { STORE_TIMEOUTS } from '../../functions/store/client';
 import { startLocalService, type LocalService } from '../../lib/local/service';
-import { getJson } from '../support/local';
+import { getJson, unusedPort } from '../support/local';
 import { collectLogLines } from '../support/log-lines';
 
 /**
@@ -26,15 +25,6 @@ let dataDir: string;
 let port: number;
 let store: ChildProcess | undefined;
 let service: LocalService;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port: p } = server.address() as net.AddressInfo;
-      server.close(() => resolve(p));
-    });
-  });
-}
 
 /**
  * Starts what `npm run store -- --port P --data DIR` runs, as one process (node with tsx's loader,
@@ -57,7 +47,7 @@ function startStoreProcess(): Promise<ChildProcess> {
 
 beforeAll(async () => {
   dataDir = mkdtempSync(path.join(os.tmpdir(), 'svc-outage-'));
-  port = await freePort();
+  port = await unusedPort();
   store = await startStoreProcess();
   service = await startLocalService({ port: 0, endpoint: `http://127.0.0.1:${port}`, loadDemo: true, dataDir });
 }, 60_000);

@@ -43,10 +43,8 @@ const model: PolicyModel = {
     [
       RECEIVER,
       {
-        logicalId: 'Receiver',
         arn: RECEIVER,
         name: 'Receiver',
-        unknownManagedPolicies: [],
         policies: [
           {
             name: 'ingress',
@@ -60,8 +58,8 @@ const model: PolicyModel = {
       },
     ],
     // Both may sign by IAM; the key policy lets only the sequencer.
-    [SEQUENCER, { logicalId: 'Sequencer', arn: SEQUENCER, name: 'Sequencer', unknownManagedPolicies: [], policies: [{ name: 'sign', policy: policy({ Effect: 'Allow', Action: ['kms:Sign', 'kms:GetPublicKey'], Resource: KEY_ARN }, { Effect: 'Allow', Action: ['s3:PutObject', 's3:GetObject'], Resource: 'arn:aws:s3:::catalogue/ledger/*' }) }] }],
-    [READER, { logicalId: 'Reader', arn: READER, name: 'Reader', unknownManagedPolicies: [], policies: [{ name: 'sign', policy: policy({ Effect: 'Allow', Action: ['kms:Sign'], Resource: KEY_ARN }, { Effect: 'Allow', Action: 's3:GetObject', Resource: 'arn:aws:s3:::catalogue/*' }) }] }],
+    [SEQUENCER, { arn: SEQUENCER, name: 'Sequencer', policies: [{ name: 'sign', policy: policy({ Effect: 'Allow', Action: ['kms:Sign', 'kms:GetPublicKey'], Resource: KEY_ARN }, { Effect: 'Allow', Action: ['s3:PutObject', 's3:GetObject'], Resource: 'arn:aws:s3:::catalogue/ledger/*' }) }] }],
+    [READER, { arn: READER, name: 'Reader', policies: [{ name: 'sign', policy: policy({ Effect: 'Allow', Action: ['kms:Sign'], Resource: KEY_ARN }, { Effect: 'Allow', Action: 's3:GetObject', Resource: 'arn:aws:s3:::catalogue/*' }) }] }],
   ]),
   resourcePolicies: new Map([
     [

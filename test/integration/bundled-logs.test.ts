@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
@@ -11,6 +10,7 @@ import { SERVICE_NAME } from '../../functions/contract/service';
 import { buildEvent, devSecrets, signedHeaders } from '../../lib/ingress/emit';
 import { DEV_INGRESS_SECRETS_FILE, startLocalService, type LocalService } from '../../lib/local/service';
 import { ROOT } from '../support/bundle';
+import { unusedPort } from '../support/local';
 
 /**
  * What the deployed functions log, read from the bundles the stack deploys, each run in a fresh
@@ -92,15 +92,6 @@ const objectRead = (reference: string, correlationId: string, traceId?: string):
 
 const storeEnv = () => ({ DYNAMODB_ENDPOINT: service.storeEndpoint, TABLE_NAME: process.env.TABLE_NAME ?? 'records', LEDGER_VERIFIER_KEYS: '' });
 
-/** A port nothing listens on: a store that refuses every connection. */
-async function closedPort(): Promise<number> {
-  const server = net.createServer().listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
 beforeAll(async () => {
   service = await startLocalService({ port: 0, sequencer: false });
   dir = mkdtempSync(path.join(os.tmpdir(), 'bundled-logs-'));
@@ -133,7 +124,7 @@ test('every line carries the Lambda context, cold_start (true once), the correla
 });
 
 test('debug lines are buffered: nothing of them for a 200 or a 4xx, all of them, in order, before the warning of a 5xx', async () => {
-  const down = { ...storeEnv(), DYNAMODB_ENDPOINT: `http://127.0.0.1:${await closedPort()}`, POWERTOOLS_LOG_LEVEL: 'INFO', STORE_MAX_ATTEMPTS: '1' };
+  const down = { ...storeEnv(), DYNAMODB_ENDPOINT: `http://127.0.0.1:${await unusedPort()}`, POWERTOOLS_LOG_LEVEL: 'INFO', STORE_MAX_ATTEMPTS: '1' };
   const { answers, lines } = await invoke(bundles.resolveObject, down, [objectRead('AB', 'corr-refused-0000001', TRACE_1), objectRead(DEMO_OBJECTS.current, 'corr-failed-00000001', TRACE_2)]);
   expect(answers.map((a) => a.statusCode)).toEqual([400, 503]);
   expect(lines.map((line) => [line.level, line.message, line.correlation_id])).toEqual([

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { startLocalService, type LocalService, type LocalServiceOptions } from '../../lib/local/service';
 
 /**
@@ -18,4 +19,13 @@ export async function getJson(url: string, init?: RequestInit): Promise<{ status
     /* not JSON */
   }
   return { status: res.status, headers: res.headers, body };
+}
+
+/** A port on 127.0.0.1 nothing listens on now: taken, then released (a store that refuses connections, or a port to start one on). */
+export async function unusedPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }

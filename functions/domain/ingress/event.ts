@@ -35,6 +35,14 @@ const ANY_OBJECT = { t: 'unknown' } as const;
 const typePlan = (accepts: readonly string[]): BodyPlan<{ type: string }> => ({ t: 'object', shape: [['type', { t: 'enum', values: [...accepts] }]], unknownKeys: 'keep' });
 
 export function parseCanonicalEvent(rawBody: string | null, accepts: readonly string[]): CanonicalEvent {
+  return readCanonicalEvent(rawBody, accepts).event;
+}
+
+/**
+ * The canonical event, and the body as parsed (`value`): what the event's content digest is taken
+ * of, as the sender wrote it (the checked event is rebuilt by the checks), without parsing it again.
+ */
+export function readCanonicalEvent(rawBody: string | null, accepts: readonly string[]): { event: CanonicalEvent; value: unknown } {
   const body = parseJsonBody<unknown>(rawBody, ANY_OBJECT, { optional: false });
   const typed = checkAgainst(typePlan(accepts), body);
   // Then the envelope of that type, with the plan generated from its contract schema
@@ -47,5 +55,5 @@ export function parseCanonicalEvent(rawBody: string | null, accepts: readonly st
     throw new JsonInputError([issueAt(['subject'], `must be the event's data.${referenceField} ('${reference}')`)]);
   }
   const at = String(data.changedAt ?? data.observedAt);
-  return { ...event, reference, at };
+  return { event: { ...event, reference, at }, value: body };
 }

@@ -15,7 +15,8 @@ import canonicalize from 'canonicalize';
  * the event states what it states).
  */
 
-const sha256Hex = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
+/** SHA-256 (hex) of a text's UTF-8 bytes. */
+export const sha256Hex = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
 
 /** The digest naming an event within its sender: SHA-256 of the JSON array [source, id] (unambiguous for any strings). */
 export function eventIdentityDigest(event: { source: string; id: string }): string {

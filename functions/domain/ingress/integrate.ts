@@ -317,23 +317,30 @@ export function integrateEvents(kind: string, stored: readonly StoredTimelineEnt
   /** Events of this batch whose identity another event of the batch carries first: they share its outcome. */
   const twins = new Map<string, Fact>();
   let waiting: Fact[] = [];
+  /** The event keys already on an entry, and the batch's waiting facts by identity: looked up for every event. */
+  const onEntries = new Set(facts.flatMap((f) => (f.eventKey === null ? [] : [f.eventKey])));
+  const waitingByIdentity = new Map<string, Fact>();
   for (const event of ordered) {
     const identity = event.identity ?? event.key;
     // An event is integrated once, whichever delivery carries it: its identity, or (entries written
     // before events were stored by identity) its delivery's key, already on an entry.
-    const already = facts.find((f) => f.eventKey !== null && (f.eventKey === identity || f.eventKey === event.key));
+    const already = onEntries.has(identity) || onEntries.has(event.key) ? facts.find((f) => f.eventKey !== null && (f.eventKey === identity || f.eventKey === event.key)) : undefined;
     if (already) {
       decided.set(event.key, { key: event.key, sequenced: true, entryAt: already.at, version: already.head?.version ?? null });
       continue;
     }
-    const twin = waiting.find((f) => f.eventKey === identity);
+    const twin = waitingByIdentity.get(identity);
     if (twin) {
       twins.set(event.key, twin);
       continue;
     }
     const fact = rules.factOfEvent(event);
     if (typeof fact === 'string') decided.set(event.key, { key: event.key, sequenced: false, reason: fact });
-    else waiting.push({ ...fact, eventKey: identity, deliveryKey: event.key });
+    else {
+      const waitingFact: Fact = { ...fact, eventKey: identity, deliveryKey: event.key };
+      waiting.push(waitingFact);
+      waitingByIdentity.set(identity, waitingFact);
+    }
   }
   const accept = (fact: Fact) => {
     fact.head = rules.versionOf(facts, facts.indexOf(fact), nextVersion);

@@ -3,6 +3,7 @@ import { Webhook, WebhookVerificationError } from 'standardwebhooks';
 import {
   REPLAY_WINDOW_SECONDS,
   WEBHOOK_HEADERS,
+  WEBHOOK_ID_MAX_LENGTH,
   WEBHOOK_ID_PATTERN,
   WEBHOOK_SIGNATURE_ENTRY_PATTERN,
   WEBHOOK_SIGNATURE_MAX_LENGTH,
@@ -109,7 +110,7 @@ export function verifyDelivery(rawBody: string, headers: Record<string, string |
   ).filter(([, v]) => v === undefined || v.trim() === '').map(([name]) => name);
   if (missing.length > 0) return { ok: false, refusal: 'SIGNATURE_MISSING', missing, detail: `The delivery carries no ${missing.join(', ')} header: every delivery must be signed (Standard Webhooks).` };
   const malformed = (header: WebhookHeader, detail: string): Verdict => ({ ok: false, refusal: 'SIGNATURE_INVALID', malformed: header, detail });
-  if (!ID.test(id!)) return malformed(WEBHOOK_HEADERS.id, `The ${WEBHOOK_HEADERS.id} header must be 1 to 128 of A-Z a-z 0-9 _ -.`);
+  if (!ID.test(id!)) return malformed(WEBHOOK_HEADERS.id, `The ${WEBHOOK_HEADERS.id} header must be 1 to ${WEBHOOK_ID_MAX_LENGTH} of A-Z a-z 0-9 _ -.`);
   if (!TIMESTAMP.test(timestamp!)) return malformed(WEBHOOK_HEADERS.timestamp, `The ${WEBHOOK_HEADERS.timestamp} header must be whole seconds since the Unix epoch.`);
   const seconds = Number(timestamp);
   const skew = Math.floor(nowMs / 1000) - seconds;

@@ -6,6 +6,7 @@ import type {
   OfflineVerificationRequest,
   OfflineVerificationResult,
 } from '../../contract/schemas/sandbox';
+import { evidenceOnly } from '../../../packages/verify/src/responses';
 import { verifyEvidence } from '../ledger/node-crypto';
 import type { LedgerEvidence } from '../record';
 import { evaluationInstant } from './clock';
@@ -71,13 +72,6 @@ function subjectOf(response: Json): BundleSubject {
   }
 }
 
-/** The evidence fields only: a response's `integrity` judgement is the service's opinion, not evidence. */
-function evidenceFields(evidence: unknown): unknown {
-  if (!isObject(evidence)) return evidence;
-  const { integrity: _serviceJudgement, ...fields } = evidence;
-  return fields;
-}
-
 const stringOrNull = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 const versionOrNull = (value: unknown): number | null => (typeof value === 'number' && Number.isSafeInteger(value) ? value : null);
 
@@ -93,7 +87,7 @@ export function verifyOfflineBundle(bundle: OfflineVerificationRequest): Offline
   const withinWindow = ageSeconds <= windowSeconds;
 
   const checks: OfflineCheck[] = [];
-  const evidence = bundle.evidence ?? evidenceFields(subject.embeddedEvidence);
+  const evidence = bundle.evidence ?? evidenceOnly(subject.embeddedEvidence);
   if (evidence === null || evidence === undefined) {
     checks.push({ check: 'ledger-evidence-present', result: 'FAIL', detail: 'the response carries no ledger evidence and the bundle gives none: integrity cannot be verified' });
   } else {

@@ -203,13 +203,21 @@ export function jsonRefusal(contentType: string, types: Record<RefusalKind, stri
   });
 }
 
-/** The JSON body of a JSON-protocol request, or a MalformedRequest. */
+/** Parsed bodies by request: the rules, the DynamoDB stream capture and the KMS forwarding all read the same one. */
+const parsedBodies = new WeakMap<InboundRequest, Record<string, any>>();
+
+/** The JSON body of a JSON-protocol request (parsed once per request; do not modify it), or a MalformedRequest. */
 export function jsonBody(request: InboundRequest): Record<string, any> {
-  try {
-    return request.body.length === 0 ? {} : JSON.parse(request.body.toString('utf8'));
-  } catch {
-    throw new MalformedRequest('The request body is not valid JSON.');
+  let parsed = parsedBodies.get(request);
+  if (parsed === undefined) {
+    try {
+      parsed = request.body.length === 0 ? {} : (JSON.parse(request.body.toString('utf8')) as Record<string, any>);
+    } catch {
+      throw new MalformedRequest('The request body is not valid JSON.');
+    }
+    parsedBodies.set(request, parsed);
   }
+  return parsed;
 }
 
 /** The operation of a JSON-protocol request (`X-Amz-Target: Prefix.Operation`). */

@@ -147,7 +147,7 @@ export async function startGatewayServer(config: GatewayConfig, backends: Gatewa
     let answer: GatewayAnswer | IntegrationAnswer;
 
     const methodRequest = (pathParameters: Record<string, string>, target: RequestTarget) => ({
-      header: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, Array.isArray(v) ? v[v.length - 1] : String(v ?? '')])),
+      header: Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, singleHeader(v) ?? ''])),
       path: pathParameters,
       querystring: Object.fromEntries([...target.query].map(([k, v]) => [k, v[v.length - 1]])),
     });

@@ -1,3 +1,5 @@
+import { decode } from '../../local/router';
+
 /**
  * The REST API that the template's import document (the Body of AWS::ApiGateway::RestApi, OpenAPI
  * with x-amazon-apigateway-* extensions) defines: its resources as API Gateway builds them from
@@ -29,14 +31,6 @@ const OPENAPI_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'pat
 
 function newNode(path: string): ResourceNode {
   return { literal: new Map(), methods: new Map(), path };
-}
-
-function decode(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
 }
 
 export class RestApiRoutes {

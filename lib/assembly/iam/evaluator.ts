@@ -32,7 +32,7 @@ export interface Decision {
   message: string;
 }
 
-export function sessionArnOf(caller: Caller, account: string, partition = 'aws'): string {
+function sessionArnOf(caller: Caller, account: string, partition = 'aws'): string {
   if (caller.kind === 'service') return caller.service;
   const roleName = caller.roleArn.slice(caller.roleArn.lastIndexOf('/') + 1);
   return `arn:${partition}:sts::${account}:assumed-role/${roleName}/${caller.sessionName}`;

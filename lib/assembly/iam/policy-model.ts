@@ -14,12 +14,9 @@ export interface PolicyDocument {
 }
 
 export interface RolePolicies {
-  logicalId: string;
   arn: string;
   name: string;
   policies: Array<{ name: string; policy: PolicyDocument }>;
-  /** AWS managed policies attached by ARN: their content is not in the template, so they grant nothing here. */
-  unknownManagedPolicies: string[];
 }
 
 export interface PolicyModel {
@@ -51,16 +48,17 @@ export function policyModel(template: CfnTemplate, resolver: IntrinsicResolver):
     if (resource.Type !== 'AWS::IAM::Role') continue;
     const props = resource.Properties ?? {};
     const arn = resolver.getAtt(id, 'Arn');
-    const role: RolePolicies = { logicalId: id, arn, name: String(resolver.ref(id)), policies: [], unknownManagedPolicies: [] };
+    const role: RolePolicies = { arn, name: String(resolver.ref(id)), policies: [] };
     for (const inline of asArray<any>(props.Policies)) {
       const policy = resolve<PolicyDocument>(`${id} inline policy`, inline.PolicyDocument);
       if (policy) role.policies.push({ name: String(inline.PolicyName), policy });
     }
+    // AWS managed policies attached by ARN: their content is not in the template, so they grant nothing
+    // here; they are resolved only so that one naming something unknown locally is reported.
     for (const managed of asArray<unknown>(props.ManagedPolicyArns)) {
       const ref = (managed as { Ref?: string })?.Ref;
       if (ref && template.Resources[ref]?.Type === 'AWS::IAM::ManagedPolicy') continue; // attached below, from the policy itself
-      const value = resolve<string>(`${id} managed policy`, managed);
-      if (value) role.unknownManagedPolicies.push(value);
+      resolve<string>(`${id} managed policy`, managed);
     }
     roles.set(arn, role);
     byLogicalId.set(id, role);

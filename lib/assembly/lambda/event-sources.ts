@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { StreamRecord } from '../dynamodb-streams';
-import { filterCriteriaMatch } from '../filter-pattern';
+import { compileFilterCriteria } from '../filter-pattern';
 import type { Decision } from '../iam/evaluator';
 import type { FunctionHost, InvocationOutcome } from './function-host';
 
@@ -42,6 +42,8 @@ export class StreamEventSourceMapping {
   private wake: (() => void) | null = null;
   private stopped = false;
   private refusedReading = false;
+  /** The filter criteria, parsed once. */
+  private readonly passes: (record: StreamRecord) => boolean;
   /** Batches the mapping gave up on (sent to the OnFailure destination). */
   failedBatches = 0;
 
@@ -49,11 +51,13 @@ export class StreamEventSourceMapping {
     readonly config: StreamMappingConfig,
     private readonly fn: FunctionHost,
     private readonly log: (line: string) => void,
-  ) {}
+  ) {
+    this.passes = compileFilterCriteria(config.filters);
+  }
 
   /** New stream records: those passing the filter criteria join the queue; the rest are dropped, as Lambda drops them. */
   push(records: StreamRecord[]): void {
-    const passing = records.filter((r) => filterCriteriaMatch(this.config.filters, r));
+    const passing = records.filter(this.passes);
     if (passing.length === 0 || this.stopped) return;
     if (this.queue.length === 0) this.firstQueuedAt = performance.now();
     this.queue.push(...passing);

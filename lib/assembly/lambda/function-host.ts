@@ -74,11 +74,6 @@ export class FunctionHost {
   /** Environments started so far: one cold start each. */
   coldStarts = 0;
 
-  /** Environments alive now. */
-  get running(): number {
-    return this.environments.length;
-  }
-
   /** Synchronous invocation: refused with TooManyRequests when every allowed environment is busy. */
   invoke(event: unknown): Promise<InvocationOutcome> {
     const environment = this.claim();

@@ -273,11 +273,10 @@ function listVersions(listId: string, purpose: StatusListContent['statusPurpose'
 }
 
 /**
- * One group's status lists from its credentials (in file order): a list has one issuer (the
- * first credential's), positions as assignPositions gives them, and one record per purpose whose
- * timeline holds the versions of the list over time.
+ * A group's positions (a list has one issuer: the first credential's; the others are problems),
+ * as assignPositions gives them, by credential.
  */
-export function statusListsOfGroup(group: string, members: CredentialSummary[]): { positions: Map<string, number>; records: RecordToStore[]; problems: RecordProblem[] } {
+function groupPositions(group: string, members: CredentialSummary[]): { positions: Map<CredentialSummary, number>; problems: RecordProblem[] } {
   const problems: RecordProblem[] = [];
   const issuer = members[0].issuer;
   const listed = members.filter((m) => {
@@ -285,9 +284,31 @@ export function statusListsOfGroup(group: string, members: CredentialSummary[]):
     problems.push({ index: m.index, reference: m.reference, field: 'issuer', message: `status list ${group} is published for ${issuer}; a list has one issuer` });
     return false;
   });
-  const positions = assignPositions(group, listed, problems);
-  const records = STATUS_PURPOSES.map((purpose) => listVersions(statusListIdOf(group, purpose), purpose, issuer, listed, positions));
-  return { positions: new Map([...positions].map(([m, position]) => [m.reference, position])), records, problems };
+  return { positions: assignPositions(group, listed, problems), problems };
+}
+
+const byReference = (positions: Map<CredentialSummary, number>): Map<string, number> => new Map([...positions].map(([m, position]) => [m.reference, position]));
+
+/**
+ * Each credential's position in its group's lists (by reference; none: not listed) and the
+ * problems, without building the lists: what the checking pass needs (a group always derives
+ * STATUS_PURPOSES.length records).
+ */
+export function statusListPositions(group: string, members: CredentialSummary[]): { positions: Map<string, number>; problems: RecordProblem[] } {
+  const { positions, problems } = groupPositions(group, members);
+  return { positions: byReference(positions), problems };
+}
+
+/**
+ * One group's status lists from its credentials (in file order): a list has one issuer (the
+ * first credential's), positions as assignPositions gives them, and one record per purpose whose
+ * timeline holds the versions of the list over time.
+ */
+export function statusListsOfGroup(group: string, members: CredentialSummary[]): { positions: Map<string, number>; records: RecordToStore[]; problems: RecordProblem[] } {
+  const { positions, problems } = groupPositions(group, members);
+  // Only listed credentials have a position: listVersions leaves out those of another issuer.
+  const records = STATUS_PURPOSES.map((purpose) => listVersions(statusListIdOf(group, purpose), purpose, members[0].issuer, members, positions));
+  return { positions: byReference(positions), records, problems };
 }
 
 /**

@@ -44,7 +44,7 @@ const text = (value: unknown): string | null => (typeof value === 'string' ? val
 const flag = (value: unknown): boolean | null => (typeof value === 'boolean' ? value : null);
 
 /** The evidence fields only: a proof answer's `integrity` is the service's own judgement, not evidence. */
-function evidenceOnly(ledger: unknown): unknown {
+export function evidenceOnly(ledger: unknown): unknown {
   if (!isObject(ledger)) return ledger ?? null;
   const { integrity: _serviceVerdict, ...evidence } = ledger;
   return evidence;

@@ -1,7 +1,7 @@
 import { decodeBase64Strict, encodeBase64 } from './encoding';
 import { HASH_SIZE } from './merkle';
 import type { Steps } from './crypto-steps';
-import { checkNoteText, isValidKeyName, verifyNoteOf, type Note, type VerifierKey } from './note';
+import { checkNoteText, isValidKeyName, verifyNoteOf, type VerifierKey } from './note';
 
 /**
  * A C2SP tlog checkpoint (https://c2sp.org/tlog-checkpoint): the note text
@@ -44,7 +44,7 @@ export function parseCheckpointText(text: string): Checkpoint {
 }
 
 export type SignedCheckpoint =
-  | { ok: true; checkpoint: Checkpoint; note: Note; /** The trusted key named after the checkpoint's origin that signed it. */ signer: VerifierKey }
+  | { ok: true; checkpoint: Checkpoint; /** The trusted key named after the checkpoint's origin that signed it. */ signer: VerifierKey }
   | { ok: false; reason: string };
 
 /**
@@ -64,6 +64,6 @@ export function* openSignedCheckpointOf(message: string, keys: readonly Verifier
   }
   const signer = opened.verifiedBy.find((k) => k.name === checkpoint.origin);
   if (!signer) return { ok: false, reason: `the checkpoint of origin ${checkpoint.origin} is signed only by keys of other names` };
-  return { ok: true, checkpoint, note: opened.note, signer };
+  return { ok: true, checkpoint, signer };
 }
 

@@ -24,7 +24,7 @@ export interface EvidenceVerification {
 const parsedKeys = new Map<string, VerifierKey | string>();
 
 /** The trusted verifier keys parsed, and why any could not be (a malformed key trusts nothing). */
-export function* trustedVerifiersOf(trustedKeys: readonly string[]): Steps<{ keys: VerifierKey[]; refused: string[] }> {
+function* trustedVerifiersOf(trustedKeys: readonly string[]): Steps<{ keys: VerifierKey[]; refused: string[] }> {
   const keys: VerifierKey[] = [];
   const refused: string[] = [];
   for (const text of trustedKeys) {

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import { isLogEvidence } from '../checks/evidence-format';
 import { keyList } from '../checks/note';
 import { evidenceSubject, type SubjectKind } from '../responses';
 import { parseWitnessKey, verifyEvidence } from '../verify';
@@ -48,14 +49,34 @@ async function fetchJson(url: string): Promise<unknown> {
 const ledgerUrlFor = (input: string, ledgerUrl: string | undefined): string | undefined =>
   ledgerUrl ?? (isUrl(input) && input.includes('/v1/') ? `${input.slice(0, input.indexOf('/v1/'))}/v1/ledger` : undefined);
 
-async function keysFor(input: string, given: string[], ledgerUrl: string | undefined): Promise<{ keys: string[]; source: string }> {
+interface LedgerDocument {
+  verifierKeys?: { verifierKey: string }[];
+  tiles?: { monitoringPrefix?: string };
+}
+
+/** The service's /v1/ledger at `url`, fetched at most once per command run (keys and history copies both read it). */
+type LedgerSource = (url: string) => Promise<LedgerDocument>;
+
+function ledgerSource(): LedgerSource {
+  const fetched = new Map<string, Promise<LedgerDocument>>();
+  return (url) => {
+    let document = fetched.get(url);
+    if (!document) {
+      document = fetchJson(url) as Promise<LedgerDocument>;
+      fetched.set(url, document);
+    }
+    return document;
+  };
+}
+
+async function keysFor(input: string, given: string[], ledgerUrl: string | undefined, ledgerAt: LedgerSource): Promise<{ keys: string[]; source: string }> {
   if (given.length > 0) return { keys: given, source: '--key' };
   // The service's own setting, comma-separated: a deployment's operators verify with what they configured.
   const configured = keyList(process.env.LEDGER_VERIFIER_KEYS);
   if (configured.length > 0) return { keys: configured, source: 'LEDGER_VERIFIER_KEYS' };
   const url = ledgerUrlFor(input, ledgerUrl);
   if (!url) throw new UsageError('no trusted key: pass --key <verifier key> (published at /v1/ledger) or --ledger <URL of /v1/ledger>');
-  const ledger = (await fetchJson(url)) as { verifierKeys?: { verifierKey: string }[] };
+  const ledger = await ledgerAt(url);
   const keys = (ledger.verifierKeys ?? []).map((k) => k.verifierKey);
   if (keys.length === 0) throw new UsageError(`${url} publishes no verifier key`);
   return { keys, source: `${url} (published by the service itself; pin it with --key to verify independently)` };
@@ -65,10 +86,10 @@ async function keysFor(input: string, given: string[], ledgerUrl: string | undef
  * The log's copy of the checkpoint of this size (where witnesses' cosignatures are added), when the
  * service says where its tile log is: <monitoringPrefix>checkpoints/<size>. None offline.
  */
-async function historyCopies(input: string, ledgerUrl: string | undefined, treeSize: number | null): Promise<string[]> {
+async function historyCopies(input: string, ledgerUrl: string | undefined, treeSize: number | null, ledgerAt: LedgerSource): Promise<string[]> {
   const url = ledgerUrlFor(input, ledgerUrl);
   if (!url || treeSize === null) return [];
-  const prefix = ((await fetchJson(url)) as { tiles?: { monitoringPrefix?: string } }).tiles?.monitoringPrefix;
+  const prefix = (await ledgerAt(url)).tiles?.monitoringPrefix;
   if (!prefix) return [];
   const res = await fetch(`${prefix}checkpoints/${treeSize}`);
   return res.ok ? [await res.text()] : [];
@@ -101,7 +122,8 @@ export async function verifyCommand(args: string[], program = 'public-trust veri
   try {
     const answer = isUrl(input) ? await fetchJson(input) : JSON.parse(await readFile(input, 'utf8'));
     const subject = evidenceSubject(answer);
-    const { keys, source } = await keysFor(input, values.key, values.ledger);
+    const ledgerAt = ledgerSource();
+    const { keys, source } = await keysFor(input, values.key, values.ledger, ledgerAt);
     console.log(`${KIND_LABELS[subject.kind]} ${subject.reference ?? '(no reference)'}`);
     console.log(`trusted keys from ${source}:`);
     for (const key of keys) console.log(`  ${key}`);
@@ -109,8 +131,8 @@ export async function verifyCommand(args: string[], program = 'public-trust veri
     for (const witness of witnesses) await parseWitnessKey(witness);
     const quorum = values['witnesses-required'] === undefined ? undefined : Number(values['witnesses-required']);
     const withWitnesses = witnesses.length > 0 || quorum !== undefined;
-    const treeSize = (subject.evidence as { treeSize?: unknown } | null)?.treeSize;
-    const copies = withWitnesses ? await historyCopies(input, values.ledger, Number.isSafeInteger(treeSize) ? (treeSize as number) : null) : [];
+    const treeSize = isLogEvidence(subject.evidence) ? subject.evidence.treeSize : null;
+    const copies = withWitnesses ? await historyCopies(input, values.ledger, treeSize, ledgerAt) : [];
     const outcome = await verifyEvidence(answer, { trustedKeys: keys, witnesses, quorum, checkpointCopies: copies });
     for (const check of outcome.checks) console.log(`${check.ok ? 'PASS' : 'FAIL'}  ${check.name.padEnd(20)} ${check.detail}`);
     console.log(outcome.ok ? 'VERIFIED: this is the content the ledger logged.' : 'NOT VERIFIED: do not rely on this content.');

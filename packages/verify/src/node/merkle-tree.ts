@@ -1,4 +1,5 @@
-import { EMPTY_ROOT, HASH_SIZE, nodeHash } from './hashing';
+import { HASH_SIZE } from '../checks/merkle';
+import { EMPTY_ROOT, nodeHash } from './hashing';
 import { hashesAtLevel, TILE_HEIGHT, TILE_WIDTH } from './tlog-tiles';
 
 /**

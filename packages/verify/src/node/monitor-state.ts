@@ -39,15 +39,13 @@ export async function runMonitorWithState(files: StateFiles, options: Omit<Monit
   const { state, leaves } = await readMonitorState(files);
   await mkdir(path.dirname(path.resolve(files.state)), { recursive: true });
   // A partly written hash (a run killed mid-write) is dropped; so are leaves beyond a size the log no longer has.
-  let kept = leaves.length;
-  await truncateTo(files.leaves, kept);
+  await truncateTo(files.leaves, leaves.length);
   const report = await runMonitor({
     ...options,
     state,
     leaves,
     onLeaves: async (added) => {
       await appendFile(files.leaves, Buffer.concat(added));
-      kept += added.length;
     },
   });
   if (report.ok && report.state) {

@@ -2,9 +2,10 @@ import { openSignedCheckpointOf } from '../checks/checkpoint';
 import { checkCosignaturesOf, type WitnessPolicy } from '../checks/cosignature';
 import { runStepsAsync, type AsyncCrypto } from '../checks/crypto-steps';
 import { decodeBase64Strict, encodeBase64 } from '../checks/encoding';
+import { HASH_SIZE } from '../checks/merkle';
 import { keyIdHex, type VerifierKey } from '../checks/note';
 import { webCrypto } from '../web-crypto';
-import { HASH_SIZE, leafHash } from './hashing';
+import { leafHash } from './hashing';
 import { MerkleTree } from './merkle-tree';
 import {
   CHECKPOINT_PATH,

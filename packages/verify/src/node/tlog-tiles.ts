@@ -102,12 +102,6 @@ export function tilesAddedBetween(oldSize: number, newSize: number): TileCoordin
 /** Every tile of a tree of `size` leaves (what a monitor starting from nothing fetches). */
 export const tilesOfTree = (size: number): TileCoordinate[] => tilesAddedBetween(0, size);
 
-/** The first leaf index a tile spans: N · 256^(L+1) (entry bundles as level 0). */
-export function tileStartIndex(tile: TileCoordinate): number {
-  const level = tile.level === 'entries' ? 0 : tile.level;
-  return tile.index * TILE_WIDTH ** (level + 1);
-}
-
 /** An entry bundle: each entry as a big-endian uint16 length followed by its bytes. */
 export function encodeEntryBundle(entries: readonly Uint8Array[]): Buffer {
   if (entries.length === 0 || entries.length > TILE_WIDTH) throw new TileError(`an entry bundle holds 1..${TILE_WIDTH} entries, not ${entries.length}`);

@@ -1,7 +1,7 @@
+import { sign } from 'node:crypto';
 import { cosignatureMessage, SIGNATURE_TYPE_COSIGNATURE_V1, witnessKeyIdOf } from '../checks/cosignature';
 import { decodeBase64Strict } from '../checks/encoding';
 import { isValidKeyName, keyIdHex, parseNote, signatureLine, splitPlus } from '../checks/note';
-import { nodeCrypto } from './lazy-crypto';
 import { newSeed, onNodeCrypto, privateKeyFromSeed, publicKeyBytes } from './node-crypto';
 
 /**
@@ -56,7 +56,7 @@ export function witnessFromKey(encoded: string): WitnessSigner {
       const { text } = parseNote(noteMessage);
       const payload = Buffer.alloc(8);
       payload.writeBigUInt64BE(BigInt(timestamp));
-      const signature = nodeCrypto().sign(null, cosignatureMessage(text, timestamp), privateKey);
+      const signature = sign(null, cosignatureMessage(text, timestamp), privateKey);
       return signatureLine(name, keyId, Buffer.concat([payload, signature])).replace(/\n$/, '');
     },
   };
