@@ -44,8 +44,23 @@ const noise = fc.jsonValue({ maxDepth: 2 });
 
 const checkDefs = (def: Def) => (def.checks ?? []).map((c) => c._zod.def);
 
+/**
+ * Arbitraries already made, by schema and depth. `mutated` asks for them inside `chain`, once per
+ * drawn body: making them again each time (a pattern's string arbitrary above all) cost far more
+ * than drawing from them. An arbitrary is immutable, so the drawn bodies are the same.
+ */
+const made = new WeakMap<Schema, Map<number, fc.Arbitrary<unknown>>>();
+
 /** Values near a schema: mostly of its shape with values around its limits, sometimes anything at all. */
 function near(schema: Schema, depth = 0): fc.Arbitrary<unknown> {
+  let byDepth = made.get(schema);
+  if (!byDepth) made.set(schema, (byDepth = new Map()));
+  let arbitrary = byDepth.get(depth);
+  if (!arbitrary) byDepth.set(depth, (arbitrary = makeNear(schema, depth)));
+  return arbitrary;
+}
+
+function makeNear(schema: Schema, depth: number): fc.Arbitrary<unknown> {
   const def = schema._zod.def;
   const checks = checkDefs(def);
   const min = checks.find((c) => c.check === 'min_length' || c.check === 'greater_than');
