@@ -10,6 +10,10 @@ module.exports = {
   transformIgnorePatterns: ['/node_modules/(?!@middy/)'],
   moduleNameMapper: { '^@middy/(core|util)$': '<rootDir>/node_modules/@middy/$1/index.js' },
   testMatch: ['<rootDir>/test/**/*.test.ts'],
+  // Jest's default is one worker fewer than the cores: one worker on a 2-core machine, every suite
+  // one after another. Most suites spend their time waiting on processes of their own (the store,
+  // a browser, cdk synth, the loader CLI), so two workers there halve the run's wall time.
+  maxWorkers: Math.max(2, require('node:os').availableParallelism() - 1),
   testTimeout: 60000,
   setupFiles: ['<rootDir>/test/setup-env.js'],
   globalSetup: '<rootDir>/test/global-setup.js',
