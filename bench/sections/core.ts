@@ -25,7 +25,7 @@ import { bundle, type Bundle } from '../lib/bundle';
 import { coldInit } from '../lib/cold-start';
 import { getEvent, lambdaContext, sandboxExampleEvent, type LambdaHandler } from '../lib/events';
 import { httpLoad } from '../lib/http-load';
-import { median, percentile, ratio, round, timeCalls } from '../lib/stats';
+import { median, medianInterval, percentile, ratio, round, timeCalls } from '../lib/stats';
 import { countStoreRequests } from '../lib/store-requests';
 import { seeded } from '../lib/synthetic-records';
 import type { BenchContext, BenchRow, BenchSection } from '../lib/types';
@@ -200,6 +200,19 @@ async function bundlesAndColdInit(ctx: BenchContext, service: LocalService): Pro
       return round(median(samples.get(id)!.map((value, i) => value / base[i])), 2);
     };
     const cpuRatio = (id: string, yardstick: string) => paired(readyCpu, id, yardstick);
+    // The 95% interval of that median (bench/lib/stats.ts): a goal inside it is met in some runs and
+    // missed in others of the same bundles, and the note says so.
+    const cpuInterval = (id: string, yardstick: string) => {
+      const base = readyCpu.get(yardstick)!;
+      const [low, high] = medianInterval(readyCpu.get(id)!.map((value, i) => value / base[i]));
+      return { low: round(low, 2), high: round(high, 2) };
+    };
+    const verdict = (id: string, yardstick: string, goal: number) => {
+      const value = cpuRatio(id, yardstick);
+      const { low, high } = cpuInterval(id, yardstick);
+      const where = high <= goal ? '' : low > goal ? '; GOAL NOT MET' : value <= goal ? '; met, the goal inside the interval' : '; GOAL NOT MET, the goal inside the interval';
+      return { value, met: value <= goal, onTheLine: low <= goal && goal < high, note: `goal ${goal}x; 95% interval ${low}-${high}x${where}` };
+    };
     const wallRatio = (id: string, yardstick: string) => paired(ready, id, yardstick);
     const yardstickRow = (id: string, what: string, against: 'empty' | 'baseline', note: string): BenchRow[] => [
       { metric: `bundle size: ${what}`, value: kib(yardsticks.get(id)!.bytes), unit: 'KiB', note: `${ratio(yardsticks.get(id)!.bytes, baseline.bytes)}x the baseline` },
@@ -259,6 +272,7 @@ async function bundlesAndColdInit(ctx: BenchContext, service: LocalService): Pro
       },
     ];
     const missed: string[] = [];
+    const onTheLine: string[] = [];
     for (const op of ops) {
       const b = bundles.get(op.operationId)!;
       const readsTable = op.integration.access === 'table-read';
@@ -275,20 +289,20 @@ async function bundlesAndColdInit(ctx: BenchContext, service: LocalService): Pro
         { metric: `cold init: ${id}`, value: round(median(ready.get(id)!), 1), unit: 'ms', note: `median of ${COLD_RUNS}; require ${round(median(requireTimes.get(id)!), 1)} ms; CPU ${round(cpu(id), 1)} ms` },
       );
       if (usesTable) {
-        const stock = cpuRatio(id, 'baseline');
-        const card = cpuRatio(id, 'card-baseline');
-        if (stock > GOALS.stockBaseline || card > GOALS.cardBaseline) missed.push(id);
-        const verdict = (ratio: number, goal: number) => (ratio <= goal ? '' : '; GOAL NOT MET');
+        const stock = verdict(id, 'baseline', GOALS.stockBaseline);
+        const card = verdict(id, 'card-baseline', GOALS.cardBaseline);
+        if (!stock.met || !card.met) missed.push(id);
+        if (stock.onTheLine || card.onTheLine) onTheLine.push(id);
         rows.push(
-          { metric: `cold init CPU ratio: ${id}`, value: stock, unit: 'x baseline', note: `goal ${GOALS.stockBaseline}x; wall ${wallRatio(id, 'baseline')}x${verdict(stock, GOALS.stockBaseline)}` },
-          { metric: `cold init CPU ratio vs card baseline: ${id}`, value: card, unit: 'x card baseline', note: `goal ${GOALS.cardBaseline}x; wall ${wallRatio(id, 'card-baseline')}x${verdict(card, GOALS.cardBaseline)}` },
+          { metric: `cold init CPU ratio: ${id}`, value: stock.value, unit: 'x baseline', note: `${stock.note}; wall ${wallRatio(id, 'baseline')}x` },
+          { metric: `cold init CPU ratio vs card baseline: ${id}`, value: card.value, unit: 'x card baseline', note: `${card.note}; wall ${wallRatio(id, 'card-baseline')}x` },
         );
       } else {
-        const floor = cpuRatio(id, 'card-floor');
-        const met = floor <= GOALS.cardFloor;
-        if (!met) missed.push(id);
+        const floor = verdict(id, 'card-floor', GOALS.cardFloor);
+        if (!floor.met) missed.push(id);
+        if (floor.onTheLine) onTheLine.push(id);
         rows.push(
-          { metric: `cold init CPU ratio vs card floor: ${id}`, value: floor, unit: 'x card floor', note: `goal ${GOALS.cardFloor}x; wall ${wallRatio(id, 'card-floor')}x${met ? '' : '; GOAL NOT MET'}` },
+          { metric: `cold init CPU ratio vs card floor: ${id}`, value: floor.value, unit: 'x card floor', note: `${floor.note}; wall ${wallRatio(id, 'card-floor')}x` },
           { metric: `cold init CPU ratio: ${id}`, value: cpuRatio(id, 'empty'), unit: 'x empty module', note: `wall ${wallRatio(id, 'empty')}x` },
         );
       }
@@ -306,7 +320,10 @@ async function bundlesAndColdInit(ctx: BenchContext, service: LocalService): Pro
       metric: 'cold start goals met',
       value: ops.length - missed.length,
       unit: `of ${ops.length} functions`,
-      note: missed.length === 0 ? `every function within its goals (CPU, ${COLD_RUNS} rounds)` : `not met: ${missed.join(', ')}`,
+      note: [
+        missed.length === 0 ? `every function within its goals (CPU, ${COLD_RUNS} rounds)` : `not met: ${missed.join(', ')}`,
+        ...(onTheLine.length > 0 ? [`a goal inside the 95% interval of (met or not in another run): ${onTheLine.join(', ')}`] : []),
+      ].join('; '),
     });
     return rows;
   } finally {
