@@ -1,7 +1,9 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
+import { SERVICE_NAME } from '../../functions/contract/service';
 import { BENCH_LOG_LEVEL, nodeOptionsFor } from '../../lib/stack/bundling';
+import type { LambdaOperation } from '../../lib/stack/operation-functions';
 
 const run = promisify(execFile);
 
@@ -52,4 +54,16 @@ export async function coldInit(bundleFile: string, env: Record<string, string>, 
   });
   // The function's own log lines come first (INFO, as deployed); the probe's figures are the last line.
   return JSON.parse(stdout.trim().split('\n').pop()!) as ColdInit;
+}
+
+/** The environment a deployed function starts with (lib/stack/operation-functions.ts), minus real resources. */
+export function functionEnvironment(op: LambdaOperation | null): Record<string, string> {
+  return {
+    AWS_REGION: 'eu-central-1',
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+    POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
+    POWERTOOLS_LOG_LEVEL: 'INFO',
+    ...(op?.integration.access === 'table-read' ? { TABLE_NAME: 'records', LEDGER_VERIFIER_KEYS: '' } : {}),
+    ...(op?.integration.access === 'bucket-read' ? { CATALOGUE_BUCKET: 'catalogue' } : {}),
+  };
 }

@@ -14,7 +14,6 @@ import { DEMO_CREDENTIALS, DEMO_STATUS_LISTS } from '../../fixtures/demo-credent
 import { DEMO_PROOFS } from '../../fixtures/demo-proofs';
 import { TIMELINE_WINDOW_DEFAULT } from '../../functions/contract/timeline-window';
 import { operations } from '../../functions/contract/operations';
-import { SERVICE_NAME } from '../../functions/contract/service';
 import { storeClient } from '../../functions/store/client';
 import { readRecordWindow } from '../../functions/store/records';
 import type { LocalService } from '../../lib/local/service';
@@ -22,7 +21,7 @@ import { demoQuery } from '../../lib/publish/demo-values';
 import { lambdaOperations, type LambdaOperation } from '../../lib/stack/operation-functions';
 import { BASELINE_SOURCE, CARD_BASELINE_SOURCE, CARD_FLOOR_SOURCE, MIDDY_ONLY_SOURCE, POWERTOOLS_ONLY_SOURCE } from '../lib/baseline';
 import { bundle, type Bundle } from '../lib/bundle';
-import { coldInit } from '../lib/cold-start';
+import { coldInit, functionEnvironment } from '../lib/cold-start';
 import { getEvent, lambdaContext, sandboxExampleEvent, type LambdaHandler } from '../lib/events';
 import { httpLoad } from '../lib/http-load';
 import { median, medianInterval, percentile, ratio, round, timeCalls } from '../lib/stats';
@@ -58,18 +57,6 @@ function shuffler(seed: number): <T>(items: readonly T[]) => T[] {
       [shuffled[i], shuffled[j]] = [shuffled[j], shuffled[i]];
     }
     return shuffled;
-  };
-}
-
-/** The environment a deployed function starts with (lib/stack/operation-functions.ts), minus real resources. */
-function functionEnvironment(op: LambdaOperation | null): Record<string, string> {
-  return {
-    AWS_REGION: 'eu-central-1',
-    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-    POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
-    POWERTOOLS_LOG_LEVEL: 'INFO',
-    ...(op?.integration.access === 'table-read' ? { TABLE_NAME: 'records', LEDGER_VERIFIER_KEYS: '' } : {}),
-    ...(op?.integration.access === 'bucket-read' ? { CATALOGUE_BUCKET: 'catalogue' } : {}),
   };
 }
 
