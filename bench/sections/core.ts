@@ -182,23 +182,22 @@ async function bundlesAndColdInit(ctx: BenchContext, service: LocalService): Pro
     // Ratios are paired: each round's start of the subject over the same round's start of its
     // yardstick, then the median of those. A stretch of the run the machine was slower in then slows
     // both sides of a ratio instead of whichever side happened to draw more of it.
-    const paired = (samples: Map<string, number[]>, id: string, yardstick: string) => {
+    const pairedRatios = (samples: Map<string, number[]>, id: string, yardstick: string) => {
       const base = samples.get(yardstick)!;
-      return round(median(samples.get(id)!.map((value, i) => value / base[i])), 2);
+      return samples.get(id)!.map((value, i) => value / base[i]);
     };
+    const paired = (samples: Map<string, number[]>, id: string, yardstick: string) => round(median(pairedRatios(samples, id, yardstick)), 2);
     const cpuRatio = (id: string, yardstick: string) => paired(readyCpu, id, yardstick);
-    // The 95% interval of that median (bench/lib/stats.ts): a goal inside it is met in some runs and
-    // missed in others of the same bundles, and the note says so.
-    const cpuInterval = (id: string, yardstick: string) => {
-      const base = readyCpu.get(yardstick)!;
-      const [low, high] = medianInterval(readyCpu.get(id)!.map((value, i) => value / base[i]));
-      return { low: round(low, 2), high: round(high, 2) };
-    };
+    // Against a goal, with the 95% interval of that median (bench/lib/stats.ts): a goal inside it is
+    // met in some runs and missed in others of the same bundles, and the note says so.
     const verdict = (id: string, yardstick: string, goal: number) => {
-      const value = cpuRatio(id, yardstick);
-      const { low, high } = cpuInterval(id, yardstick);
-      const where = high <= goal ? '' : low > goal ? '; GOAL NOT MET' : value <= goal ? '; met, the goal inside the interval' : '; GOAL NOT MET, the goal inside the interval';
-      return { value, met: value <= goal, onTheLine: low <= goal && goal < high, note: `goal ${goal}x; 95% interval ${low}-${high}x${where}` };
+      const ratios = pairedRatios(readyCpu, id, yardstick);
+      const value = round(median(ratios), 2);
+      const [low, high] = medianInterval(ratios).map((bound) => round(bound, 2));
+      const met = value <= goal;
+      const onTheLine = low <= goal && goal < high;
+      const flags = [...(met ? [] : ['GOAL NOT MET']), ...(onTheLine ? ['the goal inside the interval'] : [])];
+      return { value, met, onTheLine, note: `goal ${goal}x; 95% interval ${low}-${high}x${flags.length > 0 ? `; ${flags.join(', ')}` : ''}` };
     };
     const wallRatio = (id: string, yardstick: string) => paired(ready, id, yardstick);
     const yardstickRow = (id: string, what: string, against: 'empty' | 'baseline', note: string): BenchRow[] => [
