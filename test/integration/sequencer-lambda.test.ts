@@ -478,7 +478,7 @@ describe('a new execution environment while KMS fails', () => {
 /**
  * The figure behind the stuck-sequencer alarm, as CloudWatch gets it: the one embedded-metric-format
  * line an invocation writes, read by the specification's rules (test/support/emf.ts), with the
- * namespace, name and dimensions the stack's alarm reads (test/infra/alarms.test.ts holds the alarm
+ * namespace, name and dimensions the stack's alarm reads (test/infra/stack/operator-alarms.ts holds the alarm
  * to the same literal values).
  */
 describe('the oldest pending event\'s age, in CloudWatch embedded metric format', () => {

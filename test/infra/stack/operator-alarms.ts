@@ -243,7 +243,7 @@ describe('the alarm topic, by context', () => {
     expect(() => synthesize({ alarmTopicArn: 'arn:aws:sns:eu-central-1:111122223333:ops', alarmEmail: 'operators@example.org' })).toThrow(/context 'alarmEmail'.*alarmTopicArn/);
   });
 
-  test.each([WITH_EMAIL, WITH_TOPIC])('cdk-nag finds nothing with %j (the default is checked in stack.test.ts)', (context) => {
+  test.each([WITH_EMAIL, WITH_TOPIC])('cdk-nag finds nothing with %j (the default is checked with the acknowledgements, nag-acknowledgements.ts)', (context) => {
     expect(() => synthesized(context).app.synth({ force: true })).not.toThrow();
   });
 });
