@@ -1,7 +1,7 @@
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
+import S3rver from 's3rver';
 import { startEmbeddedStore } from '../local/embedded-store';
 import type { KmsStandIn } from '../local/kms-stand-in';
 import { startSecretsStandIn, type SecretsStandIn } from '../local/secrets-stand-in';
@@ -17,10 +17,6 @@ import { IamEvaluator } from './iam/evaluator';
 import { signRequest } from './iam/sigv4';
 import type { LocalAccount } from './physical-names';
 
-// s3rver ships no types: an S3-compatible server on the local file system, loaded with require
-// because it has no ES module entry either.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const S3rver = require('s3rver') as new (options: Record<string, unknown>) => { run(): Promise<AddressInfo>; close(): Promise<void> };
 
 /**
  * The AWS services of one account and region, on this machine: each service's stand-in (the

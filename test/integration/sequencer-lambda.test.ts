@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { GetItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import type { Context, DynamoDBStreamEvent, ScheduledEvent } from 'aws-lambda';
+import S3rver from 's3rver';
 import { DEMO_CREDENTIALS } from '../../fixtures/demo-credentials';
 import { DEMO_OBJECTS, demoDocument } from '../../fixtures/demo';
 import { DEMO_PROOFS } from '../../fixtures/demo-proofs';
@@ -33,9 +33,6 @@ import { startKmsStandIn, type KmsStandIn } from '../../lib/local/kms-stand-in';
 import { readEmfLine } from '../support/emf';
 import { collectLogLines } from '../support/log-lines';
 
-// s3rver ships no types: an S3-compatible server on the local file system.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const S3rver = require('s3rver') as new (options: Record<string, unknown>) => { run(): Promise<AddressInfo>; close(): Promise<void> };
 
 /**
  * The sequencer Lambda's handler, run as Lambda runs it: invoked with a DynamoDB stream batch and

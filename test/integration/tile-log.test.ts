@@ -1,9 +1,9 @@
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { GetItemCommand, QueryCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import S3rver from 's3rver';
 import { LEDGER_PK } from '../../functions/store/ledger';
 import { demoDocument } from '../../fixtures/demo';
 import { LEDGER_LOG } from '../../functions/contract/site-paths';
@@ -19,9 +19,6 @@ import { startEmbeddedStore, type EmbeddedStore } from '../../lib/local/embedded
 import { configureLocalEnvironment, localClient } from '../../lib/local/service';
 import { loadDocument } from '../../lib/loader/load';
 
-// s3rver ships no types: an S3-compatible server on the local file system.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const S3rver = require('s3rver') as new (options: Record<string, unknown>) => { run(): Promise<AddressInfo>; close(): Promise<void> };
 
 const ANCHOR = new Date('2026-11-01T12:00:00Z');
 const LATER = new Date('2026-11-09T08:30:00Z');
