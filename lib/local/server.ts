@@ -16,8 +16,6 @@ import { listenOnLoopback } from './listen';
 import { lambdaContext, parseTarget, proxyEvent } from './proxy-event';
 import { buildRouter } from './router';
 
-export { parseTarget, proxyEvent } from './proxy-event';
-
 type LambdaHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
 const ROOT = path.resolve(__dirname, '../..');

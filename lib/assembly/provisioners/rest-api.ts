@@ -1,6 +1,7 @@
 import { resourcesOfType } from '../cloud-assembly';
 import { exchange } from '../endpoints/iam-endpoint';
-import { startGatewayServer, type GatewayBackends } from '../gateway/gateway-server';
+import { startGatewayServer } from '../gateway/gateway-server';
+import type { GatewayBackends } from '../gateway/integrations';
 import { isPlainSubstitution } from '../gateway/mapping';
 import { RestApiRoutes } from '../gateway/rest-api';
 import type { IssuedCredentials } from '../iam/credentials';
