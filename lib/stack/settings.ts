@@ -1,7 +1,7 @@
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Node } from 'constructs';
 import { LEDGER_LOG } from '../../functions/contract/site-paths';
-import { isValidKeyName } from '../../packages/verify/src/checks/note';
+import { isValidKeyName } from '#verify/checks/note';
 
 /** Everything a deployment may choose through CDK context (`cdk deploy -c key=value` or cdk.json). */
 export interface StackSettings {

@@ -1,9 +1,9 @@
-import { checkCosignaturesOf, checkWitnessedOf, parseWitnessKeyOf, type CosignatureCheck, type WitnessKey, type WitnessPolicy } from '../../../packages/verify/src/checks/cosignature';
-import { verifyConsistencyOf } from '../../../packages/verify/src/checks/consistency';
-import { verifyEvidenceSteps, type EvidenceVerification } from '../../../packages/verify/src/checks/evidence';
-import { rootFromInclusionProof as rootSteps } from '../../../packages/verify/src/checks/merkle';
-import { onNodeCrypto } from '../../../packages/verify/src/node/node-crypto';
-import { encodeVerifierKeyOf, keyIdOf, parseVerifierKeyOf, verifyNoteOf, type NoteVerification, type VerifierKey } from '../../../packages/verify/src/checks/note';
+import { checkCosignaturesOf, checkWitnessedOf, parseWitnessKeyOf, type CosignatureCheck, type WitnessKey, type WitnessPolicy } from '#verify/checks/cosignature';
+import { verifyConsistencyOf } from '#verify/checks/consistency';
+import { verifyEvidenceSteps, type EvidenceVerification } from '#verify/checks/evidence';
+import { rootFromInclusionProof as rootSteps } from '#verify/checks/merkle';
+import { onNodeCrypto } from '#verify/node/node-crypto';
+import { encodeVerifierKeyOf, keyIdOf, parseVerifierKeyOf, verifyNoteOf, type NoteVerification, type VerifierKey } from '#verify/checks/note';
 import type { LedgerEvidence } from '../record';
 
 /**
