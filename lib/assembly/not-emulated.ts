@@ -1,3 +1,6 @@
+import type { CfnTemplate } from './cloud-assembly';
+import type { IntrinsicResolver } from './intrinsics';
+
 /** A resource of the template the runner does not bring up, and why nothing is missing for it. */
 export interface NotEmulated {
   type: string;
@@ -20,9 +23,13 @@ const NOT_EMULATED_REASONS: Record<string, string> = {
   'AWS::Logs::MetricFilter': 'metrics and alarms are not emulated',
 };
 
-/** A resource of a type no provisioner takes. */
-export function notEmulatedType(type: string, logicalId: string): NotEmulated {
-  return { type, logicalId, reason: NOT_EMULATED_REASONS[type] ?? 'not emulated' };
+/** The resources whose type none of `provisioned` is (those whose Condition does not hold aside), each with why it needs nothing here. */
+export function unprovisionedResources(template: CfnTemplate, resolver: IntrinsicResolver, provisioned: readonly string[]): NotEmulated[] {
+  const taken = new Set(provisioned);
+  return Object.entries(template.Resources)
+    .filter(([, resource]) => !resource.Condition || resolver.condition(resource.Condition))
+    .filter(([, resource]) => !taken.has(resource.Type))
+    .map(([logicalId, resource]) => ({ type: resource.Type, logicalId, reason: NOT_EMULATED_REASONS[resource.Type] ?? 'not emulated' }));
 }
 
 /** The not-emulated resources, one line per type and reason. */

@@ -10,7 +10,7 @@ import { IntrinsicResolver } from './intrinsics';
 import type { FunctionHost } from './lambda/function-host';
 import { LocalFunctions } from './lambda/local-functions';
 import { startLocalServices, type ServiceName } from './local-services';
-import { notEmulatedType, type NotEmulated } from './not-emulated';
+import { unprovisionedResources, type NotEmulated } from './not-emulated';
 import { DEFAULT_ACCOUNT, physicalResources, type LocalAccount } from './physical-names';
 import { bucketDeployments } from './provisioners/bucket-deployments';
 import { buckets } from './provisioners/buckets';
@@ -44,7 +44,7 @@ export { describeNotEmulated, type NotEmulated } from './not-emulated';
  * functions use the tables, keys and queues; the API the functions; the bucket deployments the
  * API's URL; the demo's load comes before the triggers, which deliver only what follows it).
  */
-const PROVISIONERS: readonly Provisioner[] = [tables, buckets, secrets, kmsKeys, queues, iamPolicies, functions, restApi, bucketDeployments, demo, streamTriggers, schedules];
+export const PROVISIONERS: readonly Provisioner[] = [tables, buckets, secrets, kmsKeys, queues, iamPolicies, functions, restApi, bucketDeployments, demo, streamTriggers, schedules];
 
 export interface AssemblyRunnerOptions extends DeploymentOptions {
   assemblyDir: string;
@@ -57,6 +57,8 @@ export interface AssemblyRunnerOptions extends DeploymentOptions {
 export interface AssemblyRunner {
   /** http://127.0.0.1:PORT/<stageName> */
   invokeUrl: string;
+  /** The base URL of every server the runner started for a resource of the template (the REST API's stage among them), by logical id. */
+  urls: Record<string, string>;
   stackName: string;
   /** Resources of the template the runner does not emulate, with why. */
   notEmulated: NotEmulated[];
@@ -115,8 +117,9 @@ export async function startAssemblyRunner(options: AssemblyRunnerOptions): Promi
       workDir,
       closers,
       outputs: resolvedOutputs(template, resolver),
-      notEmulated: unprovisionedResources(template, resolver),
+      notEmulated: unprovisionedResources(template, resolver, PROVISIONERS.flatMap((p) => p.types)),
       functions: new LocalFunctions(),
+      urls: new Map(),
       background: [],
       schedules: [],
     };
@@ -133,15 +136,6 @@ export async function startAssemblyRunner(options: AssemblyRunnerOptions): Promi
     await closers.close();
     throw error;
   }
-}
-
-/** The resources (of the template's conditions that hold) whose type no provisioner takes. */
-function unprovisionedResources(template: CfnTemplate, resolver: IntrinsicResolver): NotEmulated[] {
-  const provisioned = new Set(PROVISIONERS.flatMap((p) => p.types));
-  return Object.entries(template.Resources)
-    .filter(([, resource]) => !resource.Condition || resolver.condition(resource.Condition))
-    .filter(([, resource]) => !provisioned.has(resource.Type))
-    .map(([id, resource]) => notEmulatedType(resource.Type, id));
 }
 
 /** The stack's outputs; one naming something not known locally (a deploy-time attribute) is left out. */
@@ -169,6 +163,7 @@ function runnerOf(deployment: Deployment, deployPolicies: (assemblyDir: string) 
   };
   return {
     invokeUrl: deployment.api.invokeUrl,
+    urls: Object.fromEntries(deployment.urls),
     outputs: deployment.outputs,
     stackName: deployment.assembly.stackName,
     notEmulated: deployment.notEmulated,

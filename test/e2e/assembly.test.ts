@@ -145,6 +145,8 @@ test('the runner names what it does not emulate, and runs every Node.js function
   const described = describeNotEmulated(runner.notEmulated).join('\n');
   expect(described).toMatch(/AWS::Logs::LogGroup: log lines are printed here instead/);
   expect(described).toMatch(/AWS::Lambda::Function: python3\.\d+: only Node.js functions run here/);
+  // Every server the runner started is listed by its resource's logical id, the stage among them.
+  expect(Object.values(runner.urls)).toContain(runner.invokeUrl);
   const nodeFunctions = Object.values(template().Resources).filter((r) => r.Type === 'AWS::Lambda::Function' && String(r.Properties?.Runtime).startsWith('nodejs'));
   expect(runner.functions.size).toBe(nodeFunctions.length);
   for (const host of runner.functions.values()) {

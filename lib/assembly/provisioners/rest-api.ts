@@ -52,6 +52,7 @@ export const restApi: Provisioner = {
     );
     closers.add(() => gateway.close());
     deployment.api = { logicalId: apiId, invokeUrl: gateway.invokeUrl };
+    deployment.urls.set(apiId, gateway.invokeUrl);
   },
 };
 
