@@ -12,6 +12,11 @@ const GATEWAY_RESPONSE_TYPES = new Set([
   'REQUEST_TOO_LARGE', 'THROTTLED', 'QUOTA_EXCEEDED', 'WAF_FILTERED',
 ]);
 
+/** Every operation that has an integration object, with it. */
+function integrationsOf(doc: Json): { op: Json; at: (string | number)[]; integration: Json }[] {
+  return operationsOf(doc).flatMap(({ op, at }) => (isObject(op['x-amazon-apigateway-integration']) ? [{ op, at, integration: op['x-amazon-apigateway-integration'] }] : []));
+}
+
 /** Integrations, their parameter mappings and templates, the gateway responses and the catch-all method (sources in ../apigateway-rules.ts). */
 export const INTEGRATION_RULES: readonly Rule[] = [
   {
@@ -28,9 +33,7 @@ export const INTEGRATION_RULES: readonly Rule[] = [
       'INTEG: type is one of aws, aws_proxy, http, http_proxy, mock; "For Lambda function invocations, the value [httpMethod] must be POST"; ' +
       'passthroughBehavior is when_no_templates, when_no_match or never; timeoutInMillis between 50 and 29,000.',
     check: (doc) =>
-      operationsOf(doc).flatMap(({ op, at }) => {
-        const integration = op['x-amazon-apigateway-integration'];
-        if (!isObject(integration)) return [];
+      integrationsOf(doc).flatMap(({ at, integration }) => {
         const where = pointer([...at, 'x-amazon-apigateway-integration']);
         const found: Finding[] = [];
         const type = String(integration.type ?? '').toLowerCase();
@@ -54,9 +57,7 @@ export const INTEGRATION_RULES: readonly Rule[] = [
       'stageVariables.name, context.name or a static value in single quotes; method response headers map "from any integration response header or ' +
       'integration response body, $context variables, or static values". A request mapping may read only a parameter the method declares.',
     check: (doc) =>
-      operationsOf(doc).flatMap(({ op, at }) => {
-        const integration = op['x-amazon-apigateway-integration'];
-        if (!isObject(integration)) return [];
+      integrationsOf(doc).flatMap(({ op, at, integration }) => {
         const found: Finding[] = [];
         const declared = new Set((Array.isArray(op.parameters) ? op.parameters : []).map((p: Json) => `${p.in === 'query' ? 'querystring' : p.in}.${p.name}`));
         for (const [target, source] of Object.entries(isObject(integration.requestParameters) ? integration.requestParameters : {})) {
@@ -83,9 +84,8 @@ export const INTEGRATION_RULES: readonly Rule[] = [
       'INTEG (responses): an integration response maps to a method response by statusCode, and each method.response.header.X it sets must be declared ' +
       'on that method response; otherwise the import fails ("Invalid mapping expression specified").',
     check: (doc) =>
-      operationsOf(doc).flatMap(({ op, at }) => {
-        const integration = op['x-amazon-apigateway-integration'];
-        if (!isObject(integration) || !isObject(integration.responses)) return [];
+      integrationsOf(doc).flatMap(({ op, at, integration }) => {
+        if (!isObject(integration.responses)) return [];
         const found: Finding[] = [];
         for (const [selection, response] of Object.entries(integration.responses as Json)) {
           const status = String((response as Json)?.statusCode ?? '');
