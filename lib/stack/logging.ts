@@ -30,3 +30,12 @@ export function loggingEnvironment({ logLevel, logSampleRate }: LogSettings): Re
  * would log every debug line of every request).
  */
 export const FUNCTION_LOG_FORMAT = { loggingFormat: LoggingFormat.TEXT } as const;
+
+/**
+ * What Lambda itself adds to a function's environment for its log settings (AWS_LAMBDA_LOG_FORMAT
+ * and AWS_LAMBDA_LOG_LEVEL come only with the JSON format), for the bench and tests that run the
+ * bundles as Lambda does.
+ */
+export function lambdaLogEnvironment(_settings: LogSettings): Record<string, string> {
+  return {};
+}
