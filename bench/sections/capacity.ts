@@ -17,6 +17,7 @@
  *      alone, the sequencer alone, and both at once (ingest end to end), on mixes of their own;
  *   4. every priced request compared with the ConsumedCapacity dynalite reports for it.
  */
+import os from 'node:os';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { DEV_INGRESS_SECRETS_FILE } from '../../lib/local/service';
 import { demoDocument } from '../../fixtures/demo';
@@ -37,7 +38,7 @@ const HOT_SHARE = Number(process.env.BENCH_CAPACITY_HOT_SHARE ?? 0.25);
 /** Deliveries of each timed mix (per delay and mode). */
 const TIMED_EVENTS = Number(process.env.BENCH_CAPACITY_TIMED_EVENTS ?? 100);
 /** Rounds of timed mixes per delay, in alternating order. */
-const ROUNDS = Number(process.env.BENCH_CAPACITY_ROUNDS ?? 4);
+const ROUNDS = Number(process.env.BENCH_CAPACITY_ROUNDS ?? 2);
 const DELAYS_MS = [0, 5];
 /** Deliveries in flight at once: one per receiver execution environment. */
 const RECEIVERS = 4;
@@ -48,15 +49,14 @@ export interface ReceiverPool {
   close(): Promise<void>;
 }
 
-/** RECEIVERS execution environments of each receiver function, each delivery signed as its source signs it. */
+/** RECEIVERS execution environments of the lifecycle receiver and one of the webhook receiver, each delivery signed as its source signs it. */
 export async function startReceivers(root: string, aws: BenchAws, count = RECEIVERS): Promise<ReceiverPool> {
   const lifecycle = operation('receiveLifecycleEvent');
   const webhook = operation('receiveSourceWebhook');
   const pools: Record<string, FunctionProcess[]> = { lifecycle: [], webhook: [] };
-  for (let i = 0; i < count; i++) {
-    pools.lifecycle.push(await startDeployedFunction(root, aws, lifecycle.integration.entry, 'ingress-write', `ReceiveLifecycle${i}`));
-    pools.webhook.push(await startDeployedFunction(root, aws, webhook.integration.entry, 'ingress-write', `ReceiveWebhook${i}`));
-  }
+  // The webhook receiver gets a tenth of the mix (a commercial proof's snapshots): one environment.
+  for (let i = 0; i < count; i++) pools.lifecycle.push(await startDeployedFunction(root, aws, lifecycle.integration.entry, 'ingress-write', `ReceiveLifecycle${i}`));
+  pools.webhook.push(await startDeployedFunction(root, aws, webhook.integration.entry, 'ingress-write', 'ReceiveWebhook'));
   const secrets = devSecrets(DEV_INGRESS_SECRETS_FILE);
   let next = 0;
   return {
@@ -235,7 +235,13 @@ interface Timed {
   sequenceMs: number;
   endToEndMs: number;
   events: number;
+  /** The sequencer alone: its CPU time, its batches, and its AWS calls made one after another. */
+  sequencerCpuMs: number;
+  batches: number;
+  sequentialTrips: number;
 }
+
+const zero = (): Timed => ({ receiveMs: 0, sequenceMs: 0, endToEndMs: 0, events: 0, sequencerCpuMs: 0, batches: 0, sequentialTrips: 0 });
 
 /**
  * One round with `delayMs` on every AWS call: a mix sent to the receivers alone, then integrated
@@ -249,10 +255,13 @@ async function timedRound(aws: BenchAws, receivers: ReceiverPool, sequencer: Fun
     let started = performance.now();
     await sendAll(receivers, mix(0));
     const receiveMs = performance.now() - started;
+    await aws.control.reset();
     started = performance.now();
     const runs = await drainSequencer(sequencer);
     const sequenceMs = performance.now() - started;
-    if (sumRuns(runs).sequenced !== TIMED_EVENTS) throw new Error(`with ${delayMs} ms: ${sumRuns(runs).sequenced} of ${TIMED_EVENTS} integrated`);
+    const { trips } = await aws.control.snapshot();
+    const done = sumRuns(runs);
+    if (done.sequenced !== TIMED_EVENTS) throw new Error(`with ${delayMs} ms: ${done.sequenced} of ${TIMED_EVENTS} integrated`);
 
     started = performance.now();
     let sending = true;
@@ -272,7 +281,21 @@ async function timedRound(aws: BenchAws, receivers: ReceiverPool, sequencer: Fun
     await Promise.all([sent, integrating]);
     const endToEndMs = performance.now() - started;
     if (sequenced !== TIMED_EVENTS) throw new Error(`end to end with ${delayMs} ms: ${sequenced} of ${TIMED_EVENTS} integrated`);
-    return { receiveMs, sequenceMs, endToEndMs, events: TIMED_EVENTS };
+    return { receiveMs, sequenceMs, endToEndMs, events: TIMED_EVENTS, sequencerCpuMs: runs.reduce((n, r) => n + r.cpuMs, 0), batches: done.batches, sequentialTrips: trips.sequential };
+  } finally {
+    await aws.control.configure({ accounting: true, delayMs: 0 });
+  }
+}
+
+/** A receiver's AWS calls made one after another per delivery: deliveries one at a time, with a delay so calls sent together surely overlap. */
+async function receiverTrips(aws: BenchAws, receivers: ReceiverPool, state: MixState): Promise<{ perDelivery: number; cpuMs: number }> {
+  const deliveries = state.deliveries({ events: 20, references: REFERENCES, hotShare: 0, seed: SEED + 7, integratedMeanwhile: true });
+  await aws.control.configure({ accounting: false, delayMs: DELAYS_MS[1] });
+  try {
+    await aws.control.reset();
+    const answers = await sendAll(receivers, deliveries, 1);
+    const { trips } = await aws.control.snapshot();
+    return { perDelivery: trips.sequential / deliveries.length, cpuMs: answers.reduce((n, a) => n + a.cpuMs, 0) / answers.length };
   } finally {
     await aws.control.configure({ accounting: true, delayMs: 0 });
   }
@@ -281,41 +304,69 @@ async function timedRound(aws: BenchAws, receivers: ReceiverPool, sequencer: Fun
 /**
  * Throughput with no delay and with DELAYS_MS[1] on every call, in ROUNDS rounds whose order
  * alternates (ABBA...), so a machine whose load drifts (other processes, the JIT warming) weighs on
- * both alike; ratios of the summed times.
+ * both alike; ratios of the summed times. Beside them, what does not depend on the machine's load:
+ * the AWS calls made one after another (each adds the delay), and the ratio they imply with the
+ * functions' own CPU time as the time without delay.
  */
 async function delayRows(aws: BenchAws, receivers: ReceiverPool, sequencer: FunctionProcess, state: MixState): Promise<BenchRow[]> {
-  const totals = new Map<number, Timed>(DELAYS_MS.map((d) => [d, { receiveMs: 0, sequenceMs: 0, endToEndMs: 0, events: 0 }]));
+  const totals = new Map<number, Timed>(DELAYS_MS.map((d) => [d, zero()]));
   let seed = SEED + 100;
   for (let round = 0; round < ROUNDS; round++) {
     const order = round % 2 === 0 ? DELAYS_MS : [...DELAYS_MS].reverse();
     for (const delay of order) {
       const t = await timedRound(aws, receivers, sequencer, state, delay, (seed += 10));
       const sum = totals.get(delay)!;
-      for (const key of ['receiveMs', 'sequenceMs', 'endToEndMs', 'events'] as const) sum[key] += t[key];
+      for (const key of Object.keys(sum) as (keyof Timed)[]) sum[key] += t[key];
     }
   }
   const [none, some] = DELAYS_MS.map((d) => totals.get(d)!);
   const perSecond = (t: Timed, key: 'receiveMs' | 'sequenceMs' | 'endToEndMs') => (t.events * 1000) / t[key];
+  const load = os.loadavg()[0];
   const row = (what: string, key: 'receiveMs' | 'sequenceMs' | 'endToEndMs', how: string): BenchRow => ({
     metric: `${what}, ${DELAYS_MS[1]} ms per AWS call / none`,
     value: round(perSecond(some, key) / perSecond(none, key), 2),
     unit: 'x',
-    note: `${round(perSecond(none, key), 1)} events/s with no delay, ${round(perSecond(some, key), 1)} with ${DELAYS_MS[1]} ms on every DynamoDB, S3 and KMS call; ${ROUNDS} alternating rounds of ${TIMED_EVENTS} deliveries over ${REFERENCES} objects; ${how}`,
+    note: `${round(perSecond(none, key), 1)} events/s with no delay, ${round(perSecond(some, key), 1)} with ${DELAYS_MS[1]} ms on every DynamoDB, S3 and KMS call; ${ROUNDS} alternating rounds of ${TIMED_EVENTS} deliveries over ${REFERENCES} objects; ${how}; load average ${round(load, 1)} on ${os.cpus().length} CPUs`,
   });
+  const tripsPerBatch = some.sequentialTrips / some.batches;
+  const cpuPerBatch = (none.sequencerCpuMs + some.sequencerCpuMs) / (none.batches + some.batches);
+  const receiver = await receiverTrips(aws, receivers, state);
+  const modelled = (cpuMs: number, trips: number) => cpuMs / (cpuMs + DELAYS_MS[1] * trips);
   return [
     row('sequencer throughput', 'sequenceMs', 'the deliveries all waiting, scheduled runs until none waits'),
     row('receivers throughput', 'receiveMs', `${RECEIVERS} deliveries in flight`),
     row('ingest end to end', 'endToEndMs', 'receivers and sequencer at once, from the first delivery to the last integrated'),
+    {
+      metric: 'sequencer: AWS calls one after another, per batch',
+      value: round(tripsPerBatch, 1),
+      unit: 'calls/batch',
+      note: `${round(some.sequentialTrips, 0)} of ${some.batches} batches of ${round(some.events / some.batches, 0)} deliveries over ${REFERENCES} objects (calls in flight together count once); each adds the round trip to AWS`,
+    },
+    {
+      metric: `sequencer: ${DELAYS_MS[1]} ms per AWS call / none, from its CPU time and its calls one after another`,
+      value: round(modelled(cpuPerBatch, tripsPerBatch), 2),
+      unit: 'x',
+      note: `${round(cpuPerBatch, 1)} ms of CPU per batch against ${round(cpuPerBatch + DELAYS_MS[1] * tripsPerBatch, 1)} ms with ${round(tripsPerBatch, 1)} waits of ${DELAYS_MS[1]} ms: independent of the machine's load`,
+    },
+    {
+      metric: 'receiver: AWS calls one after another, per delivery',
+      value: round(receiver.perDelivery, 2),
+      unit: 'calls/delivery',
+      note: `${round(receiver.cpuMs, 1)} ms of CPU per delivery: ${round(modelled(receiver.cpuMs, receiver.perDelivery), 2)}x with ${DELAYS_MS[1]} ms per call by the same reckoning`,
+    },
   ];
 }
 
 async function run(ctx: BenchContext): Promise<BenchRow[]> {
+  const began = performance.now();
   const aws = await startBenchAws(ctx.root);
   const closing: { close(): Promise<void> }[] = [];
   try {
     // The demo's records and the mix's objects, loaded a quarter of an hour before now: every event is newer.
     const anchor = new Date(Date.now() - 15 * 60_000);
+    const progress = (what: string) => process.stderr.write(`capacity: ${what} (${round((performance.now() - began) / 1000, 1)} s)\n`);
     await aws.load([...demoDocument(anchor).records, ...mixRecords(REFERENCES, anchor)]);
+    progress(`loaded the demo data and ${REFERENCES} objects`);
     const receivers = await startReceivers(ctx.root, aws);
     closing.push(receivers);
     const sequencer = await startSequencer(ctx.root, aws);
@@ -323,8 +374,11 @@ async function run(ctx: BenchContext): Promise<BenchRow[]> {
     const state = new MixState(new Date(anchor.getTime() + 60_000), 50);
 
     const rows = await mixRows(aws, receivers, sequencer, state);
+    progress(`the mix of ${EVENTS} deliveries received and integrated`);
     rows.push(...(await readRows(ctx.root, aws)));
+    progress('the reads');
     rows.push(...(await delayRows(aws, receivers, sequencer, state)));
+    progress('the timed rounds');
     return rows;
   } finally {
     for (const c of closing.reverse()) await c.close();

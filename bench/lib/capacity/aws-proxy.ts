@@ -84,6 +84,11 @@ export interface AccountingSnapshot {
   /** S3 and KMS calls by operation (S3: method and whether the path names an object). */
   calls: { s3: Record<string, number>; kms: Record<string, number> };
   /**
+   * Calls to any of the three services, and how many of them started while none was in flight:
+   * with one caller, the round trips it made one after another (calls sent together count once).
+   */
+  trips: { calls: number; sequential: number; sequentialByService: Record<'dynamodb' | 's3' | 'kms', number> };
+  /**
    * Our figures against dynalite's: requests compared, agreeing, differing for a reason known and
    * documented (docs/capacity.md), and the first unexplained differences.
    */
@@ -220,9 +225,25 @@ export async function startAwsProxy(options: { dynamodb: string; s3?: string; km
       sortClasses: new Map<string, SortClassUsage>(),
       s3: new Map<string, number>(),
       kms: new Map<string, number>(),
+      trips: { calls: 0, sequential: 0, sequentialByService: { dynamodb: 0, s3: 0, kms: 0 } },
       dynalite: { compared: 0, agreed: 0, explained: new Map<string, number>(), byOperation: new Map<string, { compared: number; agreed: number }>(), disagreements: [] as Disagreement[] },
     };
   }
+
+  let inFlight = 0;
+  /** Counts a caller's call while it runs (from its arrival to its answer). */
+  const trip = async <T>(service: 'dynamodb' | 's3' | 'kms', work: () => Promise<T>): Promise<T> => {
+    state.trips.calls++;
+    if (inFlight++ === 0) {
+      state.trips.sequential++;
+      state.trips.sequentialByService[service]++;
+    }
+    try {
+      return await work();
+    } finally {
+      inFlight--;
+    }
+  };
 
   const side = async (operation: string, request: unknown): Promise<any> => {
     const body = Buffer.from(JSON.stringify(request));
@@ -446,6 +467,10 @@ export async function startAwsProxy(options: { dynamodb: string; s3?: string; km
 
   async function dynamodb(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     if (req.url?.startsWith('/__bench/')) return control(req, res);
+    return trip('dynamodb', () => priced(req, res));
+  }
+
+  async function priced(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const body = await readBody(req);
     if (settings.delayMs > 0) await sleep(settings.delayMs);
     const operation = String(req.headers['x-amz-target'] ?? '').split('.')[1] ?? '';
@@ -483,14 +508,14 @@ export async function startAwsProxy(options: { dynamodb: string; s3?: string; km
   }
 
   /** S3 and KMS: delayed, counted, forwarded as they are. */
-  const passThrough = (base: string, count: (req: http.IncomingMessage) => [Map<string, number>, string]) => async (req: http.IncomingMessage, res: http.ServerResponse) => {
+  const passThrough = (service: 's3' | 'kms', base: string, count: (req: http.IncomingMessage) => [Map<string, number>, string]) => (req: http.IncomingMessage, res: http.ServerResponse) => trip(service, async () => {
     const body = await readBody(req);
     if (settings.delayMs > 0) await sleep(settings.delayMs);
     const [counter, name] = count(req);
     counter.set(name, (counter.get(name) ?? 0) + 1);
     const method = req.method ?? 'GET';
     reply(res, await send(base, method, req.url ?? '/', req.headers, method === 'GET' || method === 'HEAD' ? undefined : body), undefined, method);
-  };
+  });
 
   const serve = (handler: (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>) =>
     http.createServer((req, res) => {
@@ -504,7 +529,7 @@ export async function startAwsProxy(options: { dynamodb: string; s3?: string; km
   const s3 = options.s3
     ? await listenOnLoopback(
         serve(
-          passThrough(options.s3, (req) => {
+          passThrough('s3', options.s3, (req) => {
             // Path-style: /bucket (a listing) or /bucket/key (an object).
             const isObject = (req.url ?? '/').split('?')[0].split('/').filter(Boolean).length > 1;
             return [state.s3, `${req.method} ${isObject ? 'object' : 'bucket'}`];
@@ -512,7 +537,7 @@ export async function startAwsProxy(options: { dynamodb: string; s3?: string; km
         ),
       )
     : undefined;
-  const kms = options.kms ? await listenOnLoopback(serve(passThrough(options.kms, (req) => [state.kms, String(req.headers['x-amz-target'] ?? '').split('.')[1] ?? '?']))) : undefined;
+  const kms = options.kms ? await listenOnLoopback(serve(passThrough('kms', options.kms, (req) => [state.kms, String(req.headers['x-amz-target'] ?? '').split('.')[1] ?? '?']))) : undefined;
   if (s3) listeners.push(s3);
   if (kms) listeners.push(kms);
 
@@ -528,6 +553,7 @@ export async function startAwsProxy(options: { dynamodb: string; s3?: string; km
       partitions: [...state.partitions.values()],
       sortClasses: [...state.sortClasses.values()],
       calls: { s3: Object.fromEntries(state.s3), kms: Object.fromEntries(state.kms) },
+      trips: { ...state.trips, sequentialByService: { ...state.trips.sequentialByService } },
       dynalite: {
         compared: state.dynalite.compared,
         agreed: state.dynalite.agreed,

@@ -27,11 +27,13 @@ const DAY = 86_400_000;
 export const mixReference = (n: number): string => `CAP-${String(n).padStart(6, '0')}`;
 /** The busy object of the mix itself, beside the demo's. */
 export const HOT_MIX_OBJECT = 'CAP-HOT-000001';
+/** An object of the mix no delivery ever names: what most references look like (a short history). */
+export const QUIET_OBJECT = 'CAP-QUIET-000001';
 
 /** The hot references, busiest first: the object whose reads are measured, another object, a commercial proof. */
 export const HOT_REFERENCES = [DEMO_OBJECTS.current, HOT_MIX_OBJECT, DEMO_PROOFS.current] as const;
 
-/** The object records of the mix (loader document records): an order each, placed and confirmed, observed since. */
+/** The object records of the mix (loader document records): an order each, placed and confirmed, observed since; the hot one and a quiet one besides. */
 export function mixRecords(references: number, anchor: Date): Record<string, unknown>[] {
   const at = (offset: number) => new Date(anchor.getTime() + offset).toISOString();
   const record = (reference: string, n: number) => ({
@@ -48,7 +50,7 @@ export function mixRecords(references: number, anchor: Date): Record<string, unk
       { type: 'AUTHORITY_OBSERVED', at: at(-1 * DAY), source: 'COMMERCE_PLATFORM_SYNC' },
     ],
   });
-  return [record(HOT_MIX_OBJECT, 0), ...Array.from({ length: references }, (_, i) => record(mixReference(i), i + 1))];
+  return [record(HOT_MIX_OBJECT, 0), record(QUIET_OBJECT, -1), ...Array.from({ length: references }, (_, i) => record(mixReference(i), i + 1))];
 }
 
 export interface Delivery {

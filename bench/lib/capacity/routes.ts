@@ -9,7 +9,7 @@ import { operations } from '../../../functions/contract/operations';
 import type { Operation } from '../../../functions/contract/operation';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { apiEvent } from './functions';
-import { HOT_REFERENCES } from './mix';
+import { HOT_REFERENCES, QUIET_OBJECT } from './mix';
 
 export function operation(operationId: string): Operation & { integration: { kind: 'lambda'; entry: string; access: string } } {
   const op = operations.find((o) => o.operationId === operationId);
@@ -34,7 +34,7 @@ export interface ReadRoute {
   event: () => APIGatewayProxyEvent;
 }
 
-/** The main read routes, each on what a busy reference or the demo's data holds. */
+/** The main read routes on the busiest reference (and the demo's proof, credential and ledger): what capacity measures. */
 export const READ_ROUTES: ReadRoute[] = [
   { name: 'object read, default window', operationId: 'resolveObject', event: () => readEvent('resolveObject', { reference: BUSY_REFERENCE }) },
   { name: 'object read, limit=200', operationId: 'resolveObject', event: () => readEvent('resolveObject', { reference: BUSY_REFERENCE }, { limit: '200' }) },
@@ -42,4 +42,16 @@ export const READ_ROUTES: ReadRoute[] = [
   { name: 'trust receipt page', operationId: 'getTrustReceipt', event: () => readEvent('getTrustReceipt', { reference: BUSY_REFERENCE }, null, { accept: 'text/html', 'accept-language': 'en' }) },
   { name: 'credential verify', operationId: 'verifyCredential', event: () => readEvent('verifyCredential', { claimId: DEMO_CREDENTIALS.active }) },
   { name: 'ledger', operationId: 'getLedger', event: () => readEvent('getLedger') },
+];
+
+/**
+ * The main read routes as the cost bench prices them: an object and its trust receipt as most
+ * references are (a short history), the busy reference's object read beside them, a commercial
+ * proof, a credential verification, the ledger.
+ */
+export const COST_ROUTES: ReadRoute[] = [
+  { name: 'object read', operationId: 'resolveObject', event: () => readEvent('resolveObject', { reference: QUIET_OBJECT }) },
+  { name: 'object read, busy reference', operationId: 'resolveObject', event: () => readEvent('resolveObject', { reference: BUSY_REFERENCE }) },
+  { name: 'trust receipt page', operationId: 'getTrustReceipt', event: () => readEvent('getTrustReceipt', { reference: QUIET_OBJECT }, null, { accept: 'text/html', 'accept-language': 'en' }) },
+  ...READ_ROUTES.filter((r) => ['commercial proof', 'credential verify', 'ledger'].includes(r.name)),
 ];

@@ -1,22 +1,24 @@
 /**
- * The AWS a capacity or cost run talks to, on this machine: dynalite in a process of its own
- * (`npm run store`), s3rver for the tile bucket, the KMS stand-in for the ledger key, and the
- * accounting proxy (aws-proxy.ts) in front of all three, in a process of its own. Everything the
- * bench starts (functions, the loader, the sequencer) reaches AWS only through the proxy, pointed
- * there by the SDK's own endpoint variables; the bench then reads the proxy's figures.
+ * The AWS a capacity or cost run talks to, on this machine: dynalite, s3rver for the tile bucket,
+ * the KMS stand-in for the ledger key, and the accounting proxy (aws-proxy.ts) in front of all
+ * three, in the bench's own process (which otherwise only waits: one process fewer to schedule on a
+ * busy machine, and a call crosses one process boundary, as a call to AWS crosses one network).
+ * Everything the bench starts (functions, the loader) runs in processes of its own and reaches AWS
+ * only through the proxy, pointed there by the SDK's own endpoint variables; the bench then reads
+ * the proxy's figures.
  *
  * The records are loaded as an operator loads them: `npm run load` in its own process, signing with
  * the KMS key and writing the tile log into the bucket.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { LEDGER_LOG } from '../../../functions/contract/site-paths';
+import { startEmbeddedStore } from '../../../lib/local/embedded-store';
 import { startKmsStandIn, type KmsStandIn } from '../../../lib/local/kms-stand-in';
-import { freePort, startStore } from '../store-process';
-import { proxyControl } from './aws-proxy';
+import { proxyControl, startAwsProxy } from './aws-proxy';
 
 // s3rver ships no types: an S3-compatible server on the local file system.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -41,36 +43,20 @@ export interface BenchAws {
   close(): Promise<void>;
 }
 
-function startProxy(root: string, upstream: { dynamodb: string; s3: string; kms: string }): Promise<{ child: ChildProcess; endpoints: BenchAws['endpoints'] }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', path.join(root, 'bench/lib/capacity/aws-proxy.ts'), '--dynamodb', upstream.dynamodb, '--s3', upstream.s3, '--kms', upstream.kms], {
-      cwd: root,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
-    child.once('error', reject);
-    child.once('exit', (code) => reject(new Error(`the accounting proxy exited (${code})`)));
-    let text = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      text += d.toString();
-      if (text.includes('\n')) resolve({ child, endpoints: JSON.parse(text.split('\n')[0]) });
-    });
-  });
-}
-
 export async function startBenchAws(root: string, table = 'capacity-records'): Promise<BenchAws> {
   const work = await mkdtemp(path.join(os.tmpdir(), 'bench-aws-'));
   const started: { close(): Promise<void> | void }[] = [];
   try {
-    const storePort = await freePort();
-    const store = await startStore(root, storePort);
-    started.push({ close: () => void store.kill('SIGKILL') });
+    const store = await startEmbeddedStore();
+    started.push(store);
     const s3 = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: path.join(work, 's3'), configureBuckets: [{ name: BENCH_BUCKET }] });
     const { port: s3Port } = await s3.run();
     started.push(s3);
     const kms = await startKmsStandIn(`arn:aws:kms:${BENCH_REGION}:111122223333:key/bench-ledger`);
     started.push(kms);
-    const proxy = await startProxy(root, { dynamodb: `http://127.0.0.1:${storePort}`, s3: `http://127.0.0.1:${s3Port}`, kms: kms.endpoint });
-    started.push({ close: () => void proxy.child.kill('SIGKILL') });
+    const running = await startAwsProxy({ dynamodb: store.endpoint, s3: `http://127.0.0.1:${s3Port}`, kms: kms.endpoint });
+    started.push(running);
+    const proxy = { endpoints: { dynamodb: running.dynamodb, s3: running.s3!, kms: running.kms! } };
     const control = proxyControl(proxy.endpoints.dynamodb);
 
     const awsEnvironment = (): Record<string, string> => ({
