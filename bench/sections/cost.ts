@@ -333,7 +333,7 @@ function monthlyRows(prices: PriceTable, facts: StackFacts, reads: ReadCost[], i
         metric: `month of a ${d.name} deployment, ${hitRatio > 0 ? `behind an edge at ${hitRatio * 100}% hits` : 'no edge (today)'}`,
         value: usd(total(bill)),
         unit: '$/month',
-        note: `${d.reads.toLocaleString('en-US')} reads (${Object.entries(READ_MIX).map(([k, v]) => `${v * 100}% ${k}`).join(', ')}), ${d.events.toLocaleString('en-US')} events one per delivery (${round(n, 1)} a sequencer batch); first-tier prices, storage not counted: ${itemized(bill, 2)}`,
+        note: `${d.reads.toLocaleString('en-US')} reads (${Object.entries(READ_MIX).map(([k, v]) => `${round(v * 100, 0)}% ${k}`).join(', ')}), ${d.events.toLocaleString('en-US')} events one per delivery (${round(n, 1)} a sequencer batch); first-tier prices, storage not counted: ${itemized(bill, 2)}`,
       });
     }
   }
@@ -380,6 +380,13 @@ async function run(ctx: BenchContext): Promise<BenchRow[]> {
     rows.push({ metric: 'per million origin object reads, all but API Gateway', value: usd(total(rest)), unit: '$', note: `${itemized(rest)}; API Gateway adds $${usd(gateway ?? 0)} of requests and $${usd(transfer ?? 0)} of data transfer` });
     const logs = (objectBill['CloudWatch Logs'] ?? 0) + (objectBill['CloudWatch Logs (infrequent access)'] ?? 0);
     rows.push({ metric: 'CloudWatch Logs per million origin object reads', value: usd(logs), unit: '$', note: object.note });
+    if ((object.origin.logBytesStandard ?? 0) > 0) {
+      // What the Standard-class bytes (API Gateway's access log line, today) would cost in the Infrequent Access class.
+      const { logBytesStandard, ...others } = object.origin;
+      const moved = perMillion({ ...others, logBytesInfrequentAccess: (others.logBytesInfrequentAccess ?? 0) + logBytesStandard! });
+      const { 'API Gateway requests': _g, 'API Gateway data transfer out': _t, ...movedRest } = moved;
+      rows.push({ metric: 'per million origin object reads, all but API Gateway, every log group Infrequent Access', value: usd(total(movedRest)), unit: '$', note: `what the Standard class's ${logBytesStandard} B a read (the access log) would cost at the Infrequent Access price: ${itemized(movedRest)}` });
+    }
     for (const hit of EDGE_HIT_RATIOS) {
       for (const r of reads) {
         const bill = perMillion(throughEdge(r.origin, r.viewerBytes, hit));
