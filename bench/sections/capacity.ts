@@ -386,4 +386,4 @@ async function run(ctx: BenchContext): Promise<BenchRow[]> {
   }
 }
 
-export const section: BenchSection = { name: 'capacity', run, timeoutMs: 5 * 60_000 };
+export const section: BenchSection = { name: 'capacity', run, timeoutMs: 8 * 60_000 };
