@@ -28,9 +28,9 @@ export function loggingEnvironment({ logLevel, logSampleRate }: LogSettings): Re
  *   - JSON format: the only format in which Lambda's own lines can be filtered. The Powertools
  *     Logger's lines are JSON already, and pass as they are written.
  *   - System log level WARN: Lambda writes no platform.start and platform.report lines (START,
- *     END and REPORT in plain text: about 340 billed bytes an invocation). Duration, errors and throttles remain CloudWatch metrics of the function; what only
- *     REPORT told (the memory used, the init duration) comes back at INFO, which a DEBUG
- *     deployment sets.
+ *     END and REPORT in plain text: about 340 billed bytes an invocation). Duration, errors and
+ *     throttles remain CloudWatch metrics of the function; what only REPORT told (the memory
+ *     used, the init duration) comes back at INFO, which a DEBUG deployment sets.
  *   - Application log level DEBUG: Lambda passes whatever the function writes. Which lines those
  *     are is the Powertools Logger's decision (its level, sampling and buffering:
  *     functions/logging/logger.ts), not Lambda's: a filter at INFO would drop a sampled
