@@ -80,7 +80,8 @@ export const DEFAULT_SETTINGS: StackSettings = {
   deletionProtection: true,
   ledgerVerifierKeys: '',
   logLevel: 'INFO',
-  logSampleRate: 0,
+  // One invocation in a hundred writes its whole story (docs/deploy.md#logs); 0 turns sampling off.
+  logSampleRate: 0.01,
   throttleRateLimit: 100,
   throttleBurstLimit: 200,
   stageName: 'live',

@@ -19,22 +19,22 @@ describe('functions: one per Lambda operation of the contract table', () => {
     expect(nodeFunctions.map(([id]) => id)).toContain(sequencerId);
   });
 
-  test.each(lambdaOps.map((op) => op.operationId))('%s: Node.js on arm64, the Powertools Logger\'s settings (no Lambda log level), retained logs', (operationId) => {
+  test.each(lambdaOps.map((op) => op.operationId))('%s: Node.js on arm64, the Powertools Logger\'s settings (Lambda filters nothing of its lines, writes none of its own), retained logs in the Infrequent Access class', (operationId) => {
     const { resource } = functionOf(operationId);
     const p = resource.Properties;
     expect(p.Runtime).toBe(`nodejs${NODE_MAJOR}.x`);
     expect(p.Architectures).toEqual(['arm64']);
     expect(p.Handler).toBe('index.handler');
     expect(p.Timeout).toBeLessThan(29);
-    // Lambda filters nothing: a sampled invocation's or a 5xx's debug lines reach the log (lib/stack/logging.ts).
-    expect(p.LoggingConfig).toEqual({ LogFormat: 'Text', LogGroup: expect.anything() });
+    // Lambda filters nothing of the function's lines (a sampled invocation's or a 5xx's debug lines reach the log) and writes none of its own (lib/stack/logging.ts).
+    expect(p.LoggingConfig).toEqual({ LogFormat: 'JSON', ApplicationLogLevel: 'DEBUG', SystemLogLevel: 'WARN', LogGroup: expect.anything() });
     const env = p.Environment.Variables;
     expect(env).toMatchObject({
       POWERTOOLS_SERVICE_NAME: 'public-trust-verification-service',
       POWERTOOLS_LOG_LEVEL: DEFAULT_SETTINGS.logLevel,
     });
-    // No sampling unless a deployment asks for it (context logSampleRate).
-    expect(env).not.toHaveProperty('POWERTOOLS_LOGGER_SAMPLE_RATE');
+    // One invocation in a hundred logs its debug lines unless a deployment says otherwise (context logSampleRate).
+    expect(env.POWERTOOLS_LOGGER_SAMPLE_RATE).toBe(String(DEFAULT_SETTINGS.logSampleRate));
     // Source-mapped stack traces cost every cold start a parse of the map: DEBUG deployments only.
     expect(env.NODE_OPTIONS).toBe(nodeOptionsFor(DEFAULT_SETTINGS.logLevel));
     // The SDK v2 variable does nothing for SDK v3 (which keeps connections alive itself).
@@ -42,6 +42,7 @@ describe('functions: one per Lambda operation of the contract table', () => {
     const logGroupId = p.LoggingConfig.LogGroup.Ref;
     expect(resources[logGroupId].Type).toBe('AWS::Logs::LogGroup');
     expect(resources[logGroupId].Properties.RetentionInDays).toBe(DEFAULT_SETTINGS.logRetentionDays);
+    expect(resources[logGroupId].Properties.LogGroupClass).toBe('INFREQUENT_ACCESS');
   });
 
   test('every log group of the stack has a retention', () => {

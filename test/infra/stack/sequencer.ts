@@ -87,10 +87,12 @@ describe('the sequencer', () => {
       Architectures: ['arm64'],
       Handler: 'index.handler',
       Timeout: SEQUENCER_TIMEOUT_SECONDS,
-      LoggingConfig: { LogFormat: 'Text', LogGroup: expect.anything() },
+      LoggingConfig: { LogFormat: 'JSON', ApplicationLogLevel: 'DEBUG', SystemLogLevel: 'WARN', LogGroup: expect.anything() },
     });
     expect(fn.Properties.MemorySize).toBeGreaterThanOrEqual(resources[functionOf(lambdaOps[0].operationId).id].Properties.MemorySize);
     expect(resources[fn.Properties.LoggingConfig.LogGroup.Ref].Properties.RetentionInDays).toBe(DEFAULT_SETTINGS.logRetentionDays);
+    // Its metric line (embedded metric format) needs the Standard class.
+    expect(resources[fn.Properties.LoggingConfig.LogGroup.Ref].Properties.LogGroupClass).toBeUndefined();
     expect(fn.Properties.Role).toEqual({ 'Fn::GetAtt': [sequencerRoleId, 'Arn'] });
     expect(resources[sequencerRoleId].Properties.ManagedPolicyArns).toBeUndefined();
   });
@@ -103,6 +105,7 @@ describe('the sequencer', () => {
     expect(fn.Properties.Environment.Variables).toEqual({
       POWERTOOLS_SERVICE_NAME: 'public-trust-verification-service',
       POWERTOOLS_LOG_LEVEL: DEFAULT_SETTINGS.logLevel,
+      POWERTOOLS_LOGGER_SAMPLE_RATE: String(DEFAULT_SETTINGS.logSampleRate),
       TABLE_NAME: { Ref: tableId },
       LEDGER_KMS_KEY_ARN: { 'Fn::GetAtt': [ledgerKeyId, 'Arn'] },
       LEDGER_ORIGIN: '',
