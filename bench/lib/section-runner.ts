@@ -23,7 +23,6 @@ function checkRows(name: string, rows: unknown): BenchRow[] {
 
 async function main(): Promise<RunnerMessage> {
   const [file, anchorIso] = process.argv.slice(2);
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const section = (require(file) as { section?: BenchSection }).section;
   if (!section || typeof section.name !== 'string' || typeof section.run !== 'function') {
     throw new Error(`${file} does not export \`section = { name, run }\``);
@@ -36,7 +35,6 @@ async function main(): Promise<RunnerMessage> {
     service: () => {
       if (!service) {
         // Loaded on first use: sections that bring their own store do not pay for this one.
-        // eslint-disable-next-line @typescript-eslint/no-require-imports
         const start = (require('../../lib/local/service') as { startLocalService: typeof StartLocalService }).startLocalService;
         // No sequencer: these sections measure reads, and its polling would be counted among a
         // read's store requests and share the CPU with what is timed (bench/sections/ingress.ts runs its own).

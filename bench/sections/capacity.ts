@@ -25,7 +25,7 @@ import { devSecrets, signedHeaders } from '../../lib/ingress/emit';
 import type { AccountingSnapshot } from '../lib/capacity/aws-proxy';
 import { apiEvent, drainSequencer, scheduledEvent, startDeployedFunction, startSequencer, type SequencerSummary } from '../lib/capacity/functions';
 import { HOT_REFERENCES, MixState, mixRecords, type Delivery } from '../lib/capacity/mix';
-import { BUSY_REFERENCE, operation, READ_ROUTES } from '../lib/capacity/routes';
+import { operation, READ_ROUTES } from '../lib/capacity/routes';
 import { startBenchAws, type BenchAws } from '../lib/capacity/stand-ins';
 import { keyClass, PARTITION_READ_UNITS_PER_SECOND, PARTITION_WRITE_UNITS_PER_SECOND } from '../lib/capacity/units';
 import type { FunctionProcess, Invocation } from '../lib/lambda-process';

@@ -55,7 +55,6 @@ async function httpRows(base: string, site: Map<string, string>): Promise<BenchR
 }
 
 async function assetsLatencyRows(root: string): Promise<BenchRow[]> {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const handler = require(path.join(root, 'functions/handlers/list-assets.ts')).handler as LambdaHandler;
   const rows: BenchRow[] = [];
   for (const [label, query] of [
@@ -123,7 +122,6 @@ export const handler = httpHandler(async (request) => ({ status: 200, body: asse
 `;
 
 async function s3Alternative(root: string, out: string, site: Map<string, string>): Promise<BenchRow[]> {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   const S3rver = require('s3rver') as new (options: Record<string, unknown>) => { run(): Promise<AddressInfo>; close(): Promise<void> };
   const directory = path.join(out, 's3');
   const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory, configureBuckets: [{ name: BUCKET }] });

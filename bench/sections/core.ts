@@ -321,7 +321,6 @@ function handlerOf(ctx: BenchContext, operationId: string): { op: LambdaOperatio
   const op = lambdaOperations(operations).find((o) => o.operationId === operationId);
   if (!op) throw new Error(`the contract table has no Lambda operation ${operationId}`);
   // The same module the local server and the Lambda run (here from source; the bundle holds the same code).
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   return { op, handler: require(path.join(ctx.root, op.integration.entry)).handler as LambdaHandler };
 }
 

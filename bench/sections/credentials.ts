@@ -39,7 +39,6 @@ function requests(anchor: Date): { label: string; operationId: string; event: AP
 function handlerOf(root: string, operationId: string): Handler {
   const op = credentialsOperations.find((o) => o.operationId === operationId)!;
   if (op.integration.kind !== 'lambda') throw new Error(`${operationId} is not a Lambda operation`);
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   return require(path.join(root, op.integration.entry)).handler as Handler;
 }
 

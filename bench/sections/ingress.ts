@@ -79,7 +79,6 @@ const pair = (name: string, samples: number[], unit: string, note: string): Benc
   { metric: `${name} p99`, value: round(percentile(samples, 99)), unit, note },
 ];
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const handlerAt = (ctx: BenchContext, entry: string) => require(path.join(ctx.root, entry)).handler as LambdaHandler;
 
 /** A fresh table with the demo data, in the store of `base`, served by its own HTTP server. */

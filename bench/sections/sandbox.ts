@@ -52,7 +52,6 @@ async function latencyRows(root: string): Promise<BenchRow[]> {
     const example = SANDBOX_EXAMPLES.find((e) => e.name === name);
     if (!example) throw new Error(`no sandbox example named ${name}`);
     const { op, entry } = operationFor(example.path);
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const handler = require(path.join(root, entry)).handler as Handler;
     const event = sandboxEvent(op.path, example.path, example.body);
     const samples = await timeCalls(async () => {

@@ -35,7 +35,6 @@ async function latencyRows(root: string): Promise<BenchRow[]> {
   const rows: BenchRow[] = [];
   for (const op of surfacesOperations) {
     if (op.integration.kind !== 'lambda') continue;
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const handler = require(path.join(root, op.integration.entry)).handler as Handler;
     const request = REQUESTS[op.operationId];
     const samples = await timeCalls(async () => {

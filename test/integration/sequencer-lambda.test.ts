@@ -78,7 +78,6 @@ function coldHandler(): Handler {
   const level = process.env.POWERTOOLS_LOG_LEVEL;
   process.env.POWERTOOLS_LOG_LEVEL = 'INFO';
   jest.isolateModules(() => {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     loaded = (require('../../functions/handlers/sequence-events') as { handler: Handler }).handler;
   });
   process.env.POWERTOOLS_LOG_LEVEL = level;

@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { LEDGER_LOG } from '../../../functions/contract/site-paths';
 import { DEV_INGRESS_SECRETS_FILE } from '../../../lib/local/service';
 import { FUNCTION_TIMEOUT_SECONDS } from '../../../lib/stack/bundling';
@@ -106,4 +106,3 @@ export async function drainSequencer(sequencer: FunctionProcess): Promise<Invoca
   }
 }
 
-export type RouteResult = Invocation<APIGatewayProxyResult>;

@@ -21,7 +21,6 @@ import { startKmsStandIn, type KmsStandIn } from '../../../lib/local/kms-stand-i
 import { proxyControl, startAwsProxy } from './aws-proxy';
 
 // s3rver ships no types: an S3-compatible server on the local file system.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const S3rver = require('s3rver') as new (options: Record<string, unknown>) => { run(): Promise<AddressInfo>; close(): Promise<void> };
 
 export const BENCH_REGION = 'eu-central-1';
