@@ -46,6 +46,9 @@ export function configureLocalEnvironment(endpoint: string, table = LOCAL_TABLE,
     process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
   }
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+  // Every invocation in flight here shares the handlers' one store client, where on AWS each runs
+  // in an environment of its own: no cap on its sockets (functions/store/client.ts).
+  process.env.STORE_MAX_SOCKETS ??= 'Infinity';
 }
 
 export function localClient(endpoint: string, region = LOCAL_REGION): DynamoDBClient {
