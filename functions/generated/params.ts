@@ -260,3 +260,30 @@ export const getTrustReceiptParams = {
     },
   } satisfies ParamValidator<string>,
 };
+
+/**
+ * The query parameters each operation of the JSON API reads, by method and path template; it
+ * refuses any other (functions/http/params.ts). Pages, documents and the tile log are not listed:
+ * they ignore what they do not read.
+ */
+export const QUERY_PARAMETERS_READ: Readonly<Record<string, readonly string[]>> = {
+  "GET /health": [],
+  "GET /v1/objects/{reference}": ["asOf","limit"],
+  "GET /v1/commercial-proofs/{reference}": [],
+  "GET /v1/ledger": [],
+  "GET /v1/ledger/consistency": ["from","to"],
+  "GET /v1/credentials/verify/{claimId}": [],
+  "GET /v1/portable-credentials/{claimId}/vc.json": [],
+  "GET /v1/status-lists/{listId}": ["timestamp"],
+  "GET /developers/assets.json": ["assetType","lifecycle","reuseScope","commercialDisposition","tag"],
+  "POST /developers/sandbox/test-clock": [],
+  "POST /developers/sandbox/providers/{providerId}/run": [],
+  "POST /developers/sandbox/trust-policy": [],
+  "POST /developers/sandbox/offline-verification": [],
+  "POST /v1/lifecycle/events": [],
+  "POST /v1/webhooks/{sourceId}": [],
+  "GET /v1/trust-fabric/catalogue": [],
+  "GET /v1/trust-infrastructure": [],
+  "GET /v1/activation-readiness": [],
+  "GET /v1/activation-readiness/production-foundations": [],
+};

@@ -11,7 +11,7 @@
  * ISO date-times, coerced integers with bounds, enums); any other shape stops the generator
  * instead of being approximated.
  */
-import type { Operation } from '../../functions/contract/operation';
+import { refusesUnknownQueryParameters, type Operation } from '../../functions/contract/operation';
 
 /** Where the generated module lives (relative to the repository root). */
 export const GENERATED_PARAMS_FILE = 'functions/generated/params.ts';
@@ -172,5 +172,17 @@ export function generateParamValidators(operations: readonly Operation[]): strin
     }
     out.push('};');
   }
+  const strict = operations.filter(refusesUnknownQueryParameters);
+  out.push(
+    '',
+    '/**',
+    ' * The query parameters each operation of the JSON API reads, by method and path template; it',
+    ' * refuses any other (functions/http/params.ts). Pages, documents and the tile log are not listed:',
+    ' * they ignore what they do not read.',
+    ' */',
+    'export const QUERY_PARAMETERS_READ: Readonly<Record<string, readonly string[]>> = {',
+    ...strict.map((op) => `  ${lit(`${op.method} ${op.path}`)}: ${lit(Object.keys(op.queryParams ?? {}))},`),
+    '};',
+  );
   return `${out.join('\n')}\n`;
 }

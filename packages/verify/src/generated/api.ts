@@ -2121,7 +2121,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description Invalid input (reference, identifier or parameter) (codes: INVALID_REFERENCE, INVALID_PARAMETER, INVALID_CLAIM_ID, MALFORMED_REQUEST) */
+        /** @description Invalid input (reference, identifier or parameter), or a query parameter the operation does not read (UNKNOWN_PARAMETER) (codes: INVALID_REFERENCE, INVALID_PARAMETER, UNKNOWN_PARAMETER, INVALID_CLAIM_ID, MALFORMED_REQUEST) */
         Problem400: {
             headers: {
                 "x-correlation-id": components["headers"]["CorrelationId"];
@@ -3403,6 +3403,7 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+            400: components["responses"]["Problem400"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
         };
@@ -3631,6 +3632,7 @@ export interface operations {
                     "application/json": components["schemas"]["ActivationReadiness"];
                 };
             };
+            400: components["responses"]["Problem400"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
         };
@@ -3657,6 +3659,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProductionFoundations"];
                 };
             };
+            400: components["responses"]["Problem400"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
         };
@@ -3748,6 +3751,7 @@ export interface operations {
                     "application/json": components["schemas"]["LedgerDescription"];
                 };
             };
+            400: components["responses"]["Problem400"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
@@ -3930,6 +3934,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Problem400"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
         };
@@ -3974,6 +3979,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Problem400"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
         };
