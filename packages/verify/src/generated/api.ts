@@ -722,6 +722,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/contexts/trust/v1.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The service's JSON-LD context, version 1: the terms it adds to credential documents
+         * @description Status list credentials name it after the VC 2.0 context; it defines `logged` (the version as the ledger logged it, with its evidence) as a JSON literal. A published version never changes; processors may bundle it instead of fetching it. liveState LIVE: Served now, on the published contract.
+         */
+        get: operations["getTrustContext"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/credentials/verify/{claimId}": {
         parameters: {
             query?: never;
@@ -1055,6 +1075,7 @@ export interface components {
             [key: string]: unknown;
         };
         BitstringStatusListCredential: {
+            /** @description https://www.w3.org/ns/credentials/v2, then the service's own context (/v1/contexts/trust/v1.json on its origin), which defines `logged`. */
             "@context": string[];
             credentialSubject: {
                 /** @description Multibase (u) base64url, no padding, of the GZIP-compressed bitstring; index 0 is the left-most bit. */
@@ -1761,7 +1782,7 @@ export interface components {
             [key: string]: unknown;
         };
         PortableCredential: {
-            /** @description Begins with https://www.w3.org/ns/credentials/v2. */
+            /** @description https://www.w3.org/ns/credentials/v2, then https://www.w3.org/ns/credentials/undefined-terms/v2: the credential type, the subject's type and its claims are the issuer's vocabulary, which that context maps. */
             "@context": string[];
             credentialStatus: components["schemas"]["BitstringStatusListEntry"][];
             /** @description Public claims only: no subject identifier, no personal data. */
@@ -2028,6 +2049,16 @@ export interface components {
             type: "STATE_CHANGED" | "AUTHORITY_OBSERVED";
         } & {
             [key: string]: unknown;
+        };
+        TrustContext: {
+            "@context": {
+                /** @constant */
+                "@protected": true;
+                /** @constant */
+                "@version": 1.1;
+            } & {
+                [key: string]: unknown;
+            };
         };
         TrustFabricCatalogue: {
             assuranceLevels: {
@@ -3694,6 +3725,50 @@ export interface operations {
             409: components["responses"]["Problem409"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+        };
+    };
+    getTrustContext: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An ETag from an earlier answer: 304 when the document is unchanged. */
+                "If-None-Match"?: string;
+                /** @description Correlation id to echo (8 to 128 of A-Z a-z 0-9 . _ : -); otherwise the request id is used. */
+                "x-correlation-id"?: components["parameters"]["CorrelationId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The service's JSON-LD context, version 1: the terms it adds to credential documents */
+            200: {
+                headers: {
+                    /** @description Caching rule for the document. */
+                    "Cache-Control"?: string;
+                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    ETag?: string;
+                    "x-correlation-id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrustContext"];
+                };
+            };
+            /** @description Not modified: the If-None-Match ETag matches. */
+            304: {
+                headers: {
+                    /** @description Caching rule for the document. */
+                    "Cache-Control"?: string;
+                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    ETag?: string;
+                    "x-correlation-id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            429: components["responses"]["Problem429"];
             503: components["responses"]["Problem503"];
         };
     };
