@@ -30,7 +30,7 @@ export function requestGuards(options: RequestGuardOptions = {}): HttpMiddleware
           throw new Problem('INVALID_PARAMETER', `Parameter '${name.slice(0, 64)}' is given ${values.length} times; give it once.`, { parameter: name.slice(0, 64) });
         }
       }
-      refuseUnknownQueryParameters(event.httpMethod, event.resource, event.queryStringParameters);
+      refuseUnknownQueryParameters(event.resource, event.queryStringParameters);
       const request = context.httpRequest!;
       if (request.body === null) return;
       if (Buffer.byteLength(request.body, 'utf8') > MAX_BODY_BYTES) {

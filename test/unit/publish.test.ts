@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { TRUST_CONTEXT_PATH } from '../../functions/contract/credential-context';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import * as z from 'zod';
@@ -86,10 +87,12 @@ describe('the build', () => {
     expect(fromGit.committedAt).toBe(new Date(execFileSync('git', ['show', '-s', '--format=%cI', head], { cwd: ROOT, encoding: 'utf8' }).trim()).toISOString().replace('.000Z', 'Z'));
   });
 
-  test('writes one document per GET /developers/ JSON operation and one file per static-file operation, each satisfying its response schema', () => {
+  test("writes one document per GET /developers/ JSON operation (and the service's JSON-LD context) and one file per static-file operation, each satisfying its response schema", () => {
     const site = buildSite(sources());
     const operations = canonicalSources().operations;
-    const routes = operations.filter((op) => op.method === 'GET' && op.path.startsWith('/developers/') && (op.response.mediaType ?? 'application/json') === 'application/json');
+    const routes = operations.filter(
+      (op) => op.method === 'GET' && (op.path.startsWith('/developers/') || op.path === TRUST_CONTEXT_PATH) && (op.response.mediaType ?? 'application/json') === 'application/json',
+    );
     const files = operations.filter((op) => op.integration.kind === 'document' && (op.response.mediaType ?? 'application/json') !== 'application/json');
     const fileKeys = files.map((op) => (op.integration.kind === 'document' ? op.integration.key : ''));
     expect([...site.keys()].sort()).toEqual([...new Set([...routes.map((op) => op.path.slice(1)), ...fileKeys])].sort());

@@ -1,6 +1,6 @@
 import { operations } from '../../functions/contract/operations';
 import { refusesUnknownQueryParameters } from '../../functions/contract/operation';
-import { QUERY_PARAMETERS_READ, resolveObjectParams, getStatusListParams } from '../../functions/generated/params';
+import { QUERY_LENIENT_PATHS, QUERY_PARAMETERS_READ, resolveObjectParams, getStatusListParams } from '../../functions/generated/params';
 import { checkParam, referenceNotFound, refuseUnknownQueryParameters } from '../../functions/http/params';
 import { Problem } from '../../functions/http/problem';
 import { buildOpenApi } from '../../lib/contract/openapi';
@@ -18,45 +18,46 @@ function thrown(call: () => unknown): Problem {
 
 describe('query parameters an operation does not read', () => {
   test('a case slip is refused with the parameter meant and the ones the operation reads', () => {
-    const problem = thrown(() => refuseUnknownQueryParameters('GET', '/v1/objects/{reference}', { asof: '2026-11-25T00:00:00Z' }));
+    const problem = thrown(() => refuseUnknownQueryParameters('/v1/objects/{reference}', { asof: '2026-11-25T00:00:00Z' }));
     expect(problem.status).toBe(400);
     expect(problem.code).toBe('UNKNOWN_PARAMETER');
     expect(problem.detail).toBe("Unknown query parameter 'asof': did you mean 'asOf'? This endpoint reads 'asOf', 'limit'.");
     expect(problem.extra).toEqual({ parameter: 'asof', unknownParameters: ['asof'], knownParameters: ['asOf', 'limit'], didYouMean: { asof: 'asOf' } });
   });
 
-  test('a name like none of them is refused naming them all; a typo of a few letters gets its suggestion', () => {
-    const foo = thrown(() => refuseUnknownQueryParameters('GET', '/v1/objects/{reference}', { foo: '1' }));
+  test('a name like none of them is refused naming them all; several are named together', () => {
+    const foo = thrown(() => refuseUnknownQueryParameters('/v1/objects/{reference}', { foo: '1' }));
     expect(foo.detail).toBe("Unknown query parameter 'foo'. This endpoint reads 'asOf', 'limit'.");
     expect(foo.extra).not.toHaveProperty('didYouMean');
-    const both = thrown(() => refuseUnknownQueryParameters('GET', '/v1/objects/{reference}', { limt: '3', foo: '1', asOf: '2026-11-25T00:00:00Z' }));
-    expect(both.extra).toMatchObject({ parameter: 'limt', unknownParameters: ['limt', 'foo'], didYouMean: { limt: 'limit' } });
-    expect(both.detail).toContain("did you mean 'limit' for 'limt'?");
+    const both = thrown(() => refuseUnknownQueryParameters('/v1/objects/{reference}', { LIMIT: '3', foo: '1', asOf: '2026-11-25T00:00:00Z' }));
+    expect(both.extra).toMatchObject({ parameter: 'LIMIT', unknownParameters: ['LIMIT', 'foo'], didYouMean: { LIMIT: 'limit' } });
+    expect(both.detail).toBe("Unknown query parameter 'LIMIT', 'foo': did you mean 'limit'? This endpoint reads 'asOf', 'limit'.");
   });
 
-  test('an operation that reads none says so; HEAD is checked as GET; POST operations too', () => {
-    expect(thrown(() => refuseUnknownQueryParameters('HEAD', '/v1/ledger', { x: '1' })).detail).toBe("Unknown query parameter 'x'. This endpoint reads no query parameters.");
-    expect(thrown(() => refuseUnknownQueryParameters('POST', '/developers/sandbox/test-clock', { debug: '1' })).code).toBe('UNKNOWN_PARAMETER');
+  test('an operation that reads none says so, POST operations too', () => {
+    expect(thrown(() => refuseUnknownQueryParameters('/v1/ledger', { x: '1' })).detail).toBe("Unknown query parameter 'x'. This endpoint reads no query parameters.");
+    expect(thrown(() => refuseUnknownQueryParameters('/developers/sandbox/test-clock', { debug: '1' })).code).toBe('UNKNOWN_PARAMETER');
   });
 
   test('parameters an operation reads pass, and so does any parameter of a page', () => {
-    expect(() => refuseUnknownQueryParameters('GET', '/v1/objects/{reference}', { asOf: '2026-11-25T00:00:00Z', limit: '5' })).not.toThrow();
-    expect(() => refuseUnknownQueryParameters('GET', '/v1/objects/{reference}', null)).not.toThrow();
+    expect(() => refuseUnknownQueryParameters('/v1/objects/{reference}', { asOf: '2026-11-25T00:00:00Z', limit: '5' })).not.toThrow();
+    expect(() => refuseUnknownQueryParameters('/v1/objects/{reference}', null)).not.toThrow();
     for (const page of ['/', '/developers', '/verify', '/trust-receipt/{reference}', '/studio', '/developers/reference']) {
-      expect(() => refuseUnknownQueryParameters('GET', page, { utm_source: 'receipt', utm_medium: 'qr' })).not.toThrow();
+      expect(() => refuseUnknownQueryParameters(page, { utm_source: 'receipt', utm_medium: 'qr' })).not.toThrow();
     }
   });
 
   test('a very long unknown name is cut in the answer', () => {
-    const problem = thrown(() => refuseUnknownQueryParameters('GET', '/health', { ['n'.repeat(500)]: '1' }));
+    const problem = thrown(() => refuseUnknownQueryParameters('/health', { ['n'.repeat(500)]: '1' }));
     expect(problem.extra.parameter).toBe('n'.repeat(64));
   });
 
-  test('every operation of the JSON API is listed with exactly the query parameters of the contract, and the pages are not', () => {
-    for (const op of operations) {
+  test('the generated tables hold for every Lambda operation exactly the rule and the query parameters of the contract', () => {
+    for (const op of operations.filter((o) => o.integration.kind === 'lambda')) {
       const key = `${op.method} ${op.path}`;
-      if (refusesUnknownQueryParameters(op)) expect([key, QUERY_PARAMETERS_READ[key]]).toEqual([key, Object.keys(op.queryParams ?? {})]);
-      else expect([key, QUERY_PARAMETERS_READ[key]]).toEqual([key, undefined]);
+      const read = (QUERY_PARAMETERS_READ[op.path] ?? '').split(' ').filter(Boolean);
+      if (refusesUnknownQueryParameters(op)) expect([key, QUERY_LENIENT_PATHS.includes(op.path), read]).toEqual([key, false, Object.keys(op.queryParams ?? {})]);
+      else expect([key, QUERY_LENIENT_PATHS.includes(op.path)]).toEqual([key, true]);
     }
     const pages = operations.filter((op) => op.integration.kind === 'lambda' && !refusesUnknownQueryParameters(op)).map((op) => op.path);
     expect(pages).toEqual(expect.arrayContaining(['/', '/developers', '/verify', '/trust-receipt/{reference}']));

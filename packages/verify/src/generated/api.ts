@@ -1002,7 +1002,7 @@ export interface components {
             /** @enum {string} */
             reuseScope: "PUBLIC_CONTRACT" | "SANDBOX_ONLY" | "INFORMATIVE";
             summary: string;
-            tags: string[];
+            tags: ("activation-readiness" | "adapters" | "assets" | "asyncapi" | "catalogue" | "channels" | "commercial-proofs" | "contexts" | "contracts" | "credentials" | "developer-catalogues" | "events" | "favicon-ico" | "favicon-svg" | "health" | "human-surfaces" | "ingress" | "iot-event" | "landing-and-api-reference" | "ledger" | "lifecycle" | "network-conformance" | "objects" | "offline-verify" | "openapi" | "portable-credentials" | "problem-details" | "provider-certification" | "providers" | "reference" | "release-evidence" | "rest-api" | "root" | "sandbox" | "schemas" | "standards" | "status-lists" | "studio" | "telemetry" | "trust-and-verification" | "trust-fabric" | "trust-infrastructure" | "trust-receipt" | "verify" | "wallet" | "webhook" | "webhooks")[];
         };
         AssetAudit: {
             assets: {
@@ -1039,7 +1039,7 @@ export interface components {
                 commercialDisposition: ("NON_COMMERCIAL" | "COMMERCIAL_EVIDENCE" | "SYNTHETIC_ONLY") | null;
                 lifecycle: ("LIVE" | "READY" | "SHADOW" | "GATED" | "TARGET" | "REFERENCE") | null;
                 reuseScope: ("PUBLIC_CONTRACT" | "SANDBOX_ONLY" | "INFORMATIVE") | null;
-                tag: string | null;
+                tag: ("activation-readiness" | "adapters" | "assets" | "asyncapi" | "catalogue" | "channels" | "commercial-proofs" | "contexts" | "contracts" | "credentials" | "developer-catalogues" | "events" | "favicon-ico" | "favicon-svg" | "health" | "human-surfaces" | "ingress" | "iot-event" | "landing-and-api-reference" | "ledger" | "lifecycle" | "network-conformance" | "objects" | "offline-verify" | "openapi" | "portable-credentials" | "problem-details" | "provider-certification" | "providers" | "reference" | "release-evidence" | "rest-api" | "root" | "sandbox" | "schemas" | "standards" | "status-lists" | "studio" | "telemetry" | "trust-and-verification" | "trust-fabric" | "trust-infrastructure" | "trust-receipt" | "verify" | "wallet" | "webhook" | "webhooks") | null;
             };
             /** @constant */
             schemaVersion: "svc.asset-catalogue.v1";
@@ -1050,7 +1050,7 @@ export interface components {
                 commercialDisposition: ("NON_COMMERCIAL" | "COMMERCIAL_EVIDENCE" | "SYNTHETIC_ONLY")[];
                 lifecycle: ("LIVE" | "READY" | "SHADOW" | "GATED" | "TARGET" | "REFERENCE")[];
                 reuseScope: ("PUBLIC_CONTRACT" | "SANDBOX_ONLY" | "INFORMATIVE")[];
-                tag: string[];
+                tag: ("activation-readiness" | "adapters" | "assets" | "asyncapi" | "catalogue" | "channels" | "commercial-proofs" | "contexts" | "contracts" | "credentials" | "developer-catalogues" | "events" | "favicon-ico" | "favicon-svg" | "health" | "human-surfaces" | "ingress" | "iot-event" | "landing-and-api-reference" | "ledger" | "lifecycle" | "network-conformance" | "objects" | "offline-verify" | "openapi" | "portable-credentials" | "problem-details" | "provider-certification" | "providers" | "reference" | "release-evidence" | "rest-api" | "root" | "sandbox" | "schemas" | "standards" | "status-lists" | "studio" | "telemetry" | "trust-and-verification" | "trust-fabric" | "trust-infrastructure" | "trust-receipt" | "verify" | "wallet" | "webhook" | "webhooks")[];
             };
         };
         AsyncApiDocument: {
@@ -2373,8 +2373,8 @@ export interface operations {
                 lifecycle?: "LIVE" | "READY" | "SHADOW" | "GATED" | "TARGET" | "REFERENCE";
                 /** @description Only assets with this reuse scope. */
                 reuseScope?: "PUBLIC_CONTRACT" | "SANDBOX_ONLY" | "INFORMATIVE";
-                /** @description Only assets carrying this tag (one of the tags listed in the unfiltered catalogue; an unknown tag is refused). */
-                tag?: string;
+                /** @description Only assets carrying this tag. */
+                tag?: "activation-readiness" | "adapters" | "assets" | "asyncapi" | "catalogue" | "channels" | "commercial-proofs" | "contexts" | "contracts" | "credentials" | "developer-catalogues" | "events" | "favicon-ico" | "favicon-svg" | "health" | "human-surfaces" | "ingress" | "iot-event" | "landing-and-api-reference" | "ledger" | "lifecycle" | "network-conformance" | "objects" | "offline-verify" | "openapi" | "portable-credentials" | "problem-details" | "provider-certification" | "providers" | "reference" | "release-evidence" | "rest-api" | "root" | "sandbox" | "schemas" | "standards" | "status-lists" | "studio" | "telemetry" | "trust-and-verification" | "trust-fabric" | "trust-infrastructure" | "trust-receipt" | "verify" | "wallet" | "webhook" | "webhooks";
             };
             header?: {
                 /** @description An ETag from an earlier answer: 304 when the document is unchanged. */
