@@ -104,15 +104,16 @@ describe('the build', () => {
     const extra: Operation = {
       operationId: 'getOrphan',
       method: 'GET',
-      path: '/developers/orphan.json',
+      // Under a topic the catalogue knows (its tags are the contract's ASSET_TAGS), so that the missing builder is what fails.
+      path: '/developers/telemetry/orphan.json',
       tag: 'Developer catalogues',
       summary: 'orphan',
       liveState: 'LIVE',
       response: { schema: z.object({}) },
       errors: [],
-      integration: { kind: 'document', key: 'developers/orphan.json' },
+      integration: { kind: 'document', key: 'developers/telemetry/orphan.json' },
     };
-    expect(() => buildSite({ ...sources(), operations: [...sources().operations, extra] })).toThrow(/no builder for \/developers\/orphan\.json/);
+    expect(() => buildSite({ ...sources(), operations: [...sources().operations, extra] })).toThrow(/no builder for \/developers\/telemetry\/orphan\.json/);
   });
 
   test('fails when a built document has no route', () => {
