@@ -1,18 +1,23 @@
 /**
- * npm start [-- --data DIR]
+ * npm start [-- --fresh | --data DIR]
  * npm start -- --endpoint URL [--table NAME] [--region R] [--demo] [--tiles DIR]
  * npm start -- --assembly DIR [--demo]
  *
  * Every operation of the contract table on http://127.0.0.1:3000 (PORT overrides), through the
- * same handler modules the Lambdas run. By default the store is embedded (dynalite, in memory or
- * on disk under DIR) and loaded with the demo data. With --endpoint the handlers read an external
- * DynamoDB-compatible endpoint instead (`npm run store`, DynamoDB Local, or DynamoDB itself with
- * the ambient AWS credentials); its table is loaded with the demo data only when --demo is given.
+ * same handler modules the Lambdas run. By default the store is embedded (dynalite) and kept on
+ * disk in .data/demo/ with its tile log, and the demo data is loaded into it on every start:
+ * records no event changed get versions around the current time (so a current view stays fresh),
+ * the log keeps every entry of the earlier runs and only grows, so a monitor that audited it
+ * before a restart passes after it. --fresh removes .data/demo/ first: a new log, which a monitor
+ * holding the old one's state reports as rewritten. --data DIR keeps the store in DIR instead.
+ * With --endpoint the handlers read an external DynamoDB-compatible endpoint instead (`npm run
+ * store`, DynamoDB Local, or DynamoDB itself with the ambient AWS credentials); its table is
+ * loaded with the demo data only when --demo is given.
  * The ledger's development signing key lives in DIR (in .data/ otherwise); its verifier key is
  * what the handlers trust (LEDGER_VERIFIER_KEYS), unless the environment sets other keys for an
- * external table. The ledger's tile log is served under /ledger/ from DIR/tiles (a fresh folder
- * for an in-memory store), or from --tiles DIR (e.g. .data/tiles, where `npm run load --
- * --endpoint` writes it).
+ * external table. The ledger's tile log is served under /ledger/ from DIR/tiles, or from --tiles
+ * DIR (e.g. .data/tiles, where `npm run load -- --endpoint` writes it). LOCAL_DATA_DIR moves
+ * .data/ elsewhere.
  *
  * With --assembly DIR it serves instead the cloud assembly `npx cdk synth -o DIR` wrote, driven by
  * its template, with IAM enforced (lib/assembly/runner.ts, docs/deploy.md#before-you-deploy); with
@@ -23,10 +28,15 @@ import { parseArgs } from 'node:util';
 import { DEMO_OBJECTS } from '../fixtures/demo';
 import { DEMO_PROOFS } from '../fixtures/demo-proofs';
 import { describeNotEmulated, startAssemblyRunner } from '../lib/assembly/runner';
+import { existsSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import path from 'node:path';
+import { DEFAULT_PORT, demoStoreDir, localDataRoot, monitorStateFile } from '../lib/local/data-dir';
+import { ensureStoreFree } from '../lib/local/embedded-store';
 import { startLocalService } from '../lib/local/service';
 
 const USAGE =
-  'usage: npm start [-- --data DIR]\n       npm start -- --endpoint URL [--table NAME] [--region R] [--demo] [--tiles DIR]\n       npm start -- --assembly DIR [--demo]';
+  'usage: npm start [-- --fresh | --data DIR]\n       npm start -- --endpoint URL [--table NAME] [--region R] [--demo] [--tiles DIR]\n       npm start -- --assembly DIR [--demo]';
 
 /** Serves a synthesized cloud assembly until Ctrl-C. */
 async function serveAssembly(dir: string, demo: boolean, port: number | undefined): Promise<number> {
@@ -47,6 +57,18 @@ Try:
 Every function's log lines are printed with its name; IAM refusals start with IAM. Ctrl-C stops everything.`);
   stopOnSignal(() => runner.close());
   return 0;
+}
+
+/** A file as a person at the repository root would type it. */
+function typed(file: string): string {
+  const relative = path.relative(process.cwd(), file);
+  return relative && !relative.startsWith('..') && !path.isAbsolute(relative) ? relative : file;
+}
+
+/** A folder as a person at the repository root would type it. */
+function displayed(dir: string): string {
+  const shown = typed(dir);
+  return shown === dir ? dir : `${shown}/`;
 }
 
 /** Ctrl-C (or SIGTERM) closes what runs, once, then exits. */
@@ -74,6 +96,7 @@ async function main(): Promise<number> {
         demo: { type: 'boolean', default: false },
         tiles: { type: 'string' },
         assembly: { type: 'string' },
+        fresh: { type: 'boolean', default: false },
       },
     }));
   } catch (error) {
@@ -81,7 +104,7 @@ async function main(): Promise<number> {
     return 2;
   }
   if (values.assembly !== undefined) {
-    if (values.endpoint || values.data || values.table || values.region || values.tiles) {
+    if (values.endpoint || values.data || values.table || values.region || values.tiles || values.fresh) {
       console.error(`--assembly takes only --demo: the stack's own resources are run locally\n${USAGE}`);
       return 2;
     }
@@ -91,10 +114,28 @@ async function main(): Promise<number> {
     console.error(`--table, --region and --demo go with --endpoint (or --assembly)\n${USAGE}`);
     return 2;
   }
-  const port = Number(process.env.PORT ?? 3000);
+  if (values.fresh && (values.endpoint || values.data)) {
+    console.error(`--fresh starts over the demo store npm start keeps in ${displayed(demoStoreDir())}; to start another folder or table over, remove it yourself\n${USAGE}`);
+    return 2;
+  }
+  const port = process.env.PORT ? Number(process.env.PORT) : DEFAULT_PORT;
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) {
+    console.error(`PORT must be a port number (0 to 65535), not ${process.env.PORT}`);
+    return 2;
+  }
+  // Without --data (and --endpoint) the store is kept in .data/demo, the development key at .data/ as ever.
+  const keptStore = values.endpoint === undefined && values.data === undefined;
+  const dataDir = values.data ?? (keptStore ? demoStoreDir() : undefined);
+  if (values.fresh) {
+    // Never remove a store another process has open.
+    if (existsSync(dataDir!)) await ensureStoreFree(dataDir!);
+    await rm(dataDir!, { recursive: true, force: true });
+  }
+  const continued = dataDir !== undefined && existsSync(path.join(dataDir, 'CURRENT'));
   const service = await startLocalService({
     port,
-    dataDir: values.data,
+    dataDir,
+    keyDir: keptStore ? localDataRoot() : undefined,
     endpoint: values.endpoint,
     table: values.table,
     region: values.region,
@@ -113,9 +154,19 @@ async function main(): Promise<number> {
   const u = service.url;
   const store = values.endpoint
     ? `store: ${values.endpoint}, table ${values.table ?? 'trust-records'}${values.demo ? ', demo data loaded' : ''}`
-    : `store: embedded at ${service.storeEndpoint}, ${values.data ? `data in ${values.data}` : 'in memory'}`;
+    : `store: embedded at ${service.storeEndpoint}, data in ${displayed(dataDir!)}`;
+  const monitorState = typed(monitorStateFile(u));
+  const logNote = values.endpoint
+    ? ''
+    : values.fresh
+      ? `\nStarted over (--fresh): this is a new log. A monitor that audited the earlier one reports it as a problem (a fork,
+or a log that shrank): start the monitor over too (rm ${monitorState}*, or give it another --state FILE).\n`
+      : continued
+        ? `\nThe demo log of earlier runs continues (kept in ${displayed(dataDir!)}). The demo data is loaded again around now: records
+no event changed get new versions, appended, so the log only grows. npm start -- --fresh starts a new log.\n`
+        : `\nA new demo log, kept in ${displayed(dataDir!)} across restarts (npm start -- --fresh starts it over).\n`;
   console.log(`Public trust and verification service on ${u} (${store})
-
+${logNote}
 Open ${u}/verify or ${u}/trust-receipt/${DEMO_OBJECTS.current} in a browser, or try:
   curl -s ${u}/health
   curl -s ${u}/v1/objects/${DEMO_OBJECTS.current}
@@ -125,10 +176,11 @@ Open ${u}/verify or ${u}/trust-receipt/${DEMO_OBJECTS.current} in a browser, or 
   curl -s ${u}/v1/ledger
   npm run verify -- ${u}/v1/objects/${DEMO_OBJECTS.current}
   npm run verify -- ${u}/v1/commercial-proofs/${DEMO_PROOFS.tampered}   # fails on purpose: a demo record altered after logging
-  npm run emit -- svc.living-object.state-changed.v1 ${DEMO_OBJECTS.current} previousState=DELIVERED state=RETURNED   # a signed event; read the object again
+  npm run emit -- svc.living-object.state-changed.v1 ${DEMO_OBJECTS.current} previousState=DELIVERED state=RETURNED --url ${u}   # a signed event; read the object again
+  npm run monitor -- ${u}   # audit the whole log; run it again after a restart: only the growth
   curl -s ${u}/developers/sandbox/examples.json
 
-Ledger verifier key${values.endpoint && !values.demo ? '' : ` (development key, kept in ${values.data ?? '.data/'})`}: ${process.env.LEDGER_VERIFIER_KEYS}
+Ledger verifier key${values.endpoint && !values.demo ? '' : ` (development key, kept in ${displayed(values.data ?? localDataRoot())})`}: ${process.env.LEDGER_VERIFIER_KEYS}
 
 Ctrl-C stops everything.`);
   stopOnSignal(() => service.close());

@@ -64,7 +64,23 @@ export interface Operation {
   errors: number[];
   /** Answers carry ETag and Cache-Control and honour If-None-Match with 304 (developer documents). */
   conditional?: true;
+  /**
+   * JSON by default, an HTML page to a client whose Accept header prefers it (the landing): a page
+   * people open, so it ignores query parameters it does not read, as the other pages do.
+   */
+  negotiatesPage?: true;
   integration: Integration;
+}
+
+/**
+ * Whether an operation refuses query parameters it does not read (400 UNKNOWN_PARAMETER, naming
+ * those it reads): every operation of the JSON API, so that `?asof=` (for `asOf`) is an error
+ * rather than a silently current view. The pages people open ignore what they do not read (a
+ * printed QR code may carry tracking parameters such as utm_source), and so do the documents and
+ * the tile log, which are files served as they are.
+ */
+export function refusesUnknownQueryParameters(op: Operation): boolean {
+  return op.integration.kind === 'lambda' && (op.response.mediaType ?? 'application/json') === 'application/json' && !op.negotiatesPage;
 }
 
 /** A security scheme of the contract: its name in components.securitySchemes and its OpenAPI Security Scheme Object. */

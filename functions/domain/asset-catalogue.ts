@@ -8,13 +8,14 @@ import type { AssetCatalogue, Asset } from '../contract/schemas/catalogues';
  */
 type AssetEntry = import('zod').infer<typeof Asset>;
 type AssetCatalogueDocument = import('zod').infer<typeof AssetCatalogue>;
+type AssetTag = AssetEntry['tags'][number];
 
 export interface AssetFilters {
   assetType?: AssetEntry['assetType'];
   lifecycle?: AssetEntry['lifecycle'];
   reuseScope?: AssetEntry['reuseScope'];
   commercialDisposition?: AssetEntry['commercialDisposition'];
-  tag?: string;
+  tag?: AssetTag;
 }
 
 export const ASSET_FILTER_NAMES = ['assetType', 'lifecycle', 'reuseScope', 'commercialDisposition', 'tag'] as const;
@@ -22,7 +23,7 @@ export const ASSET_FILTER_NAMES = ['assetType', 'lifecycle', 'reuseScope', 'comm
 /** Every value each classifying field may take (the contract's vocabularies). */
 export type AssetVocabularies = Omit<AssetCatalogueDocument['vocabularies'], 'tag'>;
 
-export function assetTags(assets: readonly AssetEntry[]): string[] {
+export function assetTags(assets: readonly AssetEntry[]): AssetTag[] {
   return [...new Set(assets.flatMap((a) => a.tags))].sort();
 }
 

@@ -6,6 +6,7 @@ import type { LiveState, Operation } from '../contract/operation';
 import { contractRegistry } from '../contract/registry';
 import {
   ASSET_LIFECYCLES,
+  ASSET_TAGS,
   ASSET_TYPES,
   COMMERCIAL_DISPOSITIONS,
   REUSE_SCOPES,
@@ -119,7 +120,7 @@ function operationAsset(op: Operation): AssetEntry {
     lifecycle: LIFECYCLE_OF_LIVE_STATE[op.liveState],
     reuseScope: operationReuseScope(op),
     commercialDisposition: operationCommercial(op, components),
-    tags: unique([slug(op.tag), topicOf(op.path)]),
+    tags: tagsOf([slug(op.tag), topicOf(op.path)]),
     location: assetType === 'DEVELOPER_DOCUMENT' && !op.path.includes('{') ? op.path : openApiPointer(op),
     productionAuthority: false,
   };
@@ -170,7 +171,7 @@ function eventAsset(event: EventContract): AssetEntry {
     lifecycle: channelLifecycle(event.channels),
     reuseScope: 'PUBLIC_CONTRACT',
     commercialDisposition: event.source.startsWith('/v1/commercial-proofs') ? 'COMMERCIAL_EVIDENCE' : 'NON_COMMERCIAL',
-    tags: unique(['events', topicOf(event.source)]),
+    tags: tagsOf(['events', topicOf(event.source)]),
     location: `/developers/asyncapi.json#/components/messages/${event.name}`,
     productionAuthority: false,
   };
@@ -234,7 +235,7 @@ function adapterAsset(adapter: AdapterEntry, events: readonly EventContract[]): 
     lifecycle: 'GATED',
     reuseScope: 'INFORMATIVE',
     commercialDisposition: carriesCommercial ? 'COMMERCIAL_EVIDENCE' : 'NON_COMMERCIAL',
-    tags: unique(['adapters', slug(adapter.channel)]),
+    tags: tagsOf(['adapters', slug(adapter.channel)]),
     location: '/developers/adapters/v2.json',
     productionAuthority: false,
   };
@@ -242,6 +243,16 @@ function adapterAsset(adapter: AdapterEntry, events: readonly EventContract[]): 
 
 function unique<T>(values: T[]): T[] {
   return [...new Set(values)];
+}
+
+type AssetTag = AssetEntry['tags'][number];
+
+/** An asset's tags, each one of the contract's (ASSET_TAGS): a new topic or operation tag must be added there first. */
+function tagsOf(values: string[]): AssetTag[] {
+  for (const value of values) {
+    if (!(ASSET_TAGS as readonly string[]).includes(value)) throw new Error(`asset tag '${value}' is not one of the contract's ASSET_TAGS (functions/contract/schemas/catalogues.ts): add it there`);
+  }
+  return unique(values) as AssetTag[];
 }
 
 export function buildAssets(sources: AssetSources): AssetEntry[] {

@@ -1030,9 +1030,77 @@ export const offlineVerificationRequest: BodyPlan<z.output<typeof S.OfflineVerif
     [
       "response",
       {
-        "t": "object",
-        "shape": [],
-        "unknownKeys": "keep"
+        "t": "union",
+        "options": [
+          {
+            "t": "object",
+            "shape": [
+              [
+                "schemaVersion",
+                {
+                  "t": "literal",
+                  "values": [
+                    "svc.living-object-resolution.v1"
+                  ]
+                }
+              ],
+              [
+                "object",
+                {
+                  "t": "object",
+                  "shape": [],
+                  "unknownKeys": "keep"
+                }
+              ],
+              [
+                "current",
+                {
+                  "t": "optional",
+                  "inner": {
+                    "t": "object",
+                    "shape": [],
+                    "unknownKeys": "keep"
+                  }
+                }
+              ]
+            ],
+            "unknownKeys": "keep"
+          },
+          {
+            "t": "object",
+            "shape": [
+              [
+                "schemaVersion",
+                {
+                  "t": "literal",
+                  "values": [
+                    "svc.commercial-proof-evidence.v1"
+                  ]
+                }
+              ],
+              [
+                "proof",
+                {
+                  "t": "object",
+                  "shape": [],
+                  "unknownKeys": "keep"
+                }
+              ],
+              [
+                "verification",
+                {
+                  "t": "optional",
+                  "inner": {
+                    "t": "object",
+                    "shape": [],
+                    "unknownKeys": "keep"
+                  }
+                }
+              ]
+            ],
+            "unknownKeys": "keep"
+          }
+        ]
       }
     ],
     [

@@ -26,7 +26,8 @@ export const resolveObjectParams = {
   asOf: {
     description: "RFC 3339 instant. The view as it stood at that instant; must not be later than the service clock.",
     check(v: string): Checked<string> {
-      if (!/^(?:(?:\d\d[2468][048]|\d\d[13579][26]|\d\d0[48]|[02468][048]00|[13579][26]00)-02-29|\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\d|30)|(?:02)-(?:0[1-9]|1\d|2[0-8])))T(?:(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d+)?(?:Z|([+-](?:[01]\d|2[0-3]):[0-5]\d)))$/.test(v)) return fail("must be an RFC 3339 date-time with a time zone offset (Z or +hh:mm)");
+      const instant = /^(?:(?:\d\d[2468][048]|\d\d[13579][26]|\d\d0[48]|[02468][048]00|[13579][26]00)-02-29|\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\d|30)|(?:02)-(?:0[1-9]|1\d|2[0-8])))T(?:(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d+)?(?:Z|([+-](?:[01]\d|2[0-3]):[0-5]\d)))$/;
+      if (!instant.test(v)) return fail(instant.test(v.replace(/ /g, "+")) ? "must be an RFC 3339 date-time with a time zone offset (Z or +hh:mm); its '+' arrived as a space: in a query string send it as %2B" : "must be an RFC 3339 date-time with a time zone offset (Z or +hh:mm)");
       if (v.length > 64) return fail("must be at most 64 characters long");
       return { value: v };
     },
@@ -146,7 +147,8 @@ export const getStatusListParams = {
   timestamp: {
     description: "XML Schema dateTimeStamp (an RFC 3339 instant with its offset). The list as it stood at that instant; must not be later than the service clock.",
     check(v: string): Checked<string> {
-      if (!/^(?:(?:\d\d[2468][048]|\d\d[13579][26]|\d\d0[48]|[02468][048]00|[13579][26]00)-02-29|\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\d|30)|(?:02)-(?:0[1-9]|1\d|2[0-8])))T(?:(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d+)?(?:Z|([+-](?:[01]\d|2[0-3]):[0-5]\d)))$/.test(v)) return fail("must be an RFC 3339 date-time with a time zone offset (Z or +hh:mm)");
+      const instant = /^(?:(?:\d\d[2468][048]|\d\d[13579][26]|\d\d0[48]|[02468][048]00|[13579][26]00)-02-29|\d{4}-(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\d|30)|(?:02)-(?:0[1-9]|1\d|2[0-8])))T(?:(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:\.\d+)?(?:Z|([+-](?:[01]\d|2[0-3]):[0-5]\d)))$/;
+      if (!instant.test(v)) return fail(instant.test(v.replace(/ /g, "+")) ? "must be an RFC 3339 date-time with a time zone offset (Z or +hh:mm); its '+' arrived as a space: in a query string send it as %2B" : "must be an RFC 3339 date-time with a time zone offset (Z or +hh:mm)");
       if (v.length > 64) return fail("must be at most 64 characters long");
       return { value: v };
     },
@@ -184,13 +186,12 @@ export const listAssetsParams = {
     },
   } satisfies ParamValidator<"NON_COMMERCIAL" | "COMMERCIAL_EVIDENCE" | "SYNTHETIC_ONLY">,
   tag: {
-    description: "Only assets carrying this tag (one of the tags listed in the unfiltered catalogue; an unknown tag is refused).",
-    check(v: string): Checked<string> {
-      if (!/^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(v)) return fail("must match ^[a-z0-9]+(?:-[a-z0-9]+)*$");
-      if (v.length > 64) return fail("must be at most 64 characters long");
-      return { value: v };
+    description: "Only assets carrying this tag.",
+    check(v: string): Checked<"activation-readiness" | "adapters" | "assets" | "asyncapi" | "catalogue" | "channels" | "commercial-proofs" | "contexts" | "contracts" | "credentials" | "developer-catalogues" | "events" | "favicon-ico" | "favicon-svg" | "health" | "human-surfaces" | "ingress" | "iot-event" | "landing-and-api-reference" | "ledger" | "lifecycle" | "network-conformance" | "objects" | "offline-verify" | "openapi" | "portable-credentials" | "problem-details" | "provider-certification" | "providers" | "reference" | "release-evidence" | "rest-api" | "root" | "sandbox" | "schemas" | "standards" | "status-lists" | "studio" | "telemetry" | "trust-and-verification" | "trust-fabric" | "trust-infrastructure" | "trust-receipt" | "verify" | "wallet" | "webhook" | "webhooks"> {
+      if (!(["activation-readiness","adapters","assets","asyncapi","catalogue","channels","commercial-proofs","contexts","contracts","credentials","developer-catalogues","events","favicon-ico","favicon-svg","health","human-surfaces","ingress","iot-event","landing-and-api-reference","ledger","lifecycle","network-conformance","objects","offline-verify","openapi","portable-credentials","problem-details","provider-certification","providers","reference","release-evidence","rest-api","root","sandbox","schemas","standards","status-lists","studio","telemetry","trust-and-verification","trust-fabric","trust-infrastructure","trust-receipt","verify","wallet","webhook","webhooks"] as readonly string[]).includes(v)) return fail("must be one of activation-readiness, adapters, assets, asyncapi, catalogue, channels, commercial-proofs, contexts, contracts, credentials, developer-catalogues, events, favicon-ico, favicon-svg, health, human-surfaces, ingress, iot-event, landing-and-api-reference, ledger, lifecycle, network-conformance, objects, offline-verify, openapi, portable-credentials, problem-details, provider-certification, providers, reference, release-evidence, rest-api, root, sandbox, schemas, standards, status-lists, studio, telemetry, trust-and-verification, trust-fabric, trust-infrastructure, trust-receipt, verify, wallet, webhook, webhooks");
+      return { value: v as "activation-readiness" | "adapters" | "assets" | "asyncapi" | "catalogue" | "channels" | "commercial-proofs" | "contexts" | "contracts" | "credentials" | "developer-catalogues" | "events" | "favicon-ico" | "favicon-svg" | "health" | "human-surfaces" | "ingress" | "iot-event" | "landing-and-api-reference" | "ledger" | "lifecycle" | "network-conformance" | "objects" | "offline-verify" | "openapi" | "portable-credentials" | "problem-details" | "provider-certification" | "providers" | "reference" | "release-evidence" | "rest-api" | "root" | "sandbox" | "schemas" | "standards" | "status-lists" | "studio" | "telemetry" | "trust-and-verification" | "trust-fabric" | "trust-infrastructure" | "trust-receipt" | "verify" | "wallet" | "webhook" | "webhooks" };
     },
-  } satisfies ParamValidator<string>,
+  } satisfies ParamValidator<"activation-readiness" | "adapters" | "assets" | "asyncapi" | "catalogue" | "channels" | "commercial-proofs" | "contexts" | "contracts" | "credentials" | "developer-catalogues" | "events" | "favicon-ico" | "favicon-svg" | "health" | "human-surfaces" | "ingress" | "iot-event" | "landing-and-api-reference" | "ledger" | "lifecycle" | "network-conformance" | "objects" | "offline-verify" | "openapi" | "portable-credentials" | "problem-details" | "provider-certification" | "providers" | "reference" | "release-evidence" | "rest-api" | "root" | "sandbox" | "schemas" | "standards" | "status-lists" | "studio" | "telemetry" | "trust-and-verification" | "trust-fabric" | "trust-infrastructure" | "trust-receipt" | "verify" | "wallet" | "webhook" | "webhooks">,
 };
 
 /** POST /developers/sandbox/providers/{providerId}/run */
@@ -258,4 +259,30 @@ export const getTrustReceiptParams = {
       return { value: v };
     },
   } satisfies ParamValidator<string>,
+};
+
+/**
+ * The record reference (schemas/common.ts Reference) that every operation taking one declares:
+ * what parseReference checks, apart from any operation's validators so that a function checking
+ * only a reference carries no other check.
+ */
+export const referenceParam = {
+  description: "Record reference: 3 to 180 characters of A-Z a-z 0-9 . _ : ~ -, starting with a letter or digit.",
+  check(v: string): Checked<string> {
+    if (v.length < 3) return fail("must be at least 3 characters long");
+    if (v.length > 180) return fail("must be at most 180 characters long");
+    if (!/^[A-Za-z0-9][A-Za-z0-9._:~-]*$/.test(v)) return fail("must match ^[A-Za-z0-9][A-Za-z0-9._:~-]*$");
+    return { value: v };
+  },
+} satisfies ParamValidator<string>;
+
+/** Paths of the operations that ignore query parameters they do not read: the pages people open. */
+export const QUERY_LENIENT_PATHS: readonly string[] = ["/studio","/verify","/trust-receipt/{reference}","/","/developers","/developers/reference"];
+
+/** The query parameters of the operations of the JSON API that read any (space-separated); every other reads none. */
+export const QUERY_PARAMETERS_READ: Readonly<Record<string, string>> = {
+  "/v1/objects/{reference}": "asOf limit",
+  "/v1/ledger/consistency": "from to",
+  "/v1/status-lists/{listId}": "timestamp",
+  "/developers/assets.json": "assetType lifecycle reuseScope commercialDisposition tag",
 };

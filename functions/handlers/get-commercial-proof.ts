@@ -1,7 +1,7 @@
 import { inspectIntegrity } from '../domain/evidence';
 import { COMMERCIAL_PROOF_KIND, commercialProofEvidence, publicProof, type ProofWindowEntry } from '../domain/proofs';
 import { httpHandler } from '../http/boundary';
-import { parseReference } from '../http/params';
+import { parseReference, referenceNotFound } from '../http/params';
 import { Problem } from '../http/problem';
 import { readRecordWindow } from '../store/records';
 
@@ -11,7 +11,7 @@ export const handler = httpHandler(async (request) => {
   const reference = parseReference(request.pathParameters.reference);
   const now = new Date().toISOString();
   const window = await readRecordWindow<ProofWindowEntry['entry'], ProofWindowEntry['view'], ProofWindowEntry['head']>(reference, now, 1);
-  if (!window.exists) throw new Problem('NOT_FOUND', `No record is held under reference '${reference}'.`);
+  if (!window.exists) throw await referenceNotFound(reference, `No record is held under reference '${reference}'.`, async (upper) => (await readRecordWindow(upper, now, 1)).exists);
   if (window.kind !== COMMERCIAL_PROOF_KIND) {
     const what = (window.kind && KIND_NAMES[window.kind]) ?? 'another kind of record';
     throw new Problem('NOT_A_COMMERCIAL_PROOF', `Reference '${reference}' holds ${what}, not a commercial proof.`);

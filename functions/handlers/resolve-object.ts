@@ -3,7 +3,7 @@ import { resolveObjectParams } from '../generated/params';
 import { assessIntegrity } from '../domain/evidence';
 import { resolveObject, type ObjectWindowEntry, type Evaluation } from '../domain/objects';
 import { httpHandler } from '../http/boundary';
-import { checkParam, parseReference } from '../http/params';
+import { checkParam, parseReference, referenceNotFound } from '../http/params';
 import { Problem } from '../http/problem';
 import { canonicalInstant } from '../store/layout';
 import { readRecordWindow } from '../store/records';
@@ -23,7 +23,7 @@ export const handler = httpHandler(async (request) => {
 
   const window = await readRecordWindow<ObjectWindowEntry['entry'], ObjectWindowEntry['view'], ObjectWindowEntry['head']>(reference, evaluation.at, limit);
   if (!window.exists || window.kind !== 'OBJECT') {
-    throw new Problem('NOT_FOUND', `No living object is held under reference '${reference}'.`);
+    throw await referenceNotFound(reference, `No living object is held under reference '${reference}'.`, async (upper) => (await readRecordWindow(upper, evaluation.at, 1)).kind === 'OBJECT');
   }
   const entries = window.entries as ObjectWindowEntry[];
   const body = resolveObject({

@@ -3,8 +3,7 @@ import { CREDENTIAL_KIND, type CredentialWindowEntry } from '../domain/credentia
 import { verifyCredential } from '../domain/credentials/verification';
 import { httpHandler } from '../http/boundary';
 import { verifyCredentialParams } from '../generated/params';
-import { checkParam } from '../http/params';
-import { Problem } from '../http/problem';
+import { checkParam, referenceNotFound } from '../http/params';
 import { readRecordWindow } from '../store/records';
 
 /**
@@ -18,7 +17,7 @@ export const handler = httpHandler(async (request) => {
   const window = await readRecordWindow<CredentialWindowEntry['entry'], CredentialWindowEntry['view'], CredentialWindowEntry['head']>(credentialId, evaluatedAt, 1);
   const newest = window.entries[0] as CredentialWindowEntry | undefined;
   if (!window.exists || window.kind !== CREDENTIAL_KIND || !newest) {
-    throw new Problem('NOT_FOUND', `No credential is held under '${credentialId}'.`);
+    throw await referenceNotFound(credentialId, `No credential is held under '${credentialId}'.`, async (upper) => (await readRecordWindow(upper, evaluatedAt, 1)).kind === CREDENTIAL_KIND);
   }
   const body = verifyCredential({ newest, evaluatedAt, integrity: assessIntegrity(newest.head, newest.headText), baseUrl: request.baseUrl });
   return { status: 200, body };

@@ -8,6 +8,7 @@ import type { ErrorResponse } from '../contract/schemas/common';
 export const PROBLEMS = {
   INVALID_REFERENCE: { status: 400, title: 'Invalid reference' },
   INVALID_PARAMETER: { status: 400, title: 'Invalid parameter' },
+  UNKNOWN_PARAMETER: { status: 400, title: 'Unknown query parameter' },
   INVALID_CLAIM_ID: { status: 400, title: 'Invalid claim identifier' },
   MALFORMED_REQUEST: { status: 400, title: 'Malformed request' },
   WEBHOOK_SIGNATURE_MISSING: { status: 401, title: 'Signature missing' },

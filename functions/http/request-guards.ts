@@ -1,4 +1,5 @@
 import type { HttpMiddleware } from './middleware';
+import { refuseUnknownQueryParameters } from './params';
 import { Problem } from './problem';
 import { isJsonMediaType } from './request';
 
@@ -17,7 +18,8 @@ export interface RequestGuardOptions {
 /**
  * Refusals that depend on the request's shape, not on the operation: a query parameter given
  * twice (the API Gateway event keeps only the last value, so accepting it would silently ignore
- * one), a body over the limit, a body of a media type a JSON operation does not read.
+ * one), one the operation does not read (functions/http/params.ts), a body over the limit, a body
+ * of a media type a JSON operation does not read.
  */
 export function requestGuards(options: RequestGuardOptions = {}): HttpMiddleware {
   return {
@@ -28,6 +30,7 @@ export function requestGuards(options: RequestGuardOptions = {}): HttpMiddleware
           throw new Problem('INVALID_PARAMETER', `Parameter '${name.slice(0, 64)}' is given ${values.length} times; give it once.`, { parameter: name.slice(0, 64) });
         }
       }
+      refuseUnknownQueryParameters(event.resource, event.queryStringParameters);
       const request = context.httpRequest!;
       if (request.body === null) return;
       if (Buffer.byteLength(request.body, 'utf8') > MAX_BODY_BYTES) {

@@ -11,7 +11,8 @@
  * ISO date-times, coerced integers with bounds, enums); any other shape stops the generator
  * instead of being approximated.
  */
-import type { Operation } from '../../functions/contract/operation';
+import { refusesUnknownQueryParameters, type Operation } from '../../functions/contract/operation';
+import { Reference } from '../../functions/contract/schemas/common';
 
 /** Where the generated module lives (relative to the repository root). */
 export const GENERATED_PARAMS_FILE = 'functions/generated/params.ts';
@@ -57,7 +58,13 @@ function compileString(def: ZodDef, where: string): Compiled {
   if (def.format !== undefined) {
     // zod's string formats (z.iso.datetime and friends) are a regular expression check.
     if (!def.pattern) throw new Error(`${where}: string format '${def.format}' without a pattern`);
-    body.push(`if (!${regexLiteral(def.pattern)}.test(v)) return fail(${lit(formatMessage(def.format))});`);
+    const pattern = regexLiteral(def.pattern);
+    if (def.format === 'datetime') {
+      // A query string decodes '+' as a space: an offset sent unencoded (+02:00) arrives as ' 02:00'.
+      body.push(`const instant = ${pattern};`, `if (!instant.test(v)) return fail(instant.test(v.replace(/ /g, "+")) ? ${lit(`${formatMessage(def.format)}; its '+' arrived as a space: in a query string send it as %2B`)} : ${lit(formatMessage(def.format))});`);
+    } else {
+      body.push(`if (!${pattern}.test(v)) return fail(${lit(formatMessage(def.format))});`);
+    }
   }
   for (const { _zod: { def: c } } of def.checks ?? []) {
     switch (c.check) {
@@ -171,5 +178,50 @@ export function generateParamValidators(operations: readonly Operation[]): strin
     }
     out.push('};');
   }
+  const reference = compile(Reference, 'Reference');
+  out.push(
+    '',
+    '/**',
+    ' * The record reference (schemas/common.ts Reference) that every operation taking one declares:',
+    " * what parseReference checks, apart from any operation's validators so that a function checking",
+    ' * only a reference carries no other check.',
+    ' */',
+    'export const referenceParam = {',
+    `  description: ${lit(reference.description)},`,
+    `  check(v: string): Checked<${reference.type}> {`,
+    ...reference.body.map((line) => `    ${line}`),
+    '  },',
+    `} satisfies ParamValidator<${reference.type}>;`,
+    '',
+    ...queryParameterTables(operations),
+  );
   return `${out.join('\n')}\n`;
+}
+
+/**
+ * What the boundary needs to refuse query parameters an operation does not read
+ * (functions/http/params.ts), kept small because every function carries it: the paths of the
+ * Lambda operations that ignore unknown parameters (the pages), and the parameters of those that
+ * read any, space-separated; every other Lambda operation reads none. Keyed by path template
+ * (the API Gateway event's `resource`), so a path must not have operations of different rules.
+ */
+function queryParameterTables(operations: readonly Operation[]): string[] {
+  const lambdas = operations.filter((op) => op.integration.kind === 'lambda');
+  const lenient = lambdas.filter((op) => !refusesUnknownQueryParameters(op));
+  const reading = lambdas.filter((op) => refusesUnknownQueryParameters(op) && Object.keys(op.queryParams ?? {}).length > 0);
+  for (const op of lambdas) {
+    const others = lambdas.filter((other) => other.path === op.path && other !== op);
+    if (others.some((other) => refusesUnknownQueryParameters(other) !== refusesUnknownQueryParameters(op) || Object.keys(other.queryParams ?? {}).join(' ') !== Object.keys(op.queryParams ?? {}).join(' '))) {
+      throw new Error(`${op.path}: its operations read different query parameters; the boundary tells them apart by path only`);
+    }
+  }
+  return [
+    '/** Paths of the operations that ignore query parameters they do not read: the pages people open. */',
+    `export const QUERY_LENIENT_PATHS: readonly string[] = ${lit([...new Set(lenient.map((op) => op.path))])};`,
+    '',
+    '/** The query parameters of the operations of the JSON API that read any (space-separated); every other reads none. */',
+    'export const QUERY_PARAMETERS_READ: Readonly<Record<string, string>> = {',
+    ...[...new Map(reading.map((op) => [op.path, Object.keys(op.queryParams!).join(' ')])).entries()].map(([p, names]) => `  ${lit(p)}: ${lit(names)},`),
+    '};',
+  ];
 }

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import { operations } from '../../functions/contract/operations';
-import { LIVE_STATE_MEANINGS, type Operation } from '../../functions/contract/operation';
+import { LIVE_STATE_MEANINGS, refusesUnknownQueryParameters, type Operation } from '../../functions/contract/operation';
 import { contractRegistry } from '../../functions/contract/registry';
 import { CONTRACT_VERSION, SERVICE_NAME } from '../../functions/contract/service';
 import { PROBLEMS } from '../../functions/http/problem';
@@ -11,7 +11,7 @@ export type Target = 'draft-2020-12' | 'openapi-3.0';
 type Json = Record<string, any>;
 
 const STATUS_TEXT: Record<number, string> = {
-  400: 'Invalid input (reference, identifier or parameter)',
+  400: 'Invalid input (reference, identifier or parameter), or a query parameter the operation does not read (UNKNOWN_PARAMETER)',
   401: 'Signature missing, invalid, or outside the replay window (receivers)',
   404: 'Not found',
   405: 'Method not allowed',
@@ -26,10 +26,12 @@ const STATUS_TEXT: Record<number, string> = {
 
 /**
  * Problem statuses an operation can answer: its own, 429 from gateway throttling (every
- * operation), and 500 where a function runs (an unexpected error; documents never answer 500).
+ * operation), 400 on the JSON API for a query parameter it does not read, and 500 where a
+ * function runs (an unexpected error; documents never answer 500).
  */
 export function errorStatuses(op: Operation): number[] {
   const statuses = new Set([...op.errors, 429]);
+  if (refusesUnknownQueryParameters(op)) statuses.add(400);
   if (op.integration.kind === 'lambda') statuses.add(500);
   return [...statuses].sort((a, b) => a - b);
 }

@@ -5,14 +5,14 @@ import { generateSignerKey, signerFromKey, type LedgerSigner } from '../../funct
 
 /**
  * The development signing key. Locally the loader keeps an Ed25519 key beside the data: inside
- * the --data directory, or in .data/ at the repository root when the store is in memory (so the
+ * the --data directory, or in .data/ at the repository root (LOCAL_DATA_DIR when set) otherwise (so the
  * key, and the verifier key tests and curl users see, survive restarts). It is created on first
  * use, readable only by its owner. It signs nothing outside this machine; in AWS the loader and
  * the sequencer sign with the stack's KMS key (docs/ledger.md).
  */
 export const DEV_LEDGER_ORIGIN = 'localhost/public-trust-verification-service/dev-ledger';
 export const DEV_KEY_FILE = 'ledger-signing-key.txt';
-export const DEFAULT_DEV_KEY_DIR = path.resolve(__dirname, '../../.data');
+export const DEFAULT_DEV_KEY_DIR = process.env.LOCAL_DATA_DIR ? path.resolve(process.env.LOCAL_DATA_DIR) : path.resolve(__dirname, '../../.data');
 
 export interface DevSigner {
   signer: LedgerSigner;

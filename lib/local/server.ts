@@ -12,6 +12,7 @@ import { Problem } from '../../functions/http/problem';
 import { LEDGER_LOG } from '../../functions/contract/site-paths';
 import { readDocument, readLogResource, SITE_DIR } from './documents';
 import { answerClientError, BODY_TIMEOUT_MS, encodeForClient, HEADERS_TIMEOUT_MS, readBody, singleHeader } from './http-edge';
+import { concurrentInvocations } from './invocation-scope';
 import { listenOnLoopback } from './listen';
 import { lambdaContext, parseTarget, proxyEvent } from './proxy-event';
 import { buildRouter } from './router';
@@ -30,6 +31,34 @@ function handlerFor(entry: string): LambdaHandler {
     handlerCache.set(entry, handler);
   }
   return handler;
+}
+
+/**
+ * Invocations that run at once; later ones wait for a turn before their handler starts, as a
+ * request waits for a free environment. Everything here shares one thread, the embedded store
+ * included: with every request of a burst in flight, each store call's time budget
+ * (functions/store/client.ts: 250 ms to connect, 1 s to answer) is spent on the other
+ * invocations' work, and reads fail as if the store were down (200 reads at once: a quarter
+ * answered 503). The work is CPU on one thread, so more turns add no throughput; a few keep each
+ * call's wait to about its own, even on a machine whose cores are busy with other things.
+ */
+export const MAX_CONCURRENT_INVOCATIONS = 4;
+
+/** Hands out `limit` turns at once, the rest in arrival order. */
+function turns(limit: number): <T>(run: () => Promise<T>) => Promise<T> {
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  return async (run) => {
+    if (running >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
+    else running++;
+    try {
+      return await run();
+    } finally {
+      const next = waiting.shift();
+      if (next) next();
+      else running--;
+    }
+  };
 }
 
 interface Answer {
@@ -51,6 +80,8 @@ export interface LocalServerOptions {
   bodyTimeoutMs?: number;
   /** Time a client has to send its request line and headers (default HEADERS_TIMEOUT_MS). */
   headersTimeoutMs?: number;
+  /** Lambda invocations run at once (default MAX_CONCURRENT_INVOCATIONS). */
+  maxConcurrentInvocations?: number;
 }
 
 export interface LocalServer {
@@ -68,6 +99,9 @@ export interface LocalServer {
 export async function startLocalServer(options: LocalServerOptions = {}): Promise<LocalServer> {
   const match = buildRouter(operations);
   const siteDir = options.siteDir ?? SITE_DIR;
+  const concurrency = options.maxConcurrentInvocations ?? MAX_CONCURRENT_INVOCATIONS;
+  const inTurn = turns(concurrency);
+  const asInvocation = concurrentInvocations(concurrency);
 
   async function serve(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const requestId = randomUUID();
@@ -124,7 +158,9 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       return send({ statusCode: resource.status, headers: resource.headers, body: resource.body });
     }
     const event = proxyEvent(req, body.bytes, operation, found.pathParameters, requestId, target);
-    return send(await handlerFor(operation.integration.entry)(event, lambdaContext(operation, requestId)));
+    const handler = handlerFor(operation.integration.entry);
+    const answer = await inTurn(() => asInvocation(requestId, () => handler(event, lambdaContext(operation, requestId))));
+    return send(answer);
   }
 
   const server = http.createServer({ headersTimeout: options.headersTimeoutMs ?? HEADERS_TIMEOUT_MS, requestTimeout: 0, connectionsCheckingInterval: 250 }, (req, res) => {

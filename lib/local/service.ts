@@ -46,6 +46,9 @@ export function configureLocalEnvironment(endpoint: string, table = LOCAL_TABLE,
     process.env.AWS_SECRET_ACCESS_KEY ??= 'local';
   }
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
+  // Every invocation in flight here shares the handlers' one store client, where on AWS each runs
+  // in an environment of its own: no cap on its sockets (functions/store/client.ts).
+  process.env.STORE_MAX_SOCKETS ??= 'Infinity';
 }
 
 export function localClient(endpoint: string, region = LOCAL_REGION): DynamoDBClient {
@@ -71,7 +74,10 @@ export interface LocalService {
 
 export interface LocalServiceOptions {
   port?: number;
+  /** Keep the embedded store (and, unless tilesDir or keyDir say otherwise, the tile log and the development key) on disk here; none: in memory. */
   dataDir?: string;
+  /** Folder of the development ledger key (default: dataDir, else .data/). */
+  keyDir?: string;
   /**
    * Serve from this DynamoDB-compatible endpoint instead of an embedded store (a separately
    * started `npm run store`, DynamoDB Local, or a real DynamoDB endpoint).
@@ -133,7 +139,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
   configureLocalEnvironment(endpoint, table, region);
   // The development ledger key lives beside the data (in .data/ when the store is in memory);
   // the handlers trust its verifier key, as a deployment trusts LEDGER_VERIFIER_KEYS.
-  const { signer } = await devLedgerSigner(options.dataDir);
+  const { signer } = await devLedgerSigner(options.keyDir ?? options.dataDir);
   const ownTiles = options.tilesDir || options.dataDir ? null : await mkdtemp(path.join(os.tmpdir(), 'trust-tiles-'));
   const tilesDir = options.tilesDir ?? (options.dataDir ? path.join(options.dataDir, 'tiles') : ownTiles!);
   if (store || options.loadDemo) {

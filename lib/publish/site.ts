@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { SandboxProvider } from '../../functions/domain/sandbox/providers';
 import { runProvider } from '../../functions/domain/sandbox/providers';
 import { serializeDocument } from '../../functions/domain/documents';
+import { TRUST_CONTEXT_PATH, TRUST_CONTEXT_V1 } from '../../functions/contract/credential-context';
 import { buildOpenApi } from '../contract/openapi';
 import { localOrigins, NEUTRAL_ORIGINS, type Origins } from '../contract/origins';
 import { buildAdapterManifest, buildNetworkConformance } from './adapters';
@@ -56,18 +57,21 @@ function independentBuilders(sources: PublishSources): Record<string, () => unkn
     '/developers/standards/catalogue.json': () => buildStandardsCatalogue(sources),
     '/developers/standards/eudi-arf3.json': () => buildEudiArf3(),
     '/developers/standards/iso20022.json': () => buildIso20022(),
+    [TRUST_CONTEXT_PATH]: () => TRUST_CONTEXT_V1,
   };
 }
 
 /**
  * Every developer document, serialised, keyed by its bucket key. Each document is parsed against
  * its operation's response schema before it is accepted, and every GET /developers/ operation of
- * the contract table must get exactly one document: a route without a document, or a document
+ * the contract table (and the service's JSON-LD context) must get exactly one document: a route without a document, or a document
  * without a route, fails the build.
  */
 export function buildSite(sources: PublishSources, origins: Origins = localOrigins()): Map<string, string> {
   const routes = new Map(
-    sources.operations.filter((op) => op.method === 'GET' && op.path.startsWith('/developers/') && (op.response.mediaType ?? 'application/json') === 'application/json').map((op) => [op.path, op] as const),
+    sources.operations
+      .filter((op) => op.method === 'GET' && (op.path.startsWith('/developers/') || op.path === TRUST_CONTEXT_PATH) && (op.response.mediaType ?? 'application/json') === 'application/json')
+      .map((op) => [op.path, op] as const),
   );
   const documents = new Map<string, string>();
   const add = (documentPath: string, document: unknown) => {

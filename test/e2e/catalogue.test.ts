@@ -163,8 +163,9 @@ describe('assets.json filters', () => {
 
   test('an unknown query parameter is a 400 problem, not silently ignored', async () => {
     const res = await get('?assettype=SCHEMA');
-    expectProblem(res, 400, 'INVALID_PARAMETER');
+    expectProblem(res, 400, 'UNKNOWN_PARAMETER');
     expect(res.json.parameter).toBe('assettype');
+    expect(res.json.didYouMean).toBe('assetType');
   });
 
   test('a filtered answer has its own ETag and answers 304 to it', async () => {

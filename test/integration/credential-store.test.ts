@@ -116,11 +116,12 @@ describe('credential handlers against the embedded store', () => {
     expect([...versions]).toEqual([1, 2, 3, 4]);
   });
 
-  it('declares every credential route with read-only table access', () => {
+  it('declares every credential route with read-only table access, and the JSON-LD context as a published document', () => {
     expect(credentialsOperations.map((op) => [op.method, op.path, op.integration])).toEqual([
       ['GET', '/v1/credentials/verify/{claimId}', { kind: 'lambda', entry: 'functions/handlers/verify-credential.ts', access: 'table-read' }],
       ['GET', '/v1/portable-credentials/{claimId}/vc.json', { kind: 'lambda', entry: 'functions/handlers/get-portable-credential.ts', access: 'table-read' }],
       ['GET', '/v1/status-lists/{listId}', { kind: 'lambda', entry: 'functions/handlers/get-status-list.ts', access: 'table-read' }],
+      ['GET', '/v1/contexts/trust/v1.json', { kind: 'document', key: 'v1/contexts/trust/v1.json' }],
     ]);
   });
 });

@@ -202,7 +202,7 @@ describe('BitstringStatusListCredential', () => {
     const vc = statusListCredential({ kind: 'STATUS_LIST', reference: 'status-list/test-revocation', version: 3, content: list, evidence: null }, BASE);
     expect(BitstringStatusListCredential.safeParse(vc).success).toBe(true);
     expect(vc).toMatchObject({
-      '@context': ['https://www.w3.org/ns/credentials/v2'],
+      '@context': ['https://www.w3.org/ns/credentials/v2', `${BASE}/v1/contexts/trust/v1.json`],
       id: `${BASE}/v1/status-lists/test-revocation`,
       type: ['VerifiableCredential', 'BitstringStatusListCredential'],
       issuer: 'did:web:issuer.example.org',

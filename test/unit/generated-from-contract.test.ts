@@ -18,6 +18,7 @@ import { GENERATED_RECEIPT_SCRIPT_FILE, generateReceiptScript } from '../../lib/
 import { GENERATED_PAGE_STYLE_FILE, generatePageStyleHash } from '../../lib/contract/generate-page-style';
 import { GENERATED_CLIENT_TYPES_FILE, readOnlyContract } from '../../lib/contract/generate-client-types';
 import { buildOpenApi } from '../../lib/contract/openapi';
+import { Reference } from '../../functions/contract/schemas/common';
 
 const ROOT = path.resolve(__dirname, '../..');
 const validators = generated as unknown as Record<string, Record<string, generated.ParamValidator<unknown>>>;
@@ -86,6 +87,17 @@ const candidates = fc.oneof(
   fc.integer({ min: -5, max: 400 }).map(String),
   fc.constantFrom('', ' 5 ', '1e2', '0x10', '2.5', 'Infinity', 'NaN', '-0', '9007199254740993', '2024-02-29T00:00:00Z', '2023-02-29T00:00:00Z', 'a'.repeat(181), 'ab', 'abc'),
 );
+
+test('the standalone reference check (parseReference) accepts and refuses exactly what the Reference schema does', () => {
+  expect(generated.referenceParam.description).toBe(Reference.description);
+  fc.assert(
+    fc.property(candidates, (raw) => {
+      const expected = Reference.safeParse(raw);
+      expect(generated.referenceParam.check(raw).why === undefined).toBe(expected.success);
+    }),
+    { numRuns: 400 },
+  );
+});
 
 describe.each(parameters)('%s', (_label, operationId, name, schema) => {
   const validator = validators[`${operationId}Params`][name];

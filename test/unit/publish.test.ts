@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { TRUST_CONTEXT_PATH } from '../../functions/contract/credential-context';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import * as z from 'zod';
@@ -86,10 +87,12 @@ describe('the build', () => {
     expect(fromGit.committedAt).toBe(new Date(execFileSync('git', ['show', '-s', '--format=%cI', head], { cwd: ROOT, encoding: 'utf8' }).trim()).toISOString().replace('.000Z', 'Z'));
   });
 
-  test('writes one document per GET /developers/ JSON operation and one file per static-file operation, each satisfying its response schema', () => {
+  test("writes one document per GET /developers/ JSON operation (and the service's JSON-LD context) and one file per static-file operation, each satisfying its response schema", () => {
     const site = buildSite(sources());
     const operations = canonicalSources().operations;
-    const routes = operations.filter((op) => op.method === 'GET' && op.path.startsWith('/developers/') && (op.response.mediaType ?? 'application/json') === 'application/json');
+    const routes = operations.filter(
+      (op) => op.method === 'GET' && (op.path.startsWith('/developers/') || op.path === TRUST_CONTEXT_PATH) && (op.response.mediaType ?? 'application/json') === 'application/json',
+    );
     const files = operations.filter((op) => op.integration.kind === 'document' && (op.response.mediaType ?? 'application/json') !== 'application/json');
     const fileKeys = files.map((op) => (op.integration.kind === 'document' ? op.integration.key : ''));
     expect([...site.keys()].sort()).toEqual([...new Set([...routes.map((op) => op.path.slice(1)), ...fileKeys])].sort());
@@ -101,15 +104,16 @@ describe('the build', () => {
     const extra: Operation = {
       operationId: 'getOrphan',
       method: 'GET',
-      path: '/developers/orphan.json',
+      // Under a topic the catalogue knows (its tags are the contract's ASSET_TAGS), so that the missing builder is what fails.
+      path: '/developers/telemetry/orphan.json',
       tag: 'Developer catalogues',
       summary: 'orphan',
       liveState: 'LIVE',
       response: { schema: z.object({}) },
       errors: [],
-      integration: { kind: 'document', key: 'developers/orphan.json' },
+      integration: { kind: 'document', key: 'developers/telemetry/orphan.json' },
     };
-    expect(() => buildSite({ ...sources(), operations: [...sources().operations, extra] })).toThrow(/no builder for \/developers\/orphan\.json/);
+    expect(() => buildSite({ ...sources(), operations: [...sources().operations, extra] })).toThrow(/no builder for \/developers\/telemetry\/orphan\.json/);
   });
 
   test('fails when a built document has no route', () => {

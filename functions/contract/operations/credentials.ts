@@ -1,4 +1,6 @@
+import { TRUST_CONTEXT_PATH } from '../credential-context';
 import { defineOperations } from '../operation';
+import { documentOperation } from './document';
 import {
   BitstringStatusListCredential,
   ClaimId,
@@ -6,6 +8,7 @@ import {
   PortableCredential,
   StatusListId,
   StatusListTimestamp,
+  TrustContext,
 } from '../schemas/credentials';
 
 const TAG = 'Credentials';
@@ -57,5 +60,11 @@ export const credentialsOperations = defineOperations([
     response: { schema: BitstringStatusListCredential },
     errors: [400, 404, 503],
     integration: { kind: 'lambda', entry: 'functions/handlers/get-status-list.ts', access: 'table-read' },
+  },
+  {
+    ...documentOperation(TAG, 'getTrustContext', TRUST_CONTEXT_PATH, "The service's JSON-LD context, version 1: the terms it adds to credential documents", TrustContext),
+    description:
+      'Status list credentials name it after the VC 2.0 context; it defines `logged` (the version as the ledger logged it, with its ' +
+      'evidence) as a JSON literal. A published version never changes; processors may bundle it instead of fetching it.',
   },
 ]);

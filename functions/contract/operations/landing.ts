@@ -27,6 +27,7 @@ export const landingOperations = defineOperations([
     response: { schema: LandingIndex },
     errors: [],
     conditional: true,
+    negotiatesPage: true,
     integration: { kind: 'lambda', entry: 'functions/handlers/get-landing.ts', access: 'none' },
   },
   {
@@ -40,6 +41,7 @@ export const landingOperations = defineOperations([
     response: { schema: LandingIndex },
     errors: [],
     conditional: true,
+    negotiatesPage: true,
     integration: { kind: 'lambda', entry: 'functions/handlers/get-landing-developers.ts', access: 'none' },
   },
   {

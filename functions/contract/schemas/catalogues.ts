@@ -122,17 +122,28 @@ export const ASSET_TYPES = [
 export const ASSET_LIFECYCLES = ['LIVE', 'READY', 'SHADOW', 'GATED', 'TARGET', 'REFERENCE'] as const;
 export const REUSE_SCOPES = ['PUBLIC_CONTRACT', 'SANDBOX_ONLY', 'INFORMATIVE'] as const;
 export const COMMERCIAL_DISPOSITIONS = ['NON_COMMERCIAL', 'COMMERCIAL_EVIDENCE', 'SYNTHETIC_ONLY'] as const;
-export const ASSET_TAG_PATTERN = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+/**
+ * The tags of the asset catalogue: each asset's operation tag and topic (its path's first
+ * meaningful segment), and the kinds of asset (events, schemas, sandbox, providers, standards,
+ * channels, adapters) with theirs. The catalogue is built from the contract table, so this set
+ * changes only with it; the build refuses a catalogue with a tag not listed here, and a test holds
+ * the list to exactly the tags the catalogue uses.
+ */
+export const ASSET_TAGS = [
+  'activation-readiness', 'adapters', 'assets', 'asyncapi', 'catalogue', 'channels', 'commercial-proofs',
+  'contexts', 'contracts', 'credentials', 'developer-catalogues', 'events', 'favicon-ico', 'favicon-svg',
+  'health', 'human-surfaces', 'ingress', 'iot-event', 'landing-and-api-reference', 'ledger', 'lifecycle',
+  'network-conformance', 'objects', 'offline-verify', 'openapi', 'portable-credentials', 'problem-details',
+  'provider-certification', 'providers', 'reference', 'release-evidence', 'rest-api', 'root', 'sandbox',
+  'schemas', 'standards', 'status-lists', 'studio', 'telemetry', 'trust-and-verification', 'trust-fabric',
+  'trust-infrastructure', 'trust-receipt', 'verify', 'wallet', 'webhook', 'webhooks',
+] as const;
 
 export const AssetTypeFilter = z.enum(ASSET_TYPES).describe('Only assets of this type.');
 export const AssetLifecycleFilter = z.enum(ASSET_LIFECYCLES).describe('Only assets in this lifecycle.');
 export const ReuseScopeFilter = z.enum(REUSE_SCOPES).describe('Only assets with this reuse scope.');
 export const CommercialDispositionFilter = z.enum(COMMERCIAL_DISPOSITIONS).describe('Only assets with this commercial disposition.');
-export const AssetTagFilter = z
-  .string()
-  .regex(ASSET_TAG_PATTERN)
-  .max(64)
-  .describe('Only assets carrying this tag (one of the tags listed in the unfiltered catalogue; an unknown tag is refused).');
+export const AssetTagFilter = z.enum(ASSET_TAGS).describe('Only assets carrying this tag.');
 
 export const Asset = component(
   'Asset',
@@ -144,7 +155,7 @@ export const Asset = component(
     lifecycle: z.enum(ASSET_LIFECYCLES),
     reuseScope: z.enum(REUSE_SCOPES),
     commercialDisposition: z.enum(COMMERCIAL_DISPOSITIONS),
-    tags: z.array(z.string()),
+    tags: z.array(z.enum(ASSET_TAGS)),
     location: PathOnService.describe('Where the asset is published.'),
     productionAuthority: NoAuthority,
   }),
@@ -160,14 +171,14 @@ export const AssetCatalogue = component(
       lifecycle: z.enum(ASSET_LIFECYCLES).nullable(),
       reuseScope: z.enum(REUSE_SCOPES).nullable(),
       commercialDisposition: z.enum(COMMERCIAL_DISPOSITIONS).nullable(),
-      tag: z.string().nullable(),
+      tag: z.enum(ASSET_TAGS).nullable(),
     }),
     vocabularies: z.object({
       assetType: z.array(z.enum(ASSET_TYPES)),
       lifecycle: z.array(z.enum(ASSET_LIFECYCLES)),
       reuseScope: z.array(z.enum(REUSE_SCOPES)),
       commercialDisposition: z.array(z.enum(COMMERCIAL_DISPOSITIONS)),
-      tag: z.array(z.string()),
+      tag: z.array(z.enum(ASSET_TAGS)),
     }),
     total: z.number().int().min(0).describe('Assets in the whole catalogue.'),
     count: z.number().int().min(0).describe('Assets matching the filters.'),

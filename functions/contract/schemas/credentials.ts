@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { component } from '../registry';
 import { Instant, MinimalDisclosure } from './common';
-import { VC_V2_CONTEXT } from '../credential-context';
+import { TRUST_CONTEXT_PATH, UNDEFINED_TERMS_CONTEXT, VC_V2_CONTEXT } from '../credential-context';
 import { LoggedRecord } from './ledger';
 
 /**
@@ -114,11 +114,20 @@ export type CredentialVerification = z.infer<typeof CredentialVerification>;
 
 export { VC_V2_CONTEXT };
 
+export const TrustContext = component(
+  'TrustContext',
+  z.object({ '@context': z.object({ '@version': z.literal(1.1), '@protected': z.literal(true) }).loose() }),
+  "The service's JSON-LD context (version 1): the terms it adds to credential documents. A published version never changes.",
+);
+
 export const PortableCredential = component(
   'PortableCredential',
   z
     .object({
-      '@context': z.array(z.string()).min(1).describe(`Begins with ${VC_V2_CONTEXT}.`),
+      '@context': z
+        .array(z.string())
+        .min(1)
+        .describe(`${VC_V2_CONTEXT}, then ${UNDEFINED_TERMS_CONTEXT}: the credential type, the subject's type and its claims are the issuer's vocabulary, which that context maps.`),
       id: z.string(),
       type: z.array(z.string()).describe('Contains VerifiableCredential.'),
       name: z.string(),
@@ -138,7 +147,10 @@ export const BitstringStatusListCredential = component(
   'BitstringStatusListCredential',
   z
     .object({
-      '@context': z.array(z.string()).min(1),
+      '@context': z
+        .array(z.string())
+        .min(1)
+        .describe(`${VC_V2_CONTEXT}, then the service's own context (${TRUST_CONTEXT_PATH} on its origin), which defines \`logged\`.`),
       id: z.string(),
       type: z.array(z.string()).describe('Contains VerifiableCredential and BitstringStatusListCredential.'),
       name: z.string(),

@@ -423,13 +423,33 @@ export type TrustPolicyDecision = z.infer<typeof TrustPolicyDecision>;
 // Offline verification (SHADOW)
 // ---------------------------------------------------------------------------------------------
 
+/**
+ * The two answers whose evidence the offline verifier checks, told apart by schemaVersion: the
+ * members it reads are typed, the others are kept as they are and not checked, so that a response
+ * saved under an earlier version of the contract still verifies (what integrity covers is the
+ * record it shows, checked against its evidence, not the shape around it).
+ */
+const ResolutionAsReturned = z
+  .object({
+    schemaVersion: z.literal('svc.living-object-resolution.v1'),
+    object: z.object({}).loose().describe('The record shown: what the ledger evidence covers.'),
+    current: z.object({}).loose().optional().describe('Its current view: `ledger` (the evidence) and `state` are read.'),
+  })
+  .loose()
+  .describe('A LivingObjectResolution (GET /v1/objects/{reference}) exactly as this API returned it.');
+const ProofAsReturned = z
+  .object({
+    schemaVersion: z.literal('svc.commercial-proof-evidence.v1'),
+    proof: z.object({}).loose().describe('The proof shown: what the ledger evidence covers.'),
+    verification: z.object({}).loose().optional().describe('Its verification: `ledger` (the evidence) and `currentSourceStatus.state` are read.'),
+  })
+  .loose()
+  .describe('A CommercialProofEvidence (GET /v1/commercial-proofs/{reference}) exactly as this API returned it.');
+
 export const OfflineVerificationRequest = component(
   'SandboxOfflineVerificationRequest',
   z.strictObject({
-    response: z
-      .object({})
-      .loose()
-      .describe('A LivingObjectResolution or CommercialProofEvidence exactly as this API returned it.'),
+    response: z.union([ResolutionAsReturned, ProofAsReturned]).describe('A LivingObjectResolution or a CommercialProofEvidence exactly as this API returned it.'),
     evidence: z
       .object({})
       .loose()

@@ -1,5 +1,5 @@
 import { loggedRecord } from '../record';
-import { VC_V2_CONTEXT } from '../../contract/credential-context';
+import { trustContextUrl, UNDEFINED_TERMS_CONTEXT, VC_V2_CONTEXT } from '../../contract/credential-context';
 import type { BitstringStatusListCredential, BitstringStatusListEntry, PortableCredential } from '../../contract/schemas/credentials';
 import { portableCredentialUrl, statusListUrl, verificationUrl, type CredentialContent, type CredentialStatusSlot, type StatusListHead } from './model';
 
@@ -26,11 +26,13 @@ export function statusListEntries(slots: readonly CredentialStatusSlot[], baseUr
  * The W3C VC 2.0 projection of a credential. Allowlisted fields only: the subject carries its
  * public claims and no `id` (a subject identifier correlates a person). No `proof`: this service
  * does not sign (signing stays fail-closed), so the document says it is unsigned instead of
- * carrying a made-up proof.
+ * carrying a made-up proof. Its credential type, subject type and claims are the issuer's
+ * vocabulary, which the VC 2.0 undefined-terms context maps, so that a JSON-LD processor in safe
+ * mode keeps every claim (docs/credentials.md#json-ld).
  */
 export function portableCredential(content: CredentialContent, baseUrl: string): PortableCredential {
   return {
-    '@context': [VC_V2_CONTEXT],
+    '@context': [VC_V2_CONTEXT, UNDEFINED_TERMS_CONTEXT],
     id: portableCredentialUrl(baseUrl, content.credentialId),
     type: ['VerifiableCredential', content.credentialType],
     name: content.title,
@@ -45,12 +47,15 @@ export function portableCredential(content: CredentialContent, baseUrl: string):
   };
 }
 
-/** The BitstringStatusListCredential for one stored version of a list, with that version as logged and its ledger evidence. */
+/**
+ * The BitstringStatusListCredential for one stored version of a list, with that version as logged
+ * and its ledger evidence: `logged` is the service's own term, defined by its context.
+ */
 export function statusListCredential(head: StatusListHead, baseUrl: string): BitstringStatusListCredential {
   const { content } = head;
   const id = statusListUrl(baseUrl, content.listId);
   return {
-    '@context': [VC_V2_CONTEXT],
+    '@context': [VC_V2_CONTEXT, trustContextUrl(baseUrl)],
     id,
     type: ['VerifiableCredential', 'BitstringStatusListCredential'],
     name: `Status list ${content.listId} (${content.statusPurpose})`,

@@ -722,6 +722,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/contexts/trust/v1.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The service's JSON-LD context, version 1: the terms it adds to credential documents
+         * @description Status list credentials name it after the VC 2.0 context; it defines `logged` (the version as the ledger logged it, with its evidence) as a JSON literal. A published version never changes; processors may bundle it instead of fetching it. liveState LIVE: Served now, on the published contract.
+         */
+        get: operations["getTrustContext"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/credentials/verify/{claimId}": {
         parameters: {
             query?: never;
@@ -982,7 +1002,7 @@ export interface components {
             /** @enum {string} */
             reuseScope: "PUBLIC_CONTRACT" | "SANDBOX_ONLY" | "INFORMATIVE";
             summary: string;
-            tags: string[];
+            tags: ("activation-readiness" | "adapters" | "assets" | "asyncapi" | "catalogue" | "channels" | "commercial-proofs" | "contexts" | "contracts" | "credentials" | "developer-catalogues" | "events" | "favicon-ico" | "favicon-svg" | "health" | "human-surfaces" | "ingress" | "iot-event" | "landing-and-api-reference" | "ledger" | "lifecycle" | "network-conformance" | "objects" | "offline-verify" | "openapi" | "portable-credentials" | "problem-details" | "provider-certification" | "providers" | "reference" | "release-evidence" | "rest-api" | "root" | "sandbox" | "schemas" | "standards" | "status-lists" | "studio" | "telemetry" | "trust-and-verification" | "trust-fabric" | "trust-infrastructure" | "trust-receipt" | "verify" | "wallet" | "webhook" | "webhooks")[];
         };
         AssetAudit: {
             assets: {
@@ -1019,7 +1039,7 @@ export interface components {
                 commercialDisposition: ("NON_COMMERCIAL" | "COMMERCIAL_EVIDENCE" | "SYNTHETIC_ONLY") | null;
                 lifecycle: ("LIVE" | "READY" | "SHADOW" | "GATED" | "TARGET" | "REFERENCE") | null;
                 reuseScope: ("PUBLIC_CONTRACT" | "SANDBOX_ONLY" | "INFORMATIVE") | null;
-                tag: string | null;
+                tag: ("activation-readiness" | "adapters" | "assets" | "asyncapi" | "catalogue" | "channels" | "commercial-proofs" | "contexts" | "contracts" | "credentials" | "developer-catalogues" | "events" | "favicon-ico" | "favicon-svg" | "health" | "human-surfaces" | "ingress" | "iot-event" | "landing-and-api-reference" | "ledger" | "lifecycle" | "network-conformance" | "objects" | "offline-verify" | "openapi" | "portable-credentials" | "problem-details" | "provider-certification" | "providers" | "reference" | "release-evidence" | "rest-api" | "root" | "sandbox" | "schemas" | "standards" | "status-lists" | "studio" | "telemetry" | "trust-and-verification" | "trust-fabric" | "trust-infrastructure" | "trust-receipt" | "verify" | "wallet" | "webhook" | "webhooks") | null;
             };
             /** @constant */
             schemaVersion: "svc.asset-catalogue.v1";
@@ -1030,7 +1050,7 @@ export interface components {
                 commercialDisposition: ("NON_COMMERCIAL" | "COMMERCIAL_EVIDENCE" | "SYNTHETIC_ONLY")[];
                 lifecycle: ("LIVE" | "READY" | "SHADOW" | "GATED" | "TARGET" | "REFERENCE")[];
                 reuseScope: ("PUBLIC_CONTRACT" | "SANDBOX_ONLY" | "INFORMATIVE")[];
-                tag: string[];
+                tag: ("activation-readiness" | "adapters" | "assets" | "asyncapi" | "catalogue" | "channels" | "commercial-proofs" | "contexts" | "contracts" | "credentials" | "developer-catalogues" | "events" | "favicon-ico" | "favicon-svg" | "health" | "human-surfaces" | "ingress" | "iot-event" | "landing-and-api-reference" | "ledger" | "lifecycle" | "network-conformance" | "objects" | "offline-verify" | "openapi" | "portable-credentials" | "problem-details" | "provider-certification" | "providers" | "reference" | "release-evidence" | "rest-api" | "root" | "sandbox" | "schemas" | "standards" | "status-lists" | "studio" | "telemetry" | "trust-and-verification" | "trust-fabric" | "trust-infrastructure" | "trust-receipt" | "verify" | "wallet" | "webhook" | "webhooks")[];
             };
         };
         AsyncApiDocument: {
@@ -1055,6 +1075,7 @@ export interface components {
             [key: string]: unknown;
         };
         BitstringStatusListCredential: {
+            /** @description https://www.w3.org/ns/credentials/v2, then the service's own context (/v1/contexts/trust/v1.json on its origin), which defines `logged`. */
             "@context": string[];
             credentialSubject: {
                 /** @description Multibase (u) base64url, no padding, of the GZIP-compressed bitstring; index 0 is the left-most bit. */
@@ -1761,7 +1782,7 @@ export interface components {
             [key: string]: unknown;
         };
         PortableCredential: {
-            /** @description Begins with https://www.w3.org/ns/credentials/v2. */
+            /** @description https://www.w3.org/ns/credentials/v2, then https://www.w3.org/ns/credentials/undefined-terms/v2: the credential type, the subject's type and its claims are the issuer's vocabulary, which that context maps. */
             "@context": string[];
             credentialStatus: components["schemas"]["BitstringStatusListEntry"][];
             /** @description Public claims only: no subject identifier, no personal data. */
@@ -2029,6 +2050,16 @@ export interface components {
         } & {
             [key: string]: unknown;
         };
+        TrustContext: {
+            "@context": {
+                /** @constant */
+                "@protected": true;
+                /** @constant */
+                "@version": 1.1;
+            } & {
+                [key: string]: unknown;
+            };
+        };
         TrustFabricCatalogue: {
             assuranceLevels: {
                 /** @enum {string} */
@@ -2121,7 +2152,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description Invalid input (reference, identifier or parameter) (codes: INVALID_REFERENCE, INVALID_PARAMETER, INVALID_CLAIM_ID, MALFORMED_REQUEST) */
+        /** @description Invalid input (reference, identifier or parameter), or a query parameter the operation does not read (UNKNOWN_PARAMETER) (codes: INVALID_REFERENCE, INVALID_PARAMETER, UNKNOWN_PARAMETER, INVALID_CLAIM_ID, MALFORMED_REQUEST) */
         Problem400: {
             headers: {
                 "x-correlation-id": components["headers"]["CorrelationId"];
@@ -2342,8 +2373,8 @@ export interface operations {
                 lifecycle?: "LIVE" | "READY" | "SHADOW" | "GATED" | "TARGET" | "REFERENCE";
                 /** @description Only assets with this reuse scope. */
                 reuseScope?: "PUBLIC_CONTRACT" | "SANDBOX_ONLY" | "INFORMATIVE";
-                /** @description Only assets carrying this tag (one of the tags listed in the unfiltered catalogue; an unknown tag is refused). */
-                tag?: string;
+                /** @description Only assets carrying this tag. */
+                tag?: "activation-readiness" | "adapters" | "assets" | "asyncapi" | "catalogue" | "channels" | "commercial-proofs" | "contexts" | "contracts" | "credentials" | "developer-catalogues" | "events" | "favicon-ico" | "favicon-svg" | "health" | "human-surfaces" | "ingress" | "iot-event" | "landing-and-api-reference" | "ledger" | "lifecycle" | "network-conformance" | "objects" | "offline-verify" | "openapi" | "portable-credentials" | "problem-details" | "provider-certification" | "providers" | "reference" | "release-evidence" | "rest-api" | "root" | "sandbox" | "schemas" | "standards" | "status-lists" | "studio" | "telemetry" | "trust-and-verification" | "trust-fabric" | "trust-infrastructure" | "trust-receipt" | "verify" | "wallet" | "webhook" | "webhooks";
             };
             header?: {
                 /** @description An ETag from an earlier answer: 304 when the document is unchanged. */
@@ -3403,6 +3434,7 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+            400: components["responses"]["Problem400"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
         };
@@ -3631,6 +3663,7 @@ export interface operations {
                     "application/json": components["schemas"]["ActivationReadiness"];
                 };
             };
+            400: components["responses"]["Problem400"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
         };
@@ -3657,6 +3690,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProductionFoundations"];
                 };
             };
+            400: components["responses"]["Problem400"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
         };
@@ -3691,6 +3725,50 @@ export interface operations {
             409: components["responses"]["Problem409"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
+            503: components["responses"]["Problem503"];
+        };
+    };
+    getTrustContext: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An ETag from an earlier answer: 304 when the document is unchanged. */
+                "If-None-Match"?: string;
+                /** @description Correlation id to echo (8 to 128 of A-Z a-z 0-9 . _ : -); otherwise the request id is used. */
+                "x-correlation-id"?: components["parameters"]["CorrelationId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The service's JSON-LD context, version 1: the terms it adds to credential documents */
+            200: {
+                headers: {
+                    /** @description Caching rule for the document. */
+                    "Cache-Control"?: string;
+                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    ETag?: string;
+                    "x-correlation-id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TrustContext"];
+                };
+            };
+            /** @description Not modified: the If-None-Match ETag matches. */
+            304: {
+                headers: {
+                    /** @description Caching rule for the document. */
+                    "Cache-Control"?: string;
+                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    ETag?: string;
+                    "x-correlation-id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            429: components["responses"]["Problem429"];
             503: components["responses"]["Problem503"];
         };
     };
@@ -3748,6 +3826,7 @@ export interface operations {
                     "application/json": components["schemas"]["LedgerDescription"];
                 };
             };
+            400: components["responses"]["Problem400"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
             503: components["responses"]["Problem503"];
@@ -3930,6 +4009,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Problem400"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
         };
@@ -3974,6 +4054,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Problem400"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
         };
