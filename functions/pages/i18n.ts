@@ -3,7 +3,7 @@ import FRAME from '../generated/messages/en-frame';
 import type en from './messages/en.json';
 import { html, raw, type SafeHtml } from './markup';
 import { DATE_FORMATS as ENGLISH_DATES } from '../generated/date-formats/en';
-import { dateFormatIn, writeInstant, type DateFormat } from './instants';
+import { dateFormatIn, dateOnly, writeInstant, type DateFormat } from './instants';
 
 /**
  * The words of the pages, from one ICU MessageFormat catalogue per language
@@ -84,6 +84,8 @@ export interface Words<Key extends string> {
   locale: Locale;
   /** An instant in the visitor's locale, in UTC, the zone stated. */
   instant(iso: string): string;
+  /** A calendar date (YYYY-MM-DD, or the UTC date of an instant) in the visitor's locale. */
+  date(isoDate: string): string;
 }
 
 /** Every word of a page that speaks several languages. */
@@ -106,6 +108,8 @@ export function translatorOf<Key extends string = MessageKey>(
   t.text = (key, args = {}) => messages[key](args);
   t.locale = locale;
   t.instant = (iso) => writeInstant(iso, dates);
+  const days = dateOnly(dates);
+  t.date = (isoDate) => writeInstant(isoDate.length === 10 ? `${isoDate}T00:00:00.000Z` : isoDate, days);
   return t;
 }
 

@@ -7,8 +7,7 @@ import { DATE_FORMATS as EN_DATES } from '../generated/date-formats/en';
 import { DATE_FORMATS as ES_DATES } from '../generated/date-formats/es';
 import { DATE_FORMATS as FR_DATES } from '../generated/date-formats/fr';
 import { dateFormatIn } from './instants';
-import { LANGUAGE_NAMES } from '../contract/languages';
-import { DEFAULT_LOCALE, LANGUAGES, negotiateLocale, translatorOf, type CompiledMessages, type Lang, type Locale, type MessageKey, type Translator } from './i18n';
+import { DEFAULT_LOCALE, negotiateLocale, translatorOf, type CompiledMessages, type Lang, type Locale, type MessageKey, type Translator } from './i18n';
 
 /**
  * Every language of the person-facing pages (/verify and /trust-receipt), for the functions that
@@ -48,15 +47,4 @@ export function translator(locale: Locale): Translator {
 export const requestTranslator = (acceptLanguage: string | undefined, langParam: string | undefined): Translator =>
   translator(negotiateLocale(acceptLanguage, langParam));
 
-export interface LanguageLink {
-  lang: Lang;
-  /** The language's name in itself (Deutsch, Français). */
-  name: string;
-  href: string;
-  current: boolean;
-}
-
-/** The switcher's links: this page in each language, each named in its own language. */
-export function languageLinks(t: Translator, inLanguage: (lang: Lang) => string): LanguageLink[] {
-  return LANGUAGES.map((lang) => ({ lang, name: LANGUAGE_NAMES[lang], href: inLanguage(lang), current: lang === t.locale.lang }));
-}
+export { languageLinks, type LanguageLink } from './language-links';

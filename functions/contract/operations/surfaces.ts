@@ -6,7 +6,7 @@ import { Reference } from '../schemas/common';
 import { ActivationReadiness, HtmlPage, ProductionFoundations, TrustFabricCatalogue, TrustInfrastructure } from '../schemas/surfaces';
 
 /** ?lang= on the person-facing pages: the visible language switcher's choice, before Accept-Language. */
-const PageLanguage = z
+export const PageLanguage = z
   .string()
   .max(35)
   .regex(LANGUAGE_TAG)

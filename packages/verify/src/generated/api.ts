@@ -2201,7 +2201,10 @@ export type $defs = Record<string, never>;
 export interface operations {
     getLanding: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The page's language, a language tag (en, de, fr, es are spoken; a region such as de-AT also sets the date format). Takes precedence over Accept-Language; a language the pages do not speak falls back to Accept-Language, then English. Only the page speaks it: the JSON index is the same in every language. */
+                lang?: string;
+            };
             header?: {
                 /** @description An ETag from an earlier answer: 304 when the document is unchanged. */
                 "If-None-Match"?: string;
