@@ -93,11 +93,15 @@ export type Translator = Words<MessageKey>;
 /** The words of the page frame: what the shared frame, form and problem code may ask for. */
 export type FrameWords = Words<FrameKey>;
 
-/** The words of one locale from its compiled catalogue (or the frame's part of it). */
+/**
+ * The words of one locale from its compiled catalogue (or a part of it). A page that writes no
+ * date (the landing) passes no date format, so its function carries no date table; asking it for a
+ * date then fails loudly rather than writing one in another language's way.
+ */
 export function translatorOf<Key extends string = MessageKey>(
   locale: Locale,
   messages: Record<Key, (args?: Record<string, unknown>) => string>,
-  dates: DateFormat,
+  dates: DateFormat | null,
 ): Words<Key> {
   // Catalogue texts are our own markup (like `raw`); every argument is escaped unless it is SafeHtml.
   const t = ((key: Key, args: Args = {}) => {
@@ -107,9 +111,15 @@ export function translatorOf<Key extends string = MessageKey>(
   }) as Words<Key>;
   t.text = (key, args = {}) => messages[key](args);
   t.locale = locale;
-  t.instant = (iso) => writeInstant(iso, dates);
-  const days = dateOnly(dates);
-  t.date = (isoDate) => writeInstant(isoDate.length === 10 ? `${isoDate}T00:00:00.000Z` : isoDate, days);
+  if (dates) {
+    t.instant = (iso) => writeInstant(iso, dates);
+    const days = dateOnly(dates);
+    t.date = (isoDate) => writeInstant(isoDate.length === 10 ? `${isoDate}T00:00:00.000Z` : isoDate, days);
+  } else {
+    t.instant = t.date = () => {
+      throw new Error(`the words of this page (${locale.lang}) were built without a date format`);
+    };
+  }
   return t;
 }
 
