@@ -650,7 +650,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Human-readable, lifecycle-aware trust receipt of a living object
+         * Human-readable, lifecycle-aware trust receipt of a living object, a commercial proof or a credential
          * @description Problems are an HTML page to clients that prefer text/html, problem details otherwise. liveState LIVE: Served now, on the published contract.
          */
         get: operations["getTrustReceipt"];
@@ -3595,7 +3595,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Human-readable, lifecycle-aware trust receipt of a living object */
+            /** @description Human-readable, lifecycle-aware trust receipt of a living object, a commercial proof or a credential */
             200: {
                 headers: {
                     "x-correlation-id": components["headers"]["CorrelationId"];
