@@ -10,9 +10,10 @@ import { dateFormatIn, dateOnly, writeInstant, type DateFormat } from './instant
  * (functions/pages/messages/), compiled at build time into one module per language
  * (functions/generated/messages/). This module holds the words every page needs (the frame,
  * the lookup form, problems, times) in English; page-languages.ts holds every catalogue for the
- * pages that speak several languages (/verify, /trust-receipt), so an English-only page carries
- * only its frame. Machine values (state codes, dispositions, check names) stay as they are; the
- * words around them are translated.
+ * pages that speak several languages (/verify, /trust-receipt), landing-languages.ts the landing's
+ * words, so an English-only page carries only its frame. Every word a page in several languages
+ * shows (states, kinds, parties, checks) comes from its catalogue; the machine codes behind them
+ * are shown apart, as codes (presentation.ts).
  */
 export { LANGUAGES, type Lang };
 export type MessageKey = keyof typeof en;

@@ -1,5 +1,7 @@
 import { resolveObject, type ObjectWindowEntry } from '../../functions/domain/objects';
 import { commercialProofEvidence, type ProofWindowEntry } from '../../functions/domain/proofs';
+import { verifyCredential } from '../../functions/domain/credentials/verification';
+import { credentialVerdict } from '../../functions/pages/credential-presentation';
 import { proofStatusWording } from '../../functions/pages/proof-presentation';
 import { buildActivationReadiness, buildProductionFoundations } from '../../functions/domain/surfaces/readiness';
 import { renderErrorPage } from '../../functions/pages/error-page';
@@ -196,5 +198,57 @@ describe('error page and studio', () => {
     // A route gated by persistence reads as closed when the store does not answer.
     expect(page).toContain('Closed: its store does not answer');
     expect(page).not.toContain('class="wide"');
+  });
+});
+
+describe('credential card', () => {
+  const content = {
+    credentialId: 'CRED-9',
+    credentialType: 'MembershipCredential',
+    title: HOSTILE,
+    issuer: 'did:web:issuer.example.org',
+    validFrom: '2026-01-01T00:00:00.000Z',
+    validUntil: '2027-01-01T00:00:00.000Z',
+    subject: { type: 'Member', claims: { membershipLevel: PII.name } },
+    status: 'ACTIVE' as const,
+    statusSince: '2026-01-01T00:00:00.000Z',
+    statusList: 'demo',
+    statusSlots: [{ statusPurpose: 'revocation' as const, listId: 'demo-revocation', statusListIndex: 7 }],
+    freshnessSeconds: 3600,
+    version: 1,
+  };
+  const verificationOf = (status: 'ACTIVE' | 'SUSPENDED' | 'REVOKED', lastConfirmedAt: string, confirmed = true, overrides: Partial<typeof content> = {}) =>
+    verifyCredential({
+      newest: {
+        at: lastConfirmedAt,
+        entry: { at: lastConfirmedAt, type: 'AUTHORITY_OBSERVED', status, previousStatus: status, source: 'ISSUER_STATUS_SYNC' },
+        view: { status, lastConfirmedAt },
+        head: { kind: 'CREDENTIAL', reference: 'CRED-9', version: 1, content: { ...content, ...overrides, status, statusSince: '2026-04-01T00:00:00.000Z' }, evidence: null },
+      },
+      evaluatedAt: NOW,
+      integrity: { confirmed, reason: 'x' },
+      baseUrl: BASE,
+    });
+
+  it('names the verdict by what decides it: a status that is not active first, then integrity, then a status not confirmed recently', () => {
+    expect(credentialVerdict(verificationOf('ACTIVE', '2026-05-01T11:30:00.000Z'))).toBe('VALID');
+    expect(credentialVerdict(verificationOf('REVOKED', '2026-05-01T11:30:00.000Z', false))).toBe('REVOKED');
+    expect(credentialVerdict(verificationOf('SUSPENDED', '2026-05-01T11:30:00.000Z'))).toBe('SUSPENDED');
+    expect(credentialVerdict(verificationOf('ACTIVE', '2026-05-01T11:30:00.000Z', true, { validUntil: '2026-04-30T00:00:00.000Z' }))).toBe('EXPIRED');
+    expect(credentialVerdict(verificationOf('ACTIVE', '2026-04-01T00:00:00.000Z', false))).toBe('INTEGRITY');
+    expect(credentialVerdict(verificationOf('ACTIVE', '2026-04-01T00:00:00.000Z'))).toBe('UNCONFIRMED');
+  });
+
+  it('says in words what the JSON says, with each check and its outcome code one click away, and never the subject', () => {
+    const v = verificationOf('SUSPENDED', '2026-05-01T11:30:00.000Z');
+    const page = renderVerifyPage({ baseUrl: BASE, entered: 'CRED-9', outcome: { kind: 'credential', verification: v, integrity: 'NO_EVIDENCE' } });
+    expect(page).toContain('<h2 id="result-heading">Membership credential <code>CRED-9</code></h2>');
+    expect(page).toContain('<span class="status warn">Suspended</span> Its issuer suspended it: do not rely on it unless it is reinstated.');
+    expect(page).toContain('No ledger evidence is held for this record');
+    expect(page).toContain('<dt><code>status</code></dt><dd><code>FAIL</code></dd>');
+    expect(page).toContain(`<a href="${BASE}/v1/status-lists/demo-revocation" type="application/json">revocation list, position 7</a>`);
+    expect(page).toContain(`href="${BASE}/trust-receipt/CRED-9?lang=en"`);
+    expect(page).not.toContain(PII.name);
+    expect(page).not.toContain(HOSTILE);
   });
 });
