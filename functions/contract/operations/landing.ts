@@ -27,7 +27,8 @@ export const landingOperations = defineOperations([
     liveState: 'LIVE',
     queryParams: { lang: PageLanguage.describe(`${PageLanguage.description} Only the page speaks it: the JSON index is the same in every language.`) },
     response: { schema: LandingIndex },
-    errors: [],
+    // A malformed ?lang= on the page (the JSON index ignores it).
+    errors: [400],
     conditional: true,
     integration: { kind: 'lambda', entry: 'functions/handlers/get-landing.ts', access: 'none' },
   },

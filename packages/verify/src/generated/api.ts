@@ -2242,6 +2242,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Problem400"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
         };
