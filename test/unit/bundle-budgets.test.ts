@@ -56,7 +56,7 @@ const FUNCTION_BUDGETS: Record<string, number> = {
   getProductionFoundations: 0.66,
   getStudio: 0.75,
   // Both pages carry four complete catalogues (every state, kind, party, claim and check in each
-  // language: 57 KiB together, the keys written once) and the credential card: 1.0 and 1.05 before.
+  // language: 61 KiB together with their one key list) and the credential card: 1.0 and 1.05 before.
   getVerifyPage: 1.07,
   getTrustReceipt: 1.11,
   runTestClock: 0.07,
@@ -93,7 +93,7 @@ const TABLE_READER_GOAL = 1.1;
 /** Table readers above the goal, with what keeps each there (the last test keeps this list true). */
 const GOAL_NOT_MET: Record<string, string> = {
   getVerifyPage:
-    'every word it shows in four languages (57 KiB of compiled catalogues, built lazily, one language at a time); ' +
+    'every word it shows in four languages (61 KiB of compiled catalogues and their key list, each language built when first asked for); ' +
     'what would bring it under: the catalogues as files beside index.js, read when a language is first asked for',
   getTrustReceipt: 'the same four catalogues, and the QR code renderer (11 KiB) and the in-browser check (14 KiB)',
 };
