@@ -24,12 +24,15 @@ function show(output: Element, state: 'pending' | 'verified' | 'failed', text: s
   output.textContent = text;
 }
 
-function listChecks(checks: readonly Check[], symbols: DeviceCheckData['texts']['symbols']): void {
+/** Each check in the page's words and its outcome; the technical detail stays with the verifier package and the JSON. */
+function listChecks(checks: readonly Check[], texts: DeviceCheckData['texts']): void {
   const list = document.getElementById('device-checks');
   if (!list) return;
   for (const check of checks) {
     const item = document.createElement('li');
-    item.textContent = `${check.ok ? symbols.pass : symbols.fail} ${check.name}: ${check.detail}`;
+    item.setAttribute('data-check', check.name);
+    item.setAttribute('data-outcome', check.ok ? 'pass' : 'fail');
+    item.textContent = `${texts.names[check.name as keyof DeviceCheckData['texts']['names']] ?? check.name}: ${check.ok ? texts.symbols.pass : texts.symbols.fail}`;
     list.appendChild(item);
   }
   const details = document.getElementById('device-details');
@@ -50,7 +53,7 @@ async function run(): Promise<void> {
     show(output, 'failed', data.texts.unsupported);
     return;
   }
-  listChecks(checks, data.texts.symbols);
+  listChecks(checks, data.texts);
   const failed = checks.find((check) => !check.ok);
   if (failed) show(output, 'failed', data.texts.failed[failed.name as keyof DeviceCheckData['texts']['failed']]);
   else show(output, 'verified', data.texts.verified);

@@ -2,4 +2,7 @@
 // functions/pages/page-style.ts. Do not edit: regenerate.
 
 /** SHA-256 of PAGE_STYLE, base64: the pages' CSP allows this one style block and no other. */
-export const PAGE_STYLE_SHA256 = "wI2AggviK3/t1nZttmrzvx0mpzfIkm67KfqYHMxNkuE=";
+export const PAGE_STYLE_SHA256 = "xBjav0DaK15Oe/CunOjJT/cszs6MGSTTO0W1h8cMYHM=";
+
+/** SHA-256 of REFERENCE_STYLE, base64: the API reference page's policy allows it beside PAGE_STYLE. */
+export const REFERENCE_STYLE_SHA256 = "g9U/soJd5EwnU4HlhzKSSBpUKfrh57DtBnzE4oHOCxY=";

@@ -261,6 +261,18 @@ export const getTrustReceiptParams = {
   } satisfies ParamValidator<string>,
 };
 
+/** GET / */
+export const getLandingParams = {
+  lang: {
+    description: "The page's language, a language tag (en, de, fr, es are spoken; a region such as de-AT also sets the date format). Takes precedence over Accept-Language; a language the pages do not speak falls back to Accept-Language, then English. Only the page speaks it: the JSON index is the same in every language.",
+    check(v: string): Checked<string> {
+      if (v.length > 35) return fail("must be at most 35 characters long");
+      if (!/^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*$/.test(v)) return fail("must match ^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*$");
+      return { value: v };
+    },
+  } satisfies ParamValidator<string>,
+};
+
 /**
  * The record reference (schemas/common.ts Reference) that every operation taking one declares:
  * what parseReference checks, apart from any operation's validators so that a function checking

@@ -1,5 +1,4 @@
-import { renderProofReceipt, renderTrustReceipt } from '../pages/trust-receipt-page';
-import { OTHER_KIND_ROUTES } from '../pages/verify-page';
+import { renderCredentialReceipt, renderProofReceipt, renderTrustReceipt } from '../pages/trust-receipt-page';
 import { getTrustReceiptParams } from '../generated/params';
 import { requestTranslator } from '../pages/page-languages';
 import { httpHandler } from '../http/boundary';
@@ -15,13 +14,13 @@ export const RECEIPT_TIMELINE_WINDOW = 20;
 /** The receipt speaks the visitor's language: ?lang=, then Accept-Language. */
 const pageWords = (request: HttpRequest) => requestTranslator(request.headers['accept-language'], request.query.lang);
 
-/** A receipt for a living object or a commercial proof; any other kind points to its own answer. */
+/** A receipt for a living object, a commercial proof or a credential. */
 export const handler = httpHandler(
   htmlPage(async (request, t) => {
     const reference = parseReference(request.pathParameters.reference);
     if (request.query.lang !== undefined) checkParam(getTrustReceiptParams.lang, 'lang', request.query.lang);
     const read = await readRecordForPage(reference, request.baseUrl, RECEIPT_TIMELINE_WINDOW);
-    if (!read.found) throw new Problem('NOT_FOUND', `No living object or commercial proof is held under reference '${reference}'.`);
+    if (!read.found) throw new Problem('NOT_FOUND', `No living object, commercial proof or credential is held under reference '${reference}'.`);
     const common = { baseUrl: request.baseUrl, reference, ledgerUrl: ledgerUrl(request.baseUrl), t };
     switch (read.kind) {
       case 'OBJECT':
@@ -34,17 +33,16 @@ export const handler = httpHandler(
         return {
           status: 200,
           headers: alternateLink(`${request.baseUrl}/v1/commercial-proofs/${encodeURIComponent(reference)}`),
-          body: renderProofReceipt({ ...common, evidence: read.evidence, timeline: read.timeline, olderEntriesExist: read.olderEntriesExist, device: read.device }),
+          body: renderProofReceipt({ ...common, evidence: read.evidence, integrity: read.integrity, timeline: read.timeline, olderEntriesExist: read.olderEntriesExist, device: read.device }),
         };
-      case 'OTHER': {
-        const route = OTHER_KIND_ROUTES[read.recordKind];
-        const seeAlso = route ? `${request.baseUrl}${route.path(encodeURIComponent(reference))}` : undefined;
-        throw new Problem(
-          'NOT_FOUND',
-          `Reference '${reference}' is ${route ? route.label : 'neither a living object nor a commercial proof'}, so it has no lifecycle receipt.${seeAlso ? ` Its verification answer is at ${seeAlso}.` : ''}`,
-          seeAlso ? { seeAlso } : {},
-        );
-      }
+      case 'CREDENTIAL':
+        return {
+          status: 200,
+          headers: alternateLink(`${request.baseUrl}/v1/credentials/verify/${encodeURIComponent(reference)}`),
+          body: renderCredentialReceipt({ ...common, verification: read.verification, integrity: read.integrity, timeline: read.timeline, olderEntriesExist: read.olderEntriesExist, device: read.device }),
+        };
+      case 'OTHER':
+        throw new Problem('NOT_FOUND', `Reference '${reference}' is neither a living object, a commercial proof nor a credential, so it has no receipt.`);
     }
   }, pageWords),
 );

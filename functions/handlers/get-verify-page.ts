@@ -19,7 +19,9 @@ async function answer(request: HttpRequest, entered: string): Promise<VerifyOutc
     case 'OBJECT':
       return { kind: 'object', ...read.view, device: read.device };
     case 'COMMERCIAL_PROOF':
-      return { kind: 'proof', evidence: read.evidence, device: read.device };
+      return { kind: 'proof', evidence: read.evidence, integrity: read.integrity, device: read.device };
+    case 'CREDENTIAL':
+      return { kind: 'credential', verification: read.verification, integrity: read.integrity, device: read.device };
     case 'OTHER':
       return { kind: 'other-kind', reference, recordKind: read.recordKind };
   }

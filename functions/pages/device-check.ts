@@ -17,6 +17,8 @@ export interface DeviceCheckData {
     verified: string;
     unsupported: string;
     failed: Record<EvidenceCheck['name'], string>;
+    /** Each check in words, as the list under the outcome names it. */
+    names: Record<EvidenceCheck['name'], string>;
     symbols: { pass: string; fail: string };
   };
 }
@@ -48,19 +50,20 @@ ${proves}
 </section>`;
   }
   const evidence = input.evidence;
-  const origin = (evidence as { origin?: unknown }).origin;
   const failed = Object.fromEntries(
     EVIDENCE_CHECK_NAMES.map((name) => [name, t.text('device.failed', { reason: t.text(`device.reason.${name}`) })]),
   ) as DeviceCheckData['texts']['failed'];
+  const names = Object.fromEntries(EVIDENCE_CHECK_NAMES.map((name) => [name, t.text(`device.check.${name}`)])) as DeviceCheckData['texts']['names'];
   const data: DeviceCheckData = {
     record: input.record,
     evidence,
     verifierKeys: input.verifierKeys,
     texts: {
       pending: t.text('device.pending'),
-      verified: t.text('device.verified', { size: Number(evidence.treeSize), leaf: Number(evidence.leafIndex), origin: String(origin ?? '') }),
+      verified: t.text('device.verified'),
       unsupported: t.text('device.unsupported'),
       failed,
+      names,
       symbols: { pass: t.text('device.pass'), fail: t.text('device.fail') },
     },
   };

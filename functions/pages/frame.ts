@@ -4,7 +4,7 @@ import { RECEIPT_SCRIPT_SHA256 } from '../generated/receipt-script';
 import { PAGE_STYLE } from './page-style';
 import { englishFrame, type FrameWords } from './i18n';
 import { html, raw, type SafeHtml } from './markup';
-import type { LanguageLink } from './page-languages';
+import type { LanguageLink } from './language-links';
 
 /**
  * No external resource, and one script: the trust receipt's own ledger check, allowed by its hash
@@ -37,8 +37,8 @@ export interface PageInput {
   title: string;
   baseUrl: string;
   main: SafeHtml;
-  /** Wide layout for tables of many columns (studio). */
-  wide?: boolean;
+  /** A second inline style block, which the page's own policy must allow by its hash (the API reference's). */
+  extraStyle?: string;
   /** The page's language (English when absent). */
   t?: FrameWords;
   /** For pages offered in every language: this page in each (the switcher, hreflang links). */
@@ -53,7 +53,7 @@ ${languages.map((l) => html`<a href="${l.href}" lang="${l.lang}" hreflang="${l.l
 }
 
 /** The shared page frame: language, landmarks, skip link, navigation and the disclosure footer. */
-export function pageDocument({ title, baseUrl, main, wide, t = englishFrame, languages, jsonAlternate }: PageInput): string {
+export function pageDocument({ title, baseUrl, main, extraStyle, t = englishFrame, languages, jsonAlternate }: PageInput): string {
   const lang = t.locale.lang;
   return html`<!doctype html>
 <html lang="${lang}">
@@ -66,15 +66,16 @@ export function pageDocument({ title, baseUrl, main, wide, t = englishFrame, lan
 ${jsonAlternate ? html`<link rel="alternate" type="application/json" href="${jsonAlternate}">
 ` : ''}${languages ? languages.map((l) => html`<link rel="alternate" hreflang="${l.lang}" href="${l.href}">
 `) : ''}<style>${raw(PAGE_STYLE)}</style>
-</head>
+${extraStyle ? html`<style>${raw(extraStyle)}</style>
+` : ''}</head>
 <body>
 <a class="skip" href="#main">${t('frame.skip')}</a>
 <header class="site"><nav aria-label="${t('frame.nav')}">
-<span class="name">${t('frame.serviceName')}</span>
+<a class="name" href="${baseUrl}/${languages ? html`?lang=${lang}` : ''}">${t('frame.serviceName')}</a>
 <a href="${baseUrl}/verify${languages ? html`?lang=${lang}` : ''}">${t('frame.verify')}</a>
 <a href="${baseUrl}/studio">${t('frame.studio')}</a>
 </nav></header>
-<main id="main"${wide ? html` class="wide"` : ''}>
+<main id="main">
 ${languages ? languageSwitcher(t, languages) : ''}
 ${main}
 </main>

@@ -3,16 +3,17 @@ import FRAME from '../generated/messages/en-frame';
 import type en from './messages/en.json';
 import { html, raw, type SafeHtml } from './markup';
 import { DATE_FORMATS as ENGLISH_DATES } from '../generated/date-formats/en';
-import { dateFormatIn, writeInstant, type DateFormat } from './instants';
+import { dateFormatIn, dateOnly, writeInstant, type DateFormat } from './instants';
 
 /**
  * The words of the pages, from one ICU MessageFormat catalogue per language
  * (functions/pages/messages/), compiled at build time into one module per language
  * (functions/generated/messages/). This module holds the words every page needs (the frame,
  * the lookup form, problems, times) in English; page-languages.ts holds every catalogue for the
- * pages that speak several languages (/verify, /trust-receipt), so an English-only page carries
- * only its frame. Machine values (state codes, dispositions, check names) stay as they are; the
- * words around them are translated.
+ * pages that speak several languages (/verify, /trust-receipt), landing-languages.ts the landing's
+ * words, so an English-only page carries only its frame. Every word a page in several languages
+ * shows (states, kinds, parties, checks) comes from its catalogue; the machine codes behind them
+ * are shown apart, as codes (presentation.ts).
  */
 export { LANGUAGES, type Lang };
 export type MessageKey = keyof typeof en;
@@ -84,6 +85,8 @@ export interface Words<Key extends string> {
   locale: Locale;
   /** An instant in the visitor's locale, in UTC, the zone stated. */
   instant(iso: string): string;
+  /** A calendar date (YYYY-MM-DD, or the UTC date of an instant) in the visitor's locale. */
+  date(isoDate: string): string;
 }
 
 /** Every word of a page that speaks several languages. */
@@ -91,11 +94,15 @@ export type Translator = Words<MessageKey>;
 /** The words of the page frame: what the shared frame, form and problem code may ask for. */
 export type FrameWords = Words<FrameKey>;
 
-/** The words of one locale from its compiled catalogue (or the frame's part of it). */
+/**
+ * The words of one locale from its compiled catalogue (or a part of it). A page that writes no
+ * date (the landing) passes no date format, so its function carries no date table; asking it for a
+ * date then fails loudly rather than writing one in another language's way.
+ */
 export function translatorOf<Key extends string = MessageKey>(
   locale: Locale,
   messages: Record<Key, (args?: Record<string, unknown>) => string>,
-  dates: DateFormat,
+  dates: DateFormat | null,
 ): Words<Key> {
   // Catalogue texts are our own markup (like `raw`); every argument is escaped unless it is SafeHtml.
   const t = ((key: Key, args: Args = {}) => {
@@ -105,7 +112,15 @@ export function translatorOf<Key extends string = MessageKey>(
   }) as Words<Key>;
   t.text = (key, args = {}) => messages[key](args);
   t.locale = locale;
-  t.instant = (iso) => writeInstant(iso, dates);
+  if (dates) {
+    t.instant = (iso) => writeInstant(iso, dates);
+    const days = dateOnly(dates);
+    t.date = (isoDate) => writeInstant(isoDate.length === 10 ? `${isoDate}T00:00:00.000Z` : isoDate, days);
+  } else {
+    t.instant = t.date = () => {
+      throw new Error(`the words of this page (${locale.lang}) were built without a date format`);
+    };
+  }
   return t;
 }
 

@@ -24,6 +24,14 @@ export function dateFormatIn(table: Record<string, DateFormat>, formatLocale: st
   return table[formatLocale] ?? table[formatLocale.split('-')[0].toLowerCase()];
 }
 
+/** The date alone (day, month, year and the text between them), as the locale writes it before the time. */
+export function dateOnly(format: DateFormat): DateFormat {
+  const firstTimePart = format.parts.findIndex((part) => typeof part === 'string' && part !== 'year' && part !== 'month' && part !== 'day');
+  const parts = firstTimePart === -1 ? [...format.parts] : format.parts.slice(0, firstTimePart);
+  while (parts.length > 0 && typeof parts[parts.length - 1] !== 'string') parts.pop();
+  return { ...format, parts };
+}
+
 export function writeInstant(iso: string, format: DateFormat): string {
   const d = new Date(iso);
   const hours = d.getUTCHours();

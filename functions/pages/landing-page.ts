@@ -1,9 +1,14 @@
 import type { Operation } from '../contract/operation';
 import type { LandingEntry, LandingIndex } from '../contract/schemas/landing';
 import { SERVICE_NAME } from '../contract/service';
+import type { LiveState } from '../contract/operation';
 import { SITE_PATHS } from '../contract/site-paths';
-import { html, type SafeHtml } from './markup';
+import { code, html, type SafeHtml } from './markup';
 import { pageDocument } from './frame';
+import type { Lang } from './i18n';
+import type { LandingWords } from './landing-languages';
+import { languageLinks } from './language-links';
+import { lookupForm } from './lookup';
 
 /** The part of an operation the landing reads (so the builder accepts any contract table). */
 export type LandingRow = Pick<Operation, 'operationId' | 'method' | 'path' | 'liveState' | 'summary' | 'requiredQueryParams'> & { response: Pick<Operation['response'], 'mediaType'> };
@@ -91,64 +96,85 @@ export function buildLandingIndex(operations: readonly LandingRow[], baseUrl: st
   };
 }
 
+/**
+ * What each liveState means for someone reading the route list, in words; the contract's code
+ * stays beside them. A route gated by persistence works wherever its store is configured (as on
+ * any deployment with a table); READY routes are served but not relied on yet.
+ */
+export const LIVE_STATE_WORDS: Record<LiveState, string> = {
+  LIVE: 'Live',
+  READY: 'Served, not activated yet',
+  GATED_BY_PERSISTENCE: 'Live where its store is configured',
+  SHADOW: 'Evaluation only: decides nothing',
+};
+
+export const liveStateCell = (state: LiveState): SafeHtml => html`${LIVE_STATE_WORDS[state] ?? state} ${code(state, 'muted')}`;
+
 /** A route as a link when it can be followed as is (a GET without parameters), else as code. */
 function routeCell(e: LandingEntry): SafeHtml {
-  return e.method === 'GET' && !e.templated ? html`<a href="${e.href}"><code>${e.path}</code></a>` : html`<code>${e.path}</code>`;
+  return e.method === 'GET' && !e.templated ? html`<a href="${e.href}">${code(e.path)}</a>` : code(e.path);
 }
 
+/** A table of routes; on a phone each route becomes a block of lines (table.rows). */
 function routeTable(caption: string, entries: readonly LandingEntry[], showMethod: boolean): SafeHtml {
   if (entries.length === 0) return html``;
-  return html`<div class="scroll"><table>
+  return html`<div class="scroll"><table class="rows">
 <caption>${caption}</caption>
-<thead><tr>${showMethod ? html`<th scope="col">Method</th>` : ''}<th scope="col">Path</th><th scope="col">liveState</th><th scope="col">What it answers</th></tr></thead>
-<tbody>${entries.map((e) => html`<tr>${showMethod ? html`<td>${e.method}</td>` : ''}<td class="path">${routeCell(e)}</td><td>${e.liveState}</td><td>${e.summary}</td></tr>\n`)}</tbody>
+<thead><tr><th scope="col">${showMethod ? 'Route' : 'Path'}</th><th scope="col">What it answers</th><th scope="col">Availability</th></tr></thead>
+<tbody>${entries.map((e) => html`<tr><td class="path">${showMethod ? html`<code>${e.method}</code> ` : ''}${routeCell(e)}</td><td>${e.summary}</td><td>${liveStateCell(e.liveState)}</td></tr>\n`)}</tbody>
 </table></div>`;
 }
 
 const link = (href: string | undefined, text: string): SafeHtml => (href ? html`<a href="${href}">${text}</a>` : html`${text}`);
 
 function jsonNote(index: LandingIndex): SafeHtml {
-  return html`<p class="hint">Clients that do not ask for HTML get this index as JSON (<code>${index.schemaVersion}</code>) from the same address:
+  return html`<p class="hint">Clients that do not ask for HTML get this index as JSON (<code>${index.schemaVersion}</code>) from this address and from <code>/</code>:
 <code>curl ${index.links.self}</code>.</p>`;
 }
 
-/** GET / for people: what the service answers, where a person starts, where a developer starts. */
-export function renderLanding(index: LandingIndex): string {
+/**
+ * GET / for people, in their language: what they can check, the form to check it, and where
+ * developers and operators start. The route index is on /developers (and in the JSON answered here).
+ */
+export function renderLanding(index: LandingIndex, t: LandingWords): string {
   const { links } = index;
-  const receipt = index.pages.find((p) => p.operationId === 'getTrustReceipt');
-  const main = html`<h1>Public Trust and Verification</h1>
-<p>${index.description}</p>
-<section aria-labelledby="people-heading">
-<h2 id="people-heading">Check something you hold</h2>
-<ul>
-${links.verify ? html`<li>${link(links.verify, 'Verify a reference')}: type the reference printed on a receipt, in a QR code or inside a credential, and see its current state and how far you can rely on it.</li>\n` : ''}
-${receipt ? html`<li>A trust receipt for a reference is at <code>${receipt.href}</code>: the lifecycle state, its rights and its timeline, readable and printable.</li>\n` : ''}
-${links.studio ? html`<li>${link(links.studio, 'Studio')}: the live status of this deployment, its catalogues and every endpoint.</li>\n` : ''}
-</ul>
+  const base = linksBase(index);
+  const main = html`<h1>${t('frame.serviceName')}</h1>
+<p>${t('landing.intro')}</p>
+<section aria-labelledby="check-heading">
+<h2 id="check-heading">${t('landing.checkHeading')}</h2>
+${lookupForm(base, undefined, false, t)}
+<p>${t('landing.qr')}</p>
 </section>
-<section aria-labelledby="developers-heading">
-<h2 id="developers-heading">Build against it</h2>
+<section aria-labelledby="what-heading">
+<h2 id="what-heading">${t('landing.whatHeading')}</h2>
 <ul>
-<li>${link(links.developers, 'Developer start')}: every developer document, the sandbox and the trust routes.</li>
-${links.apiReference ? html`<li>${link(links.apiReference, 'API reference')}: the OpenAPI contract, rendered.</li>\n` : ''}
-${links.openApi ? html`<li>${link(links.openApi, 'OpenAPI 3.1 contract')} (JSON).</li>\n` : ''}
-${links.catalogue ? html`<li>${link(links.catalogue, 'Developer catalogue')}: endpoints with their liveState, channels, standards and quickstarts.</li>\n` : ''}
+<li>${t('landing.what.objects')}</li>
+<li>${t('landing.what.proofs')}</li>
+<li>${t('landing.what.credentials')}</li>
 </ul>
+<p class="muted">${t('landing.privacy')}</p>
 </section>
-<section aria-labelledby="routes-heading">
-<h2 id="routes-heading">Trust and verification routes</h2>
-${routeTable('{braces} are parameters to fill in', index.trustRoutes, true)}
-${jsonNote(index)}
+<section aria-labelledby="more-heading">
+<h2 id="more-heading">${t('landing.moreHeading')}</h2>
+<ul>
+<li>${t('landing.developers', { href: links.developers })}</li>
+${links.studio ? html`<li>${t('landing.studio', { href: links.studio })}</li>\n` : ''}</ul>
 </section>`;
-  return pageDocument({ title: 'Start', baseUrl: linksBase(index), main });
+  const languages = languageLinks(t, (lang: Lang) => `${links.home}?lang=${lang}`);
+  return pageDocument({ title: t.text('landing.title'), baseUrl: base, main, t, languages });
 }
 
-/** GET /developers for people: the reference first, then every document, the sandbox and the routes. */
+/** GET /developers for people: the reference first, then every document, the sandbox, the routes and the pages. */
 export function renderDeveloperLanding(index: LandingIndex): string {
   const { links } = index;
   const main = html`<h1>Developers</h1>
 <p>Everything below is generated from one contract table, so each route here is served as described.
 ${links.apiReference ? html`Start with the ${link(links.apiReference, 'API reference')}${links.openApi ? html` or the ${link(links.openApi, 'OpenAPI 3.1 contract')} itself` : ''}.` : ''}</p>
+<section aria-labelledby="routes-heading">
+<h2 id="routes-heading">Trust and verification routes</h2>
+${routeTable('{braces} are parameters to fill in', index.trustRoutes, true)}
+</section>
 <section aria-labelledby="documents-heading">
 <h2 id="documents-heading">Developer documents</h2>
 ${routeTable('Generated JSON documents, each a GET with an ETag', index.developerDocuments, false)}
@@ -158,17 +184,13 @@ ${routeTable('Generated JSON documents, each a GET with an ETag', index.develope
 <p>Deterministic operations with no production side effects: they issue no credential, change no entitlement, call no payment provider and bind no external authority.</p>
 ${routeTable('POST with a JSON body', index.sandbox, false)}
 </section>
-<section aria-labelledby="routes-heading">
-<h2 id="routes-heading">Trust and verification routes</h2>
-${routeTable('{braces} are parameters to fill in', index.trustRoutes, true)}
-</section>
 <section aria-labelledby="pages-heading">
 <h2 id="pages-heading">Pages and files</h2>
 ${routeTable('HTML pages for people', index.pages, false)}
 ${routeTable('Static files (the API reference renderer and the site icon)', index.files, false)}
 ${jsonNote(index)}
 </section>`;
-  return pageDocument({ title: 'Developers', baseUrl: linksBase(index), main, wide: true });
+  return pageDocument({ title: 'Developers', baseUrl: linksBase(index), main });
 }
 
 /** The base URL the index was built for (home is the base URL plus "/"). */

@@ -36,8 +36,8 @@ export function problemTitle(problem: ProblemView, t: FrameWords): SafeHtml {
 }
 
 /**
- * A problem for a person: an explanation in the page's language (by problem code), the service's
- * own detail kept beside it as English technical text, and the correlation id. With a heading id
+ * A problem for a person: an explanation in the page's language (by problem code), the status and
+ * correlation id, and the service's own detail (English technical text) one click away. With a heading id
  * it carries its title as a heading (on /verify); the error page has it as its h1.
  */
 export function problemSection(problem: ProblemView, t: FrameWords, headingId?: string): SafeHtml {
@@ -49,8 +49,8 @@ export function problemSection(problem: ProblemView, t: FrameWords, headingId?: 
   return html`<section class="error" role="alert"${headingId ? html` aria-labelledby="${headingId}"` : ''}>
 ${headingId ? html`<h2 id="${headingId}">${problemTitle(problem, t)}</h2>` : ''}
 <p>${explain}</p>
-<p class="muted">${t('problem.detailLabel')}: <span lang="en">${problem.detail}</span></p>
 <p class="muted">${status}</p>
+<details class="codes"><summary>${t('problem.detailLabel')}</summary><p lang="en">${problem.detail}</p></details>
 </section>`;
 }
 

@@ -41,3 +41,13 @@ export const raw = (markup: string): SafeHtml => new SafeHtml(markup);
 /** Path segment for a reference inside a URL, then escaped by `html` when placed in an attribute. */
 export const segment = (value: string): string => encodeURIComponent(value);
 
+
+/**
+ * A machine code such as NOT_CONFIGURED, a path or an address as text that a narrow screen wraps
+ * after an underscore or a slash, never inside a word: browsers break neither there on their own
+ * (a <wbr> after each; copying the text copies it as it is).
+ */
+export const codeText = (value: string): SafeHtml => new SafeHtml(escapeHtml(value).replace(/([_/])(?=[^_/])/g, '$1<wbr>'));
+
+/** A machine code, path or address in a <code> element, wrapping after its underscores and slashes (codeText). */
+export const code = (value: string, className?: string): SafeHtml => html`<code${className ? html` class="${className}"` : ''}>${codeText(value)}</code>`;

@@ -6,22 +6,31 @@ import { DATE_FORMATS as DE_DATES } from '../generated/date-formats/de';
 import { DATE_FORMATS as EN_DATES } from '../generated/date-formats/en';
 import { DATE_FORMATS as ES_DATES } from '../generated/date-formats/es';
 import { DATE_FORMATS as FR_DATES } from '../generated/date-formats/fr';
+import { MESSAGE_KEYS } from '../generated/messages/keys';
 import { dateFormatIn } from './instants';
-import { LANGUAGE_NAMES } from '../contract/languages';
-import { DEFAULT_LOCALE, LANGUAGES, negotiateLocale, translatorOf, type CompiledMessages, type Lang, type Locale, type MessageKey, type Translator } from './i18n';
+import { DEFAULT_LOCALE, negotiateLocale, translatorOf, type CompiledMessages, type Lang, type Locale, type MessageKey, type Translator } from './i18n';
 
 /**
  * Every language of the person-facing pages (/verify and /trust-receipt), for the functions that
  * serve them: the compiled catalogues, the translator of a request, and the language switcher.
  */
-const CATALOGUES = { en: EN, de: DE, fr: FR, es: ES } as unknown as Record<Lang, () => CompiledMessages>;
+/** A compiled catalogue as generated: its messages in the order of MESSAGE_KEYS, plain text as a string. */
+type CompiledList = ReadonlyArray<string | ((args?: Record<string, unknown>) => string)>;
+const CATALOGUES = { en: EN, de: DE, fr: FR, es: ES } as unknown as Record<Lang, () => CompiledList>;
 const DATES = { en: EN_DATES, de: DE_DATES, fr: FR_DATES, es: ES_DATES };
 const built = new Map<Lang, CompiledMessages>();
 
 /** A language's compiled catalogue, built the first time a page asks for it. */
 function messagesOf(lang: Lang): CompiledMessages {
   let messages = built.get(lang);
-  if (!messages) built.set(lang, (messages = CATALOGUES[lang]()));
+  if (!messages) {
+    const list = CATALOGUES[lang]();
+    messages = Object.fromEntries(MESSAGE_KEYS.map((key, i) => {
+      const message = list[i];
+      return [key, typeof message === 'string' ? () => message : message];
+    })) as CompiledMessages;
+    built.set(lang, messages);
+  }
   return messages;
 }
 
@@ -48,15 +57,4 @@ export function translator(locale: Locale): Translator {
 export const requestTranslator = (acceptLanguage: string | undefined, langParam: string | undefined): Translator =>
   translator(negotiateLocale(acceptLanguage, langParam));
 
-export interface LanguageLink {
-  lang: Lang;
-  /** The language's name in itself (Deutsch, Français). */
-  name: string;
-  href: string;
-  current: boolean;
-}
-
-/** The switcher's links: this page in each language, each named in its own language. */
-export function languageLinks(t: Translator, inLanguage: (lang: Lang) => string): LanguageLink[] {
-  return LANGUAGES.map((lang) => ({ lang, name: LANGUAGE_NAMES[lang], href: inLanguage(lang), current: lang === t.locale.lang }));
-}
+export { languageLinks } from './language-links';

@@ -1,14 +1,12 @@
 import type { CommercialProofEvidence, ProofVerificationStatus } from '../contract/schemas/proofs';
 import type { ProofTimelineEntry } from '../domain/proofs';
 import { assuranceLevelOf } from '../domain/surfaces/assurance';
-import { html, segment, type SafeHtml } from './markup';
+import { code, html, segment, type SafeHtml } from './markup';
 import { timeElement } from './frame';
 import { PRINTED_TIMELINE_ROWS } from './page-style';
-import { type Translator } from './i18n';
-import { english } from './page-languages';
-import { explained, integrityExplanation, stateWords } from './presentation';
-
-type Tone = 'ok' | 'warn' | 'bad';
+import { type MessageKey, type Translator } from './i18n';
+import { english, isMessageKey } from './page-languages';
+import { checkItem, codeRow, codesDetails, freshnessWindow, kindWord, partyName, stateWord, wordOr, type IntegrityKind, type Tone } from './presentation';
 
 /** The colour of each proof verification status; it only repeats the word. */
 export const PROOF_STATUS_TONES: Record<ProofVerificationStatus, Tone> = { CONFIRMED: 'ok', REVIEW_REQUIRED: 'warn', NOT_CONFIRMED: 'bad' };
@@ -18,44 +16,80 @@ export function proofStatusWording(status: ProofVerificationStatus, t: Translato
   return { label: t.text(`proof.${status}.label`), tone: PROOF_STATUS_TONES[status], sentence: t(`proof.${status}.sentence`) };
 }
 
-/** A claim name such as purchasedOn or coverage_ends, as words (Purchased on, Coverage ends). */
-export const claimName = (name: string): string => {
-  const words = name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').replace(/[_-]+/g, ' ').toLowerCase();
-  return words.charAt(0).toUpperCase() + words.slice(1);
-};
+const CALENDAR_DATE = /^\d{4}-\d{2}-\d{2}$/;
 
-const claimValue = (value: unknown, t: Translator): SafeHtml | string => (typeof value === 'boolean' ? (value ? t('words.yes') : t('words.no')) : String(value));
+/** A claim's name: the catalogue's words for a claim it knows, else the name as the issuer wrote it, as code. */
+function claimName(name: string, t: Translator): SafeHtml {
+  const key = `claim.${name}`;
+  return isMessageKey(key) ? t(key) : code(name);
+}
 
-/** The status card of a commercial proof: verification, source lifecycle, integrity and its public claims. */
-export function proofStatusCard(evidence: CommercialProofEvidence, baseUrl: string, headingId: string, t: Translator = english): SafeHtml {
+/**
+ * A claim's value: yes or no, a date in the visitor's locale, a number, or the issuer's own text
+ * exactly as issued (marked not to be translated: it is the record's, not the page's).
+ */
+function claimValue(value: unknown, t: Translator): SafeHtml {
+  if (typeof value === 'boolean') return t(value ? 'words.yes' : 'words.no');
+  if (typeof value === 'number') return html`${String(value)}`;
+  if (typeof value === 'string' && CALENDAR_DATE.test(value) && !Number.isNaN(Date.parse(value))) return html`<time datetime="${value}">${t.date(value)}</time>`;
+  return html`<span translate="no">${String(value)}</span>`;
+}
+
+/** Where the proof's source stands, in one sentence per source disposition. */
+function sourceSentence(evidence: CommercialProofEvidence, party: SafeHtml, t: Translator): SafeHtml {
+  const source = evidence.verification.currentSourceStatus;
+  const at = source.observedAt ? timeElement(source.observedAt, t) : '';
+  const window = freshnessWindow(evidence.verification.synchronization.freshnessWindowSeconds, t) ?? '';
+  const key = `source.${source.disposition}`;
+  return t((isMessageKey(key) ? key : 'source.UNKNOWN') as MessageKey, { party, at, window });
+}
+
+/**
+ * The status card of a commercial proof: the verdict, what the proof states (its claims), who
+ * issued it, where its source stands now, what was checked; then the issuer's title and the codes.
+ */
+export function proofStatusCard(evidence: CommercialProofEvidence, baseUrl: string, headingId: string, t: Translator = english, integrity?: IntegrityKind): SafeHtml {
   const { proof, verification } = evidence;
   const wording = proofStatusWording(verification.status, t);
   const source = verification.currentSourceStatus;
+  const system = partyName(String(verification.synchronization.sourceSystem ?? ''), t);
   const assurance = assuranceLevelOf({ disposition: source.disposition, fresh: source.fresh, evidenceIntegrityConfirmed: verification.proofVerified });
-  const integrityReason = verification.ledger?.integrity?.reason ?? (verification.proofVerified ? 'Verified.' : 'No ledger evidence is held for this proof.');
+  const integrityWords = integrity ?? (verification.proofVerified ? 'CONFIRMED' : verification.ledger ? 'FAILED' : 'NO_EVIDENCE');
   const claims = Object.entries(proof.claims ?? {});
   return html`<section class="card" aria-labelledby="${headingId}">
-<h2 id="${headingId}">${proof.title}</h2>
+<h2 id="${headingId}">${t('card.heading', { kind: kindWord(t, 'proofKind', proof.proofType), reference: proof.reference })}</h2>
 <p role="status"><span class="status ${wording.tone}">${wording.label}</span> ${wording.sentence}</p>
 <dl class="facts">
-<dt>${t('proof.kind')}</dt><dd>${stateWords(proof.proofType)}</dd>
-<dt>${t('card.reference')}</dt><dd><code>${proof.reference}</code></dd>
-<dt>${t('proof.issuedBy')}</dt><dd>${proof.issuer}, ${timeElement(proof.issuedAt, t)}</dd>
+${claims.map(([name, value]) => html`<dt>${claimName(name, t)}</dt><dd>${claimValue(value, t)}</dd>\n`)}
+<dt>${t('proof.issuedBy')}</dt><dd>${t('proof.issuedByValue', { party: partyName(proof.issuer, t), at: timeElement(proof.issuedAt, t) })}</dd>
 ${proof.subjectReference ? html`<dt>${t('proof.about')}</dt><dd><a href="${baseUrl}/trust-receipt/${segment(proof.subjectReference)}?lang=${t.locale.lang}"><code>${proof.subjectReference}</code></a></dd>` : ''}
-${claims.map(([name, value]) => html`<dt${t.locale.lang === 'en' ? '' : html` lang="en"`}>${claimName(name)}</dt><dd>${claimValue(value, t)}</dd>\n`)}
-<dt>${t('proof.source')}</dt><dd>${String(verification.synchronization.sourceSystem ?? '')}: ${stateWords(source.state)} <code class="muted">(${source.state})</code></dd>
-<dt>${t('proof.sourceDisposition')}</dt><dd><code>${source.disposition}</code>: ${explained(t, 'sourceMeaning', source.disposition)}</dd>
-<dt>${t('proof.sourceFresh')}</dt><dd>${source.fresh ? t('words.yes') : t('words.no')}</dd>
-<dt>${t('proof.lastSourceCheck')}</dt><dd>${timeElement(source.observedAt, t)}</dd>
-<dt>${t('card.integrity')}</dt><dd>${verification.proofVerified ? t('words.confirmed') : t('words.notConfirmed')}: ${integrityExplanation(verification.proofVerified, integrityReason, t)}</dd>
-<dt>${t('card.assurance')}</dt><dd><code>${assurance}</code>: ${t(`assurance.${assurance}`)}</dd>
+<dt>${t('proof.sourceNow')}</dt><dd>${t('proof.sourceNowValue', { state: stateWord(source.state, t), party: system })}</dd>
+<dt>${t('card.checked')}</dt><dd><ul class="checks">
+${checkItem(source.disposition === 'CURRENT', sourceSentence(evidence, system, t))}
+${checkItem(verification.proofVerified, t(`integrity.${integrityWords}`))}
+</ul></dd>
+<dt>${t('card.issuerTitle')}</dt><dd translate="no">${proof.title}</dd>
 </dl>
+${codesDetails(
+  [
+    codeRow(t('card.reference'), proof.reference),
+    codeRow(t('card.kind'), proof.proofType),
+    codeRow(t('card.verdict'), verification.status),
+    codeRow(t('card.state'), source.state),
+    codeRow(t('card.disposition'), source.disposition, wordOr(t, 'sourceMeaning', source.disposition)),
+    codeRow(t('card.assurance'), assurance, t(`assurance.${assurance}`)),
+    codeRow(t('proof.sourceFresh'), String(source.fresh)),
+  ],
+  verification.ledger,
+  verification.synchronization.evaluatedAt,
+  t,
+)}
 </section>`;
 }
 
 function describeProofEntry(entry: ProofTimelineEntry, t: Translator): SafeHtml {
   if (entry.type === 'PROOF_ISSUED') return t('timeline.proofIssued');
-  return t('timeline.sourceObserved', { state: stateWords(entry.state) });
+  return t('timeline.sourceObserved', { state: stateWord(entry.state, t) });
 }
 
 /** A proof's timeline, newest first (the entries arrive oldest first). */
@@ -63,11 +97,11 @@ export function proofTimeline(entries: readonly ProofTimelineEntry[], olderEntri
   const newestFirst = [...entries].reverse();
   return html`<section aria-labelledby="timeline-heading">
 <h2 id="timeline-heading">${t('timeline.heading')}</h2>
-<div class="scroll"><table>
+<div class="scroll"><table class="rows">
 <caption>${t('timeline.caption', { count: newestFirst.length, older: olderEntriesExist ? 'yes' : 'no' })}</caption>
 <thead><tr><th scope="col">${t('timeline.when')}</th><th scope="col">${t('timeline.what')}</th><th scope="col">${t('timeline.source')}</th></tr></thead>
 <tbody>
-${newestFirst.map((e) => html`<tr><td>${timeElement(e.at, t)}</td><td>${describeProofEntry(e, t)}</td><td>${e.source}</td></tr>\n`)}
+${newestFirst.map((e) => html`<tr><td>${timeElement(e.at, t)}</td><td>${describeProofEntry(e, t)}</td><td>${partyName(e.source, t)}</td></tr>\n`)}
 </tbody>
 </table></div>
 ${newestFirst.length > PRINTED_TIMELINE_ROWS ? html`<p class="print-only">${t('timeline.printNote')}</p>` : ''}

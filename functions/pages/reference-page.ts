@@ -1,6 +1,8 @@
 import { API_REFERENCE_ASSETS, SITE_PATHS } from '../contract/site-paths';
+import { REFERENCE_STYLE_SHA256 } from '../generated/page-style';
 import { html } from './markup';
 import { PAGE_CSP, PAGE_HEADERS, pageDocument } from './frame';
+import { REFERENCE_STYLE } from './page-style';
 
 /** Id of the element the start script mounts the renderer in (start.js reads the same constant at build). */
 export const REFERENCE_MOUNT_ID = 'api-reference';
@@ -9,7 +11,8 @@ export const REFERENCE_MOUNT_ID = 'api-reference';
  * What the reference page adds to the pages' policy, and nothing more:
  *  - script-src 'self': the renderer bundle and its start script, both files from this origin
  *    (no inline script, no eval: Swagger UI runs without either);
- *  - style-src 'self': the renderer's stylesheet file, beside the pages' one hashed inline block;
+ *  - style-src 'self': the renderer's stylesheet file, and the hash of this page's own style block
+ *    for the renderer on a phone (REFERENCE_STYLE), beside the pages' one hashed inline block;
  *  - img-src data:: Swagger UI's stylesheet draws its icons as data: SVG images (an image cannot
  *    run script);
  *  - connect-src 'self': the renderer fetches the contract, and "Try it out" calls the API, on
@@ -17,7 +20,7 @@ export const REFERENCE_MOUNT_ID = 'api-reference';
  */
 const ADDITIONS: Record<string, string[]> = {
   'script-src': ["'self'"],
-  'style-src': ["'self'"],
+  'style-src': ["'self'", `'sha256-${REFERENCE_STYLE_SHA256}'`],
   'img-src': ['data:'],
   'connect-src': ["'self'"],
 };
@@ -50,5 +53,5 @@ Every developer document is listed on the <a href="${asset(SITE_PATHS.developers
 <div id="${REFERENCE_MOUNT_ID}"></div>
 <script src="${asset(API_REFERENCE_ASSETS.script)}"></script>
 <script src="${asset(API_REFERENCE_ASSETS.start)}"></script>`;
-  return pageDocument({ title: 'API reference', baseUrl, main, wide: true });
+  return pageDocument({ title: 'API reference', baseUrl, main, extraStyle: REFERENCE_STYLE });
 }

@@ -1,14 +1,17 @@
+import type { CredentialVerification } from '../contract/schemas/credentials';
 import type { LivingObjectResolution, TimelineEntry } from '../contract/schemas/objects';
 import type { CommercialProofEvidence } from '../contract/schemas/proofs';
+import type { CredentialTimelineEntry } from '../domain/credentials/model';
 import type { ProofTimelineEntry } from '../domain/proofs';
+import { credentialLinksList, credentialStatusCard, credentialTimeline } from './credential-presentation';
 import { deviceCheckSection, type DeviceCheckInput } from './device-check';
-import { html, segment, type SafeHtml } from './markup';
+import { code, html, segment, type SafeHtml } from './markup';
 import { pageDocument, timeElement } from './frame';
 import { PRINTED_TIMELINE_ROWS } from './page-style';
 import { type Lang, type Translator } from './i18n';
 import { english, languageLinks } from './page-languages';
 import { proofStatusCard, proofTimeline } from './proof-presentation';
-import { objectLinksList, rightsSection, stateWords, statusCard, type ResolutionView } from './presentation';
+import { objectLinksList, partyName, rightsSection, stateWord, statusCard, type IntegrityKind, type ResolutionView } from './presentation';
 import { qrCode } from './qr';
 
 interface ReceiptCommon {
@@ -25,9 +28,6 @@ interface ReceiptCommon {
 
 export type TrustReceiptInput = ReceiptCommon & ResolutionView;
 
-/** Machine names such as DEVICE_REGISTRY_SYNC read as words; names already in words stay as they are. */
-const sourceWords = (source: string): string => (/^[A-Z0-9_]+$/.test(source) ? stateWords(source) : source);
-
 /** Where a receipt lives: without a language, so whoever scans or follows it reads it in theirs. */
 export const receiptUrl = (baseUrl: string, reference: string): string => `${baseUrl}/trust-receipt/${segment(reference)}`;
 
@@ -40,10 +40,10 @@ function receiptDocument(input: ReceiptCommon, t: Translator, main: SafeHtml, js
 function describeEntry(entry: TimelineEntry, t: Translator): SafeHtml {
   if (entry.type === 'STATE_CHANGED') {
     return entry.previousState
-      ? t('timeline.changed', { from: stateWords(entry.previousState), to: stateWords(entry.state) })
-      : t('timeline.recorded', { state: stateWords(entry.state) });
+      ? t('timeline.changed', { from: stateWord(entry.previousState, t), to: stateWord(entry.state, t) })
+      : t('timeline.recorded', { state: stateWord(entry.state, t) });
   }
-  return t('timeline.observed', { state: stateWords(entry.state) });
+  return t('timeline.observed', { state: stateWord(entry.state, t) });
 }
 
 function timelineSection(input: TrustReceiptInput, t: Translator): SafeHtml {
@@ -51,11 +51,11 @@ function timelineSection(input: TrustReceiptInput, t: Translator): SafeHtml {
   if (entries.length === 0) return html`<h2 id="timeline-heading">${t('timeline.heading')}</h2><p>${t('timeline.empty')}</p>`;
   return html`<section aria-labelledby="timeline-heading">
 <h2 id="timeline-heading">${t('timeline.heading')}</h2>
-<div class="scroll"><table>
+<div class="scroll"><table class="rows">
 <caption>${t('timeline.caption', { count: entries.length, older: input.olderEntriesExist ? 'yes' : 'no' })}</caption>
 <thead><tr><th scope="col">${t('timeline.when')}</th><th scope="col">${t('timeline.what')}</th><th scope="col">${t('timeline.source')}</th></tr></thead>
 <tbody>
-${entries.map((e) => html`<tr><td>${timeElement(e.at, t)}</td><td>${describeEntry(e, t)}</td><td>${sourceWords(e.source)}</td></tr>\n`)}
+${entries.map((e) => html`<tr><td>${timeElement(e.at, t)}</td><td>${describeEntry(e, t)}</td><td>${partyName(e.source, t)}</td></tr>\n`)}
 </tbody>
 </table></div>
 ${entries.length > PRINTED_TIMELINE_ROWS ? html`<p class="print-only">${t('timeline.printNote')}</p>` : ''}
@@ -69,7 +69,7 @@ function shareSection(input: ReceiptCommon, t: Translator): SafeHtml {
   return html`<section aria-labelledby="share-heading">
 <h2 id="share-heading">${t('receipt.shareHeading')}</h2>
 <div class="share">${qrCode(url, t.text('receipt.qrLabel', { url }))}
-<p>${t('receipt.qrHint')}<br><code>${url}</code></p></div>
+<p>${t('receipt.qrHint')}<br>${code(url)}</p></div>
 </section>`;
 }
 
@@ -80,7 +80,7 @@ export function renderTrustReceipt(input: TrustReceiptInput): string {
   const t = input.t ?? english;
   const resolution: LivingObjectResolution = input.resolution;
   const main = html`<h1>${t('receipt.heading')}</h1>
-<p class="muted">${t('receipt.intro', { reference: input.reference })} ${t('time.zoneNote')}</p>
+<p class="muted">${t('receipt.intro', { reference: input.reference, at: timeElement(resolution.current.evaluatedAt, t) })} ${t('time.zoneNote')}</p>
 ${statusCard(input, 'status-heading', t)}
 ${deviceSection(input, t)}
 ${rightsSection(resolution, t)}
@@ -96,6 +96,7 @@ ${shareSection(input, t)}`;
 
 export interface ProofReceiptInput extends ReceiptCommon {
   evidence: CommercialProofEvidence;
+  integrity?: IntegrityKind;
   /** Timeline window, oldest first. */
   timeline: ProofTimelineEntry[];
 }
@@ -106,7 +107,7 @@ export function renderProofReceipt(input: ProofReceiptInput): string {
   const ref = segment(input.reference);
   const main = html`<h1>${t('receipt.heading')}</h1>
 <p class="muted">${t('receipt.proofIntro', { reference: input.reference, at: timeElement(String(input.evidence.verification.synchronization.evaluatedAt ?? ''), t) })} ${t('time.zoneNote')}</p>
-${proofStatusCard(input.evidence, input.baseUrl, 'status-heading', t)}
+${proofStatusCard(input.evidence, input.baseUrl, 'status-heading', t, input.integrity)}
 ${deviceSection(input, t)}
 ${proofTimeline(input.timeline, input.olderEntriesExist, t)}
 <section aria-labelledby="check-heading">
@@ -121,3 +122,30 @@ ${input.ledgerUrl ? html`<li><a href="${input.ledgerUrl}" type="application/json
 ${shareSection(input, t)}`;
   return receiptDocument(input, t, main, `${input.baseUrl}/v1/commercial-proofs/${ref}`);
 }
+
+export interface CredentialReceiptInput extends ReceiptCommon {
+  verification: CredentialVerification;
+  integrity: IntegrityKind;
+  /** Timeline window, newest first. */
+  timeline: CredentialTimelineEntry[];
+}
+
+/** /trust-receipt/{reference} for a credential: whether it holds, its checks and its history. */
+export function renderCredentialReceipt(input: CredentialReceiptInput): string {
+  const t = input.t ?? english;
+  const ref = segment(input.reference);
+  const v = input.verification;
+  const main = html`<h1>${t('receipt.heading')}</h1>
+<p class="muted">${t('receipt.credentialIntro', { reference: input.reference, at: timeElement(v.evaluatedAt, t) })} ${t('time.zoneNote')}</p>
+${credentialStatusCard(v, 'status-heading', input.integrity, t)}
+${deviceSection(input, t)}
+${credentialTimeline(input.timeline, input.olderEntriesExist, t)}
+<section aria-labelledby="check-heading">
+<h2 id="check-heading">${t('receipt.checkHeading')}</h2>
+${credentialLinksList(input.baseUrl, input.reference, 'receipt', v, input.ledgerUrl, t)}
+<p class="muted">${t('receipt.disclosure')}</p>
+</section>
+${shareSection(input, t)}`;
+  return receiptDocument(input, t, main, `${input.baseUrl}/v1/credentials/verify/${ref}`);
+}
+

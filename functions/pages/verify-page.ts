@@ -1,4 +1,6 @@
+import type { CredentialVerification } from '../contract/schemas/credentials';
 import type { CommercialProofEvidence } from '../contract/schemas/proofs';
+import { credentialLinksList, credentialStatusCard } from './credential-presentation';
 import { deviceCheckSection, type DeviceCheckInput } from './device-check';
 import { html, segment, type SafeHtml } from './markup';
 import { pageDocument } from './frame';
@@ -6,17 +8,13 @@ import { type Lang, type Translator } from './i18n';
 import { lookupForm, problemSection } from './lookup';
 import { english, languageLinks } from './page-languages';
 import { proofStatusCard } from './proof-presentation';
-import { objectLinksList, statusCard, type ResolutionView } from './presentation';
-
-/** The kinds of record /verify can point to beyond living objects, and where their answer lives. */
-export const OTHER_KIND_ROUTES: Record<string, { label: string; path: (ref: string) => string }> = {
-  CREDENTIAL: { label: 'a credential', path: (ref) => `/v1/credentials/verify/${ref}` },
-};
+import { objectLinksList, statusCard, type IntegrityKind, type ResolutionView } from './presentation';
 
 export type VerifyOutcome =
   | { kind: 'form' }
   | ({ kind: 'object'; device?: DeviceCheckInput } & ResolutionView)
-  | { kind: 'proof'; evidence: CommercialProofEvidence; device?: DeviceCheckInput }
+  | { kind: 'proof'; evidence: CommercialProofEvidence; integrity?: IntegrityKind; device?: DeviceCheckInput }
+  | { kind: 'credential'; verification: CredentialVerification; integrity: IntegrityKind; device?: DeviceCheckInput }
   | { kind: 'other-kind'; reference: string; recordKind: string }
   | { kind: 'problem'; status: number; code?: string; title: string; detail: string; correlationId: string };
 
@@ -44,7 +42,7 @@ ${objectLinksList(baseUrl, reference, 'verify', input.ledgerUrl, t)}`;
     }
     case 'proof': {
       const ref = segment(outcome.evidence.proof.reference);
-      return html`${proofStatusCard(outcome.evidence, baseUrl, 'result-heading', t)}
+      return html`${proofStatusCard(outcome.evidence, baseUrl, 'result-heading', t, outcome.integrity)}
 ${outcome.device ? deviceCheckSection(outcome.device, t) : ''}
 <h2>${t('verify.next')}</h2>
 <ul>
@@ -53,14 +51,16 @@ ${outcome.device ? deviceCheckSection(outcome.device, t) : ''}
 ${input.ledgerUrl ? html`<li><a href="${input.ledgerUrl}" type="application/json">${t('receipt.ledger')}</a></li>` : ''}
 </ul>`;
     }
-    case 'other-kind': {
-      const route = OTHER_KIND_ROUTES[outcome.recordKind];
+    case 'credential':
+      return html`${credentialStatusCard(outcome.verification, 'result-heading', outcome.integrity, t)}
+${outcome.device ? deviceCheckSection(outcome.device, t) : ''}
+<h2>${t('verify.next')}</h2>
+${credentialLinksList(baseUrl, outcome.verification.credentialId, 'verify', outcome.verification, input.ledgerUrl, t)}`;
+    case 'other-kind':
       return html`<section class="card" aria-labelledby="result-heading">
 <h2 id="result-heading">${t('card.reference')} <code>${outcome.reference}</code></h2>
-<p role="status">${t('verify.otherKind', { kind: route ? outcome.recordKind : 'other' })}
-${route ? t('verify.otherKindLink', { href: `${baseUrl}${route.path(segment(outcome.reference))}` }) : ''}</p>
+<p role="status">${t('verify.otherKind')}</p>
 </section>`;
-    }
     case 'problem':
       return problemSection(outcome, t, 'result-heading');
   }
@@ -70,7 +70,22 @@ ${route ? t('verify.otherKindLink', { href: `${baseUrl}${route.path(segment(outc
 export function jsonAlternateOf(baseUrl: string, outcome: VerifyOutcome): string | undefined {
   if (outcome.kind === 'object') return `${baseUrl}/v1/objects/${segment(String(outcome.resolution.object.reference ?? ''))}`;
   if (outcome.kind === 'proof') return `${baseUrl}/v1/commercial-proofs/${segment(outcome.evidence.proof.reference)}`;
+  if (outcome.kind === 'credential') return `${baseUrl}/v1/credentials/verify/${segment(outcome.verification.credentialId)}`;
   return undefined;
+}
+
+/** The reference whose status the page shows, if it shows one. */
+function shownReference(outcome: VerifyOutcome): string | undefined {
+  switch (outcome.kind) {
+    case 'object':
+      return String(outcome.resolution.object.reference ?? '');
+    case 'proof':
+      return outcome.evidence.proof.reference;
+    case 'credential':
+      return outcome.verification.credentialId;
+    default:
+      return undefined;
+  }
 }
 
 /** /verify: the entry form, and below it the answer for the reference entered, if any. */
@@ -81,12 +96,8 @@ export function renderVerifyPage(input: VerifyPageInput): string {
 <p>${t('verify.intro')}</p>
 ${lookupForm(input.baseUrl, input.entered, invalid, t)}
 ${outcomeSection(input, t)}`;
-  const title =
-    input.outcome.kind === 'object'
-      ? t.text('verify.titleFor', { reference: String(input.outcome.resolution.object.reference ?? '') })
-      : input.outcome.kind === 'proof'
-        ? t.text('verify.titleFor', { reference: input.outcome.evidence.proof.reference })
-        : t.text('verify.title');
+  const shown = shownReference(input.outcome);
+  const title = shown === undefined ? t.text('verify.title') : t.text('verify.titleFor', { reference: shown });
   const query = input.entered !== undefined ? `reference=${encodeURIComponent(input.entered)}&` : '';
   const jsonAlternate = jsonAlternateOf(input.baseUrl, input.outcome);
   return pageDocument({ title, baseUrl: input.baseUrl, main, t, languages: languageLinks(t, (lang: Lang) => `${input.baseUrl}/verify?${query}lang=${lang}`), jsonAlternate });

@@ -93,7 +93,7 @@ test('a person lands on /, follows the developer start to the API reference, and
   await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Public Trust and Verification');
   await page.screenshot({ path: SCREENSHOTS.landing, fullPage: true });
 
-  await Promise.all([page.waitForURL(`${service.url}${SITE_PATHS.developers}`), page.getByRole('link', { name: 'Developer start' }).click()]);
+  await Promise.all([page.waitForURL(`${service.url}${SITE_PATHS.developers}`), page.getByRole('link', { name: 'Developers' }).click()]);
   await expect(page.getByRole('heading', { level: 1 }).textContent()).resolves.toBe('Developers');
   await expect(page.locator('main').innerText()).resolves.toContain('/developers/catalogue.json');
   await page.screenshot({ path: SCREENSHOTS.developers, fullPage: true });

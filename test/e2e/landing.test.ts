@@ -57,6 +57,22 @@ describe.each([SITE_PATHS.home, SITE_PATHS.developers])('GET %s', (path) => {
   });
 });
 
+test('the landing speaks the visitor\'s language (?lang=, then Accept-Language) and says so; a malformed ?lang= is a 400 page in the visitor\'s language', async () => {
+  const german = await get(SITE_PATHS.home, { accept: BROWSER_ACCEPT, 'accept-language': 'de-AT,de;q=0.9' });
+  expect(german.headers.get('content-language')).toBe('de');
+  expect(german.text).toMatch(/<html lang="de">/);
+  expect(german.text).toContain('Was Sie prüfen können');
+  const spanish = await get(`${SITE_PATHS.home}?lang=es`, { accept: BROWSER_ACCEPT, 'accept-language': 'de' });
+  expect(spanish.headers.get('content-language')).toBe('es');
+  expect(spanish.text).toContain('<input type="hidden" name="lang" value="es">');
+  const malformed = await get(`${SITE_PATHS.home}?lang=${encodeURIComponent('<x>')}`, { accept: BROWSER_ACCEPT, 'accept-language': 'fr' });
+  expect(malformed.status).toBe(400);
+  expect(malformed.text).toMatch(/<html lang="fr">/);
+  // The JSON index is the same in every language.
+  const json = await get(`${SITE_PATHS.home}?lang=de`);
+  expect(JSON.parse(json.text).links.self).toBe(`${service.url}/`);
+});
+
 test('every route the index lists carries an absolute URL on this server, and every GET it lists without parameters answers 200 with its declared media type', async () => {
   const index = JSON.parse((await get('/')).text);
   const entries = [...index.trustRoutes, ...index.pages, ...index.developerDocuments, ...index.sandbox, ...index.files];

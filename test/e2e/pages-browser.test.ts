@@ -52,11 +52,11 @@ test('a person opens /verify, types a demo reference and sees its state, then op
   await page.screenshot({ path: SCREENSHOTS.receipt, fullPage: true });
 });
 
-test('a revoked object reads as withdrawn, and an unknown reference as not found, inside the form page', async () => {
+test('a cancelled order reads as ended, saying how it ended, and an unknown reference as not found, inside the form page', async () => {
   await page.goto(`${service.url}/verify`);
   await referenceField().fill(DEMO_OBJECTS.revoked);
   await Promise.all([page.waitForURL(/reference=/), page.getByRole('button', { name: 'Check status' }).click()]);
-  await expect(page.locator('.card').getByRole('status').textContent()).resolves.toContain('Withdrawn');
+  await expect(page.locator('.card').getByRole('status').textContent()).resolves.toBe('Ended It was cancelled: it no longer gives anyone a right.');
 
   await referenceField().fill('ORD-0000-NONE');
   const [response] = await Promise.all([page.waitForResponse(/reference=ORD-0000-NONE/), page.getByRole('button', { name: 'Check status' }).click()]);
@@ -79,7 +79,7 @@ test('the studio shows the live status and links the catalogues, with no policy 
   expect(response?.status()).toBe(200);
   const text = await page.locator('main').innerText();
   expect(text).toContain('Service status');
-  expect(text).toMatch(/TABLE_REACHABLE\s+PASS/);
+  expect(text).toMatch(/TABLE_REACHABLE\s+Passed/);
   expect(text).toContain('/v1/trust-infrastructure');
   await page.screenshot({ path: SCREENSHOTS.studio, fullPage: true });
   // The inline style is allowed by hash: if the policy blocked it, the status badge would have no border.

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { DEMO_OBJECTS } from '../../fixtures/demo';
+import { DEMO_CREDENTIALS } from '../../fixtures/demo-credentials';
 import { DEMO_PROOFS } from '../../fixtures/demo-proofs';
 import { SITE_PATHS } from '../../functions/contract/site-paths';
 import type { LocalService } from '../../lib/local/service';
@@ -20,6 +21,8 @@ const VIEWPORTS = [
 const PAGES = [
   ...Object.values(DEMO_OBJECTS).map((reference) => `/trust-receipt/${reference}`),
   '/trust-receipt/ORD-0000-UNKNOWN',
+  `/trust-receipt/${DEMO_CREDENTIALS.suspended}`,
+  `/verify?reference=${DEMO_CREDENTIALS.unconfirmed}`,
   '/verify',
   `/verify?reference=${DEMO_OBJECTS.current}`,
   `/verify?reference=${DEMO_OBJECTS.longHistory}`,
@@ -31,6 +34,8 @@ const PAGES = [
     `/trust-receipt/${DEMO_OBJECTS.current}?lang=${lang}`,
     `/trust-receipt/${DEMO_OBJECTS.longHistory}?lang=${lang}`,
     `/trust-receipt/${DEMO_PROOFS.tampered}?lang=${lang}`,
+    `/trust-receipt/${DEMO_CREDENTIALS.revoked}?lang=${lang}`,
+    `/?lang=${lang}`,
     `/trust-receipt/ORD-0000-UNKNOWN?lang=${lang}`,
     `/verify?lang=${lang}`,
     `/verify?reference=${DEMO_PROOFS.current}&lang=${lang}`,

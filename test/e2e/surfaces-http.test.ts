@@ -4,7 +4,9 @@ import { surfacesOperations } from '../../functions/contract/operations/surfaces
 import { ErrorResponse } from '../../functions/contract/schemas/common';
 import { ActivationReadiness, ProductionFoundations, TrustFabricCatalogue, TrustInfrastructure } from '../../functions/contract/schemas/surfaces';
 import { dispositionWording } from '../../functions/pages/presentation';
-import { DEMO_CREDENTIALS } from '../../fixtures/demo-credentials';
+import { credentialWording } from '../../functions/pages/credential-presentation';
+import { codeText } from '../../functions/pages/markup';
+import { DEMO_CREDENTIAL_RESTRICTED_VALUES, DEMO_CREDENTIALS } from '../../fixtures/demo-credentials';
 import { DEMO_PROOFS } from '../../fixtures/demo-proofs';
 import { proofStatusWording } from '../../functions/pages/proof-presentation';
 import { DEMO_OBJECTS, DEMO_RESTRICTED_VALUES } from '../../fixtures/demo';
@@ -123,8 +125,9 @@ describe('pages', () => {
     const page = await res.text();
     const wording = dispositionWording(json.current.overallDisposition);
     expect(page).toContain(`<span class="status ${wording.tone}">${wording.label}</span>`);
-    expect(page).toContain(`(${json.current.state})`);
-    expect(page).toContain(`<code>${json.current.disposition}</code>`);
+    // The contract's codes, one click away.
+    expect(page).toContain(`<code>${codeText(json.current.state).value}</code>`);
+    expect(page).toContain(`<code>${codeText(json.current.disposition).value}</code>`);
     for (const secret of DEMO_RESTRICTED_VALUES) expect(page).not.toContain(secret);
     if (reference === DEMO_OBJECTS.longHistory) expect(page).toContain('older entries not shown');
   });
@@ -135,8 +138,8 @@ describe('pages', () => {
     for (const page of [await (await fetch(json.verification.trustReceiptUrl)).text(), await (await fetch(json.verification.verifyUrl)).text()]) {
       const wording = proofStatusWording(json.verification.status);
       expect(page).toContain(`<span class="status ${wording.tone}">${wording.label}</span>`);
-      expect(page).toContain(`<code>${json.verification.currentSourceStatus.disposition}</code>`);
-      expect(page).toContain(`(${json.verification.currentSourceStatus.state})`);
+      expect(page).toContain(`<code>${codeText(json.verification.currentSourceStatus.disposition).value}</code>`);
+      expect(page).toContain(`<code>${codeText(json.verification.currentSourceStatus.state).value}</code>`);
       for (const secret of DEMO_RESTRICTED_VALUES) expect(page).not.toContain(secret);
     }
   });
@@ -153,20 +156,31 @@ describe('pages', () => {
     for (const service of catalogue.trustServices) expect(described.has(service.disclosureClass)).toBe(true);
   });
 
-  it('/verify answers a reference with surrounding spaces, and points a credential to its own answer', async () => {
+  it('/verify answers a reference with surrounding spaces, and a credential with a card for people that links its own answer', async () => {
     const spaced = await fetch(url(`/verify?reference=${encodeURIComponent(`  ${DEMO_OBJECTS.stale} `)}`));
     expect(spaced.status).toBe(200);
     expect(await spaced.text()).toContain(dispositionWording('STALE').label);
 
     const credential = await fetch(url(`/verify?reference=${DEMO_CREDENTIALS.active}`));
     expect(credential.status).toBe(200);
-    expect(await credential.text()).toContain(`href="${service.url}/v1/credentials/verify/${DEMO_CREDENTIALS.active}"`);
+    const page = await credential.text();
+    expect(page).toContain('<span class="status ok">Valid</span>');
+    expect(page).toContain(`href="${service.url}/v1/credentials/verify/${DEMO_CREDENTIALS.active}"`);
+    expect(page).not.toContain('Max Mustermann');
   });
 
-  it('a trust receipt for a credential is 404 with the address of its own answer', async () => {
-    const res = await getJson(url(`/trust-receipt/${DEMO_CREDENTIALS.active}`));
-    expect(res.status).toBe(404);
-    expect(res.body.seeAlso).toBe(`${service.url}/v1/credentials/verify/${DEMO_CREDENTIALS.active}`);
+  it.each(Object.entries(DEMO_CREDENTIALS))('the trust receipt of the %s demo credential says what the JSON verification says, and nothing restricted', async (_name, reference) => {
+    const json = (await getJson(url(`/v1/credentials/verify/${reference}`))).body;
+    const res = await fetch(url(`/trust-receipt/${reference}`));
+    expect(res.status).toBe(200);
+    expect(res.headers.get('link')).toBe(`<${url(`/v1/credentials/verify/${reference}`)}>; rel="alternate"; type="application/json"`);
+    const page = await res.text();
+    const wording = credentialWording(json);
+    expect(page).toContain(`<span class="status ${wording.tone}">${wording.label}</span>`);
+    expect(wording.label === 'Valid').toBe(json.verified);
+    expect(page).toContain(`<code>${codeText(json.status).value}</code>`);
+    for (const check of json.checks) expect(page).toContain(`<dt><code>${check.check}</code></dt><dd><code>${codeText(check.outcome).value}</code></dd>`);
+    for (const secret of DEMO_CREDENTIAL_RESTRICTED_VALUES) expect(page).not.toContain(secret);
   });
 
   describe('problems negotiate on Accept', () => {

@@ -26,8 +26,8 @@ import { buildBundle } from '../support/bundle';
  * that plus the packages' measured weight, so a budget is raised by exactly what they weigh.
  *
  * The goal for functions that read the table (pages included) is 1.10x, packages included; any
- * above it must be listed in GOAL_NOT_MET with what stands between them and it (none is today), and
- * the last test fails when the list and the bundles disagree.
+ * above it must be listed in GOAL_NOT_MET with what stands between them and it, and the last test
+ * fails when the list and the bundles disagree.
  */
 type Kind = 'table-reading' | 'page' | 'no-I/O' | 'no-I/O, JSON body' | 'receiver';
 
@@ -55,8 +55,10 @@ const FUNCTION_BUDGETS: Record<string, number> = {
   getStatusList: 0.65,
   getProductionFoundations: 0.66,
   getStudio: 0.75,
-  getVerifyPage: 1.0,
-  getTrustReceipt: 1.05,
+  // Both pages carry four complete catalogues (every state, kind, party, claim and check in each
+  // language: 61 KiB together with their one key list) and the credential card: 1.0 and 1.05 before.
+  getVerifyPage: 1.07,
+  getTrustReceipt: 1.11,
   runTestClock: 0.07,
   runSandboxProvider: 0.1,
   evaluateTrustPolicy: 0.13,
@@ -64,7 +66,9 @@ const FUNCTION_BUDGETS: Record<string, number> = {
   getTrustFabricCatalogue: 0.09,
   getTrustInfrastructure: 0.1,
   getActivationReadiness: 0.05,
-  getLanding: 0.13,
+  // The landing speaks four languages: its own words and the frame's in each (3.2 to 3.9 KiB a
+  // language), the lookup form and the language negotiation; 0.13 when it spoke English only.
+  getLanding: 0.18,
   getDeveloperLanding: 0.13,
   getApiReference: 0.08,
   receiveLifecycleEvent: 0.81,
@@ -87,8 +91,13 @@ const SEQUENCER_BUDGET = 1.42;
 /** The issue's bundle goal for functions that read the table. */
 const TABLE_READER_GOAL = 1.1;
 
-/** Table readers above the goal, with what keeps each there (none today; the last test keeps this list true). */
-const GOAL_NOT_MET: Record<string, string> = {};
+/** Table readers above the goal, with what keeps each there (the last test keeps this list true). */
+const GOAL_NOT_MET: Record<string, string> = {
+  getVerifyPage:
+    'every word it shows in four languages (61 KiB of compiled catalogues and their key list, each language built when first asked for); ' +
+    'what would bring it under: the catalogues as files beside index.js, read when a language is first asked for',
+  getTrustReceipt: 'the same four catalogues, and the QR code renderer (11 KiB) and the in-browser check (14 KiB)',
+};
 
 function kindOf(op: LambdaOperation): Kind {
   switch (op.integration.access) {

@@ -8,11 +8,15 @@ import { LandingIndex } from '../../functions/contract/schemas/landing';
 import { API_REFERENCE_ASSETS, SITE_PATHS } from '../../functions/contract/site-paths';
 import { PAGE_CSP } from '../../functions/pages/frame';
 import { buildLandingIndex, landingSection, renderDeveloperLanding, renderLanding, type LandingSection } from '../../functions/pages/landing-page';
+import { codeText } from '../../functions/pages/markup';
+import { landingWords } from '../../functions/pages/landing-languages';
 import { REFERENCE_MOUNT_ID, referencePolicy, renderReferencePage } from '../../functions/pages/reference-page';
+import { REFERENCE_STYLE_SHA256 } from '../../functions/generated/page-style';
 
 const BASE = 'https://trust.example.test/prod';
 const SECTIONS: LandingSection[] = ['trustRoutes', 'pages', 'developerDocuments', 'sandbox', 'files'];
 const entriesOf = (index: LandingIndex) => SECTIONS.flatMap((s) => index[s]);
+const english = landingWords(undefined, undefined);
 
 describe('the landing index', () => {
   const index = buildLandingIndex(operations, BASE, SITE_PATHS.home);
@@ -48,8 +52,8 @@ describe('the landing index', () => {
     for (const href of Object.values(index.links)) expect(paths.has(href!)).toBe(true);
     const withoutStudio = buildLandingIndex(operations.filter((op) => op.operationId !== 'getStudio'), BASE, '/');
     expect(withoutStudio.links.studio).toBeUndefined();
-    expect(renderLanding(withoutStudio)).not.toContain('Studio</a>: the live status');
-    expect(renderLanding(index)).toContain('Studio</a>: the live status');
+    expect(renderLanding(withoutStudio, english)).not.toContain('Studio</a>: the live status');
+    expect(renderLanding(index, english)).toContain('Studio</a>: the live status');
   });
 
   test('sections: pages are HTML, the sandbox is POST, files are neither JSON nor HTML, documents are JSON under /developers/', () => {
@@ -87,23 +91,34 @@ describe('the landing index', () => {
 describe('the landing pages', () => {
   const index = buildLandingIndex(operations, BASE, SITE_PATHS.home);
 
-  test('/ links the verify page, the developer start, the reference and the contract, and says where the JSON is', () => {
-    const page = renderLanding(index);
-    for (const href of [index.links.verify, index.links.developers, index.links.apiReference, index.links.openApi]) expect(page).toContain(`href="${href}"`);
-    expect(page).toContain(`curl ${BASE}/`);
+  test('/ is for people, in their language: the form to check a reference, what can be checked, and where developers and operators start', () => {
+    const page = renderLanding(index, english);
+    expect(page).toContain(`<form class="lookup" method="get" action="${BASE}/verify"`);
+    for (const href of [index.links.developers, index.links.studio]) expect(page).toContain(`href="${href}"`);
     expect(page).toMatch(/<html lang="en">/);
     expect(page).not.toMatch(/<script/);
+    // The route index is on /developers (and in the JSON answered at /), not on the page people land on.
+    expect(page).not.toContain('/v1/objects/{reference}');
+    expect(page).not.toMatch(/GATED_BY_PERSISTENCE|liveState/);
+    const german = renderLanding(index, landingWords('de-DE,de;q=0.9', undefined));
+    expect(german).toMatch(/<html lang="de">/);
+    expect(german).toContain('<input type="hidden" name="lang" value="de">');
+    expect(german).toContain(`<a href="${BASE}/?lang=fr" lang="fr" hreflang="fr">Français</a>`);
+    expect(renderLanding(index, landingWords('de', 'es'))).toMatch(/<html lang="es">/);
   });
 
-  test('/developers lists every developer document, the sandbox and the trust routes, linking only what can be followed as is', () => {
+  test('/developers lists the trust routes, every developer document, the sandbox and the pages, each with its availability in words and its liveState', () => {
     const page = renderDeveloperLanding(buildLandingIndex(operations, BASE, SITE_PATHS.developers));
-    for (const e of index.developerDocuments) expect(page).toContain(`<a href="${e.href}"><code>${e.path}</code></a>`);
-    for (const e of index.sandbox) expect(page).toContain(`<code>${e.path}</code>`);
+    for (const e of index.developerDocuments) expect(page).toContain(`<a href="${e.href}"><code>${codeText(e.path).value}</code></a>`);
+    for (const e of index.sandbox) expect(page).toContain(`<code>${codeText(e.path).value}</code>`);
+    for (const e of index.trustRoutes) expect(page).toContain(`<code>${codeText(e.path).value}</code>`);
     expect(page).not.toContain(`href="${BASE}/v1/objects/{reference}"`);
+    expect(page).toContain(`Live where its store is configured <code class="muted">GATED_<wbr>BY_<wbr>PERSISTENCE</code>`);
+    expect(page).toContain(`curl ${BASE}/developers`);
   });
 
   test('every page links the site icon in its head', () => {
-    for (const page of [renderLanding(index), renderDeveloperLanding(index), renderReferencePage(BASE)]) {
+    for (const page of [renderLanding(index, english), renderDeveloperLanding(index), renderReferencePage(BASE)]) {
       const head = page.slice(0, page.indexOf('</head>'));
       expect(head).toContain(`<link rel="icon" href="${BASE}${SITE_PATHS.favicon}" type="image/svg+xml">`);
     }
@@ -111,7 +126,7 @@ describe('the landing pages', () => {
 });
 
 describe('the API reference page', () => {
-  test('loads the renderer, its stylesheet and the start script from this service, and nothing inline but the pages style', () => {
+  test('loads the renderer, its stylesheet and the start script from this service, and nothing inline but the pages\' styles', () => {
     const page = renderReferencePage(BASE);
     const sources = [...page.matchAll(/<script([^>]*)>/g)].map((m) => m[1]);
     expect(sources).toEqual([` src="${BASE}${API_REFERENCE_ASSETS.script}"`, ` src="${BASE}${API_REFERENCE_ASSETS.start}"`]);
@@ -127,11 +142,12 @@ describe('the API reference page', () => {
     expect(directives['default-src']).toEqual(["'none'"]);
     expect(directives['script-src']).toEqual([...base['script-src'], "'self'"]);
     expect(directives['connect-src']).toEqual(["'self'"]);
-    expect(directives['style-src']).toEqual([...base['style-src'], "'self'"]);
+    // Its own style block (Swagger UI on a phone) by its hash, and the renderer's stylesheet file.
+    expect(directives['style-src']).toEqual([...base['style-src'], "'self'", `'sha256-${REFERENCE_STYLE_SHA256}'`]);
     expect(directives['img-src']).toEqual([...base['img-src'], 'data:']);
     expect(policy).not.toMatch(/unsafe|\*|https?:/);
     for (const name of ['form-action', 'base-uri', 'frame-ancestors']) expect(directives[name]).toEqual(base[name]);
-    expect(referencePolicy("default-src 'none'; script-src 'self'")).toBe("default-src 'none'; script-src 'self'; style-src 'self'; img-src data:; connect-src 'self'");
+    expect(referencePolicy("default-src 'none'; script-src 'self'")).toBe(`default-src 'none'; script-src 'self'; style-src 'self' 'sha256-${REFERENCE_STYLE_SHA256}'; img-src data:; connect-src 'self'`);
   });
 });
 

@@ -1,9 +1,11 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { parse, type Token } from '@messageformat/parser';
 import fc from 'fast-check';
 import { DATE_LOCALES, generateDateFormats, INSTANT_OPTIONS } from '../../lib/contract/generate-date-formats';
 import { LANGUAGES } from '../../functions/contract/languages';
 import { negotiateLocale } from '../../functions/pages/i18n';
+import { html } from '../../functions/pages/markup';
 import { isMessageKey, translator } from '../../functions/pages/page-languages';
 import { CATALOGUES, catalogueMismatches, generateMessages } from '../../lib/contract/generate-messages';
 
@@ -20,7 +22,21 @@ describe('message catalogues', () => {
   });
 
   it('use the same arguments in every language', () => {
-    const argumentsOf = (text: string) => [...new Set([...text.matchAll(/\{(\w+)\s*[,}]/g)].map((m) => m[1]))].sort();
+    // The arguments a message reads (a select's or plural's own, and those inside its cases), from the ICU parser.
+    const argumentsOf = (text: string): string[] => {
+      const names = new Set<string>();
+      const walk = (tokens: readonly Token[]) => {
+        for (const token of tokens) {
+          if (token.type === 'argument' || token.type === 'function') names.add(token.arg);
+          if (token.type === 'plural' || token.type === 'select' || token.type === 'selectordinal') {
+            names.add(token.arg);
+            for (const c of token.cases) walk(c.tokens);
+          }
+        }
+      };
+      walk(parse(text, { strict: true }));
+      return [...names].sort();
+    };
     for (const [key, english] of Object.entries(CATALOGUES.en)) {
       for (const lang of LANGUAGES) expect([lang, key, argumentsOf(CATALOGUES[lang][key])]).toEqual([lang, key, argumentsOf(english)]);
     }
@@ -36,7 +52,7 @@ describe('message catalogues', () => {
 
   it('escape arguments but keep their own markup', () => {
     const t = translator({ lang: 'en', formatLocale: 'en' });
-    expect(t('receipt.intro', { reference: '<b>&' }).value).toBe('What this service holds about reference <code>&lt;b&gt;&amp;</code>, as of the instant below.');
+    expect(t('receipt.intro', { reference: '<b>&', at: html`<time>today</time>` }).value).toBe('What this service holds about reference <code>&lt;b&gt;&amp;</code>, as of <time>today</time>.');
     expect(isMessageKey('problem.NOT_FOUND')).toBe(true);
     expect(isMessageKey('problem.toString')).toBe(false);
   });
@@ -76,6 +92,19 @@ describe('instants written from the build-time table', () => {
         expect(translator({ lang, formatLocale: locale }).instant(date.toISOString())).toBe(formats.get(locale)!.format(date));
       }),
       { seed: 20261123, numRuns: 3000 },
+    );
+  });
+
+  it('write a calendar date (a claim such as purchasedOn) as Intl writes the date alone, for every locale of the table (property)', () => {
+    const dateOnly = { year: 'numeric', month: 'short', day: 'numeric', timeZone: 'UTC' } as const;
+    const formats = new Map(DATE_LOCALES.map((locale) => [locale, new Intl.DateTimeFormat(locale, dateOnly)]));
+    fc.assert(
+      fc.property(fc.constantFrom(...DATE_LOCALES), fc.date({ min: new Date('1990-01-01T00:00:00Z'), max: new Date('2090-12-31T00:00:00Z'), noInvalidDate: true }), (locale, date) => {
+        const [lang] = locale.split('-') as ['en' | 'de' | 'fr' | 'es'];
+        const day = date.toISOString().slice(0, 10);
+        expect(translator({ lang, formatLocale: locale }).date(day)).toBe(formats.get(locale)!.format(new Date(`${day}T00:00:00Z`)));
+      }),
+      { seed: 20261126, numRuns: 1000 },
     );
   });
 

@@ -1,6 +1,7 @@
 import { defineOperations, type Operation, type ResponseMediaType } from '../operation';
 import { LandingIndex, StaticFile } from '../schemas/landing';
 import { HtmlPage } from '../schemas/surfaces';
+import { PageLanguage } from './surfaces';
 import { documentOperation } from './document';
 import { API_REFERENCE_ASSETS, SITE_PATHS } from '../site-paths';
 
@@ -24,8 +25,10 @@ export const landingOperations = defineOperations([
     summary: 'Where to start: what the service answers, its pages, and the index of every route',
     description: NEGOTIATED,
     liveState: 'LIVE',
+    queryParams: { lang: PageLanguage.describe(`${PageLanguage.description} Only the page speaks it: the JSON index is the same in every language.`) },
     response: { schema: LandingIndex },
-    errors: [],
+    // A malformed ?lang= on the page (the JSON index ignores it).
+    errors: [400],
     conditional: true,
     negotiatesPage: true,
     integration: { kind: 'lambda', entry: 'functions/handlers/get-landing.ts', access: 'none' },

@@ -6,7 +6,7 @@ import { Reference } from '../schemas/common';
 import { ActivationReadiness, HtmlPage, ProductionFoundations, TrustFabricCatalogue, TrustInfrastructure } from '../schemas/surfaces';
 
 /** ?lang= on the person-facing pages: the visible language switcher's choice, before Accept-Language. */
-const PageLanguage = z
+export const PageLanguage = z
   .string()
   .max(35)
   .regex(LANGUAGE_TAG)
@@ -100,7 +100,7 @@ export const surfacesOperations = defineOperations([
     method: 'GET',
     path: '/trust-receipt/{reference}',
     tag: 'Human surfaces',
-    summary: 'Human-readable, lifecycle-aware trust receipt of a living object',
+    summary: 'Human-readable, lifecycle-aware trust receipt of a living object, a commercial proof or a credential',
     description: 'Problems are an HTML page to clients that prefer text/html, problem details otherwise.',
     liveState: 'LIVE',
     pathParams: { reference: Reference },

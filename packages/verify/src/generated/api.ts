@@ -650,7 +650,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Human-readable, lifecycle-aware trust receipt of a living object
+         * Human-readable, lifecycle-aware trust receipt of a living object, a commercial proof or a credential
          * @description Problems are an HTML page to clients that prefer text/html, problem details otherwise. liveState LIVE: Served now, on the published contract.
          */
         get: operations["getTrustReceipt"];
@@ -2232,7 +2232,10 @@ export type $defs = Record<string, never>;
 export interface operations {
     getLanding: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The page's language, a language tag (en, de, fr, es are spoken; a region such as de-AT also sets the date format). Takes precedence over Accept-Language; a language the pages do not speak falls back to Accept-Language, then English. Only the page speaks it: the JSON index is the same in every language. */
+                lang?: string;
+            };
             header?: {
                 /** @description An ETag from an earlier answer: 304 when the document is unchanged. */
                 "If-None-Match"?: string;
@@ -2270,6 +2273,7 @@ export interface operations {
                 };
                 content?: never;
             };
+            400: components["responses"]["Problem400"];
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
         };
@@ -3624,7 +3628,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Human-readable, lifecycle-aware trust receipt of a living object */
+            /** @description Human-readable, lifecycle-aware trust receipt of a living object, a commercial proof or a credential */
             200: {
                 headers: {
                     "x-correlation-id": components["headers"]["CorrelationId"];
