@@ -31,7 +31,9 @@ async function npmStart(...args: string[]): Promise<string> {
   output = '';
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bin/serve.ts'), ...args], {
     cwd: ROOT,
-    env: { ...terminalEnv(), PORT: String(port) },
+    // Every invocation sampled: a served read writes its 'request served' line only when its
+    // invocation logs at DEBUG (functions/http/request-log.ts), and the burst below reads those lines.
+    env: { ...terminalEnv(), PORT: String(port), POWERTOOLS_LOGGER_SAMPLE_RATE: '1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   server = child;

@@ -69,7 +69,8 @@ const FUNCTION_BUDGETS: Record<string, number> = {
   // The landing speaks four languages: its own words and the frame's in each (3.2 to 3.9 KiB a
   // language), the lookup form and the language negotiation; 0.13 when it spoke English only.
   getLanding: 0.18,
-  getDeveloperLanding: 0.13,
+  // The route index lives here alone now (the landing no longer carries it): 0.132x measured.
+  getDeveloperLanding: 0.14,
   getApiReference: 0.08,
   receiveLifecycleEvent: 0.81,
   receiveSourceWebhook: 0.81,
