@@ -3,7 +3,7 @@ import { INGRESS_MAX_BODY_BYTES, INGRESS_SOURCES, isIngressSource, type Receiver
 import { keysForSource } from '../config/ingress-keys';
 import { EventInputError, readCanonicalEvent, type CanonicalEvent } from '../domain/ingress/event';
 import { eventContentDigest, eventIdentityDigest, sha256Hex } from '../domain/ingress/identity';
-import { decide, type CurrentRecord } from '../domain/ingress/rules';
+import { currentRecordOf, decide, type CurrentRecord } from '../domain/ingress/rules';
 import { verifyDelivery } from '../domain/ingress/signature';
 import { httpHandler } from '../http/boundary';
 import type { HttpRequest, HttpResponse } from '../http/request';
@@ -35,14 +35,8 @@ const SIGNATURE_CODES: Record<string, ProblemCode> = {
 /** What a delivery is answered with, in a form that can be stored and answered again. */
 type Outcome = { status: 202; receipt: IngressReceipt } | { status: 404 | 409 | 422; code: ProblemCode; detail: string; extra: Record<string, unknown> };
 
-async function currentRecord(reference: string, now: string): Promise<CurrentRecord> {
-  const window = await readRecordWindow<Record<string, unknown>, Record<string, unknown>, { kind?: string; content?: Record<string, unknown> }>(reference, now, 1);
-  const newest = window.entries[0];
-  const view = (newest?.view ?? {}) as { state?: string; status?: string; lastSynchronization?: { state?: string } | null };
-  const state = view.state ?? view.status ?? view.lastSynchronization?.state ?? null;
-  const objectType = (newest?.head.content?.objectType as string | undefined) ?? null;
-  return { exists: window.exists, kind: window.kind, newestAt: newest?.at ?? null, state, objectType };
-}
+/** The record as it stands, its state as its kind reads it (one Query). */
+const currentRecord = async (reference: string, now: string): Promise<CurrentRecord> => currentRecordOf(await readRecordWindow(reference, now, 1));
 
 function receiptOf(sourceId: string, webhookId: string, event: CanonicalEvent, effect: IngressReceipt['effect'], now: string): IngressReceipt {
   return {

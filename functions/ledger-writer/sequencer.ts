@@ -1,8 +1,7 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { integrateEvents, type DerivedEntry, type EventOutcome, type EventToIntegrate, type PartialTimeline, type StoredTimelineEntry } from '../domain/ingress/integrate';
-import { reconcileStatusList, type CredentialStatusTimeline } from '../domain/ingress/status-lists';
-import { CREDENTIAL_KIND, statusListReference, type CredentialStatusSlot } from '../domain/credentials/model';
-import type { RecordHead } from '../domain/record';
+import type { Head } from '../domain/kinds/kind';
+import { timelineOf } from '../domain/kinds/timelines';
 import { eventIdentityDigest } from '../domain/ingress/identity';
 import { canonicalInstant, entrySk, eventPk } from '../store/layout';
 import { listWaitingDeliveries, readDeliveries, settledDeliveryItem, type WaitingDelivery } from '../store/pending';
@@ -140,7 +139,7 @@ function eventOf(delivery: WaitingDelivery): EventToIntegrate {
 interface RecordPlan {
   reference: string;
   entries: DerivedEntry[];
-  newHeads: RecordHead<Record<string, unknown>>[];
+  newHeads: Head[];
   stored: readonly StoredTimelineEntry[];
 }
 
@@ -160,25 +159,25 @@ async function integrateDeliveries(
   const plans: RecordPlan[] = [];
   const genesis: Item[] = [];
   const retried: WaitingDelivery[] = [];
-  /** Per status list: the timelines of the credentials in it that changed, and the earliest instant their events state. */
-  const lists = new Map<string, { timelines: CredentialStatusTimeline[]; from: string }>();
+  /** Per derived record (a status list): what the records projected onto it must show, and the earliest instant their events state. */
+  const projected = new Map<string, { parts: unknown[]; from: string }>();
   for (const [reference, events] of byReference) {
     const record = await readRecordGenesis(options.client, options.table, reference);
     if (!record) {
       for (const e of events) outcomes.set(e.key, { key: e.key, sequenced: false, reason: `no record is held under ${reference}` });
       continue;
     }
+    const rules = timelineOf(record.kind);
     // Events set aside for this record before are tried again with the new ones, all in instant
     // order: one set aside only because an earlier event had not arrived yet is integrated now.
     const parked = record.setAside.length > 0 ? (await readDeliveries(options.client, options.table, record.setAside)).filter((d) => d.sequencing === 'SET_ASIDE' && d.event) : [];
     const all = [...events, ...parked.map(eventOf)];
     const from = all.reduce((earliest, e) => (Date.parse(e.at) < Date.parse(earliest) ? e.at : earliest), all[0].at);
-    // Objects and proofs are read from the earliest instant an event states (two Queries, whatever
-    // the length of the history before it). A credential is read whole: its status lists are
-    // reconciled with its whole status timeline, which is short (status changes only).
+    // Read from the earliest instant an event states (two Queries, whatever the length of the
+    // history before it), unless the kind needs its whole timeline (a credential, for its lists).
     let stored: StoredTimelineEntry[];
     let partial: PartialTimeline | undefined;
-    if (record.kind !== CREDENTIAL_KIND && record.highestVersion !== null) {
+    if (!rules?.readsWhole && record.highestVersion !== null) {
       const part = await readRecordFrom(options.client, options.table, reference, from);
       stored = part.entries;
       partial = { before: part.before, highestVersion: record.highestVersion };
@@ -193,41 +192,36 @@ async function integrateDeliveries(
     const highest = Math.max(record.highestVersion ?? 0, ...stored.map((e) => e.head.version), ...integration.newHeads.map((h) => h.version));
     if (changed || stillAside.join() !== record.setAside.join()) genesis.push(genesisItem(reference, record.kind ?? '', highest, { setAside: stillAside }));
     plans.push({ reference, entries: integration.entries, newHeads: integration.newHeads, stored: partial?.before ? [partial.before, ...stored] : stored });
-    if (record.kind === CREDENTIAL_KIND && integration.outcomes.some((o) => o.sequenced)) {
-      const newest = integration.entries[integration.entries.length - 1];
-      const slots = (newest?.head.content.statusSlots ?? []) as CredentialStatusSlot[];
-      const changes = integration.entries.filter((e) => e.entry.type !== 'AUTHORITY_OBSERVED').map((e) => ({ at: e.at, status: String(e.entry.status) }));
-      for (const slot of slots) {
-        const list = lists.get(slot.listId) ?? { timelines: [], from };
-        list.timelines.push({ position: slot.statusListIndex, changes });
-        if (Date.parse(from) < Date.parse(list.from)) list.from = from;
-        lists.set(slot.listId, list);
-      }
+    if (!changed) continue;
+    for (const projection of rules?.projections?.(integration.entries, from) ?? []) {
+      const target = projected.get(projection.reference) ?? { parts: [], from: projection.from };
+      target.parts.push(projection.part);
+      if (Date.parse(projection.from) < Date.parse(target.from)) target.from = projection.from;
+      projected.set(projection.reference, target);
     }
   }
-  for (const [listId, { timelines, from }] of lists) {
-    const reference = statusListReference(listId);
-    const genesisOfList = await readRecordGenesis(options.client, options.table, reference);
-    if (!genesisOfList) continue;
-    // A list's versions before the earliest change of this batch were reconciled by earlier
-    // batches: its entries from then on (and the one in force then) are what can be wrong.
+  for (const [reference, { parts, from }] of projected) {
+    const derived = await readRecordGenesis(options.client, options.table, reference);
+    const rules = timelineOf(derived?.kind ?? null);
+    if (!derived || !rules?.follow) continue;
+    // A derived record's versions before the earliest change of this batch were reconciled by
+    // earlier batches: its entries from then on (and the one in force then) are what can be wrong.
     let stored: StoredTimelineEntry[];
-    if (genesisOfList.highestVersion !== null) {
+    if (derived.highestVersion !== null) {
       const part = await readRecordFrom(options.client, options.table, reference, from);
       stored = part.before ? [part.before, ...part.entries] : part.entries;
     } else {
       stored = (await readWholeRecord(options.client, options.table, reference))?.entries ?? [];
     }
     if (stored.length === 0) continue;
-    const purpose = stored[0].head.content.statusPurpose as 'revocation' | 'suspension';
-    const reconciled = reconcileStatusList(purpose, stored, timelines, genesisOfList.highestVersion ?? undefined);
-    plans.push({ reference, entries: reconciled.entries, newHeads: reconciled.newHeads as unknown as RecordHead<Record<string, unknown>>[], stored });
-    const highest = Math.max(genesisOfList.highestVersion ?? 0, ...stored.map((e) => e.head.version), ...reconciled.newHeads.map((h) => h.version));
-    if (reconciled.newHeads.length > 0) genesis.push(genesisItem(reference, genesisOfList.kind ?? '', highest, { setAside: genesisOfList.setAside }));
+    const followed = rules.follow(stored, parts, derived.highestVersion ?? 0);
+    plans.push({ reference, entries: followed.entries, newHeads: followed.newHeads, stored });
+    const highest = Math.max(derived.highestVersion ?? 0, ...stored.map((e) => e.head.version), ...followed.newHeads.map((h) => h.version));
+    if (followed.newHeads.length > 0) genesis.push(genesisItem(reference, derived.kind ?? '', highest, { setAside: derived.setAside }));
   }
 
   // Log every new version, sign once, and give each its inclusion proof against that checkpoint.
-  const leaves = new Map<RecordHead<Record<string, unknown>>, number>();
+  const leaves = new Map<Head, number>();
   for (const plan of plans) for (const head of plan.newHeads) leaves.set(head, log.add(head.content, { reference: head.reference, version: head.version }).leafIndex);
   if (leaves.size > 0) {
     await log.seal();
@@ -236,11 +230,11 @@ async function integrateDeliveries(
 
   const items: Item[] = [];
   for (const plan of plans) {
-    let seq = plan.stored.reduce((highest, e) => Math.max(highest, entrySeqOf(e.sk)), -1);
+    let seq = plan.stored.reduce((highest, e) => Math.max(highest, entrySeqOf(e.id)), -1);
     for (const e of plan.entries) {
       const record = { at: e.at, entry: e.entry, view: e.view, head: e.head, eventKey: e.eventKey };
       if (e.stored && unchanged(e.stored, record)) continue;
-      items.push(entryItem(plan.reference, e.sk ?? entrySk(e.at, ++seq), record));
+      items.push(entryItem(plan.reference, e.id ?? entrySk(e.at, ++seq), record));
     }
   }
   return { items: [...items, ...genesis], outcomes, retried };

@@ -100,7 +100,8 @@ export async function readRecordWindow<E, V, H>(reference: string, at: string, l
 
 /** A stored entry with its sort key, as the sequencer reads a whole record back. */
 export interface StoredEntryItem {
-  sk: string;
+  /** The entry's sort key: its identity in the store, handed back when the entry is written again. */
+  id: string;
   at: string;
   entry: Record<string, unknown>;
   view: Record<string, unknown>;
@@ -142,7 +143,7 @@ export interface WholeRecord {
 }
 
 const entryOf = (item: Record<string, AttributeValue>): StoredEntryItem => ({
-  sk: item.sk!.S!,
+  id: item.sk!.S!,
   at: item.at!.S!,
   entry: JSON.parse(item.entry!.S!),
   view: JSON.parse(item.view!.S!),

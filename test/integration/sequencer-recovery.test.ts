@@ -197,7 +197,7 @@ test('a load of the same document afterwards keeps the records events changed, a
   const after = await snapshot('reference', path.join(tilesRoot, 'reference'));
   for (const kept of summary.keptChangedByEvents) expect([kept, after.records[kept]]).toEqual([kept, reference.records[kept]]);
   // The one record loaded again (the revocation list, untouched by the events) is the same versions, proven against the newest checkpoint.
-  const versions = (entries: any) => entries.map((e: any) => [e.sk, e.head.version, e.head.content]);
+  const versions = (entries: any) => entries.map((e: any) => [e.id, e.head.version, e.head.content]);
   expect(versions(after.records[statusListReference('demo-2026-revocation')])).toEqual(versions(reference.records[statusListReference('demo-2026-revocation')]));
   expect(after.leaves).toEqual(reference.leaves);
 });

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import { LIFECYCLE_STATES } from '../../functions/contract/lifecycle';
-import { ALLOWED_EVENTS, CREDENTIAL_EVENTS, type CredentialEvent } from '../../functions/domain/credentials/model';
+import { ALLOWED_EVENTS, CREDENTIAL_EVENTS, type CredentialEvent } from '../../functions/domain/kinds/credential';
 import { integrateEvents, type DerivedEntry, type EventToIntegrate, type RecordIntegration, type StoredTimelineEntry } from '../../functions/domain/ingress/integrate';
-import { objectTransitionRefusal } from '../../functions/domain/ingress/rules';
+import { objectTransitionRefusal } from '../../functions/domain/kinds/object';
 import { deriveStatusLists, expandCredential, CredentialRecordInput } from '../../lib/loader/kinds/credential';
 import { expandObject, ObjectRecordInput } from '../../lib/loader/kinds/object';
 import { expandProof, ProofRecordInput } from '../../lib/loader/kinds/proof';
@@ -93,7 +93,7 @@ function expectSetAside(integration: RecordIntegration, event: EventToIntegrate,
 /** Nothing to write and nothing to log: the record stays exactly as stored. */
 function expectNothingChanged(integration: RecordIntegration, stored: readonly StoredTimelineEntry[]): void {
   expect(integration.newHeads).toEqual([]);
-  expect(integration.entries.map((e) => e.sk)).toEqual(stored.map((e) => e.sk));
+  expect(integration.entries.map((e) => e.id)).toEqual(stored.map((e) => e.id));
   expect(rewritten(integration)).toEqual([]);
 }
 
@@ -113,7 +113,7 @@ describe('living objects: an event newer than the record advances or confirms it
     expect(Object.keys(head.content)).toEqual(Object.keys(previous.content));
 
     const [added] = entryOf(result, 20);
-    expect(added).toMatchObject({ sk: null, eventKey: event.key, stored: null, head });
+    expect(added).toMatchObject({ id: null, eventKey: event.key, stored: null, head });
     expect(added.entry).toEqual({ at: at(20), type: 'STATE_CHANGED', state: 'DELIVERED', previousState: 'SHIPPED', source: 'shop.example' });
     expect(added.view).toEqual({ state: 'DELIVERED', lastObservedAt: null });
     // Only the new entry is written; the stored ones are already true.
@@ -612,7 +612,7 @@ describe.each([OBJECT, CREDENTIAL, PROOF])('%s: properties over random histories
       fc.property(scenarioArb(kind), ({ stored, batch }) => {
         const { entries } = integrateEvents(kind, stored, batch);
         for (let i = 1; i < entries.length; i++) expect(Date.parse(entries[i - 1].at)).toBeLessThanOrEqual(Date.parse(entries[i].at));
-        expect(entries.filter((e) => e.stored).map((e) => e.sk)).toEqual(stored.map((e) => e.sk));
+        expect(entries.filter((e) => e.stored).map((e) => e.id)).toEqual(stored.map((e) => e.id));
         // What the source said (a change, or the state an authority saw) is a fact; only derived parts move.
         for (const e of entries) if (e.stored) expect([e.at, e.entry.type, e.entry[stated], e.entry.source]).toEqual([e.stored.at, e.stored.entry.type, e.stored.entry[stated], e.stored.entry.source]);
       }),
@@ -734,7 +734,7 @@ describe.each([OBJECT, CREDENTIAL, PROOF])('%s: a partial timeline (from the ear
         const part = integrateEvents(kind, stored.slice(start), batch, { before, highestVersion });
         expect(part.outcomes).toEqual(whole.outcomes);
         expect(part.newHeads).toEqual(whole.newHeads);
-        const tail = (entries: DerivedEntry[]) => entries.filter((e) => Date.parse(e.at) >= from).map((e) => ({ sk: e.sk, at: e.at, entry: e.entry, view: e.view, head: e.head, eventKey: e.eventKey }));
+        const tail = (entries: DerivedEntry[]) => entries.filter((e) => Date.parse(e.at) >= from).map((e) => ({ id: e.id, at: e.at, entry: e.entry, view: e.view, head: e.head, eventKey: e.eventKey }));
         expect(tail(part.entries)).toEqual(tail(whole.entries));
         // Nothing before the earliest event changes, so nothing before it needs reading.
         expect(whole.entries.filter((e) => Date.parse(e.at) < from).every((e) => e.stored !== null && unchangedEntry(e))).toBe(true);

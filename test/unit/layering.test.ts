@@ -44,3 +44,42 @@ describe.each(rules)('$layer', ({ layer, forbidden, why }) => {
 test('the import scanner sees imports (a layer with none would prove nothing)', () => {
   expect(importsOf('functions/handlers/resolve-object.ts')).toContain('functions/store/records');
 });
+
+/**
+ * What a record kind means (its states and statuses, its entries, its events, its transition
+ * tables, which field of a view holds its state) is written once, in functions/domain/kinds/
+ * (docs/ingress.md#record-kinds). The writers (the receivers, the sequencer, the store, the loader)
+ * ask the kind; a name of the kinds' vocabulary in their code is a rule or a guess living outside it.
+ */
+const WRITERS = [
+  'functions/domain/ingress',
+  'functions/ledger-writer',
+  'functions/store',
+  'functions/handlers/ingress-receiver.ts',
+  'functions/handlers/sequence-events.ts',
+];
+const KIND_VOCABULARY: { what: string; pattern: RegExp }[] = [
+  { what: 'a kind by name', pattern: /'(OBJECT|CREDENTIAL|COMMERCIAL_PROOF|STATUS_LIST)'|\b(OBJECT|CREDENTIAL|COMMERCIAL_PROOF|STATUS_LIST)_KIND\b/ },
+  { what: 'an event type', pattern: /svc\.(living-object|credential|commercial-proof)\./ },
+  { what: 'an entry type', pattern: /'(STATE_CHANGED|AUTHORITY_OBSERVED|SOURCE_SYNCHRONIZED|PROOF_ISSUED|LIST_PUBLISHED|ISSUED|SUSPENDED|REINSTATED|REVOKED)'/ },
+  { what: 'a lifecycle table or rule', pattern: /\b(ALLOWED_EVENTS|CREDENTIAL_EVENTS|PURPOSE_STATE|lifecycleClass|isLifecycleState|\w+TransitionRefusal|reconcileStatusList|statusListReference|statusSlots)\b/ },
+  { what: 'a guess at a view\'s state', pattern: /\b(view|content)\??\.(state|status|lastSynchronization|objectType)\b|\b(lastSynchronization|objectType)\b/ },
+];
+
+const writerSources = (): string[] => WRITERS.flatMap((w) => (w.endsWith('.ts') ? [w] : sourcesBelow(w)));
+
+describe('kind meaning lives in functions/domain/kinds/ only', () => {
+  test.each(KIND_VOCABULARY)('no writer names $what', ({ pattern }) => {
+    const found = writerSources().flatMap((file) =>
+      readFileSync(path.join(ROOT, file), 'utf8')
+        .split('\n')
+        .flatMap((line, i) => (pattern.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])),
+    );
+    expect(found).toEqual([]);
+  });
+
+  test('the scan reads the kinds themselves as naming all of it (a pattern that matches nothing would prove nothing)', () => {
+    const kinds = sourcesBelow('functions/domain/kinds').map((file) => readFileSync(path.join(ROOT, file), 'utf8')).join('\n');
+    for (const { what, pattern } of KIND_VOCABULARY) expect({ what, named: pattern.test(kinds) }).toEqual({ what, named: true });
+  });
+});
