@@ -1,5 +1,5 @@
 import type { RecordToStore } from '../../functions/store/write';
-import { deriveStatusLists } from './kinds/credential';
+import { deriveStatusLists } from './lists';
 import { InvalidRecordsError, type RecordProblem } from './problems';
 
 /**

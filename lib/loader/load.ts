@@ -11,7 +11,7 @@ import type { CheckpointSigner } from '../../functions/ledger-writer/signer';
 import type { TileStore } from '../../functions/ledger-writer/tile-store';
 import type { LedgerPublication } from '../../functions/ledger-writer/table-ledger';
 import { attachSealedLedgerEvidence, type LedgerAttachment } from './evidence';
-import { checkOrThrow, checkRecord, expandRecord, type CheckOutcome, type CheckProgress } from './check';
+import { checkOrThrow, checkRecord, type CheckOutcome, type CheckProgress } from './check';
 import { recordChunks, type RecordToLoad } from './chunks';
 import { loadLockId, withLedgerLease } from './lease';
 import { LoadScratch } from './scratch';
@@ -45,7 +45,7 @@ export function validateRecords(document: unknown): RecordToStore[] {
       return;
     }
     seen.add(checked.record.reference);
-    out.push(expandRecord(checked.record));
+    out.push(checked.record.record);
   });
   if (problems.length > 0) throw new InvalidRecordsError(problems);
   return out;

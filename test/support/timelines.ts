@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { ALLOWED_EVENTS, CREDENTIAL_EVENTS, type CredentialEvent } from '../../functions/domain/kinds/credential';
-import type { CredentialRecordInput } from '../../lib/loader/kinds/credential';
+import type { CredentialRecordInput } from '../../lib/loader/formats/credential';
+import { expandFromFile } from '../../lib/loader/expand';
+import type { RecordFormat } from '../../lib/loader/formats/shared';
 import type { DerivedEntry, EventToIntegrate, RecordIntegration, StoredTimelineEntry } from '../../functions/domain/ingress/integrate';
 import { entrySk } from '../../functions/store/layout';
 import type { RecordToStore } from '../../functions/store/write';
@@ -22,6 +24,13 @@ const LOADER_ONLY_FIELDS = ['anchored', 'pinnedIndex', 'alterStoredContentAfterL
 
 /** What a JSON item attribute gives back: plain data, no shared objects between entries. */
 const asStored = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
+
+/** A file's record as the loader expands it (its kind's rules applied to its history); throws on a problem. */
+export function expanded<Input>(format: RecordFormat<Input>, input: Input & { reference: string }): RecordToStore {
+  const out = expandFromFile(format, input);
+  if (out.problems) throw new Error(`the record does not load: ${JSON.stringify(out.problems)}`);
+  return out.record;
+}
 
 /** The loader's record as the table holds it: one entry item per timeline entry, its id (the sort key) from its position. */
 export function storedFrom(record: RecordToStore): StoredTimelineEntry[] {

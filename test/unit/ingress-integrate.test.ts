@@ -3,17 +3,18 @@ import { LIFECYCLE_STATES } from '../../functions/contract/lifecycle';
 import { ALLOWED_EVENTS, CREDENTIAL_EVENTS, type CredentialEvent } from '../../functions/domain/kinds/credential';
 import { integrateEvents, type DerivedEntry, type EventToIntegrate, type RecordIntegration, type StoredTimelineEntry } from '../../functions/domain/ingress/integrate';
 import { objectTransitionRefusal } from '../../functions/domain/kinds/object';
-import { deriveStatusLists, expandCredential, CredentialRecordInput } from '../../lib/loader/kinds/credential';
-import { expandObject, ObjectRecordInput } from '../../lib/loader/kinds/object';
-import { expandProof, ProofRecordInput } from '../../lib/loader/kinds/proof';
-import { STEP, at, credentialHistoryOf, digestOf, events, inForceAt, lifecycle, sequencedKeys, storedAfter, storedFrom, unchangedEntry } from '../support/timelines';
+import { CredentialRecordInput, credentialFormat } from '../../lib/loader/formats/credential';
+import { deriveStatusLists } from '../../lib/loader/lists';
+import { ObjectRecordInput, objectFormat } from '../../lib/loader/formats/object';
+import { ProofRecordInput, proofFormat } from '../../lib/loader/formats/proof';
+import { STEP, at, expanded, credentialHistoryOf, digestOf, events, inForceAt, lifecycle, sequencedKeys, storedAfter, storedFrom, unchangedEntry } from '../support/timelines';
 
 /**
  * The sequencer's pure rules (functions/domain/ingress/integrate.ts, docs/ingress.md#rules-of-order):
  * accepted events are placed in a record's timeline at the instants they state, whatever order they
  * arrive in; the lifecycle rules are applied again there; every entry's view is what the timeline
  * up to it says; and the current state is never rolled back by an older event.
- * Stored records come from the loader's own expanders, stored as the table holds them.
+ * Stored records come from the loader's own expansion, stored as the table holds them.
  */
 
 const SEED = 20261124;
@@ -39,7 +40,7 @@ function storedObject(history: ObjectHistory, restricted?: Record<string, unknow
     freshnessSeconds: 86_400,
     history,
   });
-  return storedFrom(expandObject(input));
+  return storedFrom(expanded(objectFormat, input));
 }
 
 /** A credential as stored after the loader's derive step, which writes its status-list slots into every version. */
@@ -57,7 +58,7 @@ function storedCredential(history: CredentialHistory, statusListIndex = 7): Stor
     freshnessSeconds: 86_400,
     history,
   });
-  const record = expandCredential(input);
+  const record = expanded(credentialFormat, input);
   deriveStatusLists([record]);
   return storedFrom(record);
 }
@@ -75,7 +76,7 @@ function storedProof(synchronizations: { minute: number; state: string; n: numbe
     freshnessSeconds: 86_400,
     synchronizations: synchronizations.map((s) => ({ at: at(s.minute), state: s.state, digest: digestOf(s.n) })),
   });
-  return storedFrom(expandProof(input));
+  return storedFrom(expanded(proofFormat, input));
 }
 
 const outcomeOf = (integration: RecordIntegration, event: EventToIntegrate) => integration.outcomes.find((o) => o.key === event.key)!;

@@ -5,15 +5,16 @@ import { ALLOWED_EVENTS, CREDENTIAL_EVENTS, type CredentialEvent } from '../../f
 import { PURPOSE_STATE } from '../../functions/domain/kinds/status-list';
 import { integrateEvents, type DerivedEntry, type EventToIntegrate, type StoredTimelineEntry } from '../../functions/domain/ingress/integrate';
 import { reconcileStatusList, type CredentialStatusTimeline } from '../../functions/domain/kinds/status-list';
-import { CredentialRecordInput, deriveStatusLists, expandCredential } from '../../lib/loader/kinds/credential';
-import { STEP, at, credentialHistoryOf, events, inForceAt, lifecycle, sequencedKeys, storedAfter, storedFrom, unchangedEntry } from '../support/timelines';
+import { CredentialRecordInput, credentialFormat } from '../../lib/loader/formats/credential';
+import { deriveStatusLists } from '../../lib/loader/lists';
+import { STEP, at, expanded, credentialHistoryOf, events, inForceAt, lifecycle, sequencedKeys, storedAfter, storedFrom, unchangedEntry } from '../support/timelines';
 
 /**
  * A published status list stays true to its credentials' timelines (functions/domain/kinds/status-list.ts):
  * once the sequencer has integrated a credential's status events (late ones included), every version
  * of the group's revocation and suspension lists reads, for that credential, the status it had at
  * the version's instant, and read as of any instant the list gives the status of that instant.
- * Lists and credentials are made by the loader (expandCredential, deriveStatusLists), stored as the
+ * Lists and credentials are made by the loader (the loader's expansion and deriveStatusLists), stored as the
  * table holds them.
  */
 
@@ -30,7 +31,8 @@ interface Group {
 /** Credentials of one group, each pinned to its position, and the group's lists as the loader derives them. */
 function storedGroup(members: { reference: string; position: number; history: CredentialHistory }[]): Group {
   const records = members.map((m) =>
-    expandCredential(
+    expanded(
+      credentialFormat,
       CredentialRecordInput.parse({
         kind: 'CREDENTIAL',
         reference: m.reference,

@@ -57,20 +57,29 @@ const WRITERS = [
   'functions/store',
   'functions/handlers/ingress-receiver.ts',
   'functions/handlers/sequence-events.ts',
+  'lib/loader',
+  'bin/load.ts',
 ];
+/**
+ * How a load file writes each kind (its schemas) names the vocabulary the file is written in (a
+ * kind, its history's entry types), but no rule of it: no lifecycle table, transition or view.
+ */
+const FILE_FORMATS = 'lib/loader/formats/';
+const FILE_VOCABULARY = new Set(['a kind by name', 'an entry type', 'a field only one kind has']);
 const KIND_VOCABULARY: { what: string; pattern: RegExp }[] = [
   { what: 'a kind by name', pattern: /'(OBJECT|CREDENTIAL|COMMERCIAL_PROOF|STATUS_LIST)'|\b(OBJECT|CREDENTIAL|COMMERCIAL_PROOF|STATUS_LIST)_KIND\b/ },
   { what: 'an event type', pattern: /svc\.(living-object|credential|commercial-proof)\./ },
   { what: 'an entry type', pattern: /'(STATE_CHANGED|AUTHORITY_OBSERVED|SOURCE_SYNCHRONIZED|PROOF_ISSUED|LIST_PUBLISHED|ISSUED|SUSPENDED|REINSTATED|REVOKED)'/ },
-  { what: 'a lifecycle table or rule', pattern: /\b(ALLOWED_EVENTS|CREDENTIAL_EVENTS|PURPOSE_STATE|lifecycleClass|isLifecycleState|\w+TransitionRefusal|reconcileStatusList|statusListReference|statusSlots)\b/ },
-  { what: 'a guess at a view\'s state', pattern: /\b(view|content)\??\.(state|status|lastSynchronization|objectType)\b|\b(lastSynchronization|objectType)\b/ },
+  { what: 'a lifecycle table or rule', pattern: /\b(ALLOWED_EVENTS|CREDENTIAL_EVENTS|PURPOSE_STATE|lifecycleClass|isLifecycleState|\w+TransitionRefusal|reconcileStatusList|statusListReference)\b/ },
+  { what: 'a guess at a view\'s state', pattern: /\b(view|content)\??\.(state|status|lastSynchronization|objectType|statusSlots)\b/ },
+  { what: 'a field only one kind has', pattern: /\b(lastSynchronization|objectType|statusSlots|statusSince|stateSince)\b/ },
 ];
 
 const writerSources = (): string[] => WRITERS.flatMap((w) => (w.endsWith('.ts') ? [w] : sourcesBelow(w)));
 
 describe('kind meaning lives in functions/domain/kinds/ only', () => {
-  test.each(KIND_VOCABULARY)('no writer names $what', ({ pattern }) => {
-    const found = writerSources().flatMap((file) =>
+  test.each(KIND_VOCABULARY)('no writer names $what', ({ what, pattern }) => {
+    const found = writerSources().filter((file) => !(file.startsWith(FILE_FORMATS) && FILE_VOCABULARY.has(what))).flatMap((file) =>
       readFileSync(path.join(ROOT, file), 'utf8')
         .split('\n')
         .flatMap((line, i) => (pattern.test(line) ? [`${file}:${i + 1}: ${line.trim()}`] : [])),

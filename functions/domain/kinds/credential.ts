@@ -142,6 +142,19 @@ export const statusChangesOf = (entries: readonly { at: string; entry: Record<st
 export const statusSlotsOf = (group: string, position: number): CredentialStatusSlot[] =>
   (Object.keys(PURPOSE_STATE) as StatusPurpose[]).map((purpose) => ({ statusPurpose: purpose, listId: statusListIdOf(group, purpose), statusListIndex: position }));
 
+/** What its group's lists need of a credential, from its entries: its group, issuer, issuance, and status changes. */
+export function listMembershipOf(entries: readonly { at: string; entry: Record<string, unknown>; head: unknown }[]): { group: string; issuer: string; issuedAt: string; changes: { at: string; status: string }[] } {
+  const content = (entries[0].head as CredentialHead).content;
+  const changes = statusChangesOf(entries);
+  return { group: content.statusList, issuer: content.issuer, issuedAt: changes[0].at, changes };
+}
+
+/** Places a credential in its group's lists: the slots go into every version of it (none: it is not listed). */
+export function placeInLists(entries: readonly { head: unknown }[], position: number | undefined): void {
+  if (position === undefined) return;
+  for (const head of new Set(entries.map((e) => e.head as CredentialHead))) head.content.statusSlots = statusSlotsOf(head.content.statusList, position);
+}
+
 export const credentialTimeline: TimelineRules = {
   kind: CREDENTIAL_KIND,
   // Its status lists follow its whole status timeline, which is short (status changes only).
@@ -260,11 +273,11 @@ export function credentialFromFile(input: CredentialDescription): RecordBeginnin
   };
   let status: string = 'ACTIVE';
   const events = rest.map((h, i): EventToIntegrate => {
-    const base = { key: `history.${i + 1}`, reference: input.reference, at: utc(h.at) };
-    if (h.type === 'AUTHORITY_OBSERVED') return { ...base, type: CREDENTIAL_CONFIRMED_IN_FILE, data: { status, observedAt: base.at }, source: h.source };
+    const base = { reference: input.reference, at: utc(h.at) };
+    if (h.type === 'AUTHORITY_OBSERVED') return { ...base, key: `history.${i + 1}`, type: CREDENTIAL_CONFIRMED_IN_FILE, data: { status, observedAt: base.at }, source: h.source };
     const previousStatus = status;
     status = CREDENTIAL_EVENTS[h.type];
-    return { ...base, type: CREDENTIAL_STATUS_CHANGED, data: { previousStatus, status, changedAt: base.at } };
+    return { ...base, key: `history.${i + 1}.type`, type: CREDENTIAL_STATUS_CHANGED, data: { previousStatus, status, changedAt: base.at } };
   });
   return { genesis, events, problems: [] };
 }

@@ -166,8 +166,9 @@ export interface FileProblem {
 /**
  * A record as a load file describes it, ready for the integration rules: how it begins (its first
  * entry, holding its first version: no event creates a record) and every later history entry as
- * the event that states it, keyed `history.<i>` so each outcome names its entry. With problems,
- * nothing else: the file cannot describe the record.
+ * the event that states it, keyed by the field of the file that states it (`history.<i>.state`,
+ * `synchronizations.<i>`), so each outcome names its entry. With problems, nothing else: the file
+ * cannot describe the record.
  */
 export type RecordBeginning = { genesis: StoredTimelineEntry; events: EventToIntegrate[]; problems: [] } | { genesis?: undefined; events?: undefined; problems: FileProblem[] };
 

@@ -194,10 +194,10 @@ export function objectFromFile(input: ObjectDescription): RecordBeginning {
   // An observation in a file confirms the state as it stands then, as an observation event says it.
   let state = first.state;
   const events = rest.map((h, i): EventToIntegrate => {
-    const base = { key: `history.${i + 1}`, reference: input.reference, at: h.at };
-    if (h.type === 'AUTHORITY_OBSERVED') return { ...base, type: OBJECT_AUTHORITY_OBSERVED, data: { objectType: input.objectType, state, observedAt: h.at }, source: h.source };
+    const base = { reference: input.reference, at: h.at };
+    if (h.type === 'AUTHORITY_OBSERVED') return { ...base, key: `history.${i + 1}`, type: OBJECT_AUTHORITY_OBSERVED, data: { objectType: input.objectType, state, observedAt: h.at }, source: h.source };
     state = h.state;
-    return { ...base, type: OBJECT_STATE_CHANGED, data: { objectType: input.objectType, state: h.state, changedAt: h.at } };
+    return { ...base, key: `history.${i + 1}.state`, type: OBJECT_STATE_CHANGED, data: { objectType: input.objectType, state: h.state, changedAt: h.at } };
   });
   return { genesis, events, problems: [] };
 }

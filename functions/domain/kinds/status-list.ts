@@ -156,6 +156,17 @@ export function newStatusList(listId: string, purpose: StatusPurpose, issuer: st
   return { entries: reconcileStatusList(purpose, [genesis], credentials, 1).entries };
 }
 
+/** How many lists a group publishes (one per purpose). */
+export const LISTS_PER_GROUP = Object.keys(PURPOSE_STATE).length;
+
+/** The lists of a group (one per purpose, revocation first) from its credentials' whole timelines (a load). */
+export function statusListsOfGroup(group: string, issuer: string, credentials: readonly CredentialStatusTimeline[]): { reference: string; kind: string; entries: DerivedEntry[] }[] {
+  return (Object.keys(PURPOSE_STATE) as StatusPurpose[]).map((purpose) => {
+    const listId = statusListIdOf(group, purpose);
+    return { reference: statusListReference(listId), kind: STATUS_LIST_KIND, entries: newStatusList(listId, purpose, issuer, credentials).entries };
+  });
+}
+
 /** A status list's timeline: no event is about it; it follows its credentials (reconcileStatusList). */
 export const statusListTimeline: TimelineRules = {
   kind: STATUS_LIST_KIND,
