@@ -3,14 +3,14 @@ import { COMMERCIAL_PROOF_KIND, commercialProofEvidence, publicProof, type Proof
 import { httpHandler } from '../http/boundary';
 import { parseReference } from '../http/params';
 import { Problem } from '../http/problem';
-import { readRecordWindow } from '../store/records';
+import { environmentRecords } from '../store/environment';
 
 const KIND_NAMES: Record<string, string> = { OBJECT: 'a living object', CREDENTIAL: 'a credential', STATUS_LIST: 'a credential status list' };
 
 export const handler = httpHandler(async (request) => {
   const reference = parseReference(request.pathParameters.reference);
   const now = new Date().toISOString();
-  const window = await readRecordWindow<ProofWindowEntry['entry'], ProofWindowEntry['view'], ProofWindowEntry['head']>(reference, now, 1);
+  const window = await environmentRecords().readWindow<ProofWindowEntry['entry'], ProofWindowEntry['view'], ProofWindowEntry['head']>(reference, now, 1);
   if (!window.exists) throw new Problem('NOT_FOUND', `No record is held under reference '${reference}'.`);
   if (window.kind !== COMMERCIAL_PROOF_KIND) {
     const what = (window.kind && KIND_NAMES[window.kind]) ?? 'another kind of record';

@@ -6,7 +6,7 @@ import { httpHandler } from '../http/boundary';
 import { checkParam, parseReference } from '../http/params';
 import { Problem } from '../http/problem';
 import { canonicalInstant } from '../store/layout';
-import { readRecordWindow } from '../store/records';
+import { environmentRecords } from '../store/environment';
 
 /** The evaluation instant: asOf when given (never later than the service clock), else now. */
 function evaluationFor(asOf: string | undefined, now: string): Evaluation {
@@ -21,7 +21,7 @@ export const handler = httpHandler(async (request) => {
   const evaluation = evaluationFor(request.query.asOf, new Date().toISOString());
   const limit = request.query.limit === undefined ? TIMELINE_WINDOW_DEFAULT : checkParam(resolveObjectParams.limit, 'limit', request.query.limit);
 
-  const window = await readRecordWindow<ObjectWindowEntry['entry'], ObjectWindowEntry['view'], ObjectWindowEntry['head']>(reference, evaluation.at, limit);
+  const window = await environmentRecords().readWindow<ObjectWindowEntry['entry'], ObjectWindowEntry['view'], ObjectWindowEntry['head']>(reference, evaluation.at, limit);
   if (!window.exists || window.kind !== 'OBJECT') {
     throw new Problem('NOT_FOUND', `No living object is held under reference '${reference}'.`);
   }

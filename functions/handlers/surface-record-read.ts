@@ -5,7 +5,7 @@ import { resolveObject, type ObjectWindowEntry } from '../domain/objects';
 import { COMMERCIAL_PROOF_KIND, commercialProofEvidence, publicProof, type ProofTimelineEntry, type ProofWindowEntry } from '../domain/proofs';
 import type { DeviceCheckInput } from '../pages/device-check';
 import type { ResolutionView } from '../pages/presentation';
-import { readRecordWindow } from '../store/records';
+import { environmentRecords } from '../store/environment';
 
 export type PageRead =
   | { found: false }
@@ -20,7 +20,7 @@ export type PageRead =
  * shown exactly as logged, its evidence, and the verifier keys the service publishes.
  */
 export async function readRecordForPage(reference: string, baseUrl: string, timelineWindow: number, now = new Date().toISOString()): Promise<PageRead> {
-  const window = await readRecordWindow<unknown, unknown, unknown>(reference, now, timelineWindow);
+  const window = await environmentRecords().readWindow<unknown, unknown, unknown>(reference, now, timelineWindow);
   if (!window.exists) return { found: false };
   if (window.kind === 'OBJECT') {
     const entries = window.entries as ObjectWindowEntry[];

@@ -5,7 +5,7 @@ import { httpHandler } from '../http/boundary';
 import { verifyCredentialParams } from '../generated/params';
 import { checkParam } from '../http/params';
 import { Problem } from '../http/problem';
-import { readRecordWindow } from '../store/records';
+import { environmentRecords } from '../store/environment';
 
 /**
  * GATED_BY_PERSISTENCE: without a configured store, or when it does not answer, the read throws
@@ -15,7 +15,7 @@ export const handler = httpHandler(async (request) => {
   const credentialId = checkParam(verifyCredentialParams.claimId, 'claimId', request.pathParameters.claimId, 'INVALID_CLAIM_ID');
   const evaluatedAt = new Date().toISOString();
   // The newest entry carries the cumulative view (status, last confirmation): one entry is enough.
-  const window = await readRecordWindow<CredentialWindowEntry['entry'], CredentialWindowEntry['view'], CredentialWindowEntry['head']>(credentialId, evaluatedAt, 1);
+  const window = await environmentRecords().readWindow<CredentialWindowEntry['entry'], CredentialWindowEntry['view'], CredentialWindowEntry['head']>(credentialId, evaluatedAt, 1);
   const newest = window.entries[0] as CredentialWindowEntry | undefined;
   if (!window.exists || window.kind !== CREDENTIAL_KIND || !newest) {
     throw new Problem('NOT_FOUND', `No credential is held under '${credentialId}'.`);

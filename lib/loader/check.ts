@@ -1,5 +1,5 @@
 import { LISTS_PER_GROUP } from '../../functions/domain/kinds/status-list';
-import type { RecordToStore } from '../../functions/store/write';
+import type { RecordToStore } from '../../functions/store/ports/records';
 import { expandFromFile } from './expand';
 import { RECORD_FORMATS } from './formats';
 import type { ListMember, RecordFormat } from './formats/shared';

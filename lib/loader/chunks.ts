@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { RecordToStore } from '../../functions/store/write';
+import type { RecordToStore } from '../../functions/store/ports/records';
 import { isMember, listRecordsOfGroup, placeMember } from './lists';
 import { checkRecord } from './check';
 import { describeProblem } from './problems';
@@ -9,7 +9,7 @@ import type { RecordSource } from './source';
 /** A record as the second pass writes it, with the digest of exactly what is written. */
 export interface RecordToLoad {
   record: RecordToStore;
-  /** write.ts loadedGenesisItem: a load run again leaves a record alone whose stored digest is this one. */
+  /** Written on its genesis (GenesisToWrite.loadDigest): a load run again leaves a record alone whose stored digest is this one. */
   digest: string;
 }
 

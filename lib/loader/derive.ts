@@ -1,4 +1,4 @@
-import type { RecordToStore } from '../../functions/store/write';
+import type { RecordToStore } from '../../functions/store/ports/records';
 import { deriveStatusLists } from './lists';
 import { InvalidRecordsError, type RecordProblem } from './problems';
 

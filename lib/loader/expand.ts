@@ -1,6 +1,6 @@
 import { integrateEvents } from '../../functions/domain/ingress/integrate';
 import type { FileProblem, Head } from '../../functions/domain/kinds/kind';
-import type { RecordToStore } from '../../functions/store/write';
+import type { RecordToStore } from '../../functions/store/ports/records';
 import type { RecordFormat } from './formats/shared';
 
 /**

@@ -1,6 +1,6 @@
 import { placeInLists } from '../../functions/domain/kinds/credential';
 import { assignPositions, statusListsOfGroup } from '../../functions/domain/kinds/status-list';
-import type { RecordToStore } from '../../functions/store/write';
+import type { RecordToStore } from '../../functions/store/ports/records';
 import type { ListMember } from './formats/shared';
 import { RECORD_FORMATS } from './formats';
 import type { RecordProblem } from './problems';

@@ -48,7 +48,7 @@ function functionOf(operationId: string): { id: string; resource: CfnResourceJso
 }
 
 /** Variables that would point a function at a resource or at the ledger. */
-const RESOURCE_VARIABLES = ['TABLE_NAME', 'CATALOGUE_BUCKET', 'LEDGER_VERIFIER_KEYS', 'DYNAMODB_ENDPOINT'];
+const RESOURCE_VARIABLES = ['TABLE_NAME', 'CATALOGUE_BUCKET', 'LEDGER_VERIFIER_KEYS', 'AWS_ENDPOINT_URL_DYNAMODB'];
 const READ_ACTIONS = ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query', 's3:GetObject'];
 const LOG_ACTIONS = ['logs:CreateLogStream', 'logs:PutLogEvents'];
 

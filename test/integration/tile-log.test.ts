@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { GetItemCommand, QueryCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { LEDGER_PK } from '../../functions/store/ledger';
+import { LEDGER_PK } from '../../functions/store/layout';
 import { demoDocument } from '../../fixtures/demo';
 import { LEDGER_LOG } from '../../functions/contract/site-paths';
 import { decodeEntryBundle } from '../../packages/verify/src/node/tlog-tiles';

@@ -5,8 +5,8 @@ import { expandFromFile } from '../../lib/loader/expand';
 import type { RecordFormat } from '../../lib/loader/formats/shared';
 import type { DerivedEntry, EventToIntegrate, RecordIntegration, StoredTimelineEntry } from '../../functions/domain/ingress/integrate';
 import { entrySk } from '../../functions/store/layout';
-import type { RecordToStore } from '../../functions/store/write';
-import { entrySeqOf } from '../../functions/store/write';
+import type { RecordToStore } from '../../functions/store/ports/records';
+import { entrySeqOf } from '../../functions/store/layout';
 
 /**
  * Stored timelines as the sequencer reads them back, built the way the table gets them: the

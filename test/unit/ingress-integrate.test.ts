@@ -667,7 +667,7 @@ describe.each([OBJECT, CREDENTIAL, PROOF])('%s: properties over random histories
       fc.property(scenarioArb(kind), ({ stored, batch }) => {
         const first = integrateEvents(kind, stored, batch);
         const written = storedAfter(stored, first.entries);
-        // Set-aside deliveries leave the queue (functions/store/pending.ts), so only sequenced ones can come again.
+        // Set-aside deliveries leave the queue (the pending store settles them), so only sequenced ones can come again.
         const again = batch.filter((e) => sequencedKeys(first).includes(e.key));
         const second = integrateEvents(kind, written, again);
         expect(second.outcomes).toEqual(expect.arrayContaining(first.outcomes.filter((o) => o.sequenced)));
@@ -720,7 +720,7 @@ describe.each([OBJECT, CREDENTIAL])('%s: (e) events older than the newest stored
 });
 
 describe.each([OBJECT, CREDENTIAL, PROOF])('%s: a partial timeline (from the earliest event on) integrates as the whole one does', (kind) => {
-  // What the sequencer reads for objects and proofs (readRecordFrom): the entries at or after the
+  // What the sequencer reads for objects and proofs (RecordStore.readTimelines from an instant): the entries at or after the
   // earliest instant an event states, and the one entry just before them.
   test('same outcomes, same new versions, same entries from that instant on', () => {
     fc.assert(

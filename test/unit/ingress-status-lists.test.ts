@@ -331,7 +331,7 @@ describe('status lists: properties over random groups and late events', () => {
 
 describe('status lists: reconciled from the earliest event of the batch on', () => {
   // What the sequencer reads of a list: its entries at or after the earliest instant the batch's
-  // events state, and the entry in force then (readRecordFrom), with the list's highest version.
+  // events state, and the entry in force then (RecordStore.readTimelines from an instant), with the list's highest version.
   test('the same versions and entries as reconciling the whole list, and nothing before that instant needs it', () => {
     fc.assert(
       fc.property(scenarioArb, (scenario) => {

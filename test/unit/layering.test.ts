@@ -26,8 +26,8 @@ const rules: { layer: string; forbidden: (target: string) => boolean; why: strin
   { layer: 'functions/store', forbidden: (t) => t.startsWith('functions/http') || t.startsWith('functions/handlers'), why: 'the store reports store conditions; the HTTP boundary maps them' },
   {
     layer: 'functions/domain',
-    forbidden: (t) => t.startsWith('functions/http') || t.startsWith('functions/handlers') || t.startsWith('functions/store') || t.startsWith('@aws-sdk'),
-    why: 'domain rules are pure: they declare the shapes they read, the store fills them',
+    forbidden: (t) => t.startsWith('functions/http') || t.startsWith('functions/handlers') || (t.startsWith('functions/store') && !t.startsWith('functions/store/ports/')) || t.startsWith('@aws-sdk'),
+    why: 'domain rules are pure: they declare the shapes they read, the store fills them through its ports',
   },
   { layer: 'functions/domain', forbidden: (t) => t.startsWith('functions/pages') || t.startsWith('functions/browser'), why: 'the pages present the domain, never the other way round' },
   { layer: 'functions/pages', forbidden: (t) => t.startsWith('functions/handlers') || t.startsWith('functions/store') || t.startsWith('functions/http') || t.startsWith('@aws-sdk'), why: 'pages render what the handlers read; they read nothing themselves' },
@@ -41,8 +41,35 @@ describe.each(rules)('$layer', ({ layer, forbidden, why }) => {
   });
 });
 
+test('the domain reaches the store only through the ports\' types, and the ports are types (what they promise) and nothing else', () => {
+  const portImports = sourcesBelow('functions/domain').flatMap((file) => {
+    const text = readFileSync(path.join(ROOT, file), 'utf8');
+    return [...text.matchAll(/(?:^|\n)\s*import\s+(type\s+)?[^'"]*?from\s+'([^']*store\/ports\/[^']*)'/g)].map((m) => ({ file, typeOnly: m[1] !== undefined }));
+  });
+  expect(portImports.length).toBeGreaterThan(0);
+  expect(portImports.filter((i) => !i.typeOnly)).toEqual([]);
+  const portsImport = sourcesBelow('functions/store/ports').flatMap((file) => importsOf(file).filter((t) => t.startsWith('@aws-sdk') || t.startsWith('node:') || t.startsWith('functions/store/dynamodb') || t.startsWith('functions/store/memory')));
+  expect(portsImport).toEqual([]);
+});
+
+/**
+ * Nothing outside functions/store/ knows a key, an attribute name or a DynamoDB type: the writers
+ * reach the table through the ports; only the places that compose them (a Lambda's entry, the
+ * loader's, its export for DynamoDB's import) name the DynamoDB implementation.
+ */
+const COMPOSITION_ROOTS = new Set(['functions/handlers/sequence-events.ts', 'lib/loader/load.ts', 'lib/loader/export.ts', 'bin/load.ts']);
+test('no writer but the composition roots reaches the table itself', () => {
+  const reaching = (t: string) => t.startsWith('@aws-sdk/client-dynamodb') || t.startsWith('functions/store/layout') || t.startsWith('functions/store/batch-get') || t.startsWith('functions/store/write') || t.startsWith('functions/store/dynamodb');
+  const offending = writerSources()
+    .filter((file) => !file.startsWith('functions/store/') && !COMPOSITION_ROOTS.has(file))
+    .flatMap((file) => importsOf(file).filter(reaching).map((target) => `${file} -> ${target}`));
+  expect(offending).toEqual([]);
+  // The roots compose: each of them does reach the table (a root that no longer does leaves this list).
+  for (const root of COMPOSITION_ROOTS) expect({ root, reaches: importsOf(root).some(reaching) }).toEqual({ root, reaches: true });
+});
+
 test('the import scanner sees imports (a layer with none would prove nothing)', () => {
-  expect(importsOf('functions/handlers/resolve-object.ts')).toContain('functions/store/records');
+  expect(importsOf('functions/handlers/resolve-object.ts')).toContain('functions/store/environment');
 });
 
 /**

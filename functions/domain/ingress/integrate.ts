@@ -1,4 +1,4 @@
-import type { DerivedEntry, EventOutcome, EventToIntegrate, Fact, Head, StoredTimelineEntry, TimelineRules } from '../kinds/kind';
+import { changeBefore, type DerivedEntry, type EventOutcome, type EventToIntegrate, type Fact, type Head, type StoredTimelineEntry, type TimelineRules } from '../kinds/kind';
 import { timelineOf } from '../kinds/timelines';
 
 export type { DerivedEntry, EventOutcome, EventToIntegrate, StoredTimelineEntry } from '../kinds/kind';
@@ -91,10 +91,13 @@ function integrateWith(rules: TimelineRules, stored: readonly StoredTimelineEntr
       waitingByIdentity.set(identity, fact);
     }
   }
-  const accept = (fact: Fact, i: number) => {
-    fact.head = rules.versionOf(facts, i, nextVersion);
+  const accept = (fact: Fact, before: Fact | null) => {
+    fact.head = rules.versionOf(fact, before, nextVersion);
     decided.set(fact.deliveryKey!, { key: fact.deliveryKey!, sequenced: true, entryAt: fact.at, version: fact.head?.version ?? null });
   };
+  // The newest change of the timeline, kept as events are appended (a file's history, events at
+  // the end of a record): an event appended needs no look back over the observations before it.
+  let newestChange = changeBefore(facts, facts.length);
   // One at a time, in instant order; again while any is accepted (an event whose neighbour of the
   // same instant came later in the batch fits once it is in).
   for (let progress = true; progress && waiting.length > 0; ) {
@@ -102,14 +105,17 @@ function integrateWith(rules: TimelineRules, stored: readonly StoredTimelineEntr
     const still: Fact[] = [];
     for (const fact of waiting) {
       const i = insertionPoint(facts, fact.ms);
+      const appended = i === facts.length;
       facts.splice(i, 0, fact);
-      const why = rules.refusal(facts, i);
+      const before = appended ? newestChange : changeBefore(facts, i);
+      const why = rules.refusal(facts, i, before);
       if (why) {
         facts.splice(i, 1);
         reasons.set(fact, why);
         still.push(fact);
       } else {
-        accept(fact, i);
+        accept(fact, before);
+        if (fact.change && (appended || changeBefore(facts, facts.length) === fact)) newestChange = fact;
         progress = true;
       }
     }
@@ -118,8 +124,8 @@ function integrateWith(rules: TimelineRules, stored: readonly StoredTimelineEntr
   // Late events that fit only together (a suspension and its reinstatement, both late): all of them at once, or none.
   if (waiting.length > 1) {
     for (const fact of waiting) facts.splice(insertionPoint(facts, fact.ms), 0, fact);
-    if (waiting.every((fact) => rules.refusal(facts, facts.indexOf(fact)) === null)) {
-      facts.forEach((f, i) => waiting.includes(f) && accept(f, i));
+    if (waiting.every((fact) => rules.refusal(facts, facts.indexOf(fact), changeBefore(facts, facts.indexOf(fact))) === null)) {
+      facts.forEach((f, i) => waiting.includes(f) && accept(f, changeBefore(facts, i)));
       waiting = [];
     } else {
       for (const fact of waiting) facts.splice(facts.indexOf(fact), 1);

@@ -1,5 +1,5 @@
 import type { RecordHead } from '../record';
-import { changeBefore, factOf, type AdmissionRules, type EventToIntegrate, type Head, type RecordBeginning, type Statement, type StoredTimelineEntry, type TimelineRules } from './kind';
+import { factOf, type AdmissionRules, type EventToIntegrate, type Head, type RecordBeginning, type Statement, type StoredTimelineEntry, type TimelineRules } from './kind';
 
 /**
  * A commercial proof (docs/commercial-proofs.md): one version, the proof as issued; after it the
@@ -80,7 +80,7 @@ export const proofTimeline: TimelineRules = {
     if (event.type !== PROOF_SOURCE_SNAPSHOT) return `${event.type} is not about a commercial proof`;
     return { type: 'SOURCE_SYNCHRONIZED', change: false, state: String(event.data.sourceState), digest: String(event.data.digest) };
   },
-  refusal: (facts, i) => (changeBefore(facts, i) ? null : `it states ${facts[i].at}, before the proof was issued`),
+  refusal: (facts, i, before) => (before ? null : `it states ${facts[i].at}, before the proof was issued`),
   versionOf: () => null,
   stateAt: (entry) => String(entry.entry.state),
   derive(facts, seed) {

@@ -2,7 +2,6 @@ import type { CredentialLifecycleState, StatusPurpose } from '../../contract/sch
 import type { CanonicalEvent } from '../ingress/event';
 import type { RecordHead } from '../record';
 import {
-  changeBefore,
   conflict,
   factOf,
   newVersion,
@@ -172,9 +171,8 @@ export const credentialTimeline: TimelineRules = {
     if (!type) return `the status ${status} is not one a credential changes to`;
     return { type, change: true, state: status };
   },
-  refusal(facts, i) {
+  refusal(facts, i, before) {
     const fact = facts[i];
-    const before = changeBefore(facts, i);
     if (!before) return `it states ${fact.at}, before the credential was issued`;
     if (!fact.change) return fact.state === before.state ? null : `the issuer confirmed ${fact.state} at ${fact.at}, but the credential was ${before.state} then`;
     const why = credentialTransitionRefusal(before.state, fact.state);
@@ -189,10 +187,7 @@ export const credentialTimeline: TimelineRules = {
     }
     return null;
   },
-  versionOf(facts, i, next) {
-    const fact = facts[i];
-    return fact.change ? newVersion(changeBefore(facts, i)!.head!, next(), { status: fact.state, statusSince: fact.at }) : null;
-  },
+  versionOf: (fact, before, next) => (fact.change ? newVersion(before!.head!, next(), { status: fact.state, statusSince: fact.at }) : null),
   stateAt: (entry) => String(entry.view.status),
   derive(facts, seed) {
     let status: string | null = seed ? String(seed.view.status) : null;

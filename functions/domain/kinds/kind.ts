@@ -109,10 +109,10 @@ export interface TimelineRules {
   facts(stored: readonly StoredTimelineEntry[]): Fact[];
   /** What the event states for this kind of record, or why it is not about one. */
   statementOf(event: EventToIntegrate): Statement | string;
-  /** Why facts[i], just inserted, breaks the rules with its neighbours, or null. */
-  refusal(facts: readonly Fact[], i: number): string | null;
-  /** The version a change inserted at facts[i] creates (null for observations and snapshots); `next` numbers it. */
-  versionOf(facts: readonly Fact[], i: number, next: () => number): Head | null;
+  /** Why facts[i], just inserted, breaks the rules with its neighbours, or null; `before` is the change in force just before it (changeBefore). */
+  refusal(facts: readonly Fact[], i: number, before: Fact | null): string | null;
+  /** The version a change inserted at facts[i] creates (null for observations and snapshots) after `before`; `next` numbers it. */
+  versionOf(fact: Fact, before: Fact | null, next: () => number): Head | null;
   /**
    * Every fact's stored parts, derived over the timeline; `seed` is the stored entry just before
    * the facts (its view and version are what is in force where they begin), null when they begin

@@ -2,7 +2,6 @@ import type { CanonicalEvent } from '../ingress/event';
 import { isLifecycleState, lifecycleClass, type LifecycleState } from '../lifecycle';
 import type { RecordHead } from '../record';
 import {
-  changeBefore,
   conflict,
   factOf,
   newVersion,
@@ -107,9 +106,8 @@ export const objectTimeline: TimelineRules = {
     if (event.type === OBJECT_AUTHORITY_OBSERVED) return { type: 'AUTHORITY_OBSERVED', change: false, state, source: event.source };
     return `${event.type} is not about a living object`;
   },
-  refusal(facts, i) {
+  refusal(facts, i, before) {
     const fact = facts[i];
-    const before = changeBefore(facts, i);
     if (!before) return `it states ${fact.at}, before the object's first state`;
     if (!fact.change) return fact.state === before.state ? null : `the authority observed ${fact.state} at ${fact.at}, but the object was ${before.state} then`;
     const why = objectTransitionRefusal(before.state, fact.state as LifecycleState);
@@ -124,10 +122,7 @@ export const objectTimeline: TimelineRules = {
     }
     return null;
   },
-  versionOf(facts, i, next) {
-    const fact = facts[i];
-    return fact.change ? newVersion(changeBefore(facts, i)!.head!, next(), { state: fact.state, stateSince: fact.at }) : null;
-  },
+  versionOf: (fact, before, next) => (fact.change ? newVersion(before!.head!, next(), { state: fact.state, stateSince: fact.at }) : null),
   stateAt: (entry) => String(entry.view.state),
   derive(facts, seed) {
     let state: string | null = seed ? String(seed.view.state) : null;

@@ -1,6 +1,6 @@
 import * as z from 'zod';
 import type { RecordBeginning } from '../../../functions/domain/kinds/kind';
-import type { RecordToStore } from '../../../functions/store/write';
+import type { RecordToStore } from '../../../functions/store/ports/records';
 
 /**
  * Data the platform holds about a record that must never be disclosed (customer identity,
