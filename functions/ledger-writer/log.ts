@@ -5,7 +5,7 @@ import { tileResources, type LogResource } from '../domain/ledger/tiles';
 import { checkpointText, parseCheckpointText } from '../../packages/verify/src/checks/checkpoint';
 import { encodeBase64 } from '../../packages/verify/src/checks/encoding';
 import { EVIDENCE_FORMAT, type LogEvidence } from '../../packages/verify/src/checks/evidence-format';
-import { parseVerifierKey, recordLeafHash, verifyNote } from '../domain/ledger/node-crypto';
+import { parseVerifierKey, verifyNote } from '../domain/ledger/node-crypto';
 import type { LeafToStore } from '../store/ports/ledger';
 import { MerkleTree } from '../../packages/verify/src/node/merkle-tree';
 import type { CheckpointSigner, LedgerSigner } from './signer';

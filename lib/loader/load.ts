@@ -101,8 +101,6 @@ export interface LoadSummary {
 
 /** Records per second are only as good as the store's answers: writes in flight at once. */
 const WRITE_CONCURRENCY = 8;
-/** Stored records read at once when a batch looks up the evidence already issued for them. */
-const READ_CONCURRENCY = 8;
 /** A lease another writer holds is waited for when it ends within this long (docs/ledger.md#how-the-loader-appends). */
 const LEASE_PATIENCE_MS = 120_000;
 

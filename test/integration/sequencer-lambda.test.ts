@@ -452,17 +452,6 @@ describe('the oldest pending event\'s age, in CloudWatch embedded metric format'
     return metrics[0].values[0];
   }
 
-  /** Invokes, and returns the age published with the bounds it must lie in for a delivery received at `receivedAt`. */
-  async function invokeMeasuring(event: SequencerEvent, receivedAt: Date, context?: Context) {
-    const before = Date.now();
-    const outcome = await invoke(handler, event, context).then(
-      (summary) => ({ summary, error: null }),
-      (error: unknown) => ({ summary: null, error }),
-    );
-    const after = Date.now();
-    return { ...outcome, age: publishedAge(metricLines[metricLines.length - 1]), min: (before - receivedAt.getTime()) / 1000, max: (after - receivedAt.getTime()) / 1000 };
-  }
-
   it('nothing waiting: 0, from the run\'s own look at the index', async () => {
     const summary = await invoke(handler, scheduledEvent());
     expect(summary.batches).toBe(0);

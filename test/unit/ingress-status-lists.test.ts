@@ -1,7 +1,6 @@
 import fc from 'fast-check';
 import { STATUS_PURPOSES, type StatusPurpose } from '../../functions/contract/schemas/credentials';
 import { bitAt, decodeStatusList, setIndexesOf } from '../../functions/domain/credentials/bitstring';
-import { ALLOWED_EVENTS, CREDENTIAL_EVENTS, type CredentialEvent } from '../../functions/domain/kinds/credential';
 import { PURPOSE_STATE } from '../../functions/domain/kinds/status-list';
 import { integrateEvents, type DerivedEntry, type EventToIntegrate, type StoredTimelineEntry } from '../../functions/domain/ingress/integrate';
 import { reconcileStatusList, type CredentialStatusTimeline } from '../../functions/domain/kinds/status-list';

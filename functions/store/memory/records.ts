@@ -89,8 +89,4 @@ export class MemoryRecordStore implements RecordStore {
     this.schemaMarked = true;
   }
 
-  /** Every reference held (tests compare stores). */
-  references(): string[] {
-    return [...this.records.keys()].sort();
-  }
 }
