@@ -57,11 +57,12 @@ function integrateWith(rules: TimelineRules, stored: readonly StoredTimelineEntr
   const seed = partial?.before ?? null;
   const facts = rules.facts(stored);
   // The seed stands first, as the change in force where the stored entries begin: the rules see what held before them.
-  if (seed) facts.unshift({ at: seed.at, ms: Date.parse(seed.at), type: 'SEED', change: true, state: rules.stateAt(seed), head: seed.head, stored: seed, eventKey: seed.eventKey });
+  if (seed) facts.unshift({ at: seed.at, ms: Date.parse(seed.at), type: 'SEED', change: true, state: rules.stateAt(seed), head: seed.head, digest: undefined, source: undefined, stored: seed, eventKey: seed.eventKey, deliveryKey: undefined });
   let highest = partial?.highestVersion ?? 0;
   for (const e of stored) highest = Math.max(highest, e.head.version);
   const nextVersion = () => ++highest;
-  const ordered = [...events].sort((a, b) => Date.parse(a.at) - Date.parse(b.at));
+  const instants = new Map(events.map((e) => [e, Date.parse(e.at)] as const));
+  const ordered = [...events].sort((a, b) => instants.get(a)! - instants.get(b)!);
   const decided = new Map<string, EventOutcome>();
   const reasons = new Map<Fact, string>();
   /** Events of this batch whose identity another event of the batch carries first: they share its outcome. */
@@ -86,7 +87,20 @@ function integrateWith(rules: TimelineRules, stored: readonly StoredTimelineEntr
     const statement = rules.statementOf(event);
     if (typeof statement === 'string') decided.set(event.key, { key: event.key, sequenced: false, reason: statement });
     else {
-      const fact: Fact = { ...statement, at: event.at, ms: Date.parse(event.at), head: null, stored: null, eventKey: identity, deliveryKey: event.key };
+      // Built field by field (not spread): one shape for every fact, which a long history is integrated many times faster with.
+      const fact: Fact = {
+        at: event.at,
+        ms: instants.get(event)!,
+        type: statement.type,
+        change: statement.change,
+        state: statement.state,
+        head: null,
+        digest: statement.digest,
+        source: statement.source,
+        stored: null,
+        eventKey: identity,
+        deliveryKey: event.key,
+      };
       waiting.push(fact);
       waitingByIdentity.set(identity, fact);
     }
@@ -141,6 +155,6 @@ function integrateWith(rules: TimelineRules, stored: readonly StoredTimelineEntr
   });
   if (seed) facts.shift();
   const newHeads = facts.filter((f) => f.stored === null && f.head !== null).map((f) => f.head!);
-  const entries = rules.derive(facts, seed).map((d, i) => ({ ...d, id: facts[i].stored?.id ?? null, eventKey: facts[i].eventKey, stored: facts[i].stored }));
+  const entries = rules.derive(facts, seed).map((d, i): DerivedEntry => ({ id: facts[i].stored?.id ?? null, at: d.at, entry: d.entry, view: d.view, head: d.head, eventKey: facts[i].eventKey, stored: facts[i].stored }));
   return { entries, newHeads, outcomes };
 }

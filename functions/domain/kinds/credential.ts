@@ -268,11 +268,11 @@ export function credentialFromFile(input: CredentialDescription): RecordBeginnin
   };
   let status: string = 'ACTIVE';
   const events = rest.map((h, i): EventToIntegrate => {
-    const base = { reference: input.reference, at: utc(h.at) };
-    if (h.type === 'AUTHORITY_OBSERVED') return { ...base, key: `history.${i + 1}`, type: CREDENTIAL_CONFIRMED_IN_FILE, data: { status, observedAt: base.at }, source: h.source };
+    const at = utc(h.at);
+    if (h.type === 'AUTHORITY_OBSERVED') return { key: `history.${i + 1}`, type: CREDENTIAL_CONFIRMED_IN_FILE, reference: input.reference, at, data: { status, observedAt: at }, source: h.source };
     const previousStatus = status;
     status = CREDENTIAL_EVENTS[h.type];
-    return { ...base, key: `history.${i + 1}.type`, type: CREDENTIAL_STATUS_CHANGED, data: { previousStatus, status, changedAt: base.at } };
+    return { key: `history.${i + 1}.type`, type: CREDENTIAL_STATUS_CHANGED, reference: input.reference, at, data: { previousStatus, status, changedAt: at }, source: undefined };
   });
   return { genesis, events, problems: [] };
 }

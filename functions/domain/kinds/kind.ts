@@ -190,8 +190,10 @@ export const factOf = (e: StoredTimelineEntry, state: string, change: boolean, h
   state,
   head,
   digest,
+  source: undefined,
   stored: e,
   eventKey: e.eventKey,
+  deliveryKey: undefined,
 });
 
 /** A new version after `before`: its content with `fields` and the version changed, field order kept (the store compares JSON). */
