@@ -26,7 +26,7 @@
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import path from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
@@ -42,7 +42,7 @@ import { generateSignerKey, signerFromKey, type CheckpointSigner } from '../func
 import { checkRecords, documentSource, fileSource, InvalidRecordsError, loadRecords, type RecordSource } from '../lib/loader/load';
 import { exportRecords } from '../lib/loader/export';
 import { describeProblem, PROBLEMS_SHOWN, type RecordProblem } from '../lib/loader/problems';
-import { progressLine } from '../lib/loader/progress';
+import { progressLine, type ProgressLine } from '../lib/loader/progress';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
@@ -88,34 +88,35 @@ function tileStoreFor(values: { endpoint?: string; region?: string; 'tiles-bucke
   return directoryTileStore(path.join(values['dev-key-dir'] ? path.resolve(values['dev-key-dir']) : DEFAULT_DEV_KEY_DIR, 'tiles'));
 }
 
-async function main(): Promise<number> {
-  const { values, positionals } = parseArgs({
-    allowPositionals: true,
-    options: {
-      endpoint: { type: 'string' },
-      table: { type: 'string', default: process.env.TABLE_NAME ?? 'trust-records' },
-      region: { type: 'string', default: process.env.AWS_REGION ?? 'eu-central-1' },
-      demo: { type: 'boolean', default: false },
-      'create-table': { type: 'boolean', default: false },
-      'kms-key': { type: 'string' },
-      origin: { type: 'string' },
-      'print-verifier-key': { type: 'boolean', default: false },
-      'signing-key-file': { type: 'string' },
-      'dev-key-dir': { type: 'string' },
-      'unlock-ledger': { type: 'boolean', default: false },
-      'new-signing-key': { type: 'string' },
-      'tiles-bucket': { type: 'string' },
-      'tiles-prefix': { type: 'string', default: LEDGER_LOG.keyPrefix },
-      'tiles-dir': { type: 'string' },
-      'add-cosignatures': { type: 'string' },
-      report: { type: 'string' },
-      'dry-run': { type: 'boolean', default: false },
-      export: { type: 'string' },
-      'export-file-mb': { type: 'string' },
-      'chunk-records': { type: 'string' },
-      witness: { type: 'string', multiple: true, default: [] },
-    },
-  });
+const OPTIONS = {
+  endpoint: { type: 'string' },
+  table: { type: 'string', default: process.env.TABLE_NAME ?? 'trust-records' },
+  region: { type: 'string', default: process.env.AWS_REGION ?? 'eu-central-1' },
+  demo: { type: 'boolean', default: false },
+  'create-table': { type: 'boolean', default: false },
+  'kms-key': { type: 'string' },
+  origin: { type: 'string' },
+  'print-verifier-key': { type: 'boolean', default: false },
+  'signing-key-file': { type: 'string' },
+  'dev-key-dir': { type: 'string' },
+  'unlock-ledger': { type: 'boolean', default: false },
+  'new-signing-key': { type: 'string' },
+  'tiles-bucket': { type: 'string' },
+  'tiles-prefix': { type: 'string', default: LEDGER_LOG.keyPrefix },
+  'tiles-dir': { type: 'string' },
+  'add-cosignatures': { type: 'string' },
+  report: { type: 'string' },
+  'dry-run': { type: 'boolean', default: false },
+  export: { type: 'string' },
+  'export-file-mb': { type: 'string' },
+  'chunk-records': { type: 'string' },
+  witness: { type: 'string', multiple: true, default: [] },
+} satisfies NonNullable<ParseArgsConfig['options']>;
+
+type Values = ReturnType<typeof parseArgs<{ allowPositionals: true; options: typeof OPTIONS }>>['values'];
+
+/** The commands about keys and cosignatures, which load nothing: their exit code, or null for a load. */
+async function keyCommand(values: Values): Promise<number | null> {
   if (values['new-signing-key'] !== undefined) {
     const key = generateSignerKey(values['new-signing-key']);
     process.stdout.write(`${key}\n`);
@@ -137,6 +138,43 @@ async function main(): Promise<number> {
     console.log(`checkpoint ${out.treeSize}: ${out.added.length} cosignature line(s) added\n${out.note}`);
     return 0;
   }
+  return null;
+}
+
+/** --export: the load's items and tile log as files for DynamoDB's import from S3, signed as a load would be. */
+async function exportCommand(source: RecordSource, dir: string, values: Values, problems: Pick<Parameters<typeof exportRecords>[1], 'onProblem' | 'onCheckProgress'>, progress: { checking: ProgressLine; writing: ProgressLine; started: number }): Promise<number> {
+  const { checking, writing, started } = progress;
+  const chunkRecords = values['chunk-records'] ? Number(values['chunk-records']) : undefined;
+  // An export is no load into AWS: without a key it signs with the development key, endpoint or not.
+  const signer = await signerFor(values, true);
+  const tiles = values['tiles-bucket'] || values['tiles-dir'] ? tileStoreFor(values) : undefined;
+  const out = await exportRecords(source, {
+    ...problems,
+    dir: path.resolve(dir),
+    signer,
+    tiles,
+    chunkRecords,
+    fileBytes: values['export-file-mb'] ? Number(values['export-file-mb']) * 1024 * 1024 : undefined,
+    onProgress: (done, total) => {
+      checking.done();
+      writing.update(done, total);
+    },
+  });
+  checking.done();
+  writing.done();
+  const seconds = (performance.now() - started) / 1000;
+  const bytes = out.files.reduce((n, f) => n + f.bytes, 0);
+  console.log(`exported ${out.records} records as ${out.items} items in ${out.files.length} files under ${out.dataDir} (${(bytes / 2 ** 20).toFixed(1)} MiB before gzip) in ${seconds.toFixed(1)} s`);
+  console.log(`ledger ${out.ledger.origin}: ${out.ledger.appended} leaves, tree size ${out.ledger.treeSize}; tile log at ${out.tiles}`);
+  console.log(`verifier key: ${out.ledger.verifierKey}`);
+  console.log('next: upload the data folder to S3 and deploy with -c importFrom=s3://BUCKET/PREFIX/ (docs/deploy.md#loading-records)');
+  return 0;
+}
+
+async function main(): Promise<number> {
+  const { values, positionals } = parseArgs({ allowPositionals: true, options: OPTIONS });
+  const keyCommandCode = await keyCommand(values);
+  if (keyCommandCode !== null) return keyCommandCode;
   if (!values.demo && positionals.length !== 1) {
     console.error(USAGE);
     return 2;
@@ -163,32 +201,7 @@ async function main(): Promise<number> {
       console.log(`checked ${checked.records} records (and ${checked.derived} derived from them): no problems; nothing was written (--dry-run)`);
       return 0;
     }
-    if (values.export !== undefined) {
-      // An export is no load into AWS: without a key it signs with the development key, endpoint or not.
-      const signer = await signerFor(values, true);
-      const tiles = values['tiles-bucket'] || values['tiles-dir'] ? tileStoreFor(values) : undefined;
-      const out = await exportRecords(source, {
-        ...problems,
-        dir: path.resolve(values.export),
-        signer,
-        tiles,
-        chunkRecords,
-        fileBytes: values['export-file-mb'] ? Number(values['export-file-mb']) * 1024 * 1024 : undefined,
-        onProgress: (done, total) => {
-          checking.done();
-          writing.update(done, total);
-        },
-      });
-      checking.done();
-      writing.done();
-      const seconds = (performance.now() - started) / 1000;
-      const bytes = out.files.reduce((n, f) => n + f.bytes, 0);
-      console.log(`exported ${out.records} records as ${out.items} items in ${out.files.length} files under ${out.dataDir} (${(bytes / 2 ** 20).toFixed(1)} MiB before gzip) in ${seconds.toFixed(1)} s`);
-      console.log(`ledger ${out.ledger.origin}: ${out.ledger.appended} leaves, tree size ${out.ledger.treeSize}; tile log at ${out.tiles}`);
-      console.log(`verifier key: ${out.ledger.verifierKey}`);
-      console.log('next: upload the data folder to S3 and deploy with -c importFrom=s3://BUCKET/PREFIX/ (docs/deploy.md#loading-records)');
-      return 0;
-    }
+    if (values.export !== undefined) return await exportCommand(source, values.export, values, problems, { checking, writing, started });
     const signer = await signerFor(values);
     const tiles = tileStoreFor(values);
     console.error(`ledger: tile log at ${tiles.location}`);

@@ -10,7 +10,7 @@ const ONE_QUERY = `
 import { DynamoDBClient, QueryCommand } from '@aws-sdk/client-dynamodb';
 let client: DynamoDBClient | undefined;
 const oneQuery = async () => {
-  client ??= new DynamoDBClient({ endpoint: process.env.DYNAMODB_ENDPOINT || undefined });
+  client ??= new DynamoDBClient({});
   const out = await client.send(new QueryCommand({
     TableName: process.env.TABLE_NAME,
     KeyConditionExpression: 'pk = :pk',

@@ -15,7 +15,7 @@ import { DEMO_PROOFS } from '../../fixtures/demo-proofs';
 import { TIMELINE_WINDOW_DEFAULT } from '../../functions/contract/timeline-window';
 import { operations } from '../../functions/contract/operations';
 import { storeClient } from '../../functions/store/client';
-import { readRecordWindow } from '../../functions/store/records';
+import { environmentRecords } from '../../functions/store/environment';
 import type { LocalService } from '../../lib/local/service';
 import { demoQuery } from '../../lib/publish/demo-values';
 import { lambdaOperations, type LambdaOperation } from '../../lib/stack/operation-functions';
@@ -123,7 +123,7 @@ async function bundlesAndColdInit(ctx: BenchContext, service: LocalService): Pro
     for (const op of ops) bundles.set(op.operationId, await bundle(op.integration.entry, path.join(dir, op.operationId), ctx.root));
 
     const storeEnv = {
-      DYNAMODB_ENDPOINT: service.storeEndpoint,
+      AWS_ENDPOINT_URL_DYNAMODB: service.storeEndpoint,
       TABLE_NAME: process.env.TABLE_NAME ?? 'records',
       AWS_ACCESS_KEY_ID: 'local',
       AWS_SECRET_ACCESS_KEY: 'local',
@@ -474,7 +474,7 @@ async function handlerLatencyWithoutStore(ctx: BenchContext): Promise<BenchRow[]
 async function startBareServer(): Promise<{ url: string; close(): Promise<void> }> {
   const server = http.createServer((req, res) => {
     const reference = decodeURIComponent(new URL(req.url ?? '/', 'http://bare').pathname.split('/').pop() ?? '');
-    readRecordWindow(reference, new Date().toISOString(), TIMELINE_WINDOW_DEFAULT).then(
+    environmentRecords().readWindow(reference, new Date().toISOString(), TIMELINE_WINDOW_DEFAULT).then(
       (window) => {
         res.writeHead(200, { 'content-type': 'application/json' });
         res.end(JSON.stringify(window));

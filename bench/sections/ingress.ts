@@ -25,6 +25,7 @@ import { verifyEvidence } from '../../functions/domain/ledger/node-crypto';
 import { parseVerificationKeys, verifyDelivery } from '../../functions/domain/ingress/signature';
 import { sequenceAll, DEFAULT_BATCH_SIZE, type SequencerRun } from '../../functions/ledger-writer/sequencer';
 import { directoryTileStore } from '../../functions/ledger-writer/tile-store';
+import { tableStores } from '../../functions/store/dynamodb';
 import { buildEvent, deliver, devSecrets, newWebhookId, senderOf, signedHeaders } from '../../lib/ingress/emit';
 import { devLedgerSigner } from '../../lib/ledger/dev-key';
 import { DEV_INGRESS_SECRETS_FILE, localClient, startLocalService, type LocalService } from '../../lib/local/service';
@@ -214,7 +215,7 @@ async function sequenceTimed(service: LocalService, table: string, batchSize: nu
   const counter = countStoreRequests(service.storeEndpoint);
   try {
     const start = process.hrtime.bigint();
-    const runs = await sequenceAll({ client, table, signer, tiles: directoryTileStore(service.tilesDir), batchSize });
+    const runs = await sequenceAll({ ...tableStores(client, table), signer, tiles: directoryTileStore(service.tilesDir), batchSize });
     const ms = elapsedMs(start);
     const sequenced = runs.reduce((n, r) => n + r.sequenced, 0);
     if (sequenced !== expected) throw new Error(`batch size ${batchSize}: ${sequenced} of ${expected} deliveries integrated (${JSON.stringify(runs.flatMap((r) => Object.values(r.reasons)).slice(0, 3))})`);

@@ -16,7 +16,7 @@ import { entriesStart, hashTileBytes, TILE_HEIGHT, TILE_WIDTH } from '#verify/no
 import { tileResources } from '../../functions/domain/ledger/tiles';
 import { runMonitor } from '#verify/node/monitor';
 import { commercialProofEvidence, publicProof, type ProofHead, type ProofWindowEntry } from '../../functions/domain/proofs';
-import type { RecordToStore } from '../../functions/store/write';
+import type { RecordToStore } from '../../functions/store/ports/records';
 import { storeClient } from '../../functions/store/client';
 import { AppendOnlyLog } from '../../functions/ledger-writer/log';
 import { consistencyProofFromTiles, tilesForConsistency } from '../../functions/domain/ledger/tile-proofs';

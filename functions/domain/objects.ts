@@ -2,21 +2,9 @@ import type { CustomerAccountOrderCard, Disposition, LivingObjectResolution, Ove
 import type { MinimalDisclosure } from '../contract/schemas/common';
 import { isLogEvidence } from '#verify/checks/evidence-format';
 import { isOrderLike, lifecycleClass } from './lifecycle';
-import type { RecordHead } from './record';
+import type { ObjectContent, ObjectHead, ObjectView } from './kinds/object';
 
-/** The public content of an object version (what is shown and what the ledger logs). */
-export interface ObjectContent {
-  reference: string;
-  objectType: string;
-  businessReference: string;
-  title: string;
-  authority: string;
-  state: string;
-  stateSince: string;
-  version: number;
-  freshnessSeconds: number;
-}
-export type ObjectHead = RecordHead<ObjectContent>;
+export type { ObjectContent, ObjectHead, ObjectView } from './kinds/object';
 
 export const OBJECT_CONTENT_FIELDS = [
   'reference',
@@ -34,12 +22,6 @@ export function pick<T extends object, K extends keyof T>(source: T, fields: rea
   const out = {} as Pick<T, K>;
   for (const field of fields) if (source[field] !== undefined) out[field] = source[field];
   return out;
-}
-
-/** The cumulative view at an entry's instant. */
-export interface ObjectView {
-  state: string;
-  lastObservedAt: string | null;
 }
 
 export interface ObjectWindowEntry {

@@ -4,58 +4,9 @@ import type { CommercialProofEvidence, CurrentSourceStatus, ProofVerificationSta
 import type { IntegrityInspection } from './evidence';
 import { isLogEvidence } from '#verify/checks/evidence-format';
 import { lifecycleClass } from './lifecycle';
-import type { RecordHead } from './record';
 
-export const COMMERCIAL_PROOF_KIND = 'COMMERCIAL_PROOF';
-
-/**
- * The public content of a commercial proof: what a response shows and what the ledger logs.
- * `source` identifies the record at the external commerce platform only by its type and the
- * digest it had when the proof was issued; never by an endpoint, an account or a credential.
- */
-export type ProofContent = {
-  reference: string;
-  proofType: string;
-  title: string;
-  issuer: string;
-  issuedAt: string;
-  /** The living object the proof is about, when there is one (e.g. the order it proves). */
-  subjectReference?: string;
-  /** Public statements the proof makes (item, dates, coverage); never personal or payment data. */
-  claims: Record<string, string | number | boolean>;
-  source: {
-    /** Public label of the source system, e.g. "External commerce platform". */
-    system: string;
-    recordType: string;
-    /** Digest of the source record when the proof was issued (sha256:<hex>). */
-    digest: string;
-  };
-  /** How long a synchronization snapshot keeps the source status fresh. */
-  freshnessSeconds: number;
-  version: number;
-};
-export type ProofHead = RecordHead<ProofContent>;
-
-/** One synchronization snapshot of the source record, as observed at the platform. */
-export interface SourceSnapshot {
-  at: string;
-  /** The source record's lifecycle state at the platform. */
-  state: string;
-  digest: string;
-}
-
-/** The cumulative view at an entry's instant. */
-export interface ProofView {
-  lastSynchronization: SourceSnapshot | null;
-  synchronizations: number;
-}
-
-export interface ProofTimelineEntry {
-  at: string;
-  type: 'PROOF_ISSUED' | 'SOURCE_SYNCHRONIZED';
-  state: string;
-  source: string;
-}
+export { COMMERCIAL_PROOF_KIND, type ProofContent, type ProofHead, type ProofTimelineEntry, type ProofView, type SourceSnapshot } from './kinds/commercial-proof';
+import type { ProofContent, ProofHead, ProofTimelineEntry, ProofView, SourceSnapshot } from './kinds/commercial-proof';
 
 export interface ProofWindowEntry {
   at: string;

@@ -3,15 +3,16 @@ import { COMMERCIAL_PROOF_KIND, commercialProofEvidence, publicProof, type Proof
 import { httpHandler } from '../http/boundary';
 import { parseReference, referenceNotFound } from '../http/params';
 import { Problem } from '../http/problem';
-import { readRecordWindow } from '../store/records';
+import { environmentRecords } from '../store/environment';
 
 const KIND_NAMES: Record<string, string> = { OBJECT: 'a living object', CREDENTIAL: 'a credential', STATUS_LIST: 'a credential status list' };
 
 export const handler = httpHandler(async (request) => {
   const reference = parseReference(request.pathParameters.reference);
   const now = new Date().toISOString();
-  const window = await readRecordWindow<ProofWindowEntry['entry'], ProofWindowEntry['view'], ProofWindowEntry['head']>(reference, now, 1);
-  if (!window.exists) throw await referenceNotFound(reference, `No record is held under reference '${reference}'.`, async (upper) => (await readRecordWindow(upper, now, 1)).exists);
+  const records = environmentRecords();
+  const window = await records.readWindow<ProofWindowEntry['entry'], ProofWindowEntry['view'], ProofWindowEntry['head']>(reference, now, 1);
+  if (!window.exists) throw await referenceNotFound(reference, `No record is held under reference '${reference}'.`, async (upper) => (await records.readWindow(upper, now, 1)).exists);
   if (window.kind !== COMMERCIAL_PROOF_KIND) {
     const what = (window.kind && KIND_NAMES[window.kind]) ?? 'another kind of record';
     throw new Problem('NOT_A_COMMERCIAL_PROOF', `Reference '${reference}' holds ${what}, not a commercial proof.`);

@@ -5,7 +5,8 @@ import { httpHandler } from '../http/boundary';
 import { checkParam } from '../http/params';
 import { Problem } from '../http/problem';
 import { StoreUnavailable } from '../store/errors';
-import { ledgerTileSk, readLedgerTiles } from '../store/ledger';
+import { environmentPublishedLedger } from '../store/environment';
+import { tileName } from '../store/ports/ledger';
 
 /**
  * GET /v1/ledger/consistency?from=&to=: PROOF(from, D[to]) of RFC 9162, from the published head
@@ -21,14 +22,14 @@ export const handler = httpHandler(async (request) => {
       parameter: 'from',
     });
   }
-  const { head, tiles } = await readLedgerTiles(tilesForConsistency(from, to));
+  const { head, tiles } = await environmentPublishedLedger().headWithTiles(tilesForConsistency(from, to));
   const size = head?.treeSize ?? 0;
   if (to > size) {
     throw new Problem('INVALID_PARAMETER', `Parameter 'to' is invalid: the log holds ${size} entries, so no tree of size ${to} exists yet.`, { parameter: 'to' });
   }
   let proof: Buffer[];
   try {
-    proof = consistencyProofFromTiles(from, to, (level, index) => tiles.get(ledgerTileSk(level, index)));
+    proof = consistencyProofFromTiles(from, to, (level, index) => tiles.get(tileName({ level, index })));
   } catch (error) {
     // The head says these entries are published; a tile that is missing or short is a replica that has not caught up.
     if (error instanceof MissingTileError) throw new StoreUnavailable(error.message);

@@ -5,7 +5,7 @@ import { getStatusListParams } from '../generated/params';
 import { checkParam } from '../http/params';
 import { Problem } from '../http/problem';
 import { canonicalInstant } from '../store/layout';
-import { readRecordWindow } from '../store/records';
+import { environmentRecords } from '../store/environment';
 
 /**
  * Bitstring Status List v1.0, 3.5: a failed retrieval reported as problem details carries this
@@ -23,7 +23,7 @@ export const handler = httpHandler(async (request) => {
       throw new Problem('INVALID_PARAMETER', `Parameter 'timestamp' is later than the service clock (${now}); the list's future is not known.`, { parameter: 'timestamp', type: STATUS_RETRIEVAL_ERROR });
     }
   }
-  const window = await readRecordWindow<StatusListWindowEntry['entry'], StatusListWindowEntry['view'], StatusListWindowEntry['head']>(statusListReference(listId), at, 1);
+  const window = await environmentRecords().readWindow<StatusListWindowEntry['entry'], StatusListWindowEntry['view'], StatusListWindowEntry['head']>(statusListReference(listId), at, 1);
   if (!window.exists || window.kind !== STATUS_LIST_KIND) {
     throw new Problem('NOT_FOUND', `No status list is published under '${listId}'.`, { type: STATUS_RETRIEVAL_ERROR });
   }

@@ -6,7 +6,7 @@ import { httpHandler } from '../http/boundary';
 import { checkParam, parseReference, referenceNotFound } from '../http/params';
 import { Problem } from '../http/problem';
 import { canonicalInstant } from '../store/layout';
-import { readRecordWindow } from '../store/records';
+import { environmentRecords } from '../store/environment';
 
 /** The evaluation instant: asOf when given (never later than the service clock), else now. */
 function evaluationFor(asOf: string | undefined, now: string): Evaluation {
@@ -21,9 +21,10 @@ export const handler = httpHandler(async (request) => {
   const evaluation = evaluationFor(request.query.asOf, new Date().toISOString());
   const limit = request.query.limit === undefined ? TIMELINE_WINDOW_DEFAULT : checkParam(resolveObjectParams.limit, 'limit', request.query.limit);
 
-  const window = await readRecordWindow<ObjectWindowEntry['entry'], ObjectWindowEntry['view'], ObjectWindowEntry['head']>(reference, evaluation.at, limit);
+  const records = environmentRecords();
+  const window = await records.readWindow<ObjectWindowEntry['entry'], ObjectWindowEntry['view'], ObjectWindowEntry['head']>(reference, evaluation.at, limit);
   if (!window.exists || window.kind !== 'OBJECT') {
-    throw await referenceNotFound(reference, `No living object is held under reference '${reference}'.`, async (upper) => (await readRecordWindow(upper, evaluation.at, 1)).kind === 'OBJECT');
+    throw await referenceNotFound(reference, `No living object is held under reference '${reference}'.`, async (upper) => (await records.readWindow(upper, evaluation.at, 1)).kind === 'OBJECT');
   }
   const entries = window.entries as ObjectWindowEntry[];
   const body = resolveObject({

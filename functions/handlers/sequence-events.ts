@@ -10,8 +10,10 @@ import { kmsCheckpointSigner } from '../ledger-writer/kms-signer';
 import { oldestPendingAge, PENDING_AGE_METRIC } from '../ledger-writer/pending-age';
 import { sequencePending } from '../ledger-writer/sequencer';
 import type { CheckpointSigner } from '../ledger-writer/signer';
-import { bucketTileStore } from '../ledger-writer/tile-store';
-import { LedgerLockedError } from '../store/ledger';
+import { bucketTileStore, type TileStore } from '../ledger-writer/tile-store';
+import { tableStores, type TableStores } from '../store/dynamodb';
+import { waitingKeysOfStream } from '../store/dynamodb/pending';
+import { LedgerLockedError } from '../store/errors';
 
 /**
  * The sequencer Lambda (docs/ingress.md#the-sequencer-on-aws): woken by the table's stream when a
@@ -34,9 +36,9 @@ const metrics = new Metrics({ namespace: PENDING_AGE_METRIC.namespace, serviceNa
 /** A batch must be able to finish inside the invocation: none is started with less time left. */
 const TIME_FOR_A_BATCH_MS = 20_000;
 
-/** A DynamoDB stream batch (new pending deliveries) or a scheduled event (no records). */
+/** A DynamoDB stream batch (new waiting events) or a scheduled event (no records). */
 export interface SequencerEvent {
-  Records?: Array<{ eventName?: string; dynamodb?: { Keys?: { pk?: { S?: string } } } }>;
+  Records?: Parameters<typeof waitingKeysOfStream>[0];
   source?: string;
 }
 
@@ -49,8 +51,19 @@ export interface SequencerSummary {
   treeSize: number | null;
 }
 
+/** What a run integrates with: the table's stores (records, events, the ledger's head, leaves and journal), its tile log and its key. */
+export interface SequencerEnvironment {
+  /** The table's name: the dimension of the pending-age metric. */
+  table: string;
+  stores: Pick<TableStores, 'records' | 'pending' | 'ledger'>;
+  tiles: TileStore;
+  /** The checkpoint key (asked for at most once a run; a key that cannot be read fails the run). */
+  signer: () => Promise<CheckpointSigner>;
+}
+
 let signer: Promise<CheckpointSigner> | undefined;
-let clients: { dynamodb: DynamoDBClient; s3: S3Client } | undefined;
+/** The execution environment's clients and stores, made once: its table (the records, the events, the ledger's head) and its tile log. */
+let made: { stores: TableStores; tiles: TileStore } | undefined;
 
 function setting(name: string): string {
   const value = process.env[name];
@@ -58,28 +71,40 @@ function setting(name: string): string {
   return value;
 }
 
-async function sequence(event: SequencerEvent, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<SequencerSummary> {
-  // Every setting is read before anything is asked of AWS: a missing one fails the run at once, naming it.
+/** The environment as the stack sets it: every setting read before anything is asked of AWS, so a missing one fails the run at once, naming it. */
+function environmentFromSettings(): SequencerEnvironment {
   const table = setting('TABLE_NAME');
   const keyId = setting('LEDGER_KMS_KEY_ARN');
   const origin = setting('LEDGER_ORIGIN');
   const bucket = setting('LEDGER_TILES_BUCKET');
-  // The key is asked for its public half once per execution environment; a failure is asked again next time.
-  signer ??= kmsCheckpointSigner({ keyId, origin }).catch((error: unknown) => {
-    signer = undefined;
-    throw error;
-  });
   // Writes are batches of items with proofs: more patient than the read path's client.
-  clients ??= { dynamodb: new DynamoDBClient({ maxAttempts: 4 }), s3: new S3Client({}) };
-  const tiles = bucketTileStore(clients.s3, bucket, process.env.LEDGER_TILES_PREFIX ?? 'ledger/');
-  const waiting = (event.Records ?? []).flatMap((r) => (r.eventName === 'INSERT' && r.dynamodb?.Keys?.pk?.S ? [r.dynamodb.Keys.pk.S] : []));
+  made ??= { stores: tableStores(new DynamoDBClient({ maxAttempts: 4 }), table), tiles: bucketTileStore(new S3Client({}), bucket, process.env.LEDGER_TILES_PREFIX ?? 'ledger/') };
+  return {
+    table,
+    ...made,
+    // The key is asked for its public half once per execution environment; a failure is asked again next time.
+    signer: () =>
+      (signer ??= kmsCheckpointSigner({ keyId, origin }).catch((error: unknown) => {
+        signer = undefined;
+        throw error;
+      })),
+  };
+}
+
+/**
+ * One run: what waits is integrated, batch after batch, while the invocation has time for another
+ * (the stream's keys first), and the age of what still waits is published whatever the outcome.
+ */
+export async function runSequencer(environment: SequencerEnvironment, event: SequencerEvent, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<SequencerSummary> {
+  const { stores, tiles } = environment;
+  const waiting = waitingKeysOfStream(event.Records ?? []);
   const summary: SequencerSummary = { batches: 0, deliveries: 0, sequenced: 0, setAside: 0, appended: 0, treeSize: null };
   let nothingWaits = false;
   try {
     // Awaited here, whether or not a batch runs: a key that cannot be read is logged as this run's failure.
-    const checkpointSigner = await signer;
+    const checkpointSigner = await environment.signer();
     while (!context || context.getRemainingTimeInMillis() > TIME_FOR_A_BATCH_MS) {
-      const run = await sequencePending({ client: clients.dynamodb, table, signer: checkpointSigner, tiles, waiting: summary.batches === 0 ? waiting : [] });
+      const run = await sequencePending({ ...stores, signer: checkpointSigner, tiles, waiting: summary.batches === 0 ? waiting : [] });
       if (!run) {
         nothingWaits = true;
         break;
@@ -95,27 +120,29 @@ async function sequence(event: SequencerEvent, context?: Pick<Context, 'getRemai
     }
   } catch (error) {
     if (error instanceof LedgerLockedError) {
-      // A load holds the ledger: the deliveries stay pending, and the next run (at most a minute away) takes them.
+      // A load holds the ledger: the events stay pending, and the next run (at most a minute away) takes them.
       logger.info('ledger held by another writer; deliveries stay pending', { since: error.since, until: error.until });
       return summary;
     }
     logger.error('sequencer run failed; deliveries stay pending', { error: error as Error, ...summary });
     throw error;
   } finally {
-    await publishPendingAge(table, nothingWaits);
+    await publishPendingAge(environment.table, stores, nothingWaits);
   }
   logger.info('sequenced', { ...summary, trigger: event.Records ? 'stream' : 'schedule' });
   return summary;
 }
+
+const sequence = (event: SequencerEvent, context?: Pick<Context, 'getRemainingTimeInMillis'>) => runSequencer(environmentFromSettings(), event, context);
 
 /**
  * The age of the oldest delivery still waiting, as the metric the stuck-sequencer alarm reads,
  * whatever the run's outcome. Never fails the run: a figure that cannot be measured is not
  * published (five minutes without a figure raise the alarm too).
  */
-async function publishPendingAge(table: string, nothingWaits: boolean): Promise<void> {
+async function publishPendingAge(table: string, stores: SequencerEnvironment['stores'], nothingWaits: boolean): Promise<void> {
   try {
-    const age = await oldestPendingAge({ client: clients!.dynamodb, table, nothingWaits });
+    const age = await oldestPendingAge({ pending: stores.pending, nothingWaits });
     metrics.addDimension(PENDING_AGE_METRIC.tableDimension, table);
     metrics.addMetric(PENDING_AGE_METRIC.name, MetricUnit.Seconds, age);
     metrics.publishStoredMetrics();

@@ -8,7 +8,7 @@ import { resolveObject, type ObjectWindowEntry } from '../domain/objects';
 import { COMMERCIAL_PROOF_KIND, commercialProofEvidence, publicProof, type ProofTimelineEntry, type ProofWindowEntry } from '../domain/proofs';
 import type { DeviceCheckInput } from '../pages/device-check';
 import { integrityKind, type IntegrityKind, type ResolutionView } from '../pages/presentation';
-import { readRecordWindow } from '../store/records';
+import { environmentRecords } from '../store/environment';
 
 export type PageRead =
   | { found: false }
@@ -24,7 +24,7 @@ export type PageRead =
  * shown exactly as logged, its evidence, and the verifier keys the service publishes.
  */
 export async function readRecordForPage(reference: string, baseUrl: string, timelineWindow: number, now = new Date().toISOString()): Promise<PageRead> {
-  const window = await readRecordWindow<unknown, unknown, unknown>(reference, now, timelineWindow);
+  const window = await environmentRecords().readWindow<unknown, unknown, unknown>(reference, now, timelineWindow);
   if (!window.exists) return { found: false };
   const keys = trustedLedgerKeys();
   if (window.kind === 'OBJECT') {

@@ -4,7 +4,7 @@ import { verifyCredential } from '../domain/credentials/verification';
 import { httpHandler } from '../http/boundary';
 import { verifyCredentialParams } from '../generated/params';
 import { checkParam, referenceNotFound } from '../http/params';
-import { readRecordWindow } from '../store/records';
+import { environmentRecords } from '../store/environment';
 
 /**
  * GATED_BY_PERSISTENCE: without a configured store, or when it does not answer, the read throws
@@ -14,10 +14,11 @@ export const handler = httpHandler(async (request) => {
   const credentialId = checkParam(verifyCredentialParams.claimId, 'claimId', request.pathParameters.claimId, 'INVALID_CLAIM_ID');
   const evaluatedAt = new Date().toISOString();
   // The newest entry carries the cumulative view (status, last confirmation): one entry is enough.
-  const window = await readRecordWindow<CredentialWindowEntry['entry'], CredentialWindowEntry['view'], CredentialWindowEntry['head']>(credentialId, evaluatedAt, 1);
+  const records = environmentRecords();
+  const window = await records.readWindow<CredentialWindowEntry['entry'], CredentialWindowEntry['view'], CredentialWindowEntry['head']>(credentialId, evaluatedAt, 1);
   const newest = window.entries[0] as CredentialWindowEntry | undefined;
   if (!window.exists || window.kind !== CREDENTIAL_KIND || !newest) {
-    throw await referenceNotFound(credentialId, `No credential is held under '${credentialId}'.`, async (upper) => (await readRecordWindow(upper, evaluatedAt, 1)).kind === CREDENTIAL_KIND);
+    throw await referenceNotFound(credentialId, `No credential is held under '${credentialId}'.`, async (upper) => (await records.readWindow(upper, evaluatedAt, 1)).kind === CREDENTIAL_KIND);
   }
   const body = verifyCredential({ newest, evaluatedAt, integrity: assessIntegrity(newest.head, newest.headText), baseUrl: request.baseUrl });
   return { status: 200, body };

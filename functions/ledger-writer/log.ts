@@ -6,7 +6,7 @@ import { checkpointText, parseCheckpointText } from '#verify/checks/checkpoint';
 import { encodeBase64 } from '#verify/checks/encoding';
 import { EVIDENCE_FORMAT, type LogEvidence } from '#verify/checks/evidence-format';
 import { parseVerifierKey, verifyNote } from '../domain/ledger/node-crypto';
-import type { LeafToStore } from '../store/ledger';
+import type { LeafToStore } from '../store/ports/ledger';
 import { MerkleTree } from '#verify/node/merkle-tree';
 import type { CheckpointSigner, LedgerSigner } from './signer';
 

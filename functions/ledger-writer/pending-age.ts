@@ -1,5 +1,4 @@
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { oldestWaitingSince } from '../store/pending';
+import type { PendingStore } from '../store/ports/pending';
 
 /**
  * The metric the sequencer publishes after every run (CloudWatch embedded metric format), and the
@@ -29,12 +28,11 @@ export function pendingAgeSeconds(oldestReceivedAt: string | null, now: Date): n
 }
 
 export interface PendingAgeOptions {
-  client: DynamoDBClient;
-  table: string;
+  pending: PendingStore;
   /**
    * The run just found nothing waiting (its last listing of the index was empty): the age is 0
    * without asking again. Otherwise (a batch failed, the lease was held, time ran out) the index
-   * is asked for its oldest entry, one key-only item.
+   * is asked for the oldest waiting event (the table: one key-only index entry).
    */
   nothingWaits: boolean;
   now?: () => Date;
@@ -43,6 +41,6 @@ export interface PendingAgeOptions {
 /** The age, in seconds, of the oldest delivery still waiting for the sequencer after a run. */
 export async function oldestPendingAge(options: PendingAgeOptions): Promise<number> {
   if (options.nothingWaits) return 0;
-  const since = await oldestWaitingSince(options.client, options.table);
+  const since = await options.pending.oldestWaitingSince();
   return pendingAgeSeconds(since, (options.now ?? (() => new Date()))());
 }

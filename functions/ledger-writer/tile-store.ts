@@ -4,9 +4,18 @@ import { GetObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/clie
 import { logResourceHeaders, type LogResource } from '../domain/ledger/tiles';
 
 /**
- * Where the ledger's tile log is written: a folder on this machine, or the catalogue bucket under
- * the log's key prefix. Thin adapters: what to write comes from tileResources (pure), with the
- * headers of logResourceHeaders, so both serve the same bytes with the same headers.
+ * Where the ledger's public tile log is written (docs/ledger.md#storage-ports): the catalogue
+ * bucket under the log's key prefix, a folder on this machine, or memory (tests). Thin adapters:
+ * what to write comes from tileResources (pure), with the headers of logResourceHeaders, so all
+ * serve the same bytes with the same headers.
+ *
+ * Guarantees every implementation keeps (test/integration/store-ports.test.ts):
+ *  - write resolves once the resource is durable and readable by anyone (read-after-write), with
+ *    its Content-Type and Cache-Control; a resource is replaced whole, never seen half-written.
+ *  - read returns the bytes last written at the path, or null when none were.
+ *  - Writes to different paths may run concurrently; the writer orders what must be ordered (the
+ *    mutable `checkpoint` after everything it names: writeLogResources). A store that does not
+ *    answer throws.
  */
 export interface TileStore {
   /** Where, for messages. */
@@ -14,6 +23,22 @@ export interface TileStore {
   /** A resource's bytes (path relative to the log prefix), or null when absent. */
   read(logPath: string): Promise<Buffer | null>;
   write(resource: LogResource): Promise<void>;
+}
+
+/** The log in this process's memory: what a test reads back, with the headers each resource is served with. */
+export function memoryTileStore(): TileStore & { resources: Map<string, { bytes: Buffer; contentType: string; cacheControl: string }> } {
+  const resources = new Map<string, { bytes: Buffer; contentType: string; cacheControl: string }>();
+  return {
+    location: 'memory',
+    resources,
+    async read(logPath) {
+      const found = resources.get(logPath);
+      return found ? Buffer.from(found.bytes) : null;
+    },
+    async write(resource) {
+      resources.set(resource.path, { bytes: Buffer.from(resource.bytes), ...logResourceHeaders(resource.path) });
+    },
+  };
 }
 
 /** Writes resources in order, a few at a time, but the mutable `checkpoint` only after everything before it. */

@@ -21,10 +21,13 @@ export const STORE_TIMEOUTS = {
 
 let shared: DynamoDBClient | undefined;
 
-/** One client per execution environment, created on first use (not at cold start). */
+/**
+ * One client per execution environment, created on first use (not at cold start). Region,
+ * credentials and endpoint are the SDK's own settings: outside AWS, AWS_ENDPOINT_URL_DYNAMODB
+ * points it at a local store (the one way the service is pointed anywhere else).
+ */
 export function storeClient(): DynamoDBClient {
   shared ??= new DynamoDBClient({
-    endpoint: process.env.DYNAMODB_ENDPOINT || undefined,
     maxAttempts: STORE_TIMEOUTS.maxAttempts,
     requestHandler: {
       connectionTimeout: STORE_TIMEOUTS.connectionTimeout,

@@ -20,3 +20,28 @@ export class StoreNotConfigured extends Error {
     this.name = 'StoreNotConfigured';
   }
 }
+
+/** Another writer (a load or the sequencer) holds the ledger's single-writer lease. */
+export class LedgerLockedError extends Error {
+  override name = 'LedgerLockedError';
+  constructor(
+    readonly since: string,
+    readonly until: string | null,
+    /** The lease holder's lock id (a load names its host and process in it: lib/loader/lease.ts). */
+    readonly holder: string | null = null,
+  ) {
+    super(
+      `another writer (a load or the sequencer) holds the ledger since ${since}` +
+        (until ? `, its lease ends ${until}` : ', with no end to its lease') +
+        '; if none is running, one stopped part-way: wait for its lease to end, or run the load again with --unlock-ledger',
+    );
+  }
+}
+
+/** A writer's lease on the ledger ran out and another writer took it: what it prepared is not published. */
+export class LeaseLostError extends Error {
+  override name = 'LeaseLostError';
+  constructor(readonly lockId: string) {
+    super(`the ledger lease ${lockId} was lost before the batch was published: another writer took it over; nothing was published`);
+  }
+}

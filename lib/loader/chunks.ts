@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { RecordToStore } from '../../functions/store/write';
-import { CREDENTIAL_KIND } from '../../functions/domain/credentials/model';
-import { placeCredential, statusListsOfGroup } from './kinds/credential';
-import { checkRecord, expandRecord } from './check';
+import type { RecordToStore } from '../../functions/store/ports/records';
+import { isMember, listRecordsOfGroup, placeMember } from './lists';
+import { checkRecord } from './check';
 import { describeProblem } from './problems';
 import type { LoadScratch } from './scratch';
 import type { RecordSource } from './source';
@@ -10,7 +9,7 @@ import type { RecordSource } from './source';
 /** A record as the second pass writes it, with the digest of exactly what is written. */
 export interface RecordToLoad {
   record: RecordToStore;
-  /** write.ts loadedGenesisItem: a load run again leaves a record alone whose stored digest is this one. */
+  /** Written on its genesis (GenesisToWrite.loadDigest): a load run again leaves a record alone whose stored digest is this one. */
   digest: string;
 }
 
@@ -37,7 +36,7 @@ class SourceChangedError extends Error {
 
 /**
  * The second pass: the checked file read again, record by record, expanded into what is stored
- * (credentials placed in their status lists from the positions the first pass kept), then the
+ * (list members placed in their status lists from the positions the first pass kept), then the
  * status list records derived from them, in chunks of at most `limits`. A record that no longer
  * passes its checks means the file changed since the first pass: the load stops there.
  */
@@ -51,10 +50,10 @@ export async function* recordChunks(
   let chunk: RecordToStore[] = [];
   let entries = 0;
   const ready = async (): Promise<RecordToLoad[]> => {
-    const credentials = chunk.filter((r) => r.kind === CREDENTIAL_KIND);
-    if (credentials.length > 0) {
-      const positions = await scratch.positions(credentials.map((r) => r.reference));
-      for (const record of credentials) placeCredential(record, positions.get(record.reference));
+    const members = chunk.filter(isMember);
+    if (members.length > 0) {
+      const positions = await scratch.positions(members.map((r) => r.reference));
+      for (const record of members) placeMember(record, positions.get(record.reference));
     }
     const out = chunk.map((record) => ({ record, digest: loadDigest(record) }));
     chunk = [];
@@ -73,10 +72,10 @@ export async function* recordChunks(
     if (limits.expectedRecords !== undefined && raw.index >= limits.expectedRecords) throw changed(`it holds more than the ${limits.expectedRecords} records checked`);
     const checked = checkRecord(raw);
     if (checked.problems) throw changed(describeProblem(checked.problems[0]));
-    if (add(expandRecord(checked.record))) yield await ready();
+    if (add(checked.record.record)) yield await ready();
   }
-  for await (const { group, members } of scratch.credentialGroups()) {
-    for (const record of statusListsOfGroup(group, members).records) if (add(record)) yield await ready();
+  for await (const { group, members } of scratch.memberGroups()) {
+    for (const record of listRecordsOfGroup(group, members).records) if (add(record)) yield await ready();
   }
   if (chunk.length > 0) yield await ready();
 }

@@ -1,5 +1,5 @@
-import type { RecordToStore } from '../../functions/store/write';
-import { deriveStatusLists } from './kinds/credential';
+import type { RecordToStore } from '../../functions/store/ports/records';
+import { deriveStatusLists } from './lists';
 import { InvalidRecordsError, type RecordProblem } from './problems';
 
 /**

@@ -1,5 +1,5 @@
 import type { LedgerEvidence } from '../../functions/domain/record';
-import type { RecordToStore } from '../../functions/store/write';
+import type { RecordToStore } from '../../functions/store/ports/records';
 import type { AppendOnlyLog } from '../../functions/ledger-writer/log';
 import { canonicalBytes } from '#verify/checks/canonical';
 import { leafHash } from '#verify/node/hashing';

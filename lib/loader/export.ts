@@ -1,11 +1,12 @@
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { AppendOnlyLog } from '../../functions/ledger-writer/log';
-import { previousBundleEntries } from '../../functions/ledger-writer/table-ledger';
+import { previousBundleEntries } from '../../functions/ledger-writer/held-ledger';
 import { directoryTileStore, writeLogResources, type TileStore } from '../../functions/ledger-writer/tile-store';
 import type { CheckpointSigner } from '../../functions/ledger-writer/signer';
-import { ledgerCheckpointItem, ledgerHeadItem, ledgerLeafItems, ledgerTileItems, type HashTileToStore } from '../../functions/store/ledger';
-import { loadedGenesisItem, PENDING_INDEX, recordEntryItems, tableMetaItem, TABLE_KEYS } from '../../functions/store/write';
+import type { HashTileToStore } from '../../functions/store/ports/ledger';
+import { IMPORT_FILE_BYTES, type ImportFile } from '../../functions/store/dynamodb/import-files';
+import { TABLE_IMPORT, TableImage } from '../../functions/store/dynamodb/table-image';
 import { partialHashTiles } from '../../functions/domain/ledger/tiles';
 import { TILE_WIDTH } from '#verify/node/tlog-tiles';
 import { HASH_SIZE } from '#verify/checks/merkle';
@@ -14,7 +15,6 @@ import { attachSealedLedgerEvidence, type LedgerAttachment } from './evidence';
 import { recordChunks } from './chunks';
 import { checkOrThrow } from './check';
 import type { LoadOptions } from './load';
-import { ImportFileWriter, IMPORT_FILE_BYTES, type ImportFile } from './import-files';
 import { LoadScratch } from './scratch';
 import type { RecordSource } from './source';
 
@@ -42,7 +42,7 @@ const EXPORT_MANIFEST_FORMAT = 'svc.table-export.v1';
 
 /**
  * The records of `source` as a new table's complete content, in DynamoDB's import format
- * (import-files.ts) instead of writes to a table: for DynamoDB's own bulk import (ImportTable,
+ * (functions/store/dynamodb/table-image.ts) instead of writes to a table: for DynamoDB's own bulk import (ImportTable,
  * or the stack's `importFrom`), which writes tens of millions of items without consuming the
  * table's write capacity. The same two passes and the same batches as a load into an empty table
  * (so the same leaves, checkpoints and evidence), with the log held as its right edge between
@@ -60,7 +60,7 @@ export async function exportRecords(source: RecordSource, options: ExportOptions
     const checked = await checkOrThrow(source, scratch, options);
     const total = checked.records + checked.derived;
     const signer: CheckpointSigner = options.signer ?? (await devLedgerSigner()).signer;
-    const writer = new ImportFileWriter(dataDir, options.fileBytes ?? IMPORT_FILE_BYTES);
+    const image = new TableImage(dataDir, options.fileBytes ?? IMPORT_FILE_BYTES);
     // The log between batches: its size, signed checkpoint, and the rightmost hash tile of each level.
     let size = 0;
     let checkpoint: string | null = null;
@@ -72,12 +72,7 @@ export async function exportRecords(source: RecordSource, options: ExportOptions
     };
     const attachment: LedgerAttachment = { logged: 0, appended: 0, alteredAfterLogging: [] };
     let done = 0;
-    let items = 0;
     options.onProgress?.(0, total);
-    const write = async (batch: Parameters<ImportFileWriter['write']>[0]) => {
-      await writer.write(batch);
-      items += batch.length;
-    };
     for await (const chunk of recordChunks(source, scratch, { records: options.chunkRecords, expectedRecords: checked.records })) {
       const log: AppendOnlyLog = size === 0 ? new AppendOnlyLog(signer) : AppendOnlyLog.fromRightEdge(signer, size, edgeHashes, checkpoint);
       const previous = await previousBundleEntries(log, tiles);
@@ -88,26 +83,22 @@ export async function exportRecords(source: RecordSource, options: ExportOptions
       attachment.alteredAfterLogging.push(...logged.alteredAfterLogging);
       if (log.hasUnpublished) {
         const note: string = await log.seal();
-        await write(ledgerLeafItems(log.newLeaves));
-        for (const tile of log.grownHashTiles) {
-          if (tile.hashes.length === TILE_WIDTH * HASH_SIZE) await write(ledgerTileItems([tile]));
-          edge.set(tile.level, tile);
-        }
-        await write([ledgerCheckpointItem({ treeSize: log.size, checkpoint: note, at: new Date().toISOString() })]);
+        const grown = log.grownHashTiles;
+        for (const tile of grown) edge.set(tile.level, tile);
+        await image.addLog(log.newLeaves, grown.filter((tile) => tile.hashes.length === TILE_WIDTH * HASH_SIZE), { treeSize: log.size, checkpoint: note, at: new Date().toISOString() });
         await writeLogResources(tiles, log.tileResources(previous));
         log.markPublished(note);
         size = log.size;
         checkpoint = note;
       }
-      await write(records.flatMap(recordEntryItems));
-      await write(chunk.map((c) => loadedGenesisItem(c.record, c.digest)));
+      await image.addRecords(chunk);
       done += chunk.length;
       options.onProgress?.(done, total);
     }
     if (!checkpoint) throw new Error('nothing to export: the file logs no record version');
-    await write([...edge.values()].filter((tile) => tile.hashes.length < TILE_WIDTH * HASH_SIZE).map((tile) => ledgerTileItems([tile])[0]));
-    await write([ledgerHeadItem({ origin: signer.name, treeSize: size, checkpoint, at: new Date().toISOString() }), tableMetaItem()]);
-    const files = await writer.close();
+    const partial = [...edge.values()].filter((tile) => tile.hashes.length < TILE_WIDTH * HASH_SIZE);
+    const files = await image.finish(partial, { origin: signer.name, treeSize: size, checkpoint, at: new Date().toISOString() });
+    const items = image.items;
     const summary: ExportSummary = {
       records: total,
       items,
@@ -122,7 +113,7 @@ export async function exportRecords(source: RecordSource, options: ExportOptions
       `${JSON.stringify(
         {
           format: EXPORT_MANIFEST_FORMAT,
-          import: { inputFormat: 'DYNAMODB_JSON', inputCompressionType: 'GZIP', keySchema: TABLE_KEYS, globalSecondaryIndex: PENDING_INDEX, folder: 'data/' },
+          import: TABLE_IMPORT,
           records: summary.records,
           items,
           files,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
-import { LedgerLockedError } from '../../functions/store/ledger';
+import { LedgerLockedError } from '../../functions/store/errors';
 
 /**
  * A load's lock id names its host and process (`load/<host>/<pid>/<uuid>`), so a load run again

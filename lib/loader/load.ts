@@ -1,7 +1,8 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { ensureTable, forEachConcurrently, loadedGenesisItem, recordEntryItems, tableMetaItem, type RecordToStore } from '../../functions/store/write';
-import { readLoadStates, readWholeRecord } from '../../functions/store/records';
-import { forEachLedgerLeaf, readLedgerHeadOf } from '../../functions/store/ledger';
+import { tableStores } from '../../functions/store/dynamodb';
+import { ensureTable } from '../../functions/store/write';
+import type { LedgerStores } from '../../functions/store/ports/ledger';
+import type { RecordChange, RecordStore, RecordToStore } from '../../functions/store/ports/records';
 import { runLedgerBatch } from '../../functions/ledger-writer/batch';
 import { checkSignedTree, type AppendOnlyLog } from '../../functions/ledger-writer/log';
 import { CompactRange } from '#verify/node/merkle-tree';
@@ -9,9 +10,9 @@ import type { LedgerEvidence } from '../../functions/domain/record';
 import { devLedgerSigner } from '../ledger/dev-key';
 import type { CheckpointSigner } from '../../functions/ledger-writer/signer';
 import type { TileStore } from '../../functions/ledger-writer/tile-store';
-import type { LedgerPublication } from '../../functions/ledger-writer/table-ledger';
+import type { LedgerPublication } from '../../functions/ledger-writer/held-ledger';
 import { attachSealedLedgerEvidence, type LedgerAttachment } from './evidence';
-import { checkOrThrow, checkRecord, expandRecord, type CheckOutcome, type CheckProgress } from './check';
+import { checkOrThrow, checkRecord, type CheckOutcome, type CheckProgress } from './check';
 import { recordChunks, type RecordToLoad } from './chunks';
 import { loadLockId, withLedgerLease } from './lease';
 import { LoadScratch } from './scratch';
@@ -45,15 +46,24 @@ export function validateRecords(document: unknown): RecordToStore[] {
       return;
     }
     seen.add(checked.record.reference);
-    out.push(expandRecord(checked.record));
+    out.push(checked.record.record);
   });
   if (problems.length > 0) throw new InvalidRecordsError(problems);
   return out;
 }
 
+/** Where a load writes: the records and the log's head, leaves and journal (the storage ports). */
+export interface LoaderStores {
+  records: RecordStore;
+  ledger: LedgerStores;
+}
+
 export interface LoadOptions {
-  client: DynamoDBClient;
-  table: string;
+  /** A DynamoDB table, through this client (the usual case: a local store, or AWS); or... */
+  client?: DynamoDBClient;
+  table?: string;
+  /** ...any stores (the in-memory ones in tests). */
+  stores?: LoaderStores;
   /** Create the table when missing (local stores). */
   createTable?: boolean;
   /** Records written (or found already as the file describes them) so far, of all records: at the start and after each batch. */
@@ -91,8 +101,6 @@ export interface LoadSummary {
 
 /** Records per second are only as good as the store's answers: writes in flight at once. */
 const WRITE_CONCURRENCY = 8;
-/** Stored records read at once when a batch looks up the evidence already issued for them. */
-const READ_CONCURRENCY = 8;
 /** A lease another writer holds is waited for when it ends within this long (docs/ledger.md#how-the-loader-appends). */
 const LEASE_PATIENCE_MS = 120_000;
 
@@ -112,9 +120,10 @@ export async function loadRecords(source: RecordSource, options: LoadOptions): P
     const checked = await checkOrThrow(source, scratch, options);
     const total = checked.records + checked.derived;
     const summary: LoadSummary = { records: 0, unchanged: 0, keptChangedByEvents: [], items: 0, ledger: null };
-    if (options.createTable) await ensureTable(options.client, options.table);
+    if (options.createTable && options.client) await ensureTable(options.client, options.table!);
+    const stores = options.stores ?? tableStores(options.client!, options.table!);
     const signer = options.signer ?? (await devLedgerSigner()).signer;
-    const audited = await auditStoredLog(options, signer);
+    const audited = await auditStoredLog(stores.ledger, signer, options.onLedgerProgress);
     const lockId = loadLockId();
     let publication: LedgerPublication | null = audited;
     const attachment: LedgerAttachment = { logged: 0, appended: 0, alteredAfterLogging: [] };
@@ -127,8 +136,8 @@ export async function loadRecords(source: RecordSource, options: LoadOptions): P
         ({ replacingLock }) =>
           runLedgerBatch(
             {
-              client: options.client,
-              table: options.table,
+              ledger: stores.ledger,
+              records: stores.records,
               signer,
               tiles: options.tiles,
               unlock,
@@ -137,7 +146,7 @@ export async function loadRecords(source: RecordSource, options: LoadOptions): P
               journal: 'when-appending',
               recordsConcurrency: WRITE_CONCURRENCY,
             },
-            (log) => prepareChunk(options, chunk, log, first),
+            (log) => prepareChunk(stores.records, chunk, log, first),
           ),
         { waitMs: LEASE_PATIENCE_MS, onWait: options.onLeaseMessage },
       );
@@ -183,13 +192,13 @@ export async function loadDocument(document: unknown, options: LoadOptions): Pro
  * this signing key. A table whose leaves were altered, or a key of another log, stops the load
  * before it writes. Returns the published head (null: nothing was ever logged).
  */
-async function auditStoredLog(options: LoadOptions, signer: CheckpointSigner): Promise<LedgerPublication | null> {
-  const head = await readLedgerHeadOf(options.client, options.table);
+async function auditStoredLog(ledger: LedgerStores, signer: CheckpointSigner, onProgress: LoadOptions['onLedgerProgress']): Promise<LedgerPublication | null> {
+  const head = await ledger.lock.read();
   if (!head || head.treeSize === 0) return null;
   if (head.origin && head.origin !== signer.name) throw new Error(`the table's log is ${head.origin}, but the signing key is for ${signer.name}`);
   const range = new CompactRange();
-  options.onLedgerProgress?.('checking the log', 0, head.treeSize);
-  await forEachLedgerLeaf(options.client, options.table, head.treeSize, (leaf) => range.append(leaf), (read, total) => options.onLedgerProgress?.('checking the log', read, total));
+  onProgress?.('checking the log', 0, head.treeSize);
+  await ledger.leaves.forEachLeaf(head.treeSize, (leaf) => range.append(leaf), (read, total) => onProgress?.('checking the log', read, total));
   checkSignedTree(signer, range, head.checkpoint);
   return { origin: signer.name, treeSize: head.treeSize, appended: 0, checkpoint: head.checkpoint!, verifierKey: signer.verifierKey };
 }
@@ -209,9 +218,8 @@ interface ChunkResult {
  * their content keep it) and written, their genesis items last, so a genesis with the digest
  * means every entry before it is written.
  */
-async function prepareChunk(options: LoadOptions, chunk: RecordToLoad[], log: AppendOnlyLog, first: boolean) {
-  const { client, table } = options;
-  const states = await readLoadStates(client, table, chunk.map((c) => c.record.reference));
+async function prepareChunk(records: RecordStore, chunk: RecordToLoad[], log: AppendOnlyLog, first: boolean) {
+  const states = await records.readGeneses(chunk.map((c) => c.record.reference));
   const kept: string[] = [];
   const loading: RecordToLoad[] = [];
   let unchanged = 0;
@@ -221,20 +229,34 @@ async function prepareChunk(options: LoadOptions, chunk: RecordToLoad[], log: Ap
     else if (state?.loadDigest === c.digest) unchanged++;
     else loading.push(c);
   }
-  // Evidence already issued for records stored before (by an earlier load, or this one stopped part-way).
+  // Evidence already issued for records stored before (by an earlier load, or this one stopped part-way), read whole in one call.
   const storedBefore = loading.filter((c) => states.has(c.record.reference));
-  const evidence: Map<number, LedgerEvidence>[] = [];
-  await forEachConcurrently(storedBefore, READ_CONCURRENCY, async (c, i) => {
-    const stored = await readWholeRecord(client, table, c.record.reference);
-    const byVersion = new Map<number, LedgerEvidence>();
-    for (const e of stored?.entries ?? []) if (e.head.evidence?.version === e.head.version) byVersion.set(e.head.version, e.head.evidence as LedgerEvidence);
-    evidence[i] = byVersion;
-  });
-  const issued = new Map(storedBefore.map((c, i) => [c.record.reference, evidence[i]]));
-  const records = loading.map((c) => c.record);
-  const attachment = await attachSealedLedgerEvidence(records, log, undefined, (reference, version) => issued.get(reference)?.get(version));
-  const items = records.flatMap(recordEntryItems);
-  const last = [...loading.map((c) => loadedGenesisItem(c.record, c.digest)), ...(first ? [tableMetaItem()] : [])];
-  const result: ChunkResult = { written: loading.length, unchanged, items: items.length + last.length, kept, attachment };
-  return { records: items, last, result };
+  const timelines = storedBefore.length > 0 ? await records.readTimelines(storedBefore.map((c) => ({ reference: c.record.reference, from: null }))) : new Map();
+  const issued = new Map(
+    storedBefore.map((c) => {
+      const byVersion = new Map<number, LedgerEvidence>();
+      for (const e of timelines.get(c.record.reference)?.entries ?? []) if (e.head.evidence?.version === e.head.version) byVersion.set(e.head.version, e.head.evidence as LedgerEvidence);
+      return [c.record.reference, byVersion] as const;
+    }),
+  );
+  const attachment = await attachSealedLedgerEvidence(
+    loading.map((c) => c.record),
+    log,
+    undefined,
+    (reference, version) => issued.get(reference)?.get(version),
+  );
+  const changes = loading.map((c) => wholeRecordChange(c.record, c.digest));
+  const items = changes.reduce((n, c) => n + c.entries.length + 1, 0) + (first ? 1 : 0);
+  const result: ChunkResult = { written: loading.length, unchanged, items, kept, attachment };
+  return { records: changes, settlements: [], schema: first, result };
+}
+
+/**
+ * A record a load writes whole: its entries in order, then its genesis with the digest of exactly
+ * what the load wrote (chunks.ts loadDigest), so a load run again finds it complete and up to date
+ * from that one item and leaves it alone. Readers ignore the digest.
+ */
+function wholeRecordChange(record: RecordToStore, loadDigest: string): RecordChange {
+  const highestVersion = record.entries.reduce((highest, e) => Math.max(highest, (e.head as { version?: number }).version ?? 0), 0);
+  return { reference: record.reference, kind: record.kind, entries: record.entries.map((e) => ({ id: null, ...e })), genesis: { highestVersion, loadDigest } };
 }

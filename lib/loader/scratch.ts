@@ -2,15 +2,15 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { ClassicLevel } from 'classic-level';
-import type { CredentialSummary } from './kinds/credential';
+import type { ListMember } from './formats/shared';
 
 /**
  * What a load must remember about every record between its two passes, kept on disk in a
  * LevelDB database (classic-level) in a temporary folder, so memory stays flat however many
  * records a file holds:
  *   r!<reference>                    the index of the record first seen with it (duplicates)
- *   c!<group>!<index, 12 digits>     a credential's summary (status lists), a group's in file order
- *   p!<reference>                    a credential's position in its group's lists
+ *   c!<group>!<index, 12 digits>     a list member's summary (status lists), a group's in file order
+ *   p!<reference>                    a member's position in its group's lists
  * LevelDB keeps a small write buffer and block cache in memory and sorts the rest on disk; its
  * ordered keys give each status list group's credentials together, in file order.
  */
@@ -45,16 +45,16 @@ export class LoadScratch {
     return duplicates;
   }
 
-  async addCredentials(summaries: readonly CredentialSummary[]): Promise<void> {
+  async addMembers(summaries: readonly ListMember[]): Promise<void> {
     if (summaries.length === 0) return;
     await this.db.batch(summaries.map((s) => ({ type: 'put' as const, key: `c!${s.group}!${String(s.index).padStart(12, '0')}`, value: JSON.stringify(s) })));
   }
 
-  /** Each status list group with its credentials in file order, groups in name order. */
-  async *credentialGroups(): AsyncIterable<{ group: string; members: CredentialSummary[] }> {
-    let current: { group: string; members: CredentialSummary[] } | null = null;
+  /** Each status list group with its members in file order, groups in name order. */
+  async *memberGroups(): AsyncIterable<{ group: string; members: ListMember[] }> {
+    let current: { group: string; members: ListMember[] } | null = null;
     for await (const value of this.db.values({ gt: 'c!', lt: 'c"' })) {
-      const summary = JSON.parse(value) as CredentialSummary;
+      const summary = JSON.parse(value) as ListMember;
       if (current && current.group !== summary.group) {
         yield current;
         current = null;

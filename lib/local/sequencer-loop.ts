@@ -1,8 +1,9 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { LedgerLockedError } from '../../functions/store/ledger';
+import { LedgerLockedError } from '../../functions/store/errors';
 import { sequenceAll, type SequencerRun } from '../../functions/ledger-writer/sequencer';
 import type { CheckpointSigner } from '../../functions/ledger-writer/signer';
 import type { TileStore } from '../../functions/ledger-writer/tile-store';
+import { tableStores } from '../../functions/store/dynamodb';
 
 export interface LocalSequencerOptions {
   client: DynamoDBClient;
@@ -43,8 +44,10 @@ export function startLocalSequencer(options: LocalSequencerOptions): LocalSequen
       console.error(`sequencer: ${error instanceof LedgerLockedError ? 'waiting: ' : ''}${error.message} (retrying)`);
     });
 
+  // Made once: the log this process keeps between batches is the one these stores hold.
+  const stores = tableStores(options.client, options.table);
   const runOnce = async (): Promise<SequencerRun[]> => {
-    const runs = await sequenceAll({ client: options.client, table: options.table, signer: options.signer, tiles: options.tiles });
+    const runs = await sequenceAll({ ...stores, signer: options.signer, tiles: options.tiles });
     for (const run of runs) if (run.deliveries > 0) options.onRun?.(run);
     if (failures > 0 && lastFailure && !options.onError) console.error('sequencer: running again');
     failures = 0;

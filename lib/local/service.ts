@@ -36,9 +36,9 @@ export function isLoopbackEndpoint(endpoint: string): boolean {
   }
 }
 
-/** Points the handlers (and the AWS SDK) at a store: dummy credentials for a loopback store. */
+/** Points the handlers (through the SDK's own AWS_ENDPOINT_URL_DYNAMODB) at a store: dummy credentials for a loopback store. */
 export function configureLocalEnvironment(endpoint: string, table = LOCAL_TABLE, region = LOCAL_REGION): void {
-  process.env.DYNAMODB_ENDPOINT = endpoint;
+  process.env.AWS_ENDPOINT_URL_DYNAMODB = endpoint;
   process.env.TABLE_NAME = table;
   process.env.AWS_REGION = region;
   if (isLoopbackEndpoint(endpoint)) {

@@ -47,7 +47,7 @@ describe('credential routes without persistence', () => {
 
   it('answer 503 DEPENDENCY_UNAVAILABLE, with Retry-After, when the store does not answer', async () => {
     process.env.TABLE_NAME = 'trust-records';
-    process.env.DYNAMODB_ENDPOINT = `http://127.0.0.1:${await unusedPort()}`;
+    process.env.AWS_ENDPOINT_URL_DYNAMODB = `http://127.0.0.1:${await unusedPort()}`;
     for (const route of ROUTES) {
       const res = await getJson(`${server.url}${route}`);
       expect503(res, 'DEPENDENCY_UNAVAILABLE');

@@ -8,6 +8,7 @@ import { DEMO_CREDENTIALS } from '../../fixtures/demo-credentials';
 import { DEMO_OBJECTS } from '../../fixtures/demo';
 import { eventIdentityDigest } from '../../functions/domain/ingress/identity';
 import { sequenceAll } from '../../functions/ledger-writer/sequencer';
+import { tableStores } from '../../functions/store/dynamodb';
 import { directoryTileStore } from '../../functions/ledger-writer/tile-store';
 import { storeClient } from '../../functions/store/client';
 import { eventPk, pendingPk } from '../../functions/store/layout';
@@ -41,7 +42,8 @@ beforeAll(async () => {
   service = await startLocalService({ port: 0, endpoint: store.endpoint, loadDemo: true, tilesDir, sequencer: false });
   sequencerClient = localClient(store.endpoint);
   const { signer } = await devLedgerSigner();
-  drain = () => sequenceAll({ client: sequencerClient, table: LOCAL_TABLE, signer, tiles: directoryTileStore(tilesDir) });
+  const stores = tableStores(sequencerClient, LOCAL_TABLE);
+  drain = () => sequenceAll({ ...stores, signer, tiles: directoryTileStore(tilesDir) });
 });
 afterAll(async () => {
   sequencerClient?.destroy();

@@ -1,7 +1,8 @@
 import { LedgerConsistency } from '../../functions/contract/schemas/ledger';
 import { verifyConsistency, verifyNote, parseVerifierKey } from '../../functions/domain/ledger/node-crypto';
 import { parseCheckpointText } from '#verify/checks/checkpoint';
-import { readLedgerLeaves } from '../../functions/store/ledger';
+import { dynamoLeafStore } from '../../functions/store/dynamodb/ledger-leaves';
+import { leavesOf } from '../support/stores';
 import { LOCAL_TABLE, localClient, type LocalService } from '../../lib/local/service';
 import { MerkleTree } from '#verify/node/merkle-tree';
 import { getJson, startTestService } from '../support/local';
@@ -29,7 +30,7 @@ beforeAll(async () => {
   // Earlier roots computed here from the stored leaf hashes, independently of the proof endpoint.
   const client = localClient(service.storeEndpoint);
   const tree = new MerkleTree();
-  for (const leaf of await readLedgerLeaves(client, LOCAL_TABLE, latest.treeSize)) tree.append(leaf);
+  for (const leaf of await leavesOf(dynamoLeafStore(client, LOCAL_TABLE), latest.treeSize)) tree.append(leaf);
   client.destroy();
   expect(tree.root().equals(latest.rootHash)).toBe(true);
   expect(latest.treeSize).toBeGreaterThan(16);

@@ -10,7 +10,8 @@ import { verifyEvidence } from '../../functions/domain/ledger/node-crypto';
 import { devLedgerSigner } from '../../lib/ledger/dev-key';
 import { startLocalSequencer } from '../../lib/local/sequencer-loop';
 import { sequenceAll } from '../../functions/ledger-writer/sequencer';
-import { LogCache } from '../../functions/ledger-writer/table-ledger';
+import { LogCache } from '../../functions/ledger-writer/held-ledger';
+import { tableStores } from '../../functions/store/dynamodb';
 import { directoryTileStore } from '../../functions/ledger-writer/tile-store';
 import { localClient, LOCAL_TABLE, type LocalService } from '../../lib/local/service';
 import { emit, OBSERVED, SNAPSHOT, STATE_CHANGED } from '../support/ingress';
@@ -154,7 +155,7 @@ test('1,000 events: all accepted, all integrated in order, every affected respon
   expect(cold.status).toBe(202);
   const coldClient = localClient(service.storeEndpoint);
   try {
-    const coldRuns = await sequenceAll({ client: coldClient, table: LOCAL_TABLE, signer, tiles: directoryTileStore(service.tilesDir), cache: new LogCache() });
+    const coldRuns = await sequenceAll({ ...tableStores(coldClient, LOCAL_TABLE), signer, tiles: directoryTileStore(service.tilesDir), cache: new LogCache() });
     expect(coldRuns.reduce((n, r) => n + r.appended, 0)).toBe(1);
   } finally {
     coldClient.destroy();

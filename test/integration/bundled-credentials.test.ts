@@ -26,7 +26,7 @@ const lambdaEnvironment = () => ({
   AWS_REGION: 'eu-central-1',
   AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   POWERTOOLS_LOG_LEVEL: 'SILENT',
-  DYNAMODB_ENDPOINT: service.storeEndpoint,
+  AWS_ENDPOINT_URL_DYNAMODB: service.storeEndpoint,
   TABLE_NAME: process.env.TABLE_NAME ?? 'records',
   LEDGER_VERIFIER_KEYS: '',
   // A home with no AWS config or credential files, so nothing but the environment can answer.

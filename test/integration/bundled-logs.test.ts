@@ -92,7 +92,7 @@ const objectRead = (reference: string, correlationId: string, traceId?: string):
   ...(traceId ? { traceId } : {}),
 });
 
-const storeEnv = () => ({ DYNAMODB_ENDPOINT: service.storeEndpoint, TABLE_NAME: process.env.TABLE_NAME ?? 'records', LEDGER_VERIFIER_KEYS: '' });
+const storeEnv = () => ({ AWS_ENDPOINT_URL_DYNAMODB: service.storeEndpoint, TABLE_NAME: process.env.TABLE_NAME ?? 'records', LEDGER_VERIFIER_KEYS: '' });
 
 beforeAll(async () => {
   service = await startLocalService({ port: 0, sequencer: false });
@@ -132,7 +132,7 @@ test('a refusal writes one line with its status and problem code; an answer writ
 });
 
 test('debug lines are buffered: nothing of them for a 200 or a 4xx, all of them, in order, before the warning of a 5xx', async () => {
-  const down = { ...storeEnv(), DYNAMODB_ENDPOINT: `http://127.0.0.1:${await unusedPort()}`, POWERTOOLS_LOG_LEVEL: 'INFO', STORE_MAX_ATTEMPTS: '1' };
+  const down = { ...storeEnv(), AWS_ENDPOINT_URL_DYNAMODB: `http://127.0.0.1:${await unusedPort()}`, POWERTOOLS_LOG_LEVEL: 'INFO', STORE_MAX_ATTEMPTS: '1' };
   const { answers, lines } = await invoke(bundles.resolveObject, down, [objectRead('AB', 'corr-refused-0000001', TRACE_1), objectRead(DEMO_OBJECTS.current, 'corr-failed-00000001', TRACE_2)]);
   expect(answers.map((a) => a.statusCode)).toEqual([400, 503]);
   expect(lines.map((line) => [line.level, line.message, line.correlation_id])).toEqual([

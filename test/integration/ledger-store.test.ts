@@ -12,8 +12,10 @@ import { parseNote } from '#verify/checks/note';
 import { parseVerifierKey, verifyEvidence, verifyNote } from '../../functions/domain/ledger/node-crypto';
 import type { RecordHead } from '../../functions/domain/record';
 import { storeClient } from '../../functions/store/client';
-import { acquireLedgerLock, LEDGER_PK, LedgerLockedError, readLedgerHead, releaseLedgerLock } from '../../functions/store/ledger';
-import { readRecordWindow } from '../../functions/store/records';
+import { LEDGER_PK } from '../../functions/store/layout';
+import { LedgerLockedError } from '../../functions/store/errors';
+import { dynamoLedgerLock } from '../../functions/store/dynamodb/ledger-head';
+import { environmentPublishedLedger, environmentRecords } from '../../functions/store/environment';
 import { handler as getCommercialProof } from '../../functions/handlers/get-commercial-proof';
 import { LedgerIntegrityError } from '../../functions/ledger-writer/log';
 import { MerkleTree } from '#verify/node/merkle-tree';
@@ -76,7 +78,7 @@ describe('the loader and the log in the table', () => {
     expect(summary.ledger!.appended).toBe(summary.ledger!.treeSize);
     const items = await scan();
     expect(leafItems(items)).toHaveLength(summary.ledger!.treeSize);
-    const head = await readLedgerHead();
+    const head = await environmentPublishedLedger().head();
     expect(head).toMatchObject({ origin: 'ledger-test.example/log', treeSize: summary.ledger!.treeSize, lock: null });
     firstCheckpoint = head!.checkpoint!;
     firstSize = head!.treeSize;
@@ -125,7 +127,7 @@ describe('the loader and the log in the table', () => {
   });
 
   it('one load at a time: a held lock stops a load before it writes anything', async () => {
-    await acquireLedgerLock(client, TABLE, 'another-load', { at: new Date().toISOString(), leaseMs: 3_600_000 });
+    await dynamoLedgerLock(client, TABLE).acquire('another-load', { at: new Date().toISOString(), leaseMs: 3_600_000 });
     const before = fingerprint(await scan());
     const document = demoDocument(new Date(ANCHOR.getTime() + 3_600_000));
     await expect(load(document)).rejects.toThrow(LedgerLockedError);
@@ -133,17 +135,17 @@ describe('the loader and the log in the table', () => {
     expect(fingerprint(await scan())).toEqual(before);
     const summary = await load(document, { unlockLedger: true });
     expect(summary.ledger!.appended).toBeGreaterThan(0);
-    expect((await readLedgerHead())!.lock).toBeNull();
+    expect((await environmentPublishedLedger().head())!.lock).toBeNull();
     // A lock that is not ours is never released by us.
-    await acquireLedgerLock(client, TABLE, 'mine', { at: '2026-11-01T12:00:00.000Z', leaseMs: 60_000 });
-    await releaseLedgerLock(client, TABLE, 'someone-else');
-    await expect(acquireLedgerLock(client, TABLE, 'third', { at: '2026-11-01T12:00:59.999Z', leaseMs: 60_000 })).rejects.toThrow(LedgerLockedError);
+    await dynamoLedgerLock(client, TABLE).acquire('mine', { at: '2026-11-01T12:00:00.000Z', leaseMs: 60_000 });
+    await dynamoLedgerLock(client, TABLE).release('someone-else');
+    await expect(dynamoLedgerLock(client, TABLE).acquire('third', { at: '2026-11-01T12:00:59.999Z', leaseMs: 60_000 })).rejects.toThrow(LedgerLockedError);
     // A writer that died holding the lease stops others only until the lease ends.
-    const taken = await acquireLedgerLock(client, TABLE, 'third', { at: '2026-11-01T12:01:00.001Z', leaseMs: 60_000 });
+    const taken = await dynamoLedgerLock(client, TABLE).acquire('third', { at: '2026-11-01T12:01:00.001Z', leaseMs: 60_000 });
     expect(taken.lock).toEqual({ id: 'third', since: '2026-11-01T12:01:00.001Z', until: '2026-11-01T12:02:00.001Z' });
-    await releaseLedgerLock(client, TABLE, 'mine');
-    expect((await readLedgerHead())!.lock?.id).toBe('third');
-    await releaseLedgerLock(client, TABLE, 'third');
+    await dynamoLedgerLock(client, TABLE).release('mine');
+    expect((await environmentPublishedLedger().head())!.lock?.id).toBe('third');
+    await dynamoLedgerLock(client, TABLE).release('third');
   });
 
   it('refuses to extend a log whose stored leaves were altered, or with another signing key', async () => {
@@ -193,7 +195,7 @@ describe('reading a commercial proof', () => {
     const body = JSON.parse(result.body);
     expect(result.statusCode).toBe(200);
     expect(body.verification).toMatchObject({ proofVerified: true, verifyUrl: `https://api.example/verify?reference=${DEMO_PROOFS.stale}` });
-    const window = await readRecordWindow(DEMO_PROOFS.stale, new Date().toISOString(), 1);
+    const window = await environmentRecords().readWindow(DEMO_PROOFS.stale, new Date().toISOString(), 1);
     expect(window.kind).toBe('COMMERCIAL_PROOF');
   });
 });

@@ -3,17 +3,16 @@ import { DEMO_OBJECTS } from '../../fixtures/demo';
 import { verifyEvidence } from '../../functions/domain/ledger/node-crypto';
 import { sequenceAll } from '../../functions/ledger-writer/sequencer';
 import { formatSignerKey, signerFromKey } from '../../functions/ledger-writer/signer';
-import { LogCache } from '../../functions/ledger-writer/table-ledger';
+import { LogCache } from '../../functions/ledger-writer/held-ledger';
 import { directoryTileStore } from '../../functions/ledger-writer/tile-store';
-import { readLedgerHead } from '../../functions/store/ledger';
-import { storeDeliveryOnce } from '../../functions/store/pending';
-import { readWholeRecord } from '../../functions/store/records';
+import { tableStores, type TableStores } from '../../functions/store/dynamodb';
 import { buildEvent } from '../../lib/ingress/emit';
 import { localClient } from '../../lib/local/service';
 import { startDemoTable, type DemoTable } from '../support/demo-table';
+import { claimAccepted, wholeRecord } from '../support/stores';
 
 /**
- * How a sequencer opens the log (functions/ledger-writer/table-ledger.ts): cold, from its right edge
+ * How a sequencer opens the log (functions/ledger-writer/held-ledger.ts): cold, from its right edge
  * (the partial hash tiles); warm, from the log its last batch published, reading nothing when the
  * head is still that one, and only the leaves another writer (a load) appended since.
  */
@@ -23,8 +22,17 @@ const REFERENCE = DEMO_OBJECTS.current;
 const STATES = ['SHIPPED', 'DELIVERED', 'SHIPPED', 'DELIVERED'];
 
 let demo: DemoTable;
-beforeAll(async () => (demo = await startDemoTable(TABLE, signer, [REFERENCE])));
-afterAll(() => demo?.close());
+let stores: TableStores;
+let client: DynamoDBClient;
+beforeAll(async () => {
+  demo = await startDemoTable(TABLE, signer, [REFERENCE]);
+  client = localClient(demo.store.endpoint);
+  stores = tableStores(client, TABLE);
+});
+afterAll(async () => {
+  client?.destroy();
+  await demo?.close();
+});
 
 /** A client that notes what the ledger partition is asked for: leaf pages (E#) and hash tiles (T#). */
 function countingClient(): { client: DynamoDBClient; reads: { leaves: number; tiles: number } } {
@@ -45,33 +53,24 @@ async function deliverChange(): Promise<void> {
   const i = delivered++;
   const at = new Date(Date.now() - 30_000 + i * 1000).toISOString();
   const raw = JSON.stringify(buildEvent('svc.living-object.state-changed.v1', REFERENCE, { state: STATES[i % STATES.length] }, at, `change-${i}`));
-  await storeDeliveryOnce({
-    sourceId: 'service-platform',
-    webhookId: `change-${i}`,
-    status: 202,
-    answer: {},
-    bodySha256: String(i),
-    receivedAt: new Date().toISOString(),
-    sequencing: 'PENDING',
-    event: { raw, type: 'svc.living-object.state-changed.v1', reference: REFERENCE, at, effect: 'ADVANCES_CURRENT_STATE' },
-  });
+  await claimAccepted(stores.pending, { webhookId: `change-${i}`, raw });
 }
 
 async function newestVerifies(): Promise<boolean> {
-  const client = localClient(demo.store.endpoint);
-  try {
-    const entries = (await readWholeRecord(client, TABLE, REFERENCE))!.entries;
-    const newest = entries[entries.length - 1];
-    return verifyEvidence(newest.head.content, newest.head.evidence!, [signer.verifierKey]).ok;
-  } finally {
-    client.destroy();
-  }
+  const entries = (await wholeRecord(stores.records, REFERENCE))!;
+  const newest = entries[entries.length - 1];
+  return verifyEvidence(newest.head.content, newest.head.evidence! as never, [signer.verifierKey]).ok;
 }
 
 test('cold: from the right edge (hash tiles, no leaf); warm: nothing; after a load: only the leaves it appended; another store: cold again', async () => {
   const cache = new LogCache();
   const a = countingClient();
-  const run = (client: DynamoDBClient) => sequenceAll({ client, table: TABLE, signer, tiles: directoryTileStore(demo.tiles), cache });
+  // The stores of one client, made once (as the sequencer's Lambda and the local host make them): the log is kept for them.
+  const storesOf = new Map<DynamoDBClient, TableStores>();
+  const run = (client: DynamoDBClient) => {
+    if (!storesOf.has(client)) storesOf.set(client, tableStores(client, TABLE));
+    return sequenceAll({ ...storesOf.get(client)!, signer, tiles: directoryTileStore(demo.tiles), cache });
+  };
 
   await deliverChange();
   expect((await run(a.client)).map((r) => r.appended)).toEqual([1]);
@@ -84,15 +83,15 @@ test('cold: from the right edge (hash tiles, no leaf); warm: nothing; after a lo
   expect(await newestVerifies()).toBe(true);
 
   // A load appends (a proof never loaded before) with its own client: the warm log reads what it appended.
-  const before = (await readLedgerHead())!.treeSize;
+  const before = (await stores.ledger.lock.read())!.treeSize;
   await demo.load(['PRF-2026-0101']);
-  expect((await readLedgerHead())!.treeSize).toBeGreaterThan(before);
+  expect((await stores.ledger.lock.read())!.treeSize).toBeGreaterThan(before);
   await deliverChange();
   expect((await run(a.client)).map((r) => r.appended)).toEqual([1]);
   expect(a.reads).toEqual({ leaves: 1, tiles: 1 });
   expect(await newestVerifies()).toBe(true);
 
-  // The kept log belongs to the store its client reached: another client opens cold.
+  // The kept log belongs to the stores it was kept for: another client's open cold.
   const b = countingClient();
   await deliverChange();
   expect((await run(b.client)).map((r) => r.appended)).toEqual([1]);

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { GetItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import type { Context, DynamoDBStreamEvent, ScheduledEvent } from 'aws-lambda';
 import S3rver from 's3rver';
@@ -17,11 +17,8 @@ import type { RecordHead } from '../../functions/domain/record';
 import type { handler as sequencerHandler, SequencerEvent } from '../../functions/handlers/sequence-events';
 import { kmsCheckpointSigner } from '../../functions/ledger-writer/kms-signer';
 import { bucketTileStore, type TileStore } from '../../functions/ledger-writer/tile-store';
-import { storeClient } from '../../functions/store/client';
-import { acquireLedgerLock, readLedgerHead, releaseLedgerLock } from '../../functions/store/ledger';
-import { GENESIS_SK, pendingPk } from '../../functions/store/layout';
-import { storeDeliveryOnce } from '../../functions/store/pending';
-import { readWholeRecord } from '../../functions/store/records';
+import { tableStores, type TableStores } from '../../functions/store/dynamodb';
+import { GENESIS_SK } from '../../functions/store/layout';
 import { buildEvent } from '../../lib/ingress/emit';
 import { runMonitor, type MonitorState } from '#verify/node/monitor';
 import { loadDocument } from '../../lib/loader/load';
@@ -32,6 +29,7 @@ import { PENDING_AGE_METRIC } from '../../functions/ledger-writer/pending-age';
 import { startKmsStandIn, type KmsStandIn } from '../../lib/local/kms-stand-in';
 import { readEmfLine } from '../support/emf';
 import { collectLogLines } from '../support/log-lines';
+import { claimAccepted, wholeRecord } from '../support/stores';
 
 
 /**
@@ -39,7 +37,9 @@ import { collectLogLines } from '../support/log-lines';
  * with an EventBridge scheduled event, configured only through its environment, its SDK clients
  * pointed by the SDK's own endpoint variables at dynalite (the table), s3rver (the tile log) and a
  * stand-in speaking the KMS JSON protocol (the checkpoint key; there is no local KMS). The table was
- * loaded by the loader with the same KMS key, so the log the handler extends is that key's.
+ * loaded by the loader with the same KMS key, so the log the handler extends is that key's. What a
+ * run does in every other case (a lease held, too little time, the age of what waits in each
+ * outcome) is the same code on the stores in memory: test/unit/sequencer-run.test.ts.
  */
 const ANCHOR = new Date('2026-11-20T12:00:00.000Z');
 const TABLE = 'sequencer-lambda';
@@ -53,6 +53,7 @@ const iso = (offsetMs: number) => new Date(ANCHOR.getTime() + offsetMs).toISOStr
 
 let store: EmbeddedStore;
 let client: DynamoDBClient;
+let stores: TableStores;
 let kms: KmsStandIn;
 let s3Server: { close(): Promise<void> };
 let s3: S3Client;
@@ -155,37 +156,18 @@ async function streamEvent(keys: readonly string[]): Promise<DynamoDBStreamEvent
   return { Records: records };
 }
 
-/** Stores a delivery as a receiver does (PENDING, in the pending index), received now unless told; its key. */
+let received = 0;
+/** Stores an accepted event as a receiver does (waiting for the sequencer), received now unless told; its key. */
 async function deliver(id: string, type: string, reference: string, fields: Record<string, string>, at: string, receivedAt = new Date()): Promise<string> {
-  const raw = JSON.stringify(buildEvent(type, reference, fields, at, `event-${id}`));
-  const stored = await storeDeliveryOnce({
-    sourceId: 'service-platform',
-    webhookId: id,
-    status: 202,
-    answer: {},
-    bodySha256: id,
-    receivedAt: receivedAt.toISOString(),
-    sequencing: 'PENDING',
-    event: { raw, type, reference, at, effect: 'ADVANCES_CURRENT_STATE' },
-  });
-  expect(stored.stored).toBe(true);
-  return pendingPk('service-platform', id);
+  return claimAccepted(stores.pending, { webhookId: id, raw: JSON.stringify(buildEvent(type, reference, fields, at, `event-${id}-${received++}`)), receivedAt: receivedAt.toISOString() });
 }
 
-async function sequencing(keys: readonly string[]): Promise<Array<string | undefined>> {
-  const states = [];
-  for (const key of keys) {
-    const item: Record<string, AttributeValue> | undefined = (
-      await client.send(new GetItemCommand({ TableName: TABLE, Key: { pk: { S: key }, sk: { S: GENESIS_SK } }, ConsistentRead: true }))
-    ).Item;
-    states.push(item?.sequencing.S);
-  }
-  return states;
-}
+const sequencing = async (keys: readonly string[]) => (await stores.pending.readEvents(keys)).map((e) => e.sequencing);
+const readLedgerHead = () => stores.ledger.lock.read();
 
 async function newestHead(reference: string): Promise<RecordHead<Record<string, unknown>>> {
-  const record = (await readWholeRecord(client, TABLE, reference))!;
-  return record.entries[record.entries.length - 1].head as RecordHead<Record<string, unknown>>;
+  const entries = (await wholeRecord(stores.records, reference))!;
+  return entries[entries.length - 1].head as RecordHead<Record<string, unknown>>;
 }
 
 const signs = () => kms.requests.filter((r) => r.target === 'TrentService.Sign');
@@ -243,10 +225,10 @@ beforeAll(async () => {
   const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: path.join(work, 's3'), configureBuckets: [{ name: BUCKET }] });
   const { port } = await server.run();
   s3Server = server;
-  configureHandlerEnvironment(store.endpoint, `http://127.0.0.1:${port}`);
-  // The receivers' store client (storeDeliveryOnce) and the head reader use DYNAMODB_ENDPOINT.
   configureLocalEnvironment(store.endpoint, TABLE, REGION);
+  configureHandlerEnvironment(store.endpoint, `http://127.0.0.1:${port}`);
   client = localClient(store.endpoint, REGION);
+  stores = tableStores(client, TABLE);
   s3 = new S3Client({ endpoint: `http://127.0.0.1:${port}`, region: REGION, forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
   tiles = bucketTileStore(s3, BUCKET, LEDGER_LOG.keyPrefix);
 
@@ -264,7 +246,6 @@ beforeAll(async () => {
 afterAll(async () => {
   client?.destroy();
   s3?.destroy();
-  storeClient().destroy();
   await s3Server?.close();
   await kms?.close();
   await store?.close();
@@ -409,41 +390,6 @@ describe('one execution environment, invoked as Lambda invokes it', () => {
     treeSize = summary.treeSize!;
     await expectPublishedBy(treeSize);
   });
-
-  it('the ledger lease held by another writer (a load): the run returns normally and logs it; the deliveries stay pending until the lease is free', async () => {
-    const keys = [await deliver('leased-0', 'svc.credential.status-changed.v1', CREDENTIAL, { previousStatus: 'SUSPENDED', status: 'ACTIVE' }, iso(17 * MINUTE))];
-    await acquireLedgerLock(client, TABLE, 'a-load', { at: new Date().toISOString(), leaseMs: 3_600_000 });
-    kms.requests.length = 0;
-    logLines.length = 0;
-    try {
-      const summary = await invoke(handler, await streamEvent(keys));
-      expect(summary).toEqual({ batches: 0, deliveries: 0, sequenced: 0, setAside: 0, appended: 0, treeSize: null });
-      expect(logLines.find((l) => l.message === 'ledger held by another writer; deliveries stay pending')).toMatchObject({ level: 'INFO', until: expect.any(String) });
-      expect(kms.requests).toEqual([]);
-      expect(await sequencing(keys)).toEqual(['PENDING']);
-      expect((await readLedgerHead())!).toMatchObject({ treeSize, lock: { id: 'a-load' } });
-    } finally {
-      await releaseLedgerLock(client, TABLE, 'a-load');
-    }
-    const summary = await invoke(handler, scheduledEvent());
-    expect(summary).toMatchObject({ batches: 1, sequenced: 1 });
-    expect(await sequencing(keys)).toEqual(['SEQUENCED']);
-    treeSize = summary.treeSize!;
-    await expectPublishedBy(treeSize);
-  });
-
-  it('too little time left for a batch: the run starts none, and the deliveries wait for the next', async () => {
-    const keys = [await deliver('late-0', 'svc.credential.status-changed.v1', CREDENTIAL, { previousStatus: 'ACTIVE', status: 'SUSPENDED' }, iso(18 * MINUTE))];
-    kms.requests.length = 0;
-    const summary = await invoke(handler, await streamEvent(keys), lambdaContext(19_000));
-    expect(summary.batches).toBe(0);
-    expect(kms.requests).toEqual([]);
-    expect(await sequencing(keys)).toEqual(['PENDING']);
-    expect((await invoke(handler, scheduledEvent())).sequenced).toBe(1);
-    expect(await sequencing(keys)).toEqual(['SEQUENCED']);
-    treeSize = (await readLedgerHead())!.treeSize;
-    await expectPublishedBy(treeSize);
-  });
 });
 
 describe('a new execution environment while KMS fails', () => {
@@ -502,82 +448,10 @@ describe('the oldest pending event\'s age, in CloudWatch embedded metric format'
     return metrics[0].values[0];
   }
 
-  /** Invokes, and returns the age published with the bounds it must lie in for a delivery received at `receivedAt`. */
-  async function invokeMeasuring(event: SequencerEvent, receivedAt: Date, context?: Context) {
-    const before = Date.now();
-    const outcome = await invoke(handler, event, context).then(
-      (summary) => ({ summary, error: null }),
-      (error: unknown) => ({ summary: null, error }),
-    );
-    const after = Date.now();
-    return { ...outcome, age: publishedAge(metricLines[metricLines.length - 1]), min: (before - receivedAt.getTime()) / 1000, max: (after - receivedAt.getTime()) / 1000 };
-  }
-
   it('nothing waiting: 0, from the run\'s own look at the index', async () => {
     const summary = await invoke(handler, scheduledEvent());
     expect(summary.batches).toBe(0);
     expect(publishedAge(metricLines[metricLines.length - 1])).toBe(0);
-  });
-
-  it('a delivery held back 7 minutes by a load\'s lease: its age, above the alarm\'s 300 s; once integrated, 0', async () => {
-    const receivedAt = new Date(Date.now() - 7 * MINUTE);
-    const keys = [await deliver('aged-0', 'svc.credential.status-changed.v1', CREDENTIAL, { previousStatus: 'ACTIVE', status: 'SUSPENDED' }, iso(20 * MINUTE), receivedAt)];
-    await acquireLedgerLock(client, TABLE, 'a-long-load', { at: new Date().toISOString(), leaseMs: 3_600_000 });
-    try {
-      const held = await invokeMeasuring(scheduledEvent(), receivedAt);
-      expect(held.summary).toMatchObject({ batches: 0, sequenced: 0 });
-      expect(held.age).toBeGreaterThanOrEqual(held.min);
-      expect(held.age).toBeLessThanOrEqual(held.max);
-      expect(held.age).toBeGreaterThan(300);
-      expect(await sequencing(keys)).toEqual(['PENDING']);
-    } finally {
-      await releaseLedgerLock(client, TABLE, 'a-long-load');
-    }
-    const summary = await invoke(handler, scheduledEvent());
-    expect(summary).toMatchObject({ batches: 1, sequenced: 1 });
-    expect(await sequencing(keys)).toEqual(['SEQUENCED']);
-    expect(publishedAge(metricLines[metricLines.length - 1])).toBe(0);
-    treeSize = summary.treeSize!;
-    await expectPublishedBy(treeSize);
-  });
-
-  it('a run that fails (KMS answering 500): the age of what it left pending, and the run still fails as it did', async () => {
-    const receivedAt = new Date(Date.now() - 2 * MINUTE);
-    const keys = [await deliver('aged-1', 'svc.credential.status-changed.v1', CREDENTIAL, { previousStatus: 'SUSPENDED', status: 'ACTIVE' }, iso(21 * MINUTE), receivedAt)];
-    kms.failWith(500);
-    let failed;
-    try {
-      failed = await invokeMeasuring(await streamEvent(keys), receivedAt);
-    } finally {
-      kms.failWith(null);
-    }
-    expect(String(failed.error)).toMatch(/AWS KMS Sign for the ledger key .* failed/);
-    expect(failed.age).toBeGreaterThanOrEqual(failed.min);
-    expect(failed.age).toBeLessThanOrEqual(failed.max);
-    expect(await sequencing(keys)).toEqual(['PENDING']);
-    const summary = await invoke(handler, scheduledEvent());
-    expect(summary).toMatchObject({ sequenced: 1 });
-    expect(publishedAge(metricLines[metricLines.length - 1])).toBe(0);
-    treeSize = summary.treeSize!;
-    await expectPublishedBy(treeSize);
-  });
-
-  it('the older of two waiting deliveries is the one measured', async () => {
-    const older = new Date(Date.now() - 4 * MINUTE);
-    const keys = [
-      await deliver('aged-2', 'svc.living-object.authority-observed.v1', DEMO_OBJECTS.current, { state: 'DELIVERED' }, iso(22 * MINUTE), new Date(Date.now() - MINUTE)),
-      await deliver('aged-3', 'svc.living-object.authority-observed.v1', DEMO_OBJECTS.current, { state: 'DELIVERED' }, iso(23 * MINUTE), older),
-    ];
-    // Too little time left for a batch: nothing is integrated, and the index is asked for its oldest entry.
-    const late = await invokeMeasuring(scheduledEvent(), older, lambdaContext(19_000));
-    expect(late.summary).toMatchObject({ batches: 0 });
-    expect(late.age).toBeGreaterThanOrEqual(late.min);
-    expect(late.age).toBeLessThanOrEqual(late.max);
-    expect(await invoke(handler, scheduledEvent())).toMatchObject({ sequenced: 2 });
-    expect(await sequencing(keys)).toEqual(['SEQUENCED', 'SEQUENCED']);
-    expect(publishedAge(metricLines[metricLines.length - 1])).toBe(0);
-    treeSize = (await readLedgerHead())!.treeSize;
-    await expectPublishedBy(treeSize);
   });
 
   it('the table unreachable for the measurement: no figure (the alarm counts the silence), a warning, and the run\'s own outcome unchanged', async () => {

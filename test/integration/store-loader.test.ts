@@ -3,7 +3,7 @@ import { DEMO_OBJECTS, demoDocument, LONG_HISTORY_OBSERVATIONS } from '../../fix
 import { startEmbeddedStore, type EmbeddedStore } from '../../lib/local/embedded-store';
 import { configureLocalEnvironment, localClient } from '../../lib/local/service';
 import { InvalidRecordsError, loadDocument, validateRecords } from '../../lib/loader/load';
-import { readRecordWindow } from '../../functions/store/records';
+import { environmentRecords } from '../../functions/store/environment';
 import { storeClient } from '../../functions/store/client';
 
 const ANCHOR = new Date('2026-11-01T12:00:00Z');
@@ -94,7 +94,7 @@ describe('store reads', () => {
 
   it('reads a long history in exactly one Query, asOf as a key condition, never a filter', async () => {
     const asOf = new Date(ANCHOR.getTime() - 1000 * 3600 * 1000).toISOString();
-    const window = await readRecordWindow(DEMO_OBJECTS.longHistory, asOf, 50);
+    const window = await environmentRecords().readWindow(DEMO_OBJECTS.longHistory, asOf, 50);
     expect(requests).toHaveLength(1);
     expect(requests[0].name).toBe('QueryCommand');
     expect(requests[0].input.KeyConditionExpression).toBe('pk = :pk AND sk <= :cut');
@@ -108,22 +108,22 @@ describe('store reads', () => {
   });
 
   it('returns the whole short history with the genesis item and no more flag', async () => {
-    const window = await readRecordWindow(DEMO_OBJECTS.current, ANCHOR.toISOString(), 50);
+    const window = await environmentRecords().readWindow(DEMO_OBJECTS.current, ANCHOR.toISOString(), 50);
     expect(requests).toHaveLength(1);
     expect(window).toMatchObject({ exists: true, kind: 'OBJECT', more: false });
     expect(window.entries).toHaveLength(6);
   });
 
   it('knows a record exists even before its first entry, and tells an unknown reference apart', async () => {
-    const early = await readRecordWindow(DEMO_OBJECTS.current, '2000-01-01T00:00:00Z', 50);
+    const early = await environmentRecords().readWindow(DEMO_OBJECTS.current, '2000-01-01T00:00:00Z', 50);
     expect(early).toMatchObject({ exists: true, kind: 'OBJECT', entries: [], more: false });
-    const missing = await readRecordWindow('NO-SUCH-REF', ANCHOR.toISOString(), 50);
+    const missing = await environmentRecords().readWindow('NO-SUCH-REF', ANCHOR.toISOString(), 50);
     expect(missing).toMatchObject({ exists: false, kind: null, entries: [] });
     expect(requests).toHaveLength(2);
   });
 
   it('stores the long-history object with all its entries', async () => {
-    const window = await readRecordWindow(DEMO_OBJECTS.longHistory, ANCHOR.toISOString(), 200);
+    const window = await environmentRecords().readWindow(DEMO_OBJECTS.longHistory, ANCHOR.toISOString(), 200);
     expect(window.entries).toHaveLength(200);
     expect(LONG_HISTORY_OBSERVATIONS).toBeGreaterThanOrEqual(1000);
   });

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { GetItemCommand, QueryCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import S3rver from 's3rver';
-import { LEDGER_PK } from '../../functions/store/ledger';
+import { LEDGER_PK } from '../../functions/store/layout';
 import { demoDocument } from '../../fixtures/demo';
 import { LEDGER_LOG } from '../../functions/contract/site-paths';
 import { decodeEntryBundle } from '#verify/node/tlog-tiles';

@@ -20,7 +20,7 @@ export interface DemoTable {
 /**
  * An embedded store whose table holds some records of the demo document (generated an hour ago),
  * loaded through the loader with `signer` (ledger and tile log included), for tests that run the
- * sequencer against it. The handlers' environment (DYNAMODB_ENDPOINT, TABLE_NAME) points at it.
+ * sequencer against it. The handlers' environment (AWS_ENDPOINT_URL_DYNAMODB, TABLE_NAME) points at it.
  */
 export async function startDemoTable(table: string, signer: CheckpointSigner, references: readonly string[]): Promise<DemoTable> {
   const store = await startEmbeddedStore();

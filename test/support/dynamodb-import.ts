@@ -4,7 +4,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { createGunzip } from 'node:zlib';
 import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { putItems } from '../../functions/store/write';
+import { putItems } from '../../functions/store/dynamodb/put-items';
 
 /**
  * A small reader of DynamoDB's import format, written from AWS's description of it (Amazon S3

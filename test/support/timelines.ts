@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
-import { ALLOWED_EVENTS, CREDENTIAL_EVENTS, type CredentialEvent } from '../../functions/domain/credentials/model';
-import type { CredentialRecordInput } from '../../lib/loader/kinds/credential';
+import { ALLOWED_EVENTS, CREDENTIAL_EVENTS, type CredentialEvent } from '../../functions/domain/kinds/credential';
+import type { CredentialRecordInput } from '../../lib/loader/formats/credential';
+import { expandFromFile } from '../../lib/loader/expand';
+import type { RecordFormat } from '../../lib/loader/formats/shared';
 import type { DerivedEntry, EventToIntegrate, RecordIntegration, StoredTimelineEntry } from '../../functions/domain/ingress/integrate';
 import { entrySk } from '../../functions/store/layout';
-import type { RecordToStore } from '../../functions/store/write';
-import { entrySeqOf } from '../../functions/store/write';
+import type { RecordToStore } from '../../functions/store/ports/records';
+import { entrySeqOf } from '../../functions/store/layout';
 
 /**
  * Stored timelines as the sequencer reads them back, built the way the table gets them: the
@@ -23,13 +25,20 @@ const LOADER_ONLY_FIELDS = ['anchored', 'pinnedIndex', 'alterStoredContentAfterL
 /** What a JSON item attribute gives back: plain data, no shared objects between entries. */
 const asStored = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
-/** The loader's record as the table holds it: one entry item per timeline entry, sk from its position. */
+/** A file's record as the loader expands it (its kind's rules applied to its history); throws on a problem. */
+export function expanded<Input>(format: RecordFormat<Input>, input: Input & { reference: string }): RecordToStore {
+  const out = expandFromFile(format, input);
+  if (out.problems) throw new Error(`the record does not load: ${JSON.stringify(out.problems)}`);
+  return out.record;
+}
+
+/** The loader's record as the table holds it: one entry item per timeline entry, its id (the sort key) from its position. */
 export function storedFrom(record: RecordToStore): StoredTimelineEntry[] {
   return record.entries.map((e, seq) => {
     const head = asStored(e.head) as Record<string, unknown>;
     for (const field of LOADER_ONLY_FIELDS) delete head[field];
     return {
-      sk: entrySk(e.at, seq),
+      id: entrySk(e.at, seq),
       at: e.at,
       entry: asStored(e.entry) as Record<string, unknown>,
       view: asStored(e.view) as Record<string, unknown>,
@@ -45,16 +54,16 @@ export function storedFrom(record: RecordToStore): StoredTimelineEntry[] {
  * entry is read back as JSON and in sort-key order.
  */
 export function storedAfter(stored: readonly StoredTimelineEntry[], derived: readonly DerivedEntry[]): StoredTimelineEntry[] {
-  let seq = stored.reduce((highest, e) => Math.max(highest, entrySeqOf(e.sk)), -1);
+  let seq = stored.reduce((highest, e) => Math.max(highest, entrySeqOf(e.id)), -1);
   const written = derived.map((e) => ({
-    sk: e.sk ?? entrySk(e.at, ++seq),
+    id: e.id ?? entrySk(e.at, ++seq),
     at: e.at,
     entry: asStored(e.entry),
     view: asStored(e.view),
     head: asStored(e.head),
     eventKey: e.eventKey,
   }));
-  return written.sort((a, b) => (a.sk < b.sk ? -1 : a.sk > b.sk ? 1 : 0));
+  return written.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 /**

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
 import { DEMO_CREDENTIAL_RESTRICTED_VALUES, DEMO_CREDENTIALS, DEMO_STATUS_LISTS, demoCredentialRecords } from '../../fixtures/demo-credentials';
 import type { CredentialContent, StatusListContent } from '../../functions/domain/credentials/model';
-import type { RecordToStore } from '../../functions/store/write';
+import type { RecordToStore } from '../../functions/store/ports/records';
 import { withDerivedRecords } from '../../lib/loader/derive';
 import { InvalidRecordsError, validateRecords } from '../../lib/loader/load';
 

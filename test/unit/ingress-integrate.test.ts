@@ -1,19 +1,20 @@
 import fc from 'fast-check';
 import { LIFECYCLE_STATES } from '../../functions/contract/lifecycle';
-import { ALLOWED_EVENTS, CREDENTIAL_EVENTS, type CredentialEvent } from '../../functions/domain/credentials/model';
+import { ALLOWED_EVENTS, CREDENTIAL_EVENTS, type CredentialEvent } from '../../functions/domain/kinds/credential';
 import { integrateEvents, type DerivedEntry, type EventToIntegrate, type RecordIntegration, type StoredTimelineEntry } from '../../functions/domain/ingress/integrate';
-import { objectTransitionRefusal } from '../../functions/domain/ingress/rules';
-import { deriveStatusLists, expandCredential, CredentialRecordInput } from '../../lib/loader/kinds/credential';
-import { expandObject, ObjectRecordInput } from '../../lib/loader/kinds/object';
-import { expandProof, ProofRecordInput } from '../../lib/loader/kinds/proof';
-import { STEP, at, credentialHistoryOf, digestOf, events, inForceAt, lifecycle, sequencedKeys, storedAfter, storedFrom, unchangedEntry } from '../support/timelines';
+import { objectTransitionRefusal } from '../../functions/domain/kinds/object';
+import { CredentialRecordInput, credentialFormat } from '../../lib/loader/formats/credential';
+import { deriveStatusLists } from '../../lib/loader/lists';
+import { ObjectRecordInput, objectFormat } from '../../lib/loader/formats/object';
+import { ProofRecordInput, proofFormat } from '../../lib/loader/formats/proof';
+import { STEP, at, expanded, credentialHistoryOf, digestOf, events, inForceAt, lifecycle, sequencedKeys, storedAfter, storedFrom, unchangedEntry } from '../support/timelines';
 
 /**
  * The sequencer's pure rules (functions/domain/ingress/integrate.ts, docs/ingress.md#rules-of-order):
  * accepted events are placed in a record's timeline at the instants they state, whatever order they
  * arrive in; the lifecycle rules are applied again there; every entry's view is what the timeline
  * up to it says; and the current state is never rolled back by an older event.
- * Stored records come from the loader's own expanders, stored as the table holds them.
+ * Stored records come from the loader's own expansion, stored as the table holds them.
  */
 
 const SEED = 20261124;
@@ -39,7 +40,7 @@ function storedObject(history: ObjectHistory, restricted?: Record<string, unknow
     freshnessSeconds: 86_400,
     history,
   });
-  return storedFrom(expandObject(input));
+  return storedFrom(expanded(objectFormat, input));
 }
 
 /** A credential as stored after the loader's derive step, which writes its status-list slots into every version. */
@@ -57,7 +58,7 @@ function storedCredential(history: CredentialHistory, statusListIndex = 7): Stor
     freshnessSeconds: 86_400,
     history,
   });
-  const record = expandCredential(input);
+  const record = expanded(credentialFormat, input);
   deriveStatusLists([record]);
   return storedFrom(record);
 }
@@ -75,7 +76,7 @@ function storedProof(synchronizations: { minute: number; state: string; n: numbe
     freshnessSeconds: 86_400,
     synchronizations: synchronizations.map((s) => ({ at: at(s.minute), state: s.state, digest: digestOf(s.n) })),
   });
-  return storedFrom(expandProof(input));
+  return storedFrom(expanded(proofFormat, input));
 }
 
 const outcomeOf = (integration: RecordIntegration, event: EventToIntegrate) => integration.outcomes.find((o) => o.key === event.key)!;
@@ -93,7 +94,7 @@ function expectSetAside(integration: RecordIntegration, event: EventToIntegrate,
 /** Nothing to write and nothing to log: the record stays exactly as stored. */
 function expectNothingChanged(integration: RecordIntegration, stored: readonly StoredTimelineEntry[]): void {
   expect(integration.newHeads).toEqual([]);
-  expect(integration.entries.map((e) => e.sk)).toEqual(stored.map((e) => e.sk));
+  expect(integration.entries.map((e) => e.id)).toEqual(stored.map((e) => e.id));
   expect(rewritten(integration)).toEqual([]);
 }
 
@@ -113,7 +114,7 @@ describe('living objects: an event newer than the record advances or confirms it
     expect(Object.keys(head.content)).toEqual(Object.keys(previous.content));
 
     const [added] = entryOf(result, 20);
-    expect(added).toMatchObject({ sk: null, eventKey: event.key, stored: null, head });
+    expect(added).toMatchObject({ id: null, eventKey: event.key, stored: null, head });
     expect(added.entry).toEqual({ at: at(20), type: 'STATE_CHANGED', state: 'DELIVERED', previousState: 'SHIPPED', source: 'shop.example' });
     expect(added.view).toEqual({ state: 'DELIVERED', lastObservedAt: null });
     // Only the new entry is written; the stored ones are already true.
@@ -612,7 +613,7 @@ describe.each([OBJECT, CREDENTIAL, PROOF])('%s: properties over random histories
       fc.property(scenarioArb(kind), ({ stored, batch }) => {
         const { entries } = integrateEvents(kind, stored, batch);
         for (let i = 1; i < entries.length; i++) expect(Date.parse(entries[i - 1].at)).toBeLessThanOrEqual(Date.parse(entries[i].at));
-        expect(entries.filter((e) => e.stored).map((e) => e.sk)).toEqual(stored.map((e) => e.sk));
+        expect(entries.filter((e) => e.stored).map((e) => e.id)).toEqual(stored.map((e) => e.id));
         // What the source said (a change, or the state an authority saw) is a fact; only derived parts move.
         for (const e of entries) if (e.stored) expect([e.at, e.entry.type, e.entry[stated], e.entry.source]).toEqual([e.stored.at, e.stored.entry.type, e.stored.entry[stated], e.stored.entry.source]);
       }),
@@ -666,7 +667,7 @@ describe.each([OBJECT, CREDENTIAL, PROOF])('%s: properties over random histories
       fc.property(scenarioArb(kind), ({ stored, batch }) => {
         const first = integrateEvents(kind, stored, batch);
         const written = storedAfter(stored, first.entries);
-        // Set-aside deliveries leave the queue (functions/store/pending.ts), so only sequenced ones can come again.
+        // Set-aside deliveries leave the queue (the pending store settles them), so only sequenced ones can come again.
         const again = batch.filter((e) => sequencedKeys(first).includes(e.key));
         const second = integrateEvents(kind, written, again);
         expect(second.outcomes).toEqual(expect.arrayContaining(first.outcomes.filter((o) => o.sequenced)));
@@ -719,7 +720,7 @@ describe.each([OBJECT, CREDENTIAL])('%s: (e) events older than the newest stored
 });
 
 describe.each([OBJECT, CREDENTIAL, PROOF])('%s: a partial timeline (from the earliest event on) integrates as the whole one does', (kind) => {
-  // What the sequencer reads for objects and proofs (readRecordFrom): the entries at or after the
+  // What the sequencer reads for objects and proofs (RecordStore.readTimelines from an instant): the entries at or after the
   // earliest instant an event states, and the one entry just before them.
   test('same outcomes, same new versions, same entries from that instant on', () => {
     fc.assert(
@@ -734,7 +735,7 @@ describe.each([OBJECT, CREDENTIAL, PROOF])('%s: a partial timeline (from the ear
         const part = integrateEvents(kind, stored.slice(start), batch, { before, highestVersion });
         expect(part.outcomes).toEqual(whole.outcomes);
         expect(part.newHeads).toEqual(whole.newHeads);
-        const tail = (entries: DerivedEntry[]) => entries.filter((e) => Date.parse(e.at) >= from).map((e) => ({ sk: e.sk, at: e.at, entry: e.entry, view: e.view, head: e.head, eventKey: e.eventKey }));
+        const tail = (entries: DerivedEntry[]) => entries.filter((e) => Date.parse(e.at) >= from).map((e) => ({ id: e.id, at: e.at, entry: e.entry, view: e.view, head: e.head, eventKey: e.eventKey }));
         expect(tail(part.entries)).toEqual(tail(whole.entries));
         // Nothing before the earliest event changes, so nothing before it needs reading.
         expect(whole.entries.filter((e) => Date.parse(e.at) < from).every((e) => e.stored !== null && unchangedEntry(e))).toBe(true);

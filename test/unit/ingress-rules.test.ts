@@ -1,7 +1,9 @@
 import { LIFECYCLE_STATES, type LifecycleState } from '../../functions/contract/lifecycle';
 import type { CanonicalEvent } from '../../functions/domain/ingress/event';
 import { parseCanonicalEvent, EventInputError } from '../../functions/domain/ingress/event';
-import { decide, isTerminalObjectState, objectTransitionRefusal, credentialTransitionRefusal, type CurrentRecord } from '../../functions/domain/ingress/rules';
+import { decide, type CurrentRecord } from '../../functions/domain/ingress/rules';
+import { isTerminalObjectState, objectTransitionRefusal } from '../../functions/domain/kinds/object';
+import { credentialTransitionRefusal } from '../../functions/domain/kinds/credential';
 import { lifecycleClass } from '../../functions/domain/lifecycle';
 import { buildEvent } from '../../lib/ingress/emit';
 
@@ -13,7 +15,7 @@ function event(type: string, reference: string, fields: Record<string, string>, 
   const built = buildEvent(type, reference, fields, at);
   return parseCanonicalEvent(JSON.stringify(built), [type]);
 }
-const object = (state: string, objectType = 'ORDER'): CurrentRecord => ({ exists: true, kind: 'OBJECT', newestAt: NEWEST, state, objectType });
+const object = (state: string, objectType = 'ORDER'): CurrentRecord => ({ exists: true, kind: 'OBJECT', newestAt: NEWEST, state, content: { objectType } });
 
 describe('object transitions (the table by lifecycle class)', () => {
   test.each(STATES.flatMap((from) => STATES.map((to) => [from, to] as const)))('%s -> %s', (from, to) => {
@@ -30,7 +32,7 @@ describe('object transitions (the table by lifecycle class)', () => {
   });
 });
 
-describe('credential transitions (the credential lifecycle of functions/domain/credentials/model.ts)', () => {
+describe('credential transitions (the credential lifecycle of functions/domain/kinds/credential.ts)', () => {
   test.each([
     ['ACTIVE', 'SUSPENDED', true],
     ['ACTIVE', 'REVOKED', true],
@@ -68,8 +70,8 @@ describe('decide', () => {
   });
 
   test('no record: 404 (events never create one); another kind: 409; another object type: 409', () => {
-    expect(decide(changed('PLACED'), { exists: false, kind: null, newestAt: null, state: null, objectType: null }, NOW)).toMatchObject({ status: 404, code: 'NOT_FOUND' });
-    expect(decide(changed('PLACED'), { exists: true, kind: 'CREDENTIAL', newestAt: NEWEST, state: 'ACTIVE', objectType: null }, NOW)).toMatchObject({ status: 409, code: 'WRONG_RECORD_KIND' });
+    expect(decide(changed('PLACED'), { exists: false, kind: null, newestAt: null, state: null, content: null }, NOW)).toMatchObject({ status: 404, code: 'NOT_FOUND' });
+    expect(decide(changed('PLACED'), { exists: true, kind: 'CREDENTIAL', newestAt: NEWEST, state: 'ACTIVE', content: null }, NOW)).toMatchObject({ status: 409, code: 'WRONG_RECORD_KIND' });
     expect(decide(changed('RETURNED'), object('DELIVERED', 'WARRANTY'), NOW)).toMatchObject({ status: 409, code: 'TRANSITION_FORBIDDEN' });
   });
 
@@ -87,11 +89,11 @@ describe('decide', () => {
 
   test('credential statuses outside the credential lifecycle are 422', () => {
     const e = event('svc.credential.status-changed.v1', 'CRED-1', { status: 'EXPIRED' });
-    expect(decide(e, { exists: true, kind: 'CREDENTIAL', newestAt: NEWEST, state: 'ACTIVE', objectType: null }, NOW)).toMatchObject({ status: 422, field: 'data.status' });
+    expect(decide(e, { exists: true, kind: 'CREDENTIAL', newestAt: NEWEST, state: 'ACTIVE', content: null }, NOW)).toMatchObject({ status: 422, field: 'data.status' });
   });
 
   test('source snapshots advance when newer, else are history', () => {
-    const proof: CurrentRecord = { exists: true, kind: 'COMMERCIAL_PROOF', newestAt: NEWEST, state: 'DELIVERED', objectType: null };
+    const proof: CurrentRecord = { exists: true, kind: 'COMMERCIAL_PROOF', newestAt: NEWEST, state: 'DELIVERED', content: null };
     expect(decide(event('svc.commercial-proof.source-snapshot.v1', 'PRF-1', { sourceState: 'RETURNED' }), proof, NOW)).toEqual({ ok: true, effect: 'ADVANCES_CURRENT_STATE' });
     expect(decide(event('svc.commercial-proof.source-snapshot.v1', 'PRF-1', { sourceState: 'RETURNED' }, '2026-02-01T00:00:00Z'), proof, NOW)).toEqual({ ok: true, effect: 'RECORDED_AS_HISTORY' });
   });

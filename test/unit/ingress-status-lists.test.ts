@@ -1,18 +1,19 @@
 import fc from 'fast-check';
 import { STATUS_PURPOSES, type StatusPurpose } from '../../functions/contract/schemas/credentials';
 import { bitAt, decodeStatusList, setIndexesOf } from '../../functions/domain/credentials/bitstring';
-import { PURPOSE_STATE } from '../../functions/domain/credentials/model';
+import { PURPOSE_STATE } from '../../functions/domain/kinds/status-list';
 import { integrateEvents, type DerivedEntry, type EventToIntegrate, type StoredTimelineEntry } from '../../functions/domain/ingress/integrate';
-import { reconcileStatusList, type CredentialStatusTimeline } from '../../functions/domain/ingress/status-lists';
-import { CredentialRecordInput, deriveStatusLists, expandCredential } from '../../lib/loader/kinds/credential';
-import { STEP, at, credentialHistoryOf, events, inForceAt, lifecycle, sequencedKeys, storedAfter, storedFrom, unchangedEntry } from '../support/timelines';
+import { reconcileStatusList, type CredentialStatusTimeline } from '../../functions/domain/kinds/status-list';
+import { CredentialRecordInput, credentialFormat } from '../../lib/loader/formats/credential';
+import { deriveStatusLists } from '../../lib/loader/lists';
+import { STEP, at, expanded, credentialHistoryOf, events, inForceAt, lifecycle, sequencedKeys, storedAfter, storedFrom, unchangedEntry } from '../support/timelines';
 
 /**
- * A published status list stays true to its credentials' timelines (functions/domain/ingress/status-lists.ts):
+ * A published status list stays true to its credentials' timelines (functions/domain/kinds/status-list.ts):
  * once the sequencer has integrated a credential's status events (late ones included), every version
  * of the group's revocation and suspension lists reads, for that credential, the status it had at
  * the version's instant, and read as of any instant the list gives the status of that instant.
- * Lists and credentials are made by the loader (expandCredential, deriveStatusLists), stored as the
+ * Lists and credentials are made by the loader (the loader's expansion and deriveStatusLists), stored as the
  * table holds them.
  */
 
@@ -29,7 +30,8 @@ interface Group {
 /** Credentials of one group, each pinned to its position, and the group's lists as the loader derives them. */
 function storedGroup(members: { reference: string; position: number; history: CredentialHistory }[]): Group {
   const records = members.map((m) =>
-    expandCredential(
+    expanded(
+      credentialFormat,
       CredentialRecordInput.parse({
         kind: 'CREDENTIAL',
         reference: m.reference,
@@ -95,7 +97,7 @@ describe('status lists follow a credential\'s late status changes', () => {
 
     const { entries, newHeads } = reconcileStatusList('revocation', group.lists.revocation, [timeline]);
     // The stored version at 20 is corrected first (version 3), then the version at 10 is published (4).
-    expect(entries.map((e) => [e.at, e.head.version, setIndexesOf(bitsOf(e)), e.sk === null])).toEqual([
+    expect(entries.map((e) => [e.at, e.head.version, setIndexesOf(bitsOf(e)), e.id === null])).toEqual([
       [at(0), 1, [], false],
       [at(10), 4, [5], true],
       [at(20), 3, [5, 9], false],
@@ -298,7 +300,7 @@ describe('status lists: properties over random groups and late events', () => {
           for (const head of newHeads) expect(entries.filter((e) => e.head === (head as unknown))).toHaveLength(1);
           for (const e of entries) expect(e.entry).toEqual({ at: e.at, type: 'LIST_PUBLISHED', version: e.head.version });
           for (const e of entries) if (e.stored) expect(e.at).toBe(e.stored.at);
-          expect(entries.filter((e) => e.stored).map((e) => e.sk)).toEqual(stored.map((e) => e.sk));
+          expect(entries.filter((e) => e.stored).map((e) => e.id)).toEqual(stored.map((e) => e.id));
           for (let i = 1; i < entries.length; i++) expect(Date.parse(entries[i - 1].at)).toBeLessThanOrEqual(Date.parse(entries[i].at));
           // One version per instant (as the loader publishes them): a second one there would only be a redundant version in the log.
           expect(new Set(entries.map((e) => e.at)).size).toBe(entries.length);
@@ -328,7 +330,7 @@ describe('status lists: properties over random groups and late events', () => {
 
 describe('status lists: reconciled from the earliest event of the batch on', () => {
   // What the sequencer reads of a list: its entries at or after the earliest instant the batch's
-  // events state, and the entry in force then (readRecordFrom), with the list's highest version.
+  // events state, and the entry in force then (RecordStore.readTimelines from an instant), with the list's highest version.
   test('the same versions and entries as reconciling the whole list, and nothing before that instant needs it', () => {
     fc.assert(
       fc.property(scenarioArb, (scenario) => {
@@ -343,7 +345,7 @@ describe('status lists: reconciled from the earliest event of the batch on', () 
           const handed = whole.timelines.filter((t) => whole.changed.has(t.position));
           const partial = reconcileStatusList(whole.purpose, part, handed, highestVersion);
           expect(partial.newHeads).toEqual(whole.newHeads);
-          const fromThere = (entries: DerivedEntry[]) => entries.filter((e) => Date.parse(e.at) >= from).map((e) => ({ sk: e.sk, at: e.at, head: e.head }));
+          const fromThere = (entries: DerivedEntry[]) => entries.filter((e) => Date.parse(e.at) >= from).map((e) => ({ id: e.id, at: e.at, head: e.head }));
           expect(fromThere(partial.entries)).toEqual(fromThere(whole.entries));
           expect(whole.entries.filter((e) => Date.parse(e.at) < from).every(unchangedEntry)).toBe(true);
         }

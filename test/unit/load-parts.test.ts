@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { CompactRange, MerkleTree } from '#verify/node/merkle-tree';
 import { formatDuration, progressText } from '../../lib/loader/progress';
-import { importLine } from '../../lib/loader/import-files';
+import { importLine } from '../../functions/store/dynamodb/import-files';
 import { syntheticRecord } from '../../bench/lib/synthetic-records';
 import { validateRecords } from '../../lib/loader/load';
 

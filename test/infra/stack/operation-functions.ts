@@ -6,7 +6,7 @@ import { bucketId, functionOf, ingressSecretId, lambdaOps, loaderRoleId, LOG_ACT
 /** lib/stack/operation-functions.ts: one function per Lambda operation of the contract table, and what each may reach. */
 
 /** Variables that would point a function at a resource or at the ledger. */
-const RESOURCE_VARIABLES = ['TABLE_NAME', 'CATALOGUE_BUCKET', 'LEDGER_VERIFIER_KEYS', 'DYNAMODB_ENDPOINT'];
+const RESOURCE_VARIABLES = ['TABLE_NAME', 'CATALOGUE_BUCKET', 'LEDGER_VERIFIER_KEYS', 'AWS_ENDPOINT_URL_DYNAMODB'];
 const READ_ACTIONS = ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query', 's3:GetObject'];
 
 describe('functions: one per Lambda operation of the contract table', () => {

@@ -1,15 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import {
-  acquireLedgerLock,
-  ledgerLeafItems,
-  ledgerTileItems,
-  publishLedgerHead,
-  readLedgerEdgeTiles,
-  readLedgerLeaves,
-  releaseLedgerLock,
-} from '../store/ledger';
-import { putItems } from '../store/write';
+import type { LedgerStores } from '../store/ports/ledger';
 import { decodeEntryBundle, tilePath } from '#verify/node/tlog-tiles';
 import { partialHashTiles } from '../domain/ledger/tiles';
 import { AppendOnlyLog, LedgerIntegrityError } from './log';
@@ -21,15 +11,15 @@ export const DEFAULT_LEASE_MS = 30 * 60_000;
 
 export type LedgerStage = 'reading leaves' | 'writing leaves' | 'writing tiles';
 
-export interface TableLedgerOptions {
-  client: DynamoDBClient;
-  table: string;
+export interface LedgerWriterOptions {
+  /** The log's head and lease, its leaves and its journal (functions/store/ports/ledger.ts). */
+  ledger: LedgerStores;
   signer: CheckpointSigner;
   /** Take the lease even if a writer that stopped part-way left it held. */
   unlock?: boolean;
   /** This writer's lock id (default a random UUID); a load names its host and process in it (lib/loader/lease.ts). */
   lockId?: string;
-  /** Take the lease over from this holder, known to be gone (store/ledger.ts LedgerLease.replacing). */
+  /** Take the lease over from this holder, known to be gone (LedgerLease.replacing). */
   replacingLock?: string;
   /** How long the lease holds (default DEFAULT_LEASE_MS): longer than the writer can take, so only a dead writer's lease runs out. */
   leaseMs?: number;
@@ -48,20 +38,17 @@ export interface TableLedgerOptions {
  * as a log opened from every leaf is. A batch that fails leaves the cache empty.
  */
 export class LogCache {
-  private kept: { client: DynamoDBClient; table: string; origin: string; log: AppendOnlyLog } | null = null;
+  private kept: { leaves: LedgerStores['leaves']; origin: string; log: AppendOnlyLog } | null = null;
 
-  /**
-   * The kept log for this store (the client reaching it), table and origin, taken out of the
-   * cache: a batch owns it until it publishes.
-   */
-  take(client: DynamoDBClient, table: string, origin: string): AppendOnlyLog | null {
+  /** The kept log for this store of leaves and origin, taken out of the cache: a batch owns it until it publishes. */
+  take(leaves: LedgerStores['leaves'], origin: string): AppendOnlyLog | null {
     const kept = this.kept;
     this.kept = null;
-    return kept && kept.client === client && kept.table === table && kept.origin === origin && !kept.log.hasUnpublished ? kept.log : null;
+    return kept && kept.leaves === leaves && kept.origin === origin && !kept.log.hasUnpublished ? kept.log : null;
   }
 
-  keep(client: DynamoDBClient, table: string, log: AppendOnlyLog): void {
-    this.kept = { client, table, origin: log.origin, log };
+  keep(leaves: LedgerStores['leaves'], log: AppendOnlyLog): void {
+    this.kept = { leaves, origin: log.origin, log };
   }
 }
 
@@ -74,69 +61,63 @@ export interface LedgerPublication {
 }
 
 /**
- * A writer's hold on the table's log (batch.ts runs it): take the lease, open the tree (from the
- * log this process kept, or from its right edge; checked against the published checkpoint either
- * way), append, store the new leaves, publish
- * the new head (conditional on the lease), and release the lease once the records are written.
- * Until the head is published, readers and the next writer see the previous tree.
+ * A writer's hold on the log (batch.ts runs it): take the lease, open the tree (from the log this
+ * process kept, or from its right edge; checked against the published checkpoint either way),
+ * append, store the new leaves, publish the new head (conditional on the lease), and release the
+ * lease once the records are written. Until the head is published, readers and the next writer see
+ * the previous tree.
  */
-export class TableLedger {
+export class HeldLedger {
   private released = false;
 
   private constructor(
-    private readonly options: TableLedgerOptions,
+    private readonly options: LedgerWriterOptions,
     private readonly lockId: string,
     readonly log: AppendOnlyLog,
-    /** The entries of the published size's partial bundle, read back from the tile store when the load opened. */
+    /** The entries of the published size's partial bundle, read back from the tile store when the writer opened. */
     private readonly previous: Buffer[],
   ) {}
 
-  static async open(options: TableLedgerOptions): Promise<TableLedger> {
+  static async open(options: LedgerWriterOptions): Promise<HeldLedger> {
+    const { lock, leaves } = options.ledger;
     const lockId = options.lockId ?? randomUUID();
-    const head = await acquireLedgerLock(options.client, options.table, lockId, {
-      at: new Date().toISOString(),
-      leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS,
-      force: options.unlock,
-      replacing: options.replacingLock,
-    });
+    const head = await lock.acquire(lockId, { at: new Date().toISOString(), leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS, force: options.unlock, replacing: options.replacingLock });
     try {
       if (head.origin && head.origin !== options.signer.name) {
         throw new Error(`the table's log is ${head.origin}, but the signing key is for ${options.signer.name}`);
       }
       const progress = (read: number, total: number) => options.onProgress?.('reading leaves', read, total);
-      const kept = options.cache?.take(options.client, options.table, options.signer.name) ?? null;
+      const kept = options.cache?.take(leaves, options.signer.name) ?? null;
       let log: AppendOnlyLog;
       if (kept && kept.published.size === head.treeSize && kept.published.checkpoint === head.checkpoint) {
         log = kept;
       } else if (kept && head.checkpoint && kept.published.size < head.treeSize) {
-        kept.extendWithStored(await readLedgerLeaves(options.client, options.table, head.treeSize, progress, kept.published.size), head.checkpoint);
+        const appended: Buffer[] = [];
+        await leaves.forEachLeaf(head.treeSize, (leaf) => void appended.push(leaf), progress, kept.published.size);
+        kept.extendWithStored(appended, head.checkpoint);
         log = kept;
       } else if (head.treeSize > 0) {
-        // No kept log serves: open it from its right edge, the few hash tiles the table keeps
+        // No kept log serves: open it from its right edge, the few hash tiles the store keeps
         // (O(log n) reads). A load run again does not need the leaves to recognise content already
         // logged: it reuses the evidence stored with each record (lib/loader/evidence.ts).
-        const tiles = await readLedgerEdgeTiles(options.client, options.table, partialHashTiles(head.treeSize));
+        const tiles = await leaves.readEdgeTiles(partialHashTiles(head.treeSize));
         log = AppendOnlyLog.fromRightEdge(options.signer, head.treeSize, (level) => tiles.get(level) ?? null, head.checkpoint);
       } else {
         log = new AppendOnlyLog(options.signer, { leaves: [], checkpoint: head.checkpoint });
       }
-      // Read (and check) the tile log before anything is written: a store that disagrees stops the load here.
+      // Read (and check) the tile log before anything is written: a store that disagrees stops the writer here.
       const previous = options.tiles ? await previousBundleEntries(log, options.tiles) : [];
       if (options.tiles) log.checkPreviousEntries(previous);
-      return new TableLedger(options, lockId, log, previous);
+      return new HeldLedger(options, lockId, log, previous);
     } catch (error) {
-      await releaseLedgerLock(options.client, options.table, lockId);
+      await lock.release(lockId);
       throw error;
     }
   }
 
-  /**
-   * Stores the leaves appended by this load (before any record that refers to them) and the hash
-   * tiles they grew (what consistency proofs are read from).
-   */
+  /** Stores the leaves appended (before any record that refers to them) and the hash tiles they grew (what consistency proofs are read from). */
   async writeNewLeaves(): Promise<void> {
-    const items = [...ledgerLeafItems(this.log.newLeaves), ...ledgerTileItems(this.log.grownHashTiles)];
-    await putItems(this.options.client, this.options.table, items, (written) => this.options.onProgress?.('writing leaves', written, items.length));
+    await this.options.ledger.leaves.write(this.log.newLeaves, this.log.grownHashTiles, (written, total) => this.options.onProgress?.('writing leaves', written, total));
   }
 
   /** Publishes the new checkpoint when anything was appended; the lease is kept until release(). */
@@ -149,24 +130,32 @@ export class TableLedger {
       const resources = this.options.tiles ? this.log.tileResources(this.previous) : [];
       const progress = (done: number) => this.options.onProgress?.('writing tiles', done, resources.length);
       if (this.options.tiles) await writeLogResources(this.options.tiles, resources.filter((r) => r.path !== 'checkpoint'), progress);
-      await publishLedgerHead(this.options.client, this.options.table, this.lockId, {
-        origin: this.log.origin,
-        treeSize: this.log.size,
-        checkpoint,
-        at: new Date().toISOString(),
-      });
+      await this.options.ledger.lock.publish(this.lockId, { origin: this.log.origin, treeSize: this.log.size, checkpoint, at: new Date().toISOString() });
       if (this.options.tiles) await writeLogResources(this.options.tiles, resources.filter((r) => r.path === 'checkpoint'), () => progress(resources.length));
       this.log.markPublished(checkpoint);
     }
-    this.options.cache?.keep(this.options.client, this.options.table, this.log);
+    this.options.cache?.keep(this.options.ledger.leaves, this.log);
     return { origin: this.log.origin, treeSize: this.log.size, appended, checkpoint, verifierKey: this.options.signer.verifierKey };
   }
 
-  /** Releases the lock without publishing; safe to call more than once. */
+  /**
+   * Makes the tile log's `checkpoint` the published head's again, when a writer stopped after
+   * publishing the head but before writing it (the last write of a publication). A checkpoint that
+   * begins with the head's note is kept: witnesses' cosignatures follow the note.
+   */
+  async republishCheckpoint(): Promise<void> {
+    const { tiles } = this.options;
+    const note = this.log.published.checkpoint;
+    if (!tiles || !note) return;
+    if ((await tiles.read('checkpoint'))?.toString('utf8').startsWith(note)) return;
+    await writeLogResources(tiles, [{ path: 'checkpoint', bytes: Buffer.from(note, 'utf8'), immutable: false }]);
+  }
+
+  /** Releases the lease without publishing; safe to call more than once. */
   async release(): Promise<void> {
     if (this.released) return;
     this.released = true;
-    await releaseLedgerLock(this.options.client, this.options.table, this.lockId);
+    await this.options.ledger.lock.release(this.lockId);
   }
 }
 

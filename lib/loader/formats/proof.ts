@@ -1,9 +1,8 @@
 import * as z from 'zod';
 import { Instant, Reference } from '../../../functions/contract/schemas/common';
 import { LIFECYCLE_STATES, type LifecycleState } from '../../../functions/domain/lifecycle';
-import { COMMERCIAL_PROOF_KIND, type ProofContent, type ProofHead, type ProofTimelineEntry, type ProofView } from '../../../functions/domain/proofs';
-import type { RecordToStore } from '../../../functions/store/write';
-import { increasingInstants, Restricted, type RecordKind } from './shared';
+import { COMMERCIAL_PROOF_KIND, proofFromFile } from '../../../functions/domain/kinds/commercial-proof';
+import { increasingInstants, Restricted, type RecordFormat } from './shared';
 
 const lifecycleStates = Object.keys(LIFECYCLE_STATES) as [LifecycleState, ...LifecycleState[]];
 const UpperSnake = z.string().regex(/^[A-Z][A-Z0-9_]{1,39}$/, 'an UPPER_SNAKE name such as PURCHASE');
@@ -49,41 +48,10 @@ export const ProofRecordInput = z
   });
 export type ProofRecordInput = z.infer<typeof ProofRecordInput>;
 
-type LoaderProofHead = ProofHead & { anchored: boolean; alterStoredContentAfterLogging?: Record<string, unknown> };
-
-/** One version (the proof as issued), an issuance entry, then one entry per synchronization snapshot. */
-export function expandProof(input: ProofRecordInput): RecordToStore {
-  const content: ProofContent = {
-    reference: input.reference,
-    proofType: input.proofType,
-    title: input.title,
-    issuer: input.issuer,
-    issuedAt: input.issuedAt,
-    claims: input.claims,
-    source: input.source,
-    freshnessSeconds: input.freshnessSeconds,
-    version: 1,
-  };
-  if (input.subjectReference) content.subjectReference = input.subjectReference;
-  const head: LoaderProofHead = { kind: COMMERCIAL_PROOF_KIND, reference: input.reference, version: 1, content, evidence: null, anchored: true };
-  if (input.alterStoredContentAfterLogging) head.alterStoredContentAfterLogging = input.alterStoredContentAfterLogging;
-  if (input.restricted) head.restricted = input.restricted;
-
-  const issued: ProofTimelineEntry = { at: input.issuedAt, type: 'PROOF_ISSUED', state: 'ISSUED', source: input.issuer };
-  const entries: RecordToStore['entries'] = [{ at: input.issuedAt, entry: issued, view: { lastSynchronization: null, synchronizations: 0 } satisfies ProofView, head }];
-  input.synchronizations.forEach((snapshot, i) => {
-    const entry: ProofTimelineEntry = { at: snapshot.at, type: 'SOURCE_SYNCHRONIZED', state: snapshot.state, source: input.source.system };
-    const view: ProofView = { lastSynchronization: { at: snapshot.at, state: snapshot.state, digest: snapshot.digest }, synchronizations: i + 1 };
-    entries.push({ at: snapshot.at, entry, view, head });
-  });
-  return { reference: input.reference, kind: COMMERCIAL_PROOF_KIND, entries };
-}
-
-export const proofKind: RecordKind<ProofRecordInput> = {
+export const proofFormat: RecordFormat<ProofRecordInput> = {
   kind: COMMERCIAL_PROOF_KIND,
   schema: ProofRecordInput,
-  expand: expandProof,
+  begin: proofFromFile,
+  // Its one version is always logged; the demonstration's alteration is applied after logging it.
+  instructions: (input) => ({ anchored: true, ...(input.alterStoredContentAfterLogging ? { alterStoredContentAfterLogging: input.alterStoredContentAfterLogging } : {}) }),
 };
-
-/** Commercial proof record kinds. */
-export const proofKinds: RecordKind<any>[] = [proofKind];

@@ -1,0 +1,151 @@
+import { integrateEvents, type DerivedEntry, type EventOutcome, type EventToIntegrate, type PartialTimeline, type StoredTimelineEntry } from '../domain/ingress/integrate';
+import type { Head } from '../domain/kinds/kind';
+import { timelineOf } from '../domain/kinds/timelines';
+import type { PendingStore, WaitingEvent } from '../store/ports/pending';
+import type { RecordChange, RecordGenesis, RecordStore, StoredTimeline } from '../store/ports/records';
+import type { AppendOnlyLog } from './log';
+
+/** Set-aside events kept per record for another try (the newest); older ones stay set aside for good. */
+export const MAX_SET_ASIDE = 100;
+
+/** An event as the rules take it: its key is its identity (its sender and CloudEvents source and id). */
+function eventOf(waiting: WaitingEvent): EventToIntegrate {
+  const body = JSON.parse(waiting.event.raw) as { data: Record<string, unknown> };
+  return { key: waiting.key, type: waiting.event.type, reference: waiting.event.reference, at: new Date(Date.parse(waiting.event.at)).toISOString(), data: body.data };
+}
+
+const earliestOf = (events: readonly { at: string }[]): string => events.reduce((earliest, e) => (Date.parse(e.at) < Date.parse(earliest) ? e.at : earliest), events[0].at);
+
+interface RecordPlan {
+  reference: string;
+  kind: string;
+  entries: DerivedEntry[];
+  newHeads: Head[];
+  /** Where its new entries go (the part of the timeline they were derived from). */
+  after: string;
+  genesis?: RecordChange['genesis'];
+}
+
+export interface BatchPlan {
+  changes: RecordChange[];
+  outcomes: Map<string, EventOutcome>;
+  /** Events set aside before and tried again in this batch. */
+  retried: WaitingEvent[];
+}
+
+/**
+ * What a batch of events does to the records (docs/ingress.md#the-sequencer, steps 3 and 4), read
+ * through the ports in a few calls whatever the number of records: every record's genesis in one
+ * call, the events set aside for them in one, their timelines in one (each from the earliest
+ * instant its events state, with the entry in force then; whole when its kind says so); then the
+ * same for the records derived from them (a credential's status lists). The pure rules integrate
+ * the events (functions/domain/ingress/integrate.ts, the kinds); every new version is logged, one
+ * checkpoint signed, and each new version given its inclusion proof.
+ */
+export async function planBatch(stores: { records: RecordStore; pending: PendingStore }, events: readonly WaitingEvent[], log: AppendOnlyLog): Promise<BatchPlan> {
+  const outcomes = new Map<string, EventOutcome>();
+  const byReference = new Map<string, EventToIntegrate[]>();
+  // Oldest received first: events of the same instant are integrated in the order received.
+  for (const e of [...events].sort((a, b) => (a.receivedAt < b.receivedAt ? -1 : a.receivedAt > b.receivedAt ? 1 : a.key < b.key ? -1 : 1))) {
+    const event = eventOf(e);
+    byReference.set(event.reference, [...(byReference.get(event.reference) ?? []), event]);
+  }
+  const geneses = await stores.records.readGeneses([...byReference.keys()]);
+  // Events set aside for these records before are tried again with the new ones, all in instant
+  // order: one set aside only because an earlier event had not arrived yet is integrated now.
+  const parkedKeys = [...geneses.values()].flatMap((g) => g.setAside);
+  const parked = parkedKeys.length > 0 ? (await stores.pending.readEvents(parkedKeys)).filter((e) => e.sequencing === 'SET_ASIDE') : [];
+  const all = new Map([...byReference].map(([reference, list]) => [reference, [...list, ...parked.filter((e) => e.event.reference === reference).map(eventOf)]] as const));
+  const timelines = await readParts(stores.records, [...all].flatMap(([reference, list]) => {
+    const genesis = geneses.get(reference);
+    return genesis ? [{ reference, genesis, from: earliestOf(list) }] : [];
+  }));
+
+  const plans: RecordPlan[] = [];
+  /** Per derived record (a status list): what the records projected onto it must show, and the earliest instant their events state. */
+  const projected = new Map<string, { parts: unknown[]; from: string }>();
+  for (const [reference, list] of all) {
+    const genesis = geneses.get(reference);
+    if (!genesis) {
+      for (const e of list) outcomes.set(e.key, { key: e.key, sequenced: false, reason: `no record is held under ${reference}` });
+      continue;
+    }
+    const rules = timelineOf(genesis.kind);
+    const timeline = timelines.get(reference);
+    const from = earliestOf(list);
+    const stored = timeline?.entries ?? [];
+    const partial: PartialTimeline | undefined = timeline?.before !== undefined && !wholeRead(rules, genesis) ? { before: timeline.before, highestVersion: genesis.highestVersion! } : undefined;
+    const integration = integrateEvents(genesis.kind ?? '', stored, list, partial);
+    for (const o of integration.outcomes) outcomes.set(o.key, o);
+    const stillAside = integration.outcomes.filter((o) => !o.sequenced).map((o) => o.key).slice(-MAX_SET_ASIDE);
+    const changed = integration.outcomes.some((o) => o.sequenced);
+    const highest = Math.max(genesis.highestVersion ?? 0, ...stored.map((e) => e.head.version), ...integration.newHeads.map((h) => h.version));
+    const genesisChanged = changed || stillAside.join() !== genesis.setAside.join();
+    plans.push({ reference, kind: genesis.kind ?? '', entries: integration.entries, newHeads: integration.newHeads, after: timeline?.after ?? '-1', genesis: genesisChanged ? { highestVersion: highest, events: { setAside: stillAside } } : undefined });
+    if (!changed) continue;
+    for (const projection of rules?.projections?.(integration.entries, from) ?? []) {
+      const target = projected.get(projection.reference) ?? { parts: [], from: projection.from };
+      target.parts.push(projection.part);
+      if (Date.parse(projection.from) < Date.parse(target.from)) target.from = projection.from;
+      projected.set(projection.reference, target);
+    }
+  }
+  plans.push(...(await followProjections(stores.records, projected)));
+
+  // Log every new version, sign once, and give each its inclusion proof against that checkpoint.
+  const leaves = new Map<Head, number>();
+  for (const plan of plans) for (const head of plan.newHeads) leaves.set(head, log.add(head.content, { reference: head.reference, version: head.version }).leafIndex);
+  if (leaves.size > 0) {
+    await log.seal();
+    for (const [head, leafIndex] of leaves) head.evidence = log.evidence(leafIndex, head.version);
+  }
+  const changes = plans.flatMap((plan): RecordChange[] => {
+    const entries = plan.entries.filter((e) => !(e.stored && unchanged(e.stored, e))).map(({ id, at, entry, view, head, eventKey }) => ({ id, at, entry, view, head, eventKey }));
+    return entries.length > 0 || plan.genesis ? [{ reference: plan.reference, kind: plan.kind, after: plan.after, entries, genesis: plan.genesis }] : [];
+  });
+  return { changes, outcomes, retried: parked };
+}
+
+/** A record is read whole when its kind says so, or when its genesis does not know its highest version. */
+const wholeRead = (rules: ReturnType<typeof timelineOf>, genesis: RecordGenesis): boolean => rules?.readsWhole === true || genesis.highestVersion === null;
+
+/** The records' timelines, each from the earliest instant its events state (whole when it must be read whole), in one call. */
+function readParts(records: RecordStore, wanted: readonly { reference: string; genesis: RecordGenesis; from: string }[]): Promise<Map<string, StoredTimeline>> {
+  return records.readTimelines(wanted.map(({ reference, genesis, from }) => ({ reference, from: wholeRead(timelineOf(genesis.kind), genesis) ? null : from })));
+}
+
+/**
+ * The derived records follow what was projected onto them: their versions before the earliest
+ * change of this batch were reconciled by earlier batches, so their entries from then on (and the
+ * one in force then) are what can be wrong.
+ */
+async function followProjections(records: RecordStore, projected: Map<string, { parts: unknown[]; from: string }>): Promise<RecordPlan[]> {
+  if (projected.size === 0) return [];
+  const geneses = await records.readGeneses([...projected.keys()]);
+  const timelines = await records.readTimelines([...projected].flatMap(([reference, { from }]) => {
+    const genesis = geneses.get(reference);
+    return genesis ? [{ reference, from: genesis.highestVersion === null ? null : from }] : [];
+  }));
+  const plans: RecordPlan[] = [];
+  for (const [reference, { parts }] of projected) {
+    const genesis = geneses.get(reference);
+    const rules = timelineOf(genesis?.kind ?? null);
+    const timeline = timelines.get(reference);
+    if (!genesis || !rules?.follow || !timeline) continue;
+    const stored: StoredTimelineEntry[] = timeline.before ? [timeline.before, ...timeline.entries] : timeline.entries;
+    const followed = rules.follow(stored, parts, genesis.highestVersion ?? 0);
+    const highest = Math.max(genesis.highestVersion ?? 0, ...stored.map((e) => e.head.version), ...followed.newHeads.map((h) => h.version));
+    const genesisChanged = followed.newHeads.length > 0;
+    plans.push({ reference, kind: genesis.kind ?? '', entries: followed.entries, newHeads: followed.newHeads, after: timeline.after, genesis: genesisChanged ? { highestVersion: highest, events: { setAside: genesis.setAside } } : undefined });
+  }
+  return plans;
+}
+
+function unchanged(stored: StoredTimelineEntry, derived: { entry: unknown; view: unknown; head: unknown; eventKey: string | null }): boolean {
+  return (
+    stored.eventKey === derived.eventKey &&
+    JSON.stringify(stored.entry) === JSON.stringify(derived.entry) &&
+    JSON.stringify(stored.view) === JSON.stringify(derived.view) &&
+    JSON.stringify(stored.head) === JSON.stringify(derived.head)
+  );
+}

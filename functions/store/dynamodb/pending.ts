@@ -1,0 +1,62 @@
+import { QueryCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { batchGetItems, WRITER_READ } from '../batch-get';
+import { GENESIS_SK, PENDING_INDEX, PENDING_PK_PREFIX, PENDING_QUEUE } from '../layout';
+import type { PendingStore } from '../ports/pending';
+import { settledItem, waitingOf, type Item } from './pending-items';
+import { putItems } from './put-items';
+import { dynamoReceivedEvents } from './received-events';
+
+export { settledItem } from './pending-items';
+
+/**
+ * The pending store in the table (pending-items.ts): the receivers' part (received-events.ts), and
+ * the sequencer's: the sparse index `pending` lists what waits (keys only, oldest received first,
+ * eventually consistent); the events themselves are read strongly consistent, 100 keys a
+ * BatchGetItem, and settled by writing each again whole, 25 to a BatchWriteItem.
+ */
+export function dynamoPendingStore(client: DynamoDBClient, table: string): PendingStore {
+  const queryWaiting = async (limit: number): Promise<Item[]> => {
+    const out = await client.send(
+      new QueryCommand({
+        TableName: table,
+        IndexName: PENDING_INDEX.name,
+        KeyConditionExpression: '#queue = :queue',
+        ExpressionAttributeNames: { '#queue': PENDING_INDEX.partitionKey },
+        ExpressionAttributeValues: { ':queue': { S: PENDING_QUEUE } },
+        Limit: limit,
+      }),
+    );
+    return out.Items ?? [];
+  };
+
+  return {
+    ...dynamoReceivedEvents(client, table),
+    async listWaiting(limit) {
+      return (await queryWaiting(limit)).map((item) => item.pk!.S!);
+    },
+    async oldestWaitingSince() {
+      const [oldest] = await queryWaiting(1);
+      return oldest?.[PENDING_INDEX.sortKey]?.S ?? null;
+    },
+    async readEvents(keys) {
+      const items = await batchGetItems(client, table, keys.map((pk) => ({ pk: { S: pk }, sk: { S: GENESIS_SK } })), WRITER_READ);
+      // BatchGetItem answers in no set order: in the order asked.
+      const byKey = new Map(items.filter((item) => item.contentSha256?.S && item.event?.S).map((item) => [item.pk!.S!, waitingOf(item)] as const));
+      return keys.flatMap((key) => (byKey.has(key) ? [byKey.get(key)!] : []));
+    },
+    async settle(settlements) {
+      await putItems(client, table, settlements.map(settledItem));
+    },
+  };
+}
+
+/**
+ * The keys of the events a DynamoDB stream batch brings (the table's stream, NEW_IMAGE, filtered to
+ * INSERTs of what waits: lib/stack/sequencer.ts): what the sequencer takes before asking the index.
+ */
+export function waitingKeysOfStream(records: ReadonlyArray<{ eventName?: string; dynamodb?: { Keys?: Record<string, { S?: string }> } }>): string[] {
+  return records.flatMap((r) => {
+    const key = r.dynamodb?.Keys?.pk?.S;
+    return r.eventName === 'INSERT' && key?.startsWith(PENDING_PK_PREFIX) ? [key] : [];
+  });
+}

@@ -1,0 +1,96 @@
+import { LeaseLostError, LedgerLockedError } from '../errors';
+import { tileName, type JournaledWrites, type LeafStore, type LeafToStore, type LedgerHead, type LedgerJournal, type LedgerLock, type PublishedLedger } from '../ports/ledger';
+import type { PendingStore } from '../ports/pending';
+import type { RecordStore } from '../ports/records';
+
+export interface MemoryLedger {
+  lock: LedgerLock;
+  leaves: LeafStore;
+  journal: LedgerJournal;
+  published: PublishedLedger;
+  /** Every checkpoint published, by tree size. */
+  checkpoints: Map<number, string>;
+}
+
+/**
+ * The log's head, leaves, hash tiles and journal in this process's memory: the same guarantees as
+ * the table (ports/ledger.ts). The head changes synchronously, so acquire is a compare-and-swap;
+ * the journal is finished through the record and pending stores it was made with.
+ */
+export function memoryLedger(stores: { records: RecordStore; pending: PendingStore }): MemoryLedger {
+  let stored: LedgerHead | null = null;
+  const leaves = new Map<number, LeafToStore>();
+  const tiles = new Map<string, Uint8Array>();
+  const checkpoints = new Map<number, string>();
+  let journal: { treeSize: number; done: boolean; writes: JournaledWrites | null } | null = null;
+  const read = async () => structuredClone(stored);
+
+  const lock: LedgerLock = {
+    read,
+    async acquire(lockId, lease) {
+      const held = stored?.lock;
+      const free = !held || (held.until !== null && held.until < lease.at) || (lease.replacing !== undefined && held.id === lease.replacing);
+      if (!free && !lease.force) throw new LedgerLockedError(held!.since, held!.until, held!.id);
+      const until = new Date(Date.parse(lease.at) + lease.leaseMs).toISOString();
+      stored = { ...(stored ?? { origin: null, treeSize: 0, checkpoint: null, updatedAt: null }), lock: { id: lockId, since: lease.at, until } };
+      return structuredClone(stored);
+    },
+    async publish(lockId, head) {
+      checkpoints.set(head.treeSize, head.checkpoint);
+      if (stored?.lock?.id !== lockId) throw new LeaseLostError(lockId);
+      stored = { ...stored, origin: head.origin, treeSize: head.treeSize, checkpoint: head.checkpoint, updatedAt: head.at };
+    },
+    async release(lockId) {
+      if (stored?.lock?.id === lockId) stored = { ...stored, lock: null };
+    },
+  };
+
+  const leafStore: LeafStore = {
+    async forEachLeaf(treeSize, onLeaf, onProgress, from = 0) {
+      for (let i = from; i < treeSize; i++) {
+        const leaf = leaves.get(i);
+        if (!leaf) throw new Error(`the ledger is missing leaf ${i} (found nothing)`);
+        onLeaf(Buffer.from(leaf.leafHash), i);
+      }
+      if (treeSize > from) onProgress?.(treeSize, treeSize);
+    },
+    async readEdgeTiles(wanted) {
+      return new Map(wanted.flatMap((t) => (tiles.has(tileName(t)) ? [[t.level, new Uint8Array(tiles.get(tileName(t))!)] as const] : [])));
+    },
+    async write(newLeaves, grown, onProgress) {
+      for (const leaf of newLeaves) leaves.set(leaf.index, { ...leaf, leafHash: new Uint8Array(leaf.leafHash) });
+      for (const tile of grown) tiles.set(tileName(tile), new Uint8Array(tile.hashes));
+      onProgress?.(newLeaves.length + grown.length, newLeaves.length + grown.length);
+    },
+  };
+
+  const journalStore: LedgerJournal = {
+    async write(treeSize, writes) {
+      journal = { treeSize, done: false, writes: structuredClone(writes) };
+    },
+    async finish(publishedSize) {
+      if (!journal || journal.done || journal.treeSize !== publishedSize || !journal.writes) return false;
+      await stores.records.write(journal.writes.records);
+      if (journal.writes.schema) await stores.records.markSchema();
+      await stores.pending.settle(journal.writes.settlements);
+      await journalStore.markDone(publishedSize);
+      return true;
+    },
+    async markDone(treeSize) {
+      journal = { treeSize, done: true, writes: null };
+    },
+    unfinished: async () => journal?.done === false,
+  };
+
+  const published: PublishedLedger = {
+    async head() {
+      const head = await read();
+      return head && head.checkpoint ? head : null;
+    },
+    async headWithTiles(wanted) {
+      return { head: await read(), tiles: new Map(wanted.flatMap((t) => (tiles.has(tileName(t)) ? [[tileName(t), new Uint8Array(tiles.get(tileName(t))!)] as const] : []))) };
+    },
+  };
+
+  return { lock, leaves: leafStore, journal: journalStore, published, checkpoints };
+}

@@ -1,0 +1,92 @@
+import type { StoredTimelineEntry } from '../../domain/kinds/kind';
+import { canonicalInstant, positionAfter, sortKeysOf } from '../layout';
+import type { RecordChange, RecordGenesis, RecordStore, RecordWindow, StoredEntry, StoredTimeline } from '../ports/records';
+
+/** An entry as the memory keeps it: the parts as JSON text, read back as fresh objects, as a table gives them. */
+interface KeptEntry {
+  id: string;
+  at: string;
+  entry: string;
+  view: string;
+  head: string;
+  eventKey: string | null;
+}
+
+interface KeptRecord {
+  genesis: (RecordGenesis & { kind: string }) | null;
+  /** By id; ids sort in timeline order (layout.ts entrySk). */
+  entries: Map<string, KeptEntry>;
+}
+
+const inOrder = (record: KeptRecord): KeptEntry[] => [...record.entries.values()].sort((a, b) => (a.id < b.id ? -1 : 1));
+const timelineEntry = (e: KeptEntry): StoredTimelineEntry => ({ id: e.id, at: e.at, entry: JSON.parse(e.entry), view: JSON.parse(e.view), head: JSON.parse(e.head), eventKey: e.eventKey });
+
+/**
+ * The record store in this process's memory (tests, and whatever runs without a table): the same
+ * guarantees as the table (ports/records.ts), every read strongly consistent. Entries are kept as
+ * the JSON a table keeps, so nothing a writer changes after writing reaches the store.
+ */
+export class MemoryRecordStore implements RecordStore {
+  private readonly records = new Map<string, KeptRecord>();
+  /** Set once a load has marked the schema. */
+  schemaMarked = false;
+
+  private recordOf(reference: string): KeptRecord {
+    let record = this.records.get(reference);
+    if (!record) this.records.set(reference, (record = { genesis: null, entries: new Map() }));
+    return record;
+  }
+
+  async readWindow<E, V, H>(reference: string, at: string, limit: number): Promise<RecordWindow<E, V, H>> {
+    const record = this.records.get(reference);
+    const cut = Date.parse(canonicalInstant(at));
+    const entries = record ? inOrder(record).filter((e) => Date.parse(e.at) <= cut).reverse() : [];
+    if (!record || (!record.genesis && entries.length === 0)) return { exists: false, kind: null, entries: [], more: false };
+    const window: StoredEntry<E, V, H>[] = entries.slice(0, limit).map((e) => ({ at: e.at, entry: JSON.parse(e.entry), view: JSON.parse(e.view), head: JSON.parse(e.head), headText: e.head }));
+    const kind = record.genesis?.kind ?? (window[0] ? ((window[0].head as { kind?: string }).kind ?? null) : null);
+    return { exists: true, kind, entries: window, more: entries.length > limit };
+  }
+
+  async readGeneses(references: readonly string[]): Promise<Map<string, RecordGenesis>> {
+    return new Map(references.flatMap((r) => {
+      const genesis = this.records.get(r)?.genesis;
+      return genesis ? [[r, structuredClone(genesis)] as const] : [];
+    }));
+  }
+
+  async readTimelines(requests: readonly { reference: string; from: string | null }[]): Promise<Map<string, StoredTimeline>> {
+    const out = new Map<string, StoredTimeline>();
+    for (const { reference, from } of requests) {
+      const record = this.records.get(reference);
+      const all = record ? inOrder(record).map(timelineEntry) : [];
+      const boundary = from === null ? null : Date.parse(canonicalInstant(from));
+      const before = boundary === null ? [] : all.filter((e) => Date.parse(e.at) < boundary);
+      const entries = boundary === null ? all : all.filter((e) => Date.parse(e.at) >= boundary);
+      const prior = before.length > 0 ? before[before.length - 1] : null;
+      if (!prior && entries.length === 0) continue;
+      out.set(reference, { before: prior, entries, after: positionAfter(prior ? [prior, ...entries] : entries) });
+    }
+    return out;
+  }
+
+  async write(changes: readonly RecordChange[]): Promise<void> {
+    // The entries of every change first, then the geneses, as the table is written.
+    for (const change of changes) {
+      const record = this.recordOf(change.reference);
+      const ids = sortKeysOf(change.entries, change.after);
+      change.entries.forEach((e, i) => {
+        record.entries.set(ids[i], { id: ids[i], at: canonicalInstant(e.at), entry: JSON.stringify(e.entry), view: JSON.stringify(e.view), head: JSON.stringify(e.head), eventKey: e.eventKey ?? null });
+      });
+    }
+    for (const change of changes) {
+      if (!change.genesis) continue;
+      const { highestVersion, events, loadDigest } = change.genesis;
+      this.recordOf(change.reference).genesis = { kind: change.kind, highestVersion, setAside: [...(events?.setAside ?? [])], changedByEvents: events !== undefined, loadDigest: loadDigest ?? null };
+    }
+  }
+
+  async markSchema(): Promise<void> {
+    this.schemaMarked = true;
+  }
+
+}

@@ -1,0 +1,127 @@
+import type { Head, StoredTimelineEntry } from '../../domain/kinds/kind';
+
+/**
+ * The record store: every record's timeline (docs/ledger.md#storage-ports). A record is a genesis
+ * (its kind, its highest version, and the writers' bookkeeping) and its entries, each holding the
+ * public entry, the view at its instant and the version in force with its evidence, so the view at
+ * any instant is the newest entry at or before it.
+ *
+ * Guarantees every implementation keeps (test/integration/store-ports.test.ts holds the DynamoDB and
+ * the in-memory ones to them):
+ *  - readWindow is the read path's one round trip, whatever the history's length. It may miss a
+ *    write made in the last second (eventually consistent), never returns part of an entry.
+ *  - readGeneses and readTimelines are the writers' reads: strongly consistent (they see every write
+ *    that resolved before they were called), many references in one call; a record without a
+ *    genesis (readGeneses) or without an entry (readTimelines) is absent from the answer.
+ *  - write resolves once every item of every change is durable. Within a change its entries are
+ *    durable before its genesis, so a genesis (a load's digest on it) vouches for its entries.
+ *    Nothing is atomic across items: a writer stopped part-way left some written, and the writers
+ *    make that harmless (the ledger journal; the load digest). Writing the same changes again gives
+ *    the same record (idempotent).
+ *  - Entries of one instant keep the order they were written in; a new entry is placed after every
+ *    entry of the timeline it was derived from (`after`).
+ *  - Every method may be called concurrently; the writers write one at a time (the ledger lease).
+ *  - A store that does not answer throws StoreUnavailable (functions/store/errors.ts); the read path
+ *    answers 503 and the writers stop where they are.
+ */
+export interface RecordStore extends RecordWindows {
+  readGeneses(references: readonly string[]): Promise<Map<string, RecordGenesis>>;
+  readTimelines(requests: readonly TimelineRequest[]): Promise<Map<string, StoredTimeline>>;
+  write(changes: readonly RecordChange[], options?: { concurrency?: number }): Promise<void>;
+  /** Marks the store as holding records of the current schema (the loader, after its first records: what /health reads). */
+  markSchema(): Promise<void>;
+}
+
+/** The read path's part of the record store (what the read functions and the receivers bundle). */
+export interface RecordWindows {
+  readWindow<E = Record<string, unknown>, V = Record<string, unknown>, H = Record<string, unknown>>(reference: string, at: string, limit: number): Promise<RecordWindow<E, V, H>>;
+}
+
+/** One stored timeline entry with what was in force at its instant, as the read path reads it. */
+export interface StoredEntry<Entry = Record<string, unknown>, View = Record<string, unknown>, Head = Record<string, unknown>> {
+  at: string;
+  entry: Entry;
+  view: View;
+  head: Head;
+  /**
+   * The head exactly as stored, when the store keeps it as text: equal texts are equal heads, so
+   * what depends on the head alone can be remembered by it (functions/domain/evidence.ts).
+   */
+  headText?: string;
+}
+
+export interface RecordWindow<E = Record<string, unknown>, V = Record<string, unknown>, H = Record<string, unknown>> {
+  /** False when the reference has nothing stored at all. */
+  exists: boolean;
+  /** The record's kind, null when it does not exist. */
+  kind: string | null;
+  /** Entries at or before the instant, newest first, at most `limit`. */
+  entries: StoredEntry<E, V, H>[];
+  /** True when older entries exist below the window. */
+  more: boolean;
+}
+
+/** A record's genesis: what it is, and what its writers keep about it. */
+export interface RecordGenesis {
+  kind: string | null;
+  /** The record's highest version (null on a record stored before it was kept). */
+  highestVersion: number | null;
+  /** Events set aside for it, tried again with its next events (docs/ingress.md#rules-of-order). */
+  setAside: string[];
+  /** The sequencer has changed it: a load keeps it as the events made it. */
+  changedByEvents: boolean;
+  /** The digest of what a load last wrote of it completely, or null. */
+  loadDigest: string | null;
+}
+
+/** Part of a record's timeline for a writer: from an instant on (with the entry in force then), or whole (`from` null). */
+export interface TimelineRequest {
+  reference: string;
+  from: string | null;
+}
+
+export interface StoredTimeline {
+  /** The entry just before `from` (what was in force then); null when reading whole, or when nothing precedes. */
+  before: StoredTimelineEntry | null;
+  /** The entries at or after `from` (every entry when whole), in store order. */
+  entries: StoredTimelineEntry[];
+  /** Opaque: where new entries derived from this part of the timeline go (RecordChange.after). */
+  after: string;
+}
+
+/** An entry as it must be stored: a stored one again under its id, or a new one (id null). */
+export interface EntryToWrite {
+  id: string | null;
+  at: string;
+  entry: unknown;
+  view: unknown;
+  head: Head | unknown;
+  /** The identity of the event that made it, never shown: what makes integrating an event twice impossible. */
+  eventKey?: string | null;
+}
+
+/** What a writer changes of one record. */
+export interface RecordChange {
+  reference: string;
+  kind: string;
+  /** The timeline the change was derived from (StoredTimeline.after); absent for a record written whole (a load): its entries in order. */
+  after?: string;
+  entries: EntryToWrite[];
+  /** Its genesis as it must now be stored, if it changed. */
+  genesis?: GenesisToWrite;
+}
+
+export interface GenesisToWrite {
+  highestVersion: number;
+  /** The sequencer changed it, and these events wait for another try. */
+  events?: { setAside: readonly string[] };
+  /** A load wrote it completely: the digest of what it wrote. */
+  loadDigest?: string;
+}
+
+/** A record written whole (a load): its kind and its entries in order, each with what was in force at its instant. */
+export interface RecordToStore {
+  reference: string;
+  kind: string;
+  entries: { at: string; entry: unknown; view: unknown; head: unknown }[];
+}

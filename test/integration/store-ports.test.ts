@@ -1,0 +1,326 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { KMSClient } from '@aws-sdk/client-kms';
+import { verifyNote, parseVerifierKey } from '../../functions/domain/ledger/node-crypto';
+import { kmsCheckpointSigner } from '../../functions/ledger-writer/kms-signer';
+import { formatSignerKey, signerFromKey, type CheckpointSigner } from '../../functions/ledger-writer/signer';
+import { bucketTileStore, directoryTileStore, memoryTileStore, type TileStore } from '../../functions/ledger-writer/tile-store';
+import { tableStores } from '../../functions/store/dynamodb';
+import { LeaseLostError, LedgerLockedError } from '../../functions/store/errors';
+import { memoryStores } from '../../functions/store/memory';
+import { tileName } from '../../functions/store/ports/ledger';
+import type { RecordChange } from '../../functions/store/ports/records';
+import { ensureTable } from '../../functions/store/write';
+import { startEmbeddedStore, type EmbeddedStore } from '../../lib/local/embedded-store';
+import { startKmsStandIn, type KmsStandIn } from '../../lib/local/kms-stand-in';
+import { localClient } from '../../lib/local/service';
+import { minute, newEvent, wholeRecord, type Stores } from '../support/store-contracts';
+
+/**
+ * One suite of each storage port's promises (functions/store/ports/, docs/ledger.md#storage-ports),
+ * run against the DynamoDB implementation on dynalite and the in-memory one: the stores the domain
+ * and sequencer tests run on keep exactly the table's promises. The tile store runs on memory, a
+ * folder and S3 (s3rver); the signer as a key file and as an AWS KMS key (the KMS stand-in).
+ */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const S3rver = require('s3rver') as new (options: Record<string, unknown>) => { run(): Promise<AddressInfo>; close(): Promise<void> };
+
+let store: EmbeddedStore;
+let client: DynamoDBClient;
+let tables = 0;
+beforeAll(async () => {
+  store = await startEmbeddedStore();
+  client = localClient(store.endpoint);
+});
+afterAll(async () => {
+  client?.destroy();
+  await store?.close();
+});
+
+const IMPLEMENTATIONS: [string, () => Promise<Stores>][] = [
+  ['in memory', async () => memoryStores()],
+  [
+    'DynamoDB (dynalite)',
+    async () => {
+      const table = `ports-${tables++}`;
+      await ensureTable(client, table);
+      return tableStores(client, table);
+    },
+  ],
+];
+
+describe.each(IMPLEMENTATIONS)('the record store, %s', (_name, make) => {
+  let stores: Stores;
+  beforeEach(async () => (stores = await make()));
+
+  test('the read path\'s window: the newest entries at or before an instant, newest first, at most the limit, and whether more exist', async () => {
+    await stores.records.write([wholeRecord('ORD-1')]);
+    const now = await stores.records.readWindow('ORD-1', minute(59), 2);
+    expect(now).toMatchObject({ exists: true, kind: 'OBJECT', more: true });
+    expect(now.entries.map((e) => [e.at, (e.entry as { type: string }).type])).toEqual([[minute(20), 'STATE_CHANGED'], [minute(10), 'AUTHORITY_OBSERVED']]);
+    expect(now.entries[0].head).toEqual(wholeRecord('ORD-1').entries[2].head);
+    expect((await stores.records.readWindow('ORD-1', minute(15), 5)).entries.map((e) => e.at)).toEqual([minute(10), minute(0)]);
+    expect(await stores.records.readWindow('ORD-1', minute(0).replace('Z', '+00:00'), 5)).toMatchObject({ exists: true, more: false, entries: [{ at: minute(0) }] });
+    expect(await stores.records.readWindow('ORD-1', '2026-01-01T00:00:00Z', 5)).toEqual({ exists: true, kind: 'OBJECT', entries: [], more: false });
+    expect(await stores.records.readWindow('NOTHING-1', minute(59), 5)).toEqual({ exists: false, kind: null, entries: [], more: false });
+  });
+
+  test('the writers\' reads: geneses and timelines of many records in one call, whole or from an instant with the entry in force then', async () => {
+    await stores.records.write([wholeRecord('ORD-1'), wholeRecord('ORD-2')]);
+    const geneses = await stores.records.readGeneses(['ORD-1', 'ORD-2', 'NOTHING-1']);
+    expect([...geneses.keys()].sort()).toEqual(['ORD-1', 'ORD-2']);
+    expect(geneses.get('ORD-1')).toEqual({ kind: 'OBJECT', highestVersion: 2, setAside: [], changedByEvents: false, loadDigest: 'digest-1' });
+    const timelines = await stores.records.readTimelines([
+      { reference: 'ORD-1', from: null },
+      { reference: 'ORD-2', from: minute(10) },
+      { reference: 'NOTHING-1', from: null },
+    ]);
+    expect([...timelines.keys()].sort()).toEqual(['ORD-1', 'ORD-2']);
+    expect(timelines.get('ORD-1')!.before).toBeNull();
+    expect(timelines.get('ORD-1')!.entries.map((e) => e.at)).toEqual([minute(0), minute(10), minute(20)]);
+    const part = timelines.get('ORD-2')!;
+    expect([part.before?.at, part.entries.map((e) => e.at)]).toEqual([minute(0), [minute(10), minute(20)]]);
+    expect(part.entries[0]).toEqual({ id: expect.any(String), at: minute(10), entry: wholeRecord('ORD-2').entries[1].entry, view: { state: 'PLACED' }, head: wholeRecord('ORD-2').entries[1].head, eventKey: null });
+  });
+
+  test('a change: stored entries written again under their ids, new ones after the part they were derived from (after those of the same instant), the genesis as the events left it; twice is once', async () => {
+    await stores.records.write([wholeRecord('ORD-1')]);
+    const part = (await stores.records.readTimelines([{ reference: 'ORD-1', from: minute(10) }])).get('ORD-1')!;
+    const v3 = { kind: 'OBJECT', reference: 'ORD-1', version: 3, content: { reference: 'ORD-1', state: 'DELIVERED', version: 3 }, evidence: null };
+    const change: RecordChange = {
+      reference: 'ORD-1',
+      kind: 'OBJECT',
+      after: part.after,
+      entries: [
+        { ...part.entries[1], view: { state: 'SHIPPED', note: 're-derived' } },
+        { id: null, at: minute(20), entry: { type: 'AUTHORITY_OBSERVED', state: 'SHIPPED' }, view: { state: 'SHIPPED' }, head: part.entries[1].head, eventKey: 'event-a' },
+        { id: null, at: minute(30), entry: { type: 'STATE_CHANGED', state: 'DELIVERED' }, view: { state: 'DELIVERED' }, head: v3, eventKey: 'event-b' },
+      ],
+      genesis: { highestVersion: 3, events: { setAside: ['event-c'] } },
+    };
+    await stores.records.write([change]);
+    await stores.records.write([change]);
+    const whole = (await stores.records.readTimelines([{ reference: 'ORD-1', from: null }])).get('ORD-1')!;
+    expect(whole.entries.map((e) => [e.at, e.entry.type, e.eventKey])).toEqual([
+      [minute(0), 'STATE_CHANGED', null],
+      [minute(10), 'AUTHORITY_OBSERVED', null],
+      [minute(20), 'STATE_CHANGED', null],
+      [minute(20), 'AUTHORITY_OBSERVED', 'event-a'],
+      [minute(30), 'STATE_CHANGED', 'event-b'],
+    ]);
+    expect(whole.entries[2].view).toEqual({ state: 'SHIPPED', note: 're-derived' });
+    expect(new Set(whole.entries.map((e) => e.id)).size).toBe(5);
+    expect((await stores.records.readGeneses(['ORD-1'])).get('ORD-1')).toEqual({ kind: 'OBJECT', highestVersion: 3, setAside: ['event-c'], changedByEvents: true, loadDigest: null });
+  });
+
+  test('what is written is what was given then: a writer changing its objects afterwards changes nothing stored', async () => {
+    const change = wholeRecord('ORD-1');
+    await stores.records.write([change]);
+    (change.entries[0].head as { content: { state: string } }).content.state = 'CHANGED LATER';
+    const [first] = (await stores.records.readTimelines([{ reference: 'ORD-1', from: null }])).get('ORD-1')!.entries;
+    expect(first.head.content.state).toBe('PLACED');
+  });
+});
+
+describe.each(IMPLEMENTATIONS)('the pending store, %s', (_name, make) => {
+  let stores: Stores;
+  beforeEach(async () => (stores = await make()));
+
+  test('an identity is claimed once: of concurrent claims exactly one stores, every other gets what it stored', async () => {
+    const claims = await Promise.all(Array.from({ length: 10 }, (_, i) => stores.pending.claim(newEvent(`copy-${i}`, { id: 'one-event' }))));
+    const won = claims.filter((c) => c.claimed);
+    expect(won).toHaveLength(1);
+    const key = (won[0] as { key: string }).key;
+    for (const c of claims.filter((c) => !c.claimed)) expect(c).toMatchObject({ claimed: false, stored: { key, contentSha256: 'content-one-event', sequencing: 'PENDING', status: 202 } });
+    expect(await stores.pending.lookUp({ sourceId: 'service-platform', webhookId: 'copy-0' }, 'digest-one-event')).toMatchObject({ event: { key, sequencing: 'PENDING', sequencedAt: null, outcome: null } });
+  });
+
+  test('a delivery\'s answer is stored once; a note that it carried a stored event replaces a refusal of the same body, never another body\'s answer or an earlier note', async () => {
+    const refusal = { sourceId: 'service-platform', webhookId: 'w-1', bodySha256: 'b-1', receivedAt: minute(0), status: 409, answer: { code: 'TRANSITION_FORBIDDEN' } };
+    const refused = await Promise.all(Array.from({ length: 5 }, () => stores.pending.refuse(refusal)));
+    expect(refused.filter((r) => r.stored)).toHaveLength(1);
+    for (const r of refused.filter((r) => !r.stored)) expect(r).toEqual({ stored: false, earlier: { status: 409, answer: { code: 'TRANSITION_FORBIDDEN' }, bodySha256: 'b-1', eventKey: null } });
+    const claim = await stores.pending.claim(newEvent('w-1', { id: 'e-1' }));
+    const key = (claim as { key: string }).key;
+    await stores.pending.noteDelivery({ ...refusal, status: 202, answer: { receipt: 1 } }, key);
+    const looked = await stores.pending.lookUp({ sourceId: 'service-platform', webhookId: 'w-1' }, 'digest-e-1');
+    expect(looked.delivery).toMatchObject({ status: 202, bodySha256: 'b-1', eventKey: key, event: { key } });
+    // Another body under the same webhook-id, and a second note, change nothing.
+    await stores.pending.noteDelivery({ ...refusal, bodySha256: 'b-2', status: 202, answer: { other: true } }, key);
+    await stores.pending.noteDelivery({ ...refusal, status: 202, answer: { again: true } }, 'another-key');
+    expect((await stores.pending.lookUp({ sourceId: 'service-platform', webhookId: 'w-1' }, 'digest-e-1')).delivery).toMatchObject({ answer: { receipt: 1 }, eventKey: key });
+    expect(await stores.pending.lookUp({ sourceId: 'service-platform', webhookId: 'never' }, 'digest-never')).toEqual({ event: null, delivery: null });
+  });
+
+  test('what waits is listed oldest received first, read strongly consistent, and once settled listed no more; settling again changes nothing', async () => {
+    const keys: string[] = [];
+    for (const [i, receivedAt] of [minute(3), minute(1), minute(2)].entries()) keys.push((await stores.pending.claim(newEvent(`wait-${i}`, { receivedAt }))) as never);
+    const [k3, k1, k2] = keys.map((k) => (k as unknown as { key: string }).key);
+    expect(await stores.pending.listWaiting(10)).toEqual([k1, k2, k3]);
+    expect(await stores.pending.listWaiting(2)).toEqual([k1, k2]);
+    expect(await stores.pending.oldestWaitingSince()).toBe(minute(1));
+    const waiting = await stores.pending.readEvents([k1, k2, 'P#service-platform#event:absent']);
+    expect(waiting.map((e) => [e.key, e.sequencing, e.webhookId])).toEqual([[k1, 'PENDING', 'wait-1'], [k2, 'PENDING', 'wait-2']]);
+    expect(waiting[0]).toEqual({ ...newEvent('wait-1', { receivedAt: minute(1), id: waiting[0].identity.id }), key: k1, sequencing: 'PENDING' });
+    const settlements = [
+      { event: waiting[0], outcome: { sequenced: true as const, version: 4 }, at: minute(5) },
+      { event: waiting[1], outcome: { sequenced: false as const, reason: 'before the object\'s first state' }, at: minute(5) },
+    ];
+    await stores.pending.settle(settlements);
+    await stores.pending.settle(settlements);
+    expect(await stores.pending.listWaiting(10)).toEqual([k3]);
+    expect((await stores.pending.readEvents([k1, k2])).map((e) => e.sequencing)).toEqual(['SEQUENCED', 'SET_ASIDE']);
+    const settled = await stores.pending.lookUp({ sourceId: 'service-platform', webhookId: 'x' }, waiting[0].identity.digest);
+    expect(settled.event).toMatchObject({ key: k1, sequencing: 'SEQUENCED', sequencedAt: minute(5), outcome: { sequenced: true, version: 4 } });
+    await stores.pending.settle([{ event: (await stores.pending.readEvents([k3]))[0], outcome: { sequenced: true, version: null }, at: minute(6) }]);
+    expect([await stores.pending.listWaiting(10), await stores.pending.oldestWaitingSince()]).toEqual([[], null]);
+  });
+});
+
+describe.each(IMPLEMENTATIONS)('the ledger\'s head, leaves and journal, %s', (_name, make) => {
+  let stores: Stores;
+  beforeEach(async () => (stores = await make()));
+  const lease = (at: string, leaseMs = 60_000, more = {}) => ({ at, leaseMs, ...more });
+
+  test('one lease at a time: taken on an empty store, refused while held, taken when it ran out, taken over from a named holder or by force; released only by its holder', async () => {
+    const { lock } = stores.ledger;
+    expect(await lock.read()).toBeNull();
+    expect(await lock.acquire('one', lease('2026-11-01T12:00:00.000Z'))).toEqual({ origin: null, treeSize: 0, checkpoint: null, updatedAt: null, lock: { id: 'one', since: '2026-11-01T12:00:00.000Z', until: '2026-11-01T12:01:00.000Z' } });
+    const refused = await lock.acquire('two', lease('2026-11-01T12:00:59.999Z')).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(LedgerLockedError);
+    expect(refused).toMatchObject({ holder: 'one', since: '2026-11-01T12:00:00.000Z', until: '2026-11-01T12:01:00.000Z' });
+    await lock.release('two');
+    expect((await lock.read())!.lock?.id).toBe('one');
+    expect((await lock.acquire('two', lease('2026-11-01T12:01:00.001Z'))).lock?.id).toBe('two');
+    await expect(lock.acquire('three', lease('2026-11-01T12:01:00.002Z', 60_000, { replacing: 'one' }))).rejects.toThrow(LedgerLockedError);
+    expect((await lock.acquire('three', lease('2026-11-01T12:01:00.002Z', 60_000, { replacing: 'two' }))).lock?.id).toBe('three');
+    expect((await lock.acquire('four', lease('2026-11-01T12:01:00.003Z', 60_000, { force: true }))).lock?.id).toBe('four');
+    await lock.release('four');
+    expect((await lock.read())!.lock).toBeNull();
+  });
+
+  test('publish: only the lease\'s holder publishes a head, which keeps the lease until released; the read path sees it', async () => {
+    const { lock, published } = stores.ledger;
+    expect(await published.head()).toBeNull();
+    await lock.acquire('writer', lease(new Date().toISOString()));
+    await lock.publish('writer', { origin: 'o', treeSize: 3, checkpoint: 'note-3', at: minute(0) });
+    expect(await lock.read()).toMatchObject({ origin: 'o', treeSize: 3, checkpoint: 'note-3', updatedAt: minute(0), lock: { id: 'writer' } });
+    await expect(lock.publish('somebody-else', { origin: 'o', treeSize: 4, checkpoint: 'note-4', at: minute(1) })).rejects.toThrow(LeaseLostError);
+    await lock.release('writer');
+    expect(await published.head()).toMatchObject({ origin: 'o', treeSize: 3, checkpoint: 'note-3', lock: null });
+  });
+
+  test('leaves and hash tiles: stored, read back in order a page at a time, a missing one refused; the edge tiles and the read path\'s tiles by name', async () => {
+    const { leaves, published } = stores.ledger;
+    const leaf = (index: number) => ({ index, leafHash: Buffer.alloc(32, index), reference: `R-${index}`, version: 1 });
+    await leaves.write([leaf(0), leaf(1), leaf(2)], [{ level: 0, index: 0, hashes: Buffer.alloc(96, 7) }]);
+    const read: number[] = [];
+    await leaves.forEachLeaf(3, (hash, index) => void read.push(hash[0] * 10 + index));
+    expect(read).toEqual([0, 11, 22]);
+    const from1: number[] = [];
+    await leaves.forEachLeaf(3, (_hash, index) => void from1.push(index), undefined, 1);
+    expect(from1).toEqual([1, 2]);
+    await expect(leaves.forEachLeaf(4, () => undefined)).rejects.toThrow(/missing leaf 3|says 4 leaves/);
+    // A partial tile grows in place.
+    await leaves.write([leaf(3)], [{ level: 0, index: 0, hashes: Buffer.alloc(128, 8) }]);
+    const edge = await leaves.readEdgeTiles([{ level: 0, index: 0 }, { level: 1, index: 0 }]);
+    expect([...edge.keys()]).toEqual([0]);
+    expect(Buffer.from(edge.get(0)!)).toEqual(Buffer.alloc(128, 8));
+    const { tiles } = await published.headWithTiles([{ level: 0, index: 0 }, { level: 2, index: 5 }]);
+    expect([...tiles.keys()]).toEqual([tileName({ level: 0, index: 0 })]);
+  });
+
+  test('the journal: what a batch writes after its head, finished through the record and pending stores it was written for, then done; another size, or done, changes nothing', async () => {
+    const { journal } = stores.ledger;
+    expect(await journal.unfinished()).toBe(false);
+    const claim = (await stores.pending.claim(newEvent('journaled'))) as { key: string };
+    const [event] = await stores.pending.readEvents([claim.key]);
+    await journal.write(7, { records: [wholeRecord('ORD-9')], settlements: [{ event, outcome: { sequenced: true, version: 1 }, at: minute(9) }], schema: true });
+    expect(await journal.unfinished()).toBe(true);
+    await journal.finish(6);
+    expect(await journal.unfinished()).toBe(true);
+    expect((await stores.records.readWindow('ORD-9', minute(59), 5)).exists).toBe(false);
+    await journal.finish(7);
+    expect(await journal.unfinished()).toBe(false);
+    expect((await stores.records.readWindow('ORD-9', minute(59), 5)).entries).toHaveLength(3);
+    expect((await stores.records.readGeneses(['ORD-9'])).get('ORD-9')).toMatchObject({ loadDigest: 'digest-1' });
+    expect((await stores.pending.readEvents([claim.key]))[0].sequencing).toBe('SEQUENCED');
+    await journal.write(8, { records: [], settlements: [] });
+    await journal.markDone(8);
+    expect(await journal.unfinished()).toBe(false);
+  });
+});
+
+describe('the tile store', () => {
+  let dir: string;
+  let s3Server: { close(): Promise<void> };
+  let s3: S3Client;
+  const BUCKET = 'ports-test';
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'store-ports-'));
+    const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: path.join(dir, 's3'), configureBuckets: [{ name: BUCKET }] });
+    const { port } = await server.run();
+    s3Server = server;
+    s3 = new S3Client({ endpoint: `http://127.0.0.1:${port}`, region: 'eu-central-1', forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+  });
+  afterAll(async () => {
+    s3?.destroy();
+    await s3Server?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  const stores: [string, () => TileStore][] = [
+    ['in memory', () => memoryTileStore()],
+    ['a folder', () => directoryTileStore(path.join(dir, `tiles-${Math.random()}`))],
+    ['an S3 bucket (s3rver)', () => bucketTileStore(s3, BUCKET, `ledger-${Math.random()}/`)],
+  ];
+
+  test.each(stores)('%s: a resource reads back as written, a later write replaces it whole, an absent one is null', async (_name, make) => {
+    const tiles = make();
+    expect(await tiles.read('tile/0/000')).toBeNull();
+    await tiles.write({ path: 'tile/0/000', bytes: Buffer.alloc(8192, 1), immutable: true });
+    await tiles.write({ path: 'checkpoint', bytes: Buffer.from('first\n'), immutable: false });
+    await tiles.write({ path: 'checkpoint', bytes: Buffer.from('second, longer\n'), immutable: false });
+    expect(await tiles.read('tile/0/000')).toEqual(Buffer.alloc(8192, 1));
+    expect((await tiles.read('checkpoint'))!.toString()).toBe('second, longer\n');
+  });
+
+  test('in a bucket each resource carries the headers it is served with (the API passes them through)', async () => {
+    const tiles = bucketTileStore(s3, BUCKET, 'headers/');
+    await tiles.write({ path: 'tile/0/000', bytes: Buffer.alloc(32, 2), immutable: true });
+    await tiles.write({ path: 'checkpoint', bytes: Buffer.from('note\n'), immutable: false });
+    const tile = await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: 'headers/tile/0/000' }));
+    const checkpoint = await s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: 'headers/checkpoint' }));
+    expect([tile.ContentType, tile.CacheControl]).toEqual(['application/octet-stream', 'public, max-age=31536000, immutable']);
+    expect(checkpoint.ContentType).toBe('text/plain; charset=utf-8');
+    expect(memoryTileStore().location).toBe('memory');
+  });
+});
+
+describe('the checkpoint signer', () => {
+  let kms: KmsStandIn;
+  beforeAll(async () => (kms = await startKmsStandIn()));
+  afterAll(() => kms?.close());
+  const ORIGIN = 'store-ports.test/ledger';
+
+  const signers: [string, () => Promise<CheckpointSigner>][] = [
+    ['a key file (the development key, and tests)', async () => signerFromKey(formatSignerKey(ORIGIN, Buffer.alloc(32, 41)))],
+    ['an AWS KMS key (the stand-in)', () => kmsCheckpointSigner({ keyId: kms.keyId, origin: ORIGIN, client: new KMSClient({ endpoint: kms.endpoint, region: 'eu-central-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } }) })],
+  ];
+
+  test.each(signers)('%s: named by the log\'s origin, its notes verify with its verifier key, the same text gives the same note (Ed25519 is deterministic)', async (_name, make) => {
+    const signer = await make();
+    expect(signer.name).toBe(ORIGIN);
+    expect(signer.verifierKey.startsWith(`${ORIGIN}+`)).toBe(true);
+    const text = `${ORIGIN}\n5\n${Buffer.alloc(32, 3).toString('base64')}\n`;
+    const note = await signer.signNoteAsync(text);
+    expect(note.startsWith(`${text}\n`)).toBe(true);
+    expect(verifyNote(note, [parseVerifierKey(signer.verifierKey)])).toMatchObject({ ok: true });
+    expect(await signer.signNoteAsync(text)).toBe(note);
+    await expect(signer.signNoteAsync('no final newline')).rejects.toThrow();
+  });
+});

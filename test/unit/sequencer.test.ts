@@ -1,0 +1,161 @@
+import { DEMO_CREDENTIALS } from '../../fixtures/demo-credentials';
+import { DEMO_OBJECTS, demoDocument } from '../../fixtures/demo';
+import { DEMO_PROOFS } from '../../fixtures/demo-proofs';
+import { setIndexesOf, decodeStatusList } from '../../functions/domain/credentials/bitstring';
+import { verifyEvidence } from '../../functions/domain/ledger/node-crypto';
+import { sequenceAll, type SequencerOptions } from '../../functions/ledger-writer/sequencer';
+import { formatSignerKey, signerFromKey } from '../../functions/ledger-writer/signer';
+import { memoryTileStore } from '../../functions/ledger-writer/tile-store';
+import { memoryStores, type MemoryStores } from '../../functions/store/memory';
+import { eventIdentityDigest } from '../../functions/domain/ingress/identity';
+import { buildEvent } from '../../lib/ingress/emit';
+import { loadDocument } from '../../lib/loader/load';
+import { claimAccepted, leavesOf, wholeRecord } from '../support/stores';
+
+/**
+ * The sequencer (functions/ledger-writer/sequencer.ts) on the stores in memory, whose promises the
+ * table's implementation keeps too (test/integration/store-ports.test.ts): what a batch of events
+ * does to the records, the ledger and the tile log, and that stopping it at any one of its writes
+ * (the process dies: that write never happens, nothing after it runs) and letting a new sequencer
+ * take over once the lease ran out ends exactly as an uninterrupted run. The same against DynamoDB,
+ * for every write request: test/integration/sequencer-recovery.test.ts.
+ */
+const ANCHOR = new Date('2026-11-20T12:00:00.000Z');
+const signer = signerFromKey(formatSignerKey('sequencer.test/ledger', Buffer.alloc(32, 13)));
+const CREDENTIAL = DEMO_CREDENTIALS.active;
+const REFERENCES: string[] = [DEMO_OBJECTS.current, CREDENTIAL, DEMO_PROOFS.current];
+const LISTS = ['status-list/demo-2026-suspension', 'status-list/demo-2026-revocation'];
+const MINUTE = 60_000;
+const iso = (offsetMs: number) => new Date(ANCHOR.getTime() + offsetMs).toISOString();
+
+/** Changes, an observation, a snapshot, a late change (between two stored ones), a reinstatement, and one the rules refuse (a change to the state held). */
+const EVENTS: Array<[type: string, reference: string, fields: Record<string, string>, at: string]> = [
+  ['svc.living-object.state-changed.v1', DEMO_OBJECTS.current, { previousState: 'DELIVERED', state: 'RETURNED' }, iso(10 * MINUTE)],
+  ['svc.credential.status-changed.v1', CREDENTIAL, { previousStatus: 'ACTIVE', status: 'SUSPENDED' }, iso(11 * MINUTE)],
+  ['svc.commercial-proof.source-snapshot.v1', DEMO_PROOFS.current, { sourceState: 'DELIVERED' }, iso(12 * MINUTE)],
+  ['svc.living-object.authority-observed.v1', DEMO_OBJECTS.current, { state: 'RETURNED' }, iso(13 * MINUTE)],
+  ['svc.living-object.state-changed.v1', DEMO_OBJECTS.current, { previousState: 'SHIPPED', state: 'CONFIRMED' }, iso(-2 * 24 * 60 * MINUTE)],
+  ['svc.credential.status-changed.v1', CREDENTIAL, { previousStatus: 'SUSPENDED', status: 'ACTIVE' }, iso(14 * MINUTE)],
+  ['svc.living-object.state-changed.v1', DEMO_OBJECTS.current, { previousState: 'RETURNED', state: 'RETURNED' }, iso(15 * MINUTE)],
+];
+
+interface World {
+  stores: MemoryStores;
+  tiles: ReturnType<typeof memoryTileStore>;
+  keys: string[];
+  /** Each event's identity digest: what the receivers look it up by. */
+  digests: string[];
+}
+
+/** The demo's object, credential and proof loaded, and every event stored as the receivers store them. */
+async function freshWorld(): Promise<World> {
+  const stores = memoryStores();
+  const tiles = memoryTileStore();
+  const document = demoDocument(ANCHOR);
+  document.records = (document.records as Array<{ reference: string }>).filter((r) => REFERENCES.includes(r.reference));
+  await loadDocument(document, { stores, signer, tiles });
+  const keys: string[] = [];
+  const digests: string[] = [];
+  for (const [i, [type, reference, fields, at]] of EVENTS.entries()) {
+    const event = buildEvent(type, reference, fields, at, `event-${i}`) as { source: string; id: string };
+    keys.push(await claimAccepted(stores.pending, { webhookId: `delivery-${i}`, raw: JSON.stringify(event), receivedAt: iso(20 * MINUTE + i * 1000) }));
+    digests.push(eventIdentityDigest(event));
+  }
+  return { stores, tiles, keys, digests };
+}
+
+const BATCH_SIZE = 3;
+const options = (world: World, stores: Pick<SequencerOptions, 'records' | 'pending' | 'ledger' | 'tiles'> = { ...world.stores, tiles: world.tiles }): SequencerOptions => ({ ...stores, signer, batchSize: BATCH_SIZE });
+
+/** Everything the sequencer is responsible for, in comparable form. */
+async function snapshot(world: World) {
+  const { stores, tiles } = world;
+  const records: Record<string, unknown> = {};
+  for (const reference of [...REFERENCES, ...LISTS]) records[reference] = await wholeRecord(stores.records, reference);
+  const head = (await stores.ledger.lock.read())!;
+  const leaves = (await leavesOf(stores.ledger.leaves, head.treeSize)).map((l) => l.toString('base64'));
+  const events = (await stores.pending.readEvents(world.keys)).map((e) => e.sequencing);
+  // What the receivers would answer a retry with: where each stands, and the version it made.
+  const settled = await Promise.all(world.digests.map((digest) => stores.pending.lookUp({ sourceId: 'service-platform', webhookId: 'a-retry' }, digest).then((l) => l.event && { sequencing: l.event.sequencing, outcome: l.event.outcome })));
+  // A lease that has run out is held by no one (the last step, its release, may be what was stopped).
+  const leaseHeld = head.lock !== null && Date.parse(head.lock.until ?? '9999') > Date.now();
+  const files = Object.fromEntries([...tiles.resources].map(([p, r]) => [p, r.bytes.toString('base64')]).sort());
+  return { records, head: { treeSize: head.treeSize, checkpoint: head.checkpoint, leaseHeld }, leaves, events, settled, journalUnfinished: await stores.ledger.journal.unfinished(), files };
+}
+
+let reference: Awaited<ReturnType<typeof snapshot>>;
+let writes = 0;
+
+/** The world's stores, every write of which (to the records, the events, the ledger and the tile log) is counted, and the k-th never returns. */
+function stoppingAt(world: World, k: number) {
+  let n = 0;
+  let onStopped!: () => void;
+  const stopped = new Promise<void>((resolve) => (onStopped = resolve));
+  const WRITES = new Set(['write', 'settle', 'publish', 'markDone', 'markSchema']);
+  const wrap = <T extends object>(port: T): T =>
+    new Proxy(port, {
+      get(target, name, receiver) {
+        const value = Reflect.get(target, name, receiver);
+        if (typeof value !== 'function') return value;
+        if (!WRITES.has(String(name))) return value.bind(target);
+        return (...args: unknown[]) => {
+          if (++n === k) {
+            onStopped();
+            return new Promise(() => undefined);
+          }
+          return value.apply(target, args);
+        };
+      },
+    });
+  const { records, pending, ledger } = world.stores;
+  const stores = { records: wrap(records), pending: wrap(pending), ledger: { lock: wrap(ledger.lock), leaves: wrap(ledger.leaves), journal: wrap(ledger.journal) }, tiles: wrap(world.tiles) };
+  return { stores, stopped, writes: () => n };
+}
+
+test('an uninterrupted run: every event integrated once but the one the rules refuse, the credential\'s suspension list following it, and every version it made verifying', async () => {
+  const world = await freshWorld();
+  const counting = stoppingAt(world, Number.POSITIVE_INFINITY);
+  const runs = await sequenceAll(options(world, counting.stores));
+  writes = counting.writes();
+  expect(runs.length).toBeGreaterThanOrEqual(Math.ceil(EVENTS.length / BATCH_SIZE));
+  reference = await snapshot(world);
+  expect(reference.events).toEqual(['SEQUENCED', 'SEQUENCED', 'SEQUENCED', 'SEQUENCED', 'SEQUENCED', 'SEQUENCED', 'SET_ASIDE']);
+  expect([reference.head.leaseHeld, reference.journalUnfinished]).toEqual([false, false]);
+  // The late change is history: the current state is still RETURNED.
+  const object = reference.records[DEMO_OBJECTS.current] as Array<{ at: string; entry: { type: string; state: string }; head: { version: number } }>;
+  expect(object[object.length - 1].entry).toMatchObject({ type: 'AUTHORITY_OBSERVED', state: 'RETURNED' });
+  // The suspension list: the credential's bit set from its suspension, cleared from its reinstatement.
+  const suspension = reference.records[LISTS[0]] as Array<{ at: string; head: { content: { encodedList: string } } }>;
+  expect(suspension.map((e) => [e.at, setIndexesOf(decodeStatusList(e.head.content.encodedList)).length])).toEqual([
+    [expect.any(String), 0],
+    [iso(11 * MINUTE), 1],
+    [iso(14 * MINUTE), 0],
+  ]);
+  const shown = new Set<string>();
+  for (const entries of Object.values(reference.records) as Array<Array<{ head: { reference: string; version: number; content: unknown; evidence: { version: number; leafHash: string } | null } }>>) {
+    for (const e of entries) {
+      if (e.head.evidence?.version !== e.head.version) continue;
+      expect([e.head.reference, e.head.version, verifyEvidence(e.head.content, e.head.evidence as never, [signer.verifierKey]).ok]).toEqual([e.head.reference, e.head.version, true]);
+      shown.add(e.head.evidence.leafHash);
+    }
+  }
+  expect(new Set(reference.leaves)).toEqual(shown);
+  expect(new Set(reference.leaves).size).toBe(reference.leaves.length);
+  expect(writes).toBeGreaterThan(10);
+});
+
+test('stopped at every write, then resumed by a new sequencer once the lease ran out: the same records, events, ledger and tile log as the uninterrupted run', async () => {
+  expect(writes).toBeGreaterThan(0);
+  for (let k = 1; k <= writes; k++) {
+    const world = await freshWorld();
+    const dying = stoppingAt(world, k);
+    void sequenceAll({ ...options(world, dying.stores), leaseMs: 50 });
+    await dying.stopped;
+    await new Promise((r) => setTimeout(r, 80));
+    await sequenceAll(options(world));
+    const after = await snapshot(world);
+    // Named by k, so a failure says at which write the sequencer was stopped.
+    expect({ stoppedAtWrite: k, events: after.events }).toEqual({ stoppedAtWrite: k, events: reference.events });
+    expect({ stoppedAtWrite: k, ...after }).toEqual({ stoppedAtWrite: k, ...reference });
+  }
+}, 120_000);
