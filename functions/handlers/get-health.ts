@@ -2,6 +2,7 @@ import type { Health } from '../contract/schemas/health';
 import { CONTRACT_VERSION, SERVICE_NAME } from '../contract/service';
 import { persistenceReadiness } from '../domain/surfaces/readiness';
 import { httpHandler } from '../http/boundary';
+import { getHealthCaching as caching } from '../generated/caching';
 import { TABLE_SCHEMA_VERSION } from '../store/layout';
 import { inspectTable } from '../store/table-meta';
 
@@ -25,4 +26,4 @@ export const handler = httpHandler(async () => {
     checkedAt: new Date().toISOString(),
   };
   return { status: 200, body };
-});
+}, { caching });

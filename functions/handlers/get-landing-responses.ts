@@ -8,15 +8,14 @@ import { htmlPage } from './surface-responses';
 
 /**
  * GET / and GET /developers: one index of the contract table, answered as a page to clients that
- * prefer HTML and as JSON to every other client. The JSON is static per release and base URL, so
- * it is cached and revalidated like the catalogues; both answers vary on Accept, so a cache never
- * hands the JSON to a browser or the page to a script.
+ * prefer HTML and as JSON to every other client. Both are static per release and base URL, so
+ * they are cached and revalidated like the catalogues; both vary on Accept (the contract table says
+ * so for the route), so a cache never hands the JSON to a browser or the page to a script.
  */
 export function landingOperation(selfPath: string, render: (index: LandingIndex) => string) {
   const page = htmlPage(async (request) => ({ status: 200, body: render(buildLandingIndex(routes(), request.baseUrl, selfPath)) }));
   return async (request: HttpRequest): Promise<HttpResponse> => {
     if (prefersHtml(request.headers.accept)) return page(request);
-    const response = catalogueResponse(request, buildLandingIndex(routes(), request.baseUrl, selfPath));
-    return { ...response, headers: { ...response.headers, vary: 'Accept' } };
+    return catalogueResponse(request, buildLandingIndex(routes(), request.baseUrl, selfPath));
   };
 }

@@ -1,6 +1,7 @@
 import { CREDENTIAL_KIND, type CredentialWindowEntry } from '../domain/credentials/model';
 import { portableCredential } from '../domain/credentials/projection';
 import { httpHandler } from '../http/boundary';
+import { getPortableCredentialCaching as caching } from '../generated/caching';
 import { getPortableCredentialParams } from '../generated/params';
 import { checkParam } from '../http/params';
 import { Problem } from '../http/problem';
@@ -15,4 +16,4 @@ export const handler = httpHandler(async (request) => {
     throw new Problem('NOT_FOUND', `No credential is held under '${credentialId}'.`);
   }
   return { status: 200, body: portableCredential(newest.head.content, request.baseUrl) };
-});
+}, { caching });

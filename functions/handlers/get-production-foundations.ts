@@ -1,9 +1,10 @@
 import { buildProductionFoundations } from '../domain/surfaces/readiness';
 import { httpHandler } from '../http/boundary';
+import { getProductionFoundationsCaching as caching } from '../generated/caching';
 import { logger } from '../logging/logger';
 import { TABLE_SCHEMA_VERSION } from '../store/layout';
 import { inspectTable } from '../store/table-meta';
-import { INSPECTION_HEADERS, readinessLinks } from './json-responses';
+import { readinessLinks } from './json-responses';
 
 /**
  * One look at the table when asked. The table is what is inspected, not a dependency of the
@@ -14,7 +15,6 @@ export const handler = httpHandler(async (request) => {
   if (inspection.configured && !inspection.reachable) logger.warn('table inspection failed', { failure: inspection.failure, errorName: inspection.errorName });
   return {
     status: 200,
-    headers: INSPECTION_HEADERS,
     body: buildProductionFoundations(inspection, TABLE_SCHEMA_VERSION, new Date().toISOString(), readinessLinks(request.baseUrl)),
   };
-});
+}, { caching });

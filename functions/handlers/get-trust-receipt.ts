@@ -3,6 +3,7 @@ import { OTHER_KIND_ROUTES } from '../pages/verify-page';
 import { getTrustReceiptParams } from '../generated/params';
 import { requestTranslator } from '../pages/page-languages';
 import { httpHandler } from '../http/boundary';
+import { getTrustReceiptCaching as caching } from '../generated/caching';
 import type { HttpRequest } from '../http/request';
 import { checkParam, parseReference } from '../http/params';
 import { Problem } from '../http/problem';
@@ -47,4 +48,5 @@ export const handler = httpHandler(
       }
     }
   }, pageWords),
+  { caching },
 );

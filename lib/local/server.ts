@@ -6,10 +6,11 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { operations } from '../../functions/contract/operations';
 import { MAX_BODY_BYTES } from '../../functions/http/request-guards';
 import { problemResult } from '../../functions/http/problem-details';
-import { correlationIdFrom } from '../../functions/http/correlation';
+import { correlationIdOf } from '../../functions/http/correlation';
 import { CORS_RESPONSE_HEADERS, preflightHeaders } from '../../functions/http/cors';
 import { Problem } from '../../functions/http/problem';
 import { LEDGER_LOG } from '../../functions/contract/site-paths';
+import { routeCachingOf } from '../contract/generate-caching';
 import { readDocument, readLogResource, SITE_DIR } from './documents';
 import { answerClientError, BODY_TIMEOUT_MS, encodeForClient, HEADERS_TIMEOUT_MS, readBody, singleHeader } from './http-edge';
 import { listenOnLoopback } from './listen';
@@ -74,9 +75,14 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   async function serve(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const requestId = randomUUID();
     const target = parseTarget(req.url);
-    const correlationHeader = req.headers['x-correlation-id'];
-    const correlationId = correlationIdFrom(typeof correlationHeader === 'string' ? correlationHeader : undefined, requestId);
     const method = req.method ?? 'GET';
+    // HEAD is GET without the body; OPTIONS is a preflight for the path's methods.
+    const routedMethod = method === 'HEAD' ? 'GET' : method;
+    const found = match(method === 'OPTIONS' ? 'GET' : routedMethod, target.path);
+    // The caller's id only where no cache keeps the answer, as the functions decide (functions/http/correlation.ts).
+    const correlationHeader = req.headers['x-correlation-id'];
+    const caching = found.kind === 'found' ? routeCachingOf(found.operation) : undefined;
+    const correlationId = correlationIdOf(method, caching, typeof correlationHeader === 'string' ? correlationHeader : undefined, requestId);
 
     const send = async (answer: Answer, closeAfter = false): Promise<void> => {
       if (res.headersSent || res.destroyed) return;
@@ -91,11 +97,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       res.end(method === 'HEAD' ? undefined : body);
     };
     const refuse = (problem: Problem, endpoint: string | null, closeAfter = false) =>
-      send(problemResult(problem, { correlationId, path: target.path, endpoint: endpoint ?? '' }), closeAfter);
-
-    // HEAD is GET without the body; OPTIONS is a preflight for the path's methods.
-    const routedMethod = method === 'HEAD' ? 'GET' : method;
-    const found = match(method === 'OPTIONS' ? 'GET' : routedMethod, target.path);
+      send(problemResult(problem, { method, correlationId, path: target.path, endpoint: endpoint ?? '' }, caching), closeAfter);
     if (found.kind === 'not-found') return refuse(new Problem('ROUTE_NOT_FOUND', 'No endpoint is published at this path.'), null);
     if (method === 'OPTIONS') {
       const methods = found.kind === 'found' ? [found.operation.method] : found.allow;

@@ -25,6 +25,7 @@ export const credentialsOperations = defineOperations([
     pathParams: { claimId: ClaimId },
     response: { schema: CredentialVerification },
     errors: [400, 404, 503],
+    caching: ['current'],
     integration: { kind: 'lambda', entry: 'functions/handlers/verify-credential.ts', access: 'table-read' },
   },
   {
@@ -40,6 +41,7 @@ export const credentialsOperations = defineOperations([
     pathParams: { claimId: ClaimId },
     response: { schema: PortableCredential },
     errors: [400, 404, 503],
+    caching: ['current'],
     integration: { kind: 'lambda', entry: 'functions/handlers/get-portable-credential.ts', access: 'table-read' },
   },
   {
@@ -56,6 +58,7 @@ export const credentialsOperations = defineOperations([
     queryParams: { timestamp: StatusListTimestamp },
     response: { schema: BitstringStatusListCredential },
     errors: [400, 404, 503],
+    caching: ['status-list', 'past'],
     integration: { kind: 'lambda', entry: 'functions/handlers/get-status-list.ts', access: 'table-read' },
   },
 ]);

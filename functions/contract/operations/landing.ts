@@ -12,7 +12,7 @@ const staticFile = (operationId: string, path: string, summary: string, mediaTyp
 
 const NEGOTIATED =
   'Content negotiation: a client whose Accept header explicitly prefers text/html (a browser) gets an HTML page; ' +
-  'every other client (*/*, application/json, curl, fetch) gets this JSON index. Answers vary on Accept.';
+  'every other client (*/*, application/json, curl, fetch) gets this JSON index. Answers vary on Accept and Accept-Language.';
 
 /** Where people and clients start: the landing, the developer index, the rendered API reference and the site icon. */
 export const landingOperations = defineOperations([
@@ -26,7 +26,8 @@ export const landingOperations = defineOperations([
     liveState: 'LIVE',
     response: { schema: LandingIndex },
     errors: [],
-    conditional: true,
+    caching: ['document'],
+    varies: ['Accept', 'Accept-Language'],
     integration: { kind: 'lambda', entry: 'functions/handlers/get-landing.ts', access: 'none' },
   },
   {
@@ -39,7 +40,8 @@ export const landingOperations = defineOperations([
     liveState: 'LIVE',
     response: { schema: LandingIndex },
     errors: [],
-    conditional: true,
+    caching: ['document'],
+    varies: ['Accept', 'Accept-Language'],
     integration: { kind: 'lambda', entry: 'functions/handlers/get-landing-developers.ts', access: 'none' },
   },
   {
@@ -54,6 +56,7 @@ export const landingOperations = defineOperations([
     liveState: 'LIVE',
     response: { schema: HtmlPage, mediaType: 'text/html' },
     errors: [],
+    caching: ['document'],
     integration: { kind: 'lambda', entry: 'functions/handlers/get-landing-reference.ts', access: 'none' },
   },
   staticFile('getApiReferenceScript', API_REFERENCE_ASSETS.script, 'Swagger UI bundle (from swagger-ui-dist, unmodified)', 'text/javascript'),
