@@ -143,5 +143,20 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     });
   });
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, randomUUID()));
-  return listenOnLoopback(server, options.port, options.host);
+  const listening = await listenOnLoopback(server, options.port, options.host);
+  // The handlers make their links from the configured origin only (PUBLIC_BASE_URL, as the stack
+  // sets it for a deployment): here, this server's own URL, never the Host a request came with.
+  // Put back on close, so a server started and stopped inside another's lifetime leaves its URL.
+  const before = process.env.PUBLIC_BASE_URL;
+  process.env.PUBLIC_BASE_URL = listening.url;
+  return {
+    url: listening.url,
+    close: async () => {
+      if (process.env.PUBLIC_BASE_URL === listening.url) {
+        if (before === undefined) delete process.env.PUBLIC_BASE_URL;
+        else process.env.PUBLIC_BASE_URL = before;
+      }
+      await listening.close();
+    },
+  };
 }

@@ -160,9 +160,6 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
   const ownSite = options.siteDir ? null : await mkdtemp(path.join(os.tmpdir(), 'trust-site-'));
   const siteDir = options.siteDir ?? ownSite!;
   const server = await startLocalServer({ port: options.port, siteDir, tilesDir });
-  // The links the handlers make name this service's own URL, as a deployment's name its configured
-  // origin (PUBLIC_BASE_URL); never the Host a request came with.
-  process.env.PUBLIC_BASE_URL = server.url;
   if (ownSite) {
     try {
       // The port is known only once the server listens (port 0 picks a free one).

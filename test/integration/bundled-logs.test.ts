@@ -85,12 +85,18 @@ async function invoke(bundleFile: string, env: Record<string, string>, invocatio
   return { answers: JSON.parse(readFileSync(answersFile, 'utf8')) as APIGatewayProxyResult[], lines, text };
 }
 
-const objectRead = (reference: string, correlationId: string, traceId?: string): Invocation => ({
-  event: getEvent('/v1/objects/{reference}', `/v1/objects/${reference}`, { reference }, null, { 'x-correlation-id': correlationId }),
-  ...(traceId ? { traceId } : {}),
-});
+/**
+ * An object read whose API Gateway request id is `correlationId`: the correlation id of a read a
+ * shared cache may keep (functions/http/correlation.ts). The caller's own x-correlation-id is sent
+ * too, and never taken: a cached answer must not hand it to the next client.
+ */
+const CALLER_ID = 'caller-chosen-id-0001';
+const objectRead = (reference: string, correlationId: string, traceId?: string): Invocation => {
+  const event = getEvent('/v1/objects/{reference}', `/v1/objects/${reference}`, { reference }, null, { 'x-correlation-id': CALLER_ID });
+  return { event: { ...event, requestContext: { ...event.requestContext, requestId: correlationId } }, ...(traceId ? { traceId } : {}) };
+};
 
-const storeEnv = () => ({ DYNAMODB_ENDPOINT: service.storeEndpoint, TABLE_NAME: process.env.TABLE_NAME ?? 'records', LEDGER_VERIFIER_KEYS: '' });
+const storeEnv = () => ({ DYNAMODB_ENDPOINT: service.storeEndpoint, TABLE_NAME: process.env.TABLE_NAME ?? 'records', LEDGER_VERIFIER_KEYS: '', PUBLIC_BASE_URL: 'https://trust.example.org' });
 
 beforeAll(async () => {
   service = await startLocalService({ port: 0, sequencer: false });
@@ -119,8 +125,9 @@ test('every line carries the Lambda context, cold_start (true once), the correla
     expect.objectContaining({ level: 'INFO', message: 'request served', status: 200, cold_start: true, function_request_id: 'request-0', correlation_id: 'corr-first-request-0001', endpoint: '/v1/objects/{reference}', xray_trace_id: TRACE_1, sampling_rate: 0, ...context }),
     expect.objectContaining({ level: 'INFO', message: 'request refused', status: 400, cold_start: false, function_request_id: 'request-1', correlation_id: 'corr-second-request-0002', xray_trace_id: TRACE_2, ...context }),
   ]);
-  // The answers name the same correlation ids the lines carry.
+  // The answers name the same correlation ids the lines carry, and never the caller's.
   expect(answers.map((a) => a.headers!['x-correlation-id'])).toEqual(['corr-first-request-0001', 'corr-second-request-0002']);
+  expect(JSON.stringify([answers, lines])).not.toContain(CALLER_ID);
 });
 
 test('debug lines are buffered: nothing of them for a 200 or a 4xx, all of them, in order, before the warning of a 5xx', async () => {
