@@ -2,6 +2,7 @@ import { routes } from '../generated/routes';
 import { buildActivationReadiness, buildProductionFoundations } from '../domain/surfaces/readiness';
 import { renderStudio } from '../pages/studio-page';
 import { httpHandler } from '../http/boundary';
+import { meaningOf } from '../http/meaning';
 import { getStudioCaching as caching } from '../generated/caching';
 import { TABLE_SCHEMA_VERSION } from '../store/layout';
 import { inspectTable } from '../store/table-meta';
@@ -15,7 +16,11 @@ export const handler = httpHandler(
     const links = readinessLinks(request.baseUrl);
     const foundations = buildProductionFoundations(await inspectTable(), TABLE_SCHEMA_VERSION, checkedAt, links);
     const activation = buildActivationReadiness(process.env, checkedAt, links);
-    return { status: 200, body: renderStudio({ baseUrl: request.baseUrl, operations: routes(), foundations, activation }) };
+    return {
+      status: 200,
+      body: renderStudio({ baseUrl: request.baseUrl, operations: routes(), foundations, activation }),
+      revalidate: { weakOver: meaningOf({ foundations, activation }) },
+    };
   }),
   { caching },
 );

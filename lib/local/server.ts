@@ -88,8 +88,12 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       if (res.headersSent || res.destroyed) return;
       let headers: Record<string, string> = { ...CORS_RESPONSE_HEADERS, ...(answer.headers as Record<string, string>), 'x-correlation-id': correlationId };
       let body: Buffer = answer.body === null ? Buffer.alloc(0) : Buffer.from(answer.body);
-      if (BODYLESS.has(answer.statusCode)) body = Buffer.alloc(0);
-      else if (method !== 'HEAD') ({ headers, body } = await encodeForClient(req.headers['accept-encoding'], headers, body));
+      if (method !== 'HEAD' && !BODYLESS.has(answer.statusCode)) ({ headers, body } = await encodeForClient(req.headers['accept-encoding'], headers, body));
+      else {
+        // A 304 or HEAD says what the full answer would (RFC 9110 15.4.5): it too depends on Accept-Encoding.
+        if (BODYLESS.has(answer.statusCode)) body = Buffer.alloc(0);
+        headers.vary = headers.vary ? `${headers.vary}, Accept-Encoding` : 'Accept-Encoding';
+      }
       if (closeAfter) headers.connection = 'close';
       // HEAD: the headers of the GET answer; its length is known when the handler gave the body.
       if (!BODYLESS.has(answer.statusCode) && (method !== 'HEAD' || body.length > 0)) headers['content-length'] = String(body.length);
