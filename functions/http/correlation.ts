@@ -12,14 +12,19 @@ export function correlationIdFrom(header: string | undefined, requestId: string)
 }
 
 /**
- * The request's correlation id. A caller's id (well formed) is taken only when no answer to the
- * request may be kept by a shared cache: a POST, or a read of a route whose every class is never
- * stored (health, readiness). An answer a cache keeps is handed, headers and body, to later
- * clients, and must not carry one caller's id to another; it names the request's own id. A read of
- * a path no route serves (`caching` undefined) is answered with a 404 a cache may keep, so it is
- * not either.
+ * True when a shared cache may keep the answer to a request: a read (GET, HEAD) of a route some
+ * of whose answers are kept, or of a path no route serves (its 404 is kept briefly). A POST, and a
+ * read of a route whose every class is never stored (health, readiness), are never shared.
  */
-export function correlationIdOf(method: string | undefined, caching: RouteCaching | undefined, header: string | undefined, requestId: string): string {
-  const neverShared = (method !== 'GET' && method !== 'HEAD') || (caching !== undefined && !caching.shared);
-  return neverShared ? correlationIdFrom(header, requestId) : requestId;
+export function answerMayBeShared(method: string | undefined, caching: RouteCaching | undefined): boolean {
+  return (method === 'GET' || method === 'HEAD') && (caching?.shared ?? true);
+}
+
+/**
+ * The request's correlation id. A caller's id (well formed) is taken only when no shared cache
+ * may keep the answer: an answer a cache keeps is handed, headers and body, to later clients, and
+ * must not carry one caller's id to another, so it names the request's own id.
+ */
+export function correlationIdOf(shared: boolean, header: string | undefined, requestId: string): string {
+  return shared ? requestId : correlationIdFrom(header, requestId);
 }

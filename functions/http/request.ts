@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import type { CacheClassName, RouteCaching } from '../contract/caching';
-import { correlationIdOf } from './correlation';
+import { answerMayBeShared, correlationIdOf } from './correlation';
 import { Problem } from './problem';
 
 /** What an operation sees: the proxy event reduced to what operations use. */
@@ -106,7 +106,7 @@ export function toHttpRequest(event: APIGatewayProxyEvent, caching?: RouteCachin
     headers,
     body,
     requestId,
-    correlationId: correlationIdOf(event.httpMethod, caching, headers['x-correlation-id'], requestId),
+    correlationId: correlationIdOf(answerMayBeShared(event.httpMethod, caching), headers['x-correlation-id'], requestId),
   };
   // Read when an answer makes a link, so an answer without links never depends on the setting.
   return Object.defineProperty(request, 'baseUrl', { get: requireBaseUrl, enumerable: false }) as HttpRequest;

@@ -521,6 +521,8 @@ export async function startAssemblyRunner(options: AssemblyRunnerOptions): Promi
         const env = host.definition.environment;
         if ('LEDGER_VERIFIER_KEYS' in env) env.LEDGER_VERIFIER_KEYS = verifierKey;
         if ('LEDGER_ORIGIN' in env && !env.LEDGER_ORIGIN) env.LEDGER_ORIGIN = origin;
+        // The public origin an operator configures (or the edge's domain): here, the stage's own URL.
+        if ('PUBLIC_BASE_URL' in env && !env.PUBLIC_BASE_URL) env.PUBLIC_BASE_URL = gateway.invokeUrl;
       }
       const loaderRole: Caller = { kind: 'role', roleArn: demo.LoaderRoleArn, sessionName: 'loader' };
       const loader = issuer.issue(loaderRole, 'loader');
