@@ -11,7 +11,9 @@
  * long while it fetches a new one in the background; `stale-if-error` lets it answer with an
  * expired copy while the origin fails; `immutable` says the bytes never change.
  *
- * Pure data: loaded by every function, so no schema library here.
+ * Pure data, no schema library: a function carries only its own route's values (generated into
+ * functions/generated/caching.ts) and the two error rules below; the bucket objects' headers and
+ * the contract read the tables.
  */
 
 /** Seconds a shared cache may serve a current view as fresh. */
@@ -61,7 +63,6 @@ export const CACHE_CLASS_MEANINGS: Record<CacheClassName, string> = {
   document: 'Changes only with a deployment: kept for 5 minutes, then revalidated with its ETag.',
   inspection: 'An inspection made when asked (health, readiness): never stored, never reused.',
 };
-
 
 /** A 404 (an unknown reference, path or resource), to GET or HEAD. */
 export const NEGATIVE_CACHE_CONTROL = `public, max-age=0, s-maxage=${NEGATIVE_SHARED_MAX_AGE}`;
