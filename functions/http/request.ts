@@ -14,8 +14,6 @@ export interface HttpRequest {
   query: Record<string, string>;
   headers: Record<string, string>;
   body: string | null;
-  /** API Gateway's id of this request. */
-  requestId: string;
   /** The id the answer and the log lines name (functions/http/correlation.ts). */
   correlationId: string;
   /**
@@ -105,7 +103,6 @@ export function toHttpRequest(event: APIGatewayProxyEvent, caching?: RouteCachin
     query: definedValues(event.queryStringParameters),
     headers,
     body,
-    requestId,
     correlationId: correlationIdOf(answerMayBeShared(event.httpMethod, caching), headers['x-correlation-id'], requestId),
   };
   // Read when an answer makes a link, so an answer without links never depends on the setting.
