@@ -2,7 +2,6 @@ import { routes } from '../generated/routes';
 import { buildActivationReadiness, buildProductionFoundations } from '../domain/surfaces/readiness';
 import { renderStudio } from '../pages/studio-page';
 import { httpHandler } from '../http/boundary';
-import { meaningOf } from '../http/meaning';
 import { getStudioCaching as caching } from '../generated/caching';
 import { TABLE_SCHEMA_VERSION } from '../store/layout';
 import { inspectTable } from '../store/table-meta';
@@ -16,11 +15,7 @@ export const handler = httpHandler(
     const links = readinessLinks(request.baseUrl);
     const foundations = buildProductionFoundations(await inspectTable(), TABLE_SCHEMA_VERSION, checkedAt, links);
     const activation = buildActivationReadiness(process.env, checkedAt, links);
-    return {
-      status: 200,
-      body: renderStudio({ baseUrl: request.baseUrl, operations: routes(), foundations, activation }),
-      revalidate: { weakOver: meaningOf({ foundations, activation }) },
-    };
+    return { status: 200, body: renderStudio({ baseUrl: request.baseUrl, operations: routes(), foundations, activation }) };
   }),
   { caching },
 );

@@ -3,7 +3,6 @@ import { OTHER_KIND_ROUTES } from '../pages/verify-page';
 import { getTrustReceiptParams } from '../generated/params';
 import { requestTranslator } from '../pages/page-languages';
 import { httpHandler } from '../http/boundary';
-import { meaningOf } from '../http/meaning';
 import { getTrustReceiptCaching as caching } from '../generated/caching';
 import type { HttpRequest } from '../http/request';
 import { checkParam, parseReference } from '../http/params';
@@ -25,20 +24,17 @@ export const handler = httpHandler(
     const read = await readRecordForPage(reference, request.baseUrl, RECEIPT_TIMELINE_WINDOW);
     if (!read.found) throw new Problem('NOT_FOUND', `No living object or commercial proof is held under reference '${reference}'.`);
     const common = { baseUrl: request.baseUrl, reference, ledgerUrl: ledgerUrl(request.baseUrl), t };
-    const revalidate = { weakOver: meaningOf([t.locale, read]) };
     switch (read.kind) {
       case 'OBJECT':
         return {
           status: 200,
           headers: alternateLink(`${request.baseUrl}/v1/objects/${encodeURIComponent(reference)}`),
-          revalidate,
           body: renderTrustReceipt({ ...common, ...read.view, olderEntriesExist: read.olderEntriesExist, device: read.device }),
         };
       case 'COMMERCIAL_PROOF':
         return {
           status: 200,
           headers: alternateLink(`${request.baseUrl}/v1/commercial-proofs/${encodeURIComponent(reference)}`),
-          revalidate,
           body: renderProofReceipt({ ...common, evidence: read.evidence, timeline: read.timeline, olderEntriesExist: read.olderEntriesExist, device: read.device }),
         };
       case 'OTHER': {

@@ -3,7 +3,6 @@ import { prefersHtml } from '../pages/negotiation';
 import { getVerifyPageParams } from '../generated/params';
 import { requestTranslator } from '../pages/page-languages';
 import { httpHandler } from '../http/boundary';
-import { meaningOf } from '../http/meaning';
 import { getVerifyPageCaching as caching } from '../generated/caching';
 import { problemOf } from '../http/problem-details';
 import type { HttpRequest, HttpResponse } from '../http/request';
@@ -43,7 +42,7 @@ export const handler = httpHandler(
     try {
       const outcome = await answer(request, entered);
       const json = jsonAlternateOf(request.baseUrl, outcome);
-      return { status: 200, headers: json ? alternateLink(json) : {}, body: render(outcome), revalidate: { weakOver: meaningOf([t.locale, outcome]) } };
+      return { status: 200, headers: json ? alternateLink(json) : {}, body: render(outcome) };
     } catch (error) {
       const problem = problemOf(error);
       if (!problem || !prefersHtml(request.headers.accept)) throw error;

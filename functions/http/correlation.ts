@@ -19,12 +19,3 @@ export function correlationIdFrom(header: string | undefined, requestId: string)
 export function answerMayBeShared(method: string | undefined, caching: RouteCaching | undefined): boolean {
   return (method === 'GET' || method === 'HEAD') && (caching?.shared ?? true);
 }
-
-/**
- * The request's correlation id. A caller's id (well formed) is taken only when no shared cache
- * may keep the answer: an answer a cache keeps is handed, headers and body, to later clients, and
- * must not carry one caller's id to another, so it names the request's own id.
- */
-export function correlationIdOf(shared: boolean, header: string | undefined, requestId: string): string {
-  return shared ? requestId : correlationIdFrom(header, requestId);
-}

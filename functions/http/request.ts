@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import type { CacheClassName, RouteCaching } from '../contract/caching';
-import { answerMayBeShared, correlationIdOf } from './correlation';
+import { answerMayBeShared, correlationIdFrom } from './correlation';
 import { Problem } from './problem';
 
 /** What an operation sees: the proxy event reduced to what operations use. */
@@ -103,7 +103,8 @@ export function toHttpRequest(event: APIGatewayProxyEvent, caching?: RouteCachin
     query: definedValues(event.queryStringParameters),
     headers,
     body,
-    correlationId: correlationIdOf(answerMayBeShared(event.httpMethod, caching), headers['x-correlation-id'], requestId),
+    // A caller's id only where no shared cache keeps the answer: a cache hands it, headers and body, to later clients.
+    correlationId: answerMayBeShared(event.httpMethod, caching) ? requestId : correlationIdFrom(headers['x-correlation-id'], requestId),
   };
   // Read when an answer makes a link, so an answer without links never depends on the setting.
   return Object.defineProperty(request, 'baseUrl', { get: requireBaseUrl, enumerable: false }) as HttpRequest;

@@ -6,7 +6,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { operations } from '../../functions/contract/operations';
 import { MAX_BODY_BYTES } from '../../functions/http/request-guards';
 import { problemResult } from '../../functions/http/problem-details';
-import { answerMayBeShared, correlationIdOf } from '../../functions/http/correlation';
+import { answerMayBeShared, correlationIdFrom } from '../../functions/http/correlation';
 import { CORS_RESPONSE_HEADERS, preflightHeaders } from '../../functions/http/cors';
 import { Problem } from '../../functions/http/problem';
 import { LEDGER_LOG } from '../../functions/contract/site-paths';
@@ -84,7 +84,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     const caching = found.kind === 'found' ? routeCachingOf(found.operation) : undefined;
     // A method the path does not have is refused (405, never stored): that answer is never shared.
     const shared = found.kind !== 'method-not-allowed' && answerMayBeShared(method, caching);
-    const correlationId = correlationIdOf(shared, typeof correlationHeader === 'string' ? correlationHeader : undefined, requestId);
+    const correlationId = shared ? requestId : correlationIdFrom(typeof correlationHeader === 'string' ? correlationHeader : undefined, requestId);
 
     const send = async (answer: Answer, closeAfter = false): Promise<void> => {
       if (res.headersSent || res.destroyed) return;

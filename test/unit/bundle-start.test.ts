@@ -83,10 +83,11 @@ describe.each(noAwsOperations.map((op) => [op.operationId, op] as const))('%s, b
     expect(answer.statusCode).toBe(200);
     const etag = answer.headers?.etag as string | undefined;
     // Every read's answer is tagged: a document's as S3 tags it, the quoted hex MD5 of the bytes
-    // (functions/domain/documents.ts), any other's with the SHA-256 of the bytes (functions/http/conditional-get.ts).
+    // (functions/domain/documents.ts), any other's with the SHA-256 of the bytes, or weakly over
+    // what it says apart from the instant it was checked at (functions/http/conditional-get.ts).
     if (op.method === 'GET') {
       const tags = [`"${createHash('md5').update(answer.body).digest('hex')}"`, `"${createHash('sha256').update(answer.body).digest('base64url')}"`];
-      expect(tags).toContain(etag);
+      if (!/^W\/"[A-Za-z0-9_-]{43}"$/.test(etag ?? '')) expect(tags).toContain(etag);
     }
     expect(started.byFirstAnswer.filter((m) => !floor.atStart.includes(m) && !floor.byFirstAnswer.includes(m))).toEqual([]);
   });
