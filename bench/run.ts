@@ -20,7 +20,8 @@ function runSection(file: string, anchor: Date): Promise<{ rows: SectionResult['
     const child = fork(path.join(__dirname, 'lib/section-runner.ts'), [file, anchor.toISOString()], {
       // --expose-gc: sections that report memory measure it after a collection, not mid-cycle garbage.
       execArgv: [...process.execArgv, '--expose-gc'],
-      env: { ...process.env, POWERTOOLS_LOG_LEVEL: 'SILENT', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+      // PUBLIC_BASE_URL: the configured origin the functions make their links from (a local server sets its own).
+      env: { PUBLIC_BASE_URL: 'https://trust.example.org', ...process.env, POWERTOOLS_LOG_LEVEL: 'SILENT', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     let message: RunnerMessage | undefined;

@@ -63,6 +63,8 @@ export function functionEnvironment(op: LambdaOperation | null): Record<string, 
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     POWERTOOLS_SERVICE_NAME: SERVICE_NAME,
     POWERTOOLS_LOG_LEVEL: 'INFO',
+    // The public origin the stack configures; answers that carry links are made from it.
+    PUBLIC_BASE_URL: 'https://trust.example.org',
     ...(op?.integration.access === 'table-read' ? { TABLE_NAME: 'records', LEDGER_VERIFIER_KEYS: '' } : {}),
     ...(op?.integration.access === 'bucket-read' ? { CATALOGUE_BUCKET: 'catalogue' } : {}),
   };

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { CacheClassName, NegotiatedHeader } from './caching';
 
 export const LIVE_STATES = ['LIVE', 'READY', 'GATED_BY_PERSISTENCE', 'SHADOW'] as const;
 export type LiveState = (typeof LIVE_STATES)[number];
@@ -62,13 +63,19 @@ export interface Operation {
   response: { schema: z.ZodType; mediaType?: ResponseMediaType; status?: 200 | 202 };
   /** Statuses answered with an ErrorResponse (problem details), beyond the 200. */
   errors: number[];
-  /** Answers carry ETag and Cache-Control and honour If-None-Match with 304 (developer documents). */
-  conditional?: true;
   /**
    * JSON by default, an HTML page to a client whose Accept header prefers it (the landing): a page
    * people open, so it ignores query parameters it does not read, as the other pages do.
    */
   negotiatesPage?: true;
+  /**
+   * GET only (every GET route has them): how long its 200 and 304 answers may be kept, by class
+   * (functions/contract/caching.ts); the first class is the default, another is chosen by the
+   * request (a past instant). Every GET answer carries an ETag and honours If-None-Match with 304.
+   */
+  caching?: readonly [CacheClassName, ...CacheClassName[]];
+  /** Request headers its answers depend on besides the URL (named in Vary): content or language negotiation. */
+  varies?: readonly NegotiatedHeader[];
   integration: Integration;
 }
 

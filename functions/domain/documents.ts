@@ -2,12 +2,9 @@ import { createHash } from 'node:crypto';
 
 /**
  * How a published developer document is serialised and tagged, wherever it is served from
- * (the catalogue bucket, a function, the local server): the same bytes get the same ETag and
- * the same caching rule everywhere.
+ * (the catalogue bucket, a function, the local server): the same bytes get the same ETag
+ * everywhere, and the caching class `document` (functions/contract/caching.ts).
  */
-
-/** Five minutes: documents change only with a deployment, and a deployment replaces every object. */
-export const DOCUMENT_CACHE_CONTROL = 'public, max-age=300';
 
 export const DOCUMENT_MEDIA_TYPE = 'application/json';
 

@@ -1,6 +1,7 @@
 import { inspectIntegrity } from '../domain/evidence';
 import { COMMERCIAL_PROOF_KIND, commercialProofEvidence, publicProof, type ProofWindowEntry } from '../domain/proofs';
 import { httpHandler } from '../http/boundary';
+import { getCommercialProofCaching as caching } from '../generated/caching';
 import { parseReference, referenceNotFound } from '../http/params';
 import { Problem } from '../http/problem';
 import { environmentRecords } from '../store/environment';
@@ -21,5 +22,9 @@ export const handler = httpHandler(async (request) => {
   if (!newest) throw new Problem('NOT_FOUND', `The commercial proof '${reference}' is not issued yet.`);
   // Verify exactly what the response shows, so anyone re-hashing `proof` gets the service's answer.
   const integrity = inspectIntegrity({ ...newest.head, content: publicProof(newest.head.content) });
-  return { status: 200, body: commercialProofEvidence({ newest, integrity, now, baseUrl: request.baseUrl }) };
-});
+  const body = commercialProofEvidence({ newest, integrity, now, baseUrl: request.baseUrl });
+  // The evaluation instant and the lag counted from it change with every request: the ETag is weak,
+  // over everything else (the proof, its source's state and freshness, the evidence and its verdict).
+  const { evaluatedAt: _evaluatedAt, lagSeconds: _lagSeconds, ...synchronization } = body.verification.synchronization;
+  return { status: 200, body, revalidate: { weakOver: { ...body, verification: { ...body.verification, synchronization } } } };
+}, { caching });

@@ -2,6 +2,8 @@ import type { Health } from '../contract/schemas/health';
 import { CONTRACT_VERSION, SERVICE_NAME } from '../contract/service';
 import { persistenceReadiness } from '../domain/surfaces/readiness';
 import { httpHandler } from '../http/boundary';
+import { meaningOf } from '../http/meaning';
+import { getHealthCaching as caching } from '../generated/caching';
 import { TABLE_SCHEMA_VERSION } from '../store/layout';
 import { inspectTable } from '../store/table-meta';
 
@@ -24,5 +26,6 @@ export const handler = httpHandler(async () => {
     readiness: { persistence },
     checkedAt: new Date().toISOString(),
   };
-  return { status: 200, body };
-});
+  // Never stored, but revalidated: a weak ETag over what it says apart from when it was checked.
+  return { status: 200, body, revalidate: { weakOver: meaningOf(body) } };
+}, { caching });

@@ -1,5 +1,6 @@
 import { REFERENCE_HEADERS, renderReferencePage } from '../pages/reference-page';
 import { httpHandler } from '../http/boundary';
+import { getApiReferenceCaching as caching } from '../generated/caching';
 
 /**
  * GET /developers/reference: the page that starts the self-hosted Swagger UI on the contract. It
@@ -10,4 +11,4 @@ export const handler = httpHandler(async (request) => ({
   mediaType: 'text/html',
   headers: { ...REFERENCE_HEADERS },
   body: renderReferencePage(request.baseUrl),
-}));
+}), { caching });

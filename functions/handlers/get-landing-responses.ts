@@ -9,10 +9,10 @@ import { htmlPage } from './surface-responses';
 
 /**
  * GET / and GET /developers: one index of the contract table, answered as a page to clients that
- * prefer HTML and as JSON to every other client. The JSON is static per release and base URL, so
- * it is cached and revalidated like the catalogues; both answers vary on Accept, so a cache never
- * hands the JSON to a browser or the page to a script. The page speaks the words `wordsFor` gives
- * it (the landing: the visitor's language; the developer page: English).
+ * prefer HTML and as JSON to every other client. Both are static per release and base URL, so
+ * they are cached and revalidated like the catalogues; both vary on Accept (the contract table says
+ * so for the route), so a cache never hands the JSON to a browser or the page to a script. The page
+ * speaks the words `wordsFor` gives it (the landing: the visitor's language; the developer page: English).
  */
 export function landingOperation<Words extends FrameWords>(
   selfPath: string,
@@ -22,7 +22,6 @@ export function landingOperation<Words extends FrameWords>(
   const page = htmlPage<Words>(async (request, t) => ({ status: 200, body: render(buildLandingIndex(routes(), request.baseUrl, selfPath), t, request) }), wordsFor);
   return async (request: HttpRequest): Promise<HttpResponse> => {
     if (prefersHtml(request.headers.accept)) return page(request);
-    const response = catalogueResponse(request, buildLandingIndex(routes(), request.baseUrl, selfPath));
-    return { ...response, headers: { ...response.headers, vary: 'Accept' } };
+    return catalogueResponse(request, buildLandingIndex(routes(), request.baseUrl, selfPath));
   };
 }

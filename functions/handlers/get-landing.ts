@@ -4,6 +4,7 @@ import { landingWords, type LandingWords } from '../pages/landing-languages';
 import { renderLanding } from '../pages/landing-page';
 import { httpHandler } from '../http/boundary';
 import { checkParam } from '../http/params';
+import { getLandingCaching as caching } from '../generated/caching';
 import { landingOperation } from './get-landing-responses';
 
 /**
@@ -19,4 +20,5 @@ export const handler = httpHandler(
     },
     (request) => landingWords(request.headers['accept-language'], request.query.lang),
   ),
+  { caching },
 );

@@ -2,6 +2,7 @@ import { encodeBase64 } from '#verify/checks/encoding';
 import { consistencyProofFromTiles, MissingTileError, tilesForConsistency } from '../domain/ledger/tile-proofs';
 import { getLedgerConsistencyParams } from '../generated/params';
 import { httpHandler } from '../http/boundary';
+import { getLedgerConsistencyCaching as caching } from '../generated/caching';
 import { checkParam } from '../http/params';
 import { Problem } from '../http/problem';
 import { StoreUnavailable } from '../store/errors';
@@ -12,7 +13,7 @@ import { tileName } from '../store/ports/ledger';
  * GET /v1/ledger/consistency?from=&to=: PROOF(from, D[to]) of RFC 9162, from the published head
  * and the few hash tiles the proof is made of (functions/domain/ledger/tile-proofs.ts), read
  * together in one request whatever the log's size. The log is append-only, so the proof between
- * two published sizes never changes and may be cached for a day.
+ * two published sizes never changes (the route's caching class is `settled`).
  */
 export const handler = httpHandler(async (request) => {
   const from = checkParam(getLedgerConsistencyParams.from, 'from', request.query.from);
@@ -35,5 +36,5 @@ export const handler = httpHandler(async (request) => {
     if (error instanceof MissingTileError) throw new StoreUnavailable(error.message);
     throw error;
   }
-  return { status: 200, body: { from, to, proof: proof.map(encodeBase64) }, headers: { 'cache-control': 'public, max-age=86400' } };
-});
+  return { status: 200, body: { from, to, proof: proof.map(encodeBase64) } };
+}, { caching });

@@ -1,6 +1,7 @@
 import { CREDENTIAL_KIND, type CredentialWindowEntry } from '../domain/credentials/model';
 import { portableCredential } from '../domain/credentials/projection';
 import { httpHandler } from '../http/boundary';
+import { getPortableCredentialCaching as caching } from '../generated/caching';
 import { getPortableCredentialParams } from '../generated/params';
 import { checkParam, referenceNotFound } from '../http/params';
 import { environmentRecords } from '../store/environment';
@@ -16,4 +17,4 @@ export const handler = httpHandler(async (request) => {
     throw await referenceNotFound(credentialId, `No credential is held under '${credentialId}'.`, async (upper) => (await records.readWindow(upper, now, 1)).kind === CREDENTIAL_KIND);
   }
   return { status: 200, body: portableCredential(newest.head.content, request.baseUrl) };
-});
+}, { caching });

@@ -1,6 +1,7 @@
 import { STATUS_LIST_KIND, statusListReference, type StatusListWindowEntry } from '../domain/credentials/model';
-import { STATUS_LIST_TTL_MS, statusListCredential } from '../domain/credentials/projection';
+import { statusListCredential } from '../domain/credentials/projection';
 import { httpHandler } from '../http/boundary';
+import { getStatusListCaching as caching } from '../generated/caching';
 import { getStatusListParams } from '../generated/params';
 import { checkParam } from '../http/params';
 import { Problem } from '../http/problem';
@@ -31,10 +32,6 @@ export const handler = httpHandler(async (request) => {
   if (!newest) {
     throw new Problem('NOT_FOUND', `Status list '${listId}' had no version published at or before ${at}.`, { type: STATUS_RETRIEVAL_ERROR });
   }
-  return {
-    status: 200,
-    body: statusListCredential(newest.head, request.baseUrl),
-    // Aligned with the list's ttl, as the specification asks of publishers.
-    headers: { 'cache-control': `public, max-age=${STATUS_LIST_TTL_MS / 1000}` },
-  };
-});
+  // The list now is kept as long as its ttl says (the status-list class); a version of a past instant is a past view.
+  return { status: 200, body: statusListCredential(newest.head, request.baseUrl), ...(at < now ? { cacheClass: 'past' as const } : {}) };
+}, { caching });

@@ -2,6 +2,7 @@ import { routes } from '../generated/routes';
 import { buildActivationReadiness, buildProductionFoundations } from '../domain/surfaces/readiness';
 import { renderStudio } from '../pages/studio-page';
 import { httpHandler } from '../http/boundary';
+import { getStudioCaching as caching } from '../generated/caching';
 import { TABLE_SCHEMA_VERSION } from '../store/layout';
 import { inspectTable } from '../store/table-meta';
 import { readinessLinks } from './json-responses';
@@ -16,4 +17,5 @@ export const handler = httpHandler(
     const activation = buildActivationReadiness(process.env, checkedAt, links);
     return { status: 200, body: renderStudio({ baseUrl: request.baseUrl, operations: routes(), foundations, activation }) };
   }),
+  { caching },
 );

@@ -2,6 +2,7 @@ import { renderCredentialReceipt, renderProofReceipt, renderTrustReceipt } from 
 import { getTrustReceiptParams } from '../generated/params';
 import { requestTranslator } from '../pages/page-languages';
 import { httpHandler } from '../http/boundary';
+import { getTrustReceiptCaching as caching } from '../generated/caching';
 import type { HttpRequest } from '../http/request';
 import { checkParam, parseReference } from '../http/params';
 import { Problem } from '../http/problem';
@@ -45,4 +46,5 @@ export const handler = httpHandler(
         throw new Problem('NOT_FOUND', `Reference '${reference}' is neither a living object, a commercial proof nor a credential, so it has no receipt.`);
     }
   }, pageWords),
+  { caching },
 );

@@ -3,6 +3,7 @@ import { prefersHtml } from '../pages/negotiation';
 import { getVerifyPageParams } from '../generated/params';
 import { requestTranslator } from '../pages/page-languages';
 import { httpHandler } from '../http/boundary';
+import { getVerifyPageCaching as caching } from '../generated/caching';
 import { problemOf } from '../http/problem-details';
 import type { HttpRequest, HttpResponse } from '../http/request';
 import { checkParam, parseReference } from '../http/params';
@@ -58,4 +59,5 @@ export const handler = httpHandler(
       return { status: problem.status, headers: problem.headers, body: render(outcome) };
     }
   }, pageWords),
+  { caching },
 );

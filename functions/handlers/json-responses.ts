@@ -1,4 +1,4 @@
-import { documentEtag, DOCUMENT_CACHE_CONTROL, matchesIfNoneMatch, serializeDocument } from '../domain/documents';
+import { documentEtag, matchesIfNoneMatch, serializeDocument } from '../domain/documents';
 import type { HttpRequest, HttpResponse } from '../http/request';
 
 /*
@@ -8,18 +8,15 @@ import type { HttpRequest, HttpResponse } from '../http/request';
 
 /**
  * Catalogue documents change only with a release: served like the developer documents (same
- * serialisation, ETag and caching rule, 304 on a matching If-None-Match).
+ * serialisation and ETag, 304 on a matching If-None-Match; their routes' caching class is `document`).
  */
 export function catalogueResponse(request: HttpRequest, body: unknown): HttpResponse {
   const text = serializeDocument(body);
   const etag = documentEtag(text);
-  const headers = { etag, 'cache-control': DOCUMENT_CACHE_CONTROL };
+  const headers = { etag };
   if (matchesIfNoneMatch(request.headers['if-none-match'], etag)) return { status: 304, headers, body: '' };
   return { status: 200, headers, body: text };
 }
-
-/** Readiness is an inspection made when asked: never stored, never reused. */
-export const INSPECTION_HEADERS = { 'cache-control': 'no-store' };
 
 /** Links between the readiness surfaces (all published by operations/surfaces.ts). */
 export function readinessLinks(baseUrl: string): Record<string, string> {

@@ -1,8 +1,9 @@
 import { ASSET_FILTER_NAMES, catalogueOf, type AssetFilters } from '../domain/asset-catalogue';
-import { DOCUMENT_CACHE_CONTROL, DOCUMENT_MEDIA_TYPE, documentEtag, matchesIfNoneMatch, serializeDocument } from '../domain/documents';
+import { DOCUMENT_MEDIA_TYPE, documentEtag, matchesIfNoneMatch, serializeDocument } from '../domain/documents';
 import { assets, ASSET_VOCABULARIES } from '../generated/assets';
 import { listAssetsParams } from '../generated/params';
 import { httpHandler } from '../http/boundary';
+import { listAssetsCaching as caching } from '../generated/caching';
 import { checkParam } from '../http/params';
 
 /**
@@ -24,7 +25,7 @@ function filtersFrom(query: Record<string, string>): AssetFilters {
 export const handler = httpHandler(async (request) => {
   const body = serializeDocument(catalogueOf(assets(), ASSET_VOCABULARIES, filtersFrom(request.query)));
   const etag = documentEtag(body);
-  const headers = { etag, 'cache-control': DOCUMENT_CACHE_CONTROL };
+  const headers = { etag };
   if (matchesIfNoneMatch(request.headers['if-none-match'], etag)) return { status: 304, body: '', headers, mediaType: DOCUMENT_MEDIA_TYPE };
   return { status: 200, body, headers, mediaType: DOCUMENT_MEDIA_TYPE };
-});
+}, { caching });

@@ -3,6 +3,7 @@ import { resolveObjectParams } from '../generated/params';
 import { assessIntegrity } from '../domain/evidence';
 import { resolveObject, type ObjectWindowEntry, type Evaluation } from '../domain/objects';
 import { httpHandler } from '../http/boundary';
+import { resolveObjectCaching as caching } from '../generated/caching';
 import { checkParam, parseReference, referenceNotFound } from '../http/params';
 import { Problem } from '../http/problem';
 import { canonicalInstant } from '../store/layout';
@@ -43,9 +44,10 @@ export const handler = httpHandler(async (request) => {
     const next = `${request.baseUrl}/v1/objects/${encodeURIComponent(reference)}?asOf=${encodeURIComponent(before)}&limit=${limit}`;
     headers.link = `<${next}>; rel="next"`;
   }
-  // An as-of view is the same bytes every time: a strong ETag. A current view names the instant it
-  // was evaluated at, so its ETag is weak, over everything else it says (version, state, freshness).
+  // An as-of view is the same bytes every time: a strong ETag, and kept as a past view. A current view
+  // names the instant it was evaluated at, so its ETag is weak, over everything else it says
+  // (version, state, freshness).
+  if (evaluation.historical) return { status: 200, body, headers, cacheClass: 'past' };
   const { evaluatedAt: _evaluatedAt, ...currentMeaning } = body.current;
-  const revalidate = evaluation.historical ? {} : { weakOver: { ...body, current: currentMeaning } };
-  return { status: 200, body, headers, revalidate };
-});
+  return { status: 200, body, headers, revalidate: { weakOver: { ...body, current: currentMeaning } } };
+}, { caching });

@@ -1,6 +1,6 @@
 import { logger } from '../logging/logger';
 import { problemOf } from '../http/problem-details';
-import type { HttpRequest, HttpResponse } from '../http/request';
+import { configuredBaseUrl, type HttpRequest, type HttpResponse } from '../http/request';
 import { Problem, PROBLEMS } from '../http/problem';
 import { renderErrorPage } from '../pages/error-page';
 import { PAGE_HEADERS } from '../pages/frame';
@@ -37,7 +37,8 @@ export function htmlPage<Words extends FrameWords = FrameWords>(
         headers: { ...PAGE_HEADERS, ...language, ...problem.headers },
         body: renderErrorPage({
           t,
-          baseUrl: request.baseUrl,
+          // An error page may have to say that the origin is not configured: then its links are relative.
+          baseUrl: configuredBaseUrl() ?? '',
           status: problem.status,
           title: PROBLEMS[problem.code].title,
           detail: problem.detail,

@@ -2,6 +2,7 @@ import { assessIntegrity } from '../domain/evidence';
 import { CREDENTIAL_KIND, type CredentialWindowEntry } from '../domain/credentials/model';
 import { verifyCredential } from '../domain/credentials/verification';
 import { httpHandler } from '../http/boundary';
+import { verifyCredentialCaching as caching } from '../generated/caching';
 import { verifyCredentialParams } from '../generated/params';
 import { checkParam, referenceNotFound } from '../http/params';
 import { environmentRecords } from '../store/environment';
@@ -21,5 +22,9 @@ export const handler = httpHandler(async (request) => {
     throw await referenceNotFound(credentialId, `No credential is held under '${credentialId}'.`, async (upper) => (await records.readWindow(upper, evaluatedAt, 1)).kind === CREDENTIAL_KIND);
   }
   const body = verifyCredential({ newest, evaluatedAt, integrity: assessIntegrity(newest.head, newest.headText), baseUrl: request.baseUrl });
-  return { status: 200, body };
-});
+  // The evaluation instant, and the age and wording counted from it, change with every request: the
+  // ETag is weak, over everything else (the checks and their outcomes, status, freshness, evidence).
+  const { evaluatedAt: _evaluatedAt, summary: _summary, statusFreshness, ...rest } = body;
+  const { ageSeconds: _ageSeconds, ...freshness } = statusFreshness;
+  return { status: 200, body, revalidate: { weakOver: { ...rest, statusFreshness: freshness } } };
+}, { caching });

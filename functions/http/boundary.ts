@@ -1,7 +1,9 @@
 import middy, { type MiddyfiedHandler } from '@middy/core';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { RouteCaching } from '../contract/caching';
 import { logger } from '../logging/logger';
+import { cachePolicy } from './cache-policy';
 import { conditionalGet } from './conditional-get';
 import { headAsGet } from './head-as-get';
 import { httpResponse } from './http-response';
@@ -20,6 +22,11 @@ export interface HttpHandlerOptions extends RequestGuardOptions {
    * never logged, whatever POWERTOOLS_LOGGER_LOG_EVENT says.
    */
   neverLogEvent?: true;
+  /**
+   * A read's caching, from its row of the contract table: the operation's constant in
+   * functions/generated/caching.ts (`<operationId>Caching`). Without it (a POST) nothing is stored.
+   */
+  caching?: RouteCaching;
 }
 
 /** A Lambda handler of an HTTP operation: a middy handler, open to an operator's own middlewares. */
@@ -39,8 +46,9 @@ const outOfTime = (): never => {
 /**
  * Wraps an operation as a middy handler with the Powertools Logger and the service's middlewares
  * (functions/http/*.ts, one concern each). Before: the Lambda context on every log line, the
- * request read once with its correlation id, the request-shape guards. After: the ETag and 304,
- * the answer serialised with CORS headers, HEAD without a body, one log line. On error: RFC 9457
+ * request read once with its correlation id, the request-shape guards. After: how long the answer
+ * may be kept (Cache-Control, Vary), the ETag and 304, the answer serialised with CORS headers, HEAD
+ * without a body, one log line. On error: RFC 9457
  * problem details with no internals (the time limit too: middy's timeoutEarlyResponse).
  *
  * middy runs `before` in the order of use and `after` / `onError` in reverse, so the list reads
@@ -55,11 +63,12 @@ export function httpHandler(operation: Operation, options: HttpHandlerOptions = 
     .use(injectLambdaContext(logger, { resetKeys: true, ...(options.neverLogEvent ? { logEvent: false } : {}) }))
     .use(requestLog())
     .use(headAsGet())
-    .use(requestContext())
-    .use(problemDetails())
+    .use(requestContext(options.caching))
+    .use(problemDetails(options.caching))
     .use(requestGuards(options))
     .use(httpResponse())
-    .use(conditionalGet());
+    .use(conditionalGet())
+    .use(cachePolicy(options.caching));
   // The chain's last after-step (httpResponse) or problemDetails always leaves a proxy result.
   return handler as unknown as HttpLambdaHandler;
 }

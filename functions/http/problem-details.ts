@@ -1,6 +1,8 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { logger } from '../logging/logger';
 import { StoreNotConfigured, StoreUnavailable } from '../store/errors';
+import type { RouteCaching } from '../contract/caching';
+import { errorCacheHeaders } from './cache-policy';
 import type { HttpMiddleware } from './middleware';
 import { Problem, problemBody } from './problem';
 import { requestOrFallback, type HttpRequest } from './request';
@@ -33,11 +35,17 @@ function dependencyCause(error: unknown): Record<string, unknown> {
 }
 
 /**
- * An error as RFC 9457 problem details (application/problem+json, never cached). A 5xx is logged
+ * An error as RFC 9457 problem details (application/problem+json). A 404 to a read may be kept
+ * briefly by a shared cache (negative caching absorbs floods of unknown references); every other
+ * problem, the service's own failures above all, is never stored (errorCacheHeaders). A 5xx is logged
  * with the debug lines that led to it (the invocation's buffer, written first); an unexpected error
  * with its stack, in the log only.
  */
-export function problemResult(error: unknown, request: Pick<HttpRequest, 'correlationId' | 'path' | 'endpoint'>): APIGatewayProxyResult {
+export function problemResult(
+  error: unknown,
+  request: Pick<HttpRequest, 'correlationId' | 'path' | 'endpoint'> & { method?: string },
+  caching?: RouteCaching,
+): APIGatewayProxyResult {
   const known = problemOf(error);
   const problem = known ?? new Problem('INTERNAL_ERROR', 'The service could not complete the request.');
   // The invocation's buffered debug lines go before the line that says what failed: an ERROR line
@@ -53,17 +61,17 @@ export function problemResult(error: unknown, request: Pick<HttpRequest, 'correl
     endpoint: request.endpoint || null,
   });
   return toProxyResult(
-    { status: problem.status, body, mediaType: 'application/problem+json', headers: { 'cache-control': 'no-store', ...problem.headers } },
+    { status: problem.status, body, mediaType: 'application/problem+json', headers: { ...errorCacheHeaders(request.method, problem.status, caching), ...problem.headers } },
     request.correlationId,
   );
 }
 
 /** Every failure, thrown anywhere in the chain (the time limit included), answered as problem details. */
-export function problemDetails(): HttpMiddleware {
+export function problemDetails(caching?: RouteCaching): HttpMiddleware {
   return {
     name: 'problemDetails',
     onError: (request) => {
-      request.response = problemResult(request.error, requestOrFallback(request.event, request.context));
+      request.response = problemResult(request.error, requestOrFallback(request.event, request.context), caching);
     },
   };
 }

@@ -32,6 +32,7 @@ export const PROBLEMS = {
   THROTTLED: { status: 429, title: 'Too many requests' },
   DEPENDENCY_UNAVAILABLE: { status: 503, title: 'Dependency temporarily unavailable' },
   PERSISTENCE_NOT_CONFIGURED: { status: 503, title: 'Persistence not configured' },
+  ORIGIN_NOT_CONFIGURED: { status: 503, title: 'Origin not configured' },
   SOURCE_GATED: { status: 503, title: 'Event source gated' },
   INTERNAL_ERROR: { status: 500, title: 'Internal error' },
 } as const satisfies Record<string, { status: number; title: string }>;

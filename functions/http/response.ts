@@ -1,5 +1,6 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { createHash } from 'node:crypto';
+import { NEVER_STORED } from '../contract/caching';
 import { CORS_RESPONSE_HEADERS } from './cors';
 import type { HttpResponse } from './request';
 
@@ -18,7 +19,8 @@ export function toProxyResult(response: HttpResponse, correlationId: string): AP
     statusCode: response.status,
     headers: {
       'content-type': mediaType.includes('charset') ? mediaType : `${mediaType}; charset=utf-8`,
-      'cache-control': 'no-cache',
+      // Every answer of an operation says how long it may be kept (cache-policy.ts); this is the fallback.
+      'cache-control': NEVER_STORED,
       ...COMMON_HEADERS,
       ...response.headers,
       'x-correlation-id': correlationId,

@@ -21,16 +21,16 @@ export const PAGE_CSP = [
   "frame-ancestors 'none'",
 ].join('; ');
 
-/** Headers every page carries (the boundary adds content type, nosniff and the correlation id). */
+/**
+ * Headers every page carries (the boundary adds content type, nosniff and the correlation id, and
+ * Cache-Control and Vary from the route's row of the contract table).
+ */
 export const PAGE_HEADERS: Readonly<Record<string, string>> = {
   'content-security-policy': PAGE_CSP,
   'referrer-policy': 'no-referrer',
   'x-frame-options': 'DENY',
   'cross-origin-opener-policy': 'same-origin',
   'permissions-policy': 'camera=(), microphone=(), geolocation=(), payment=()',
-  // Pages show live state, errors negotiate on Accept and words on Accept-Language: never reuse a stored copy.
-  'cache-control': 'no-store',
-  vary: 'Accept, Accept-Language',
 };
 
 export interface PageInput {

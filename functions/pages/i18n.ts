@@ -1,9 +1,10 @@
-import { LANGUAGE_TAG, LANGUAGES, type Lang } from '../contract/languages';
+import { LANGUAGE_TAG, type Lang } from '../contract/languages';
 import FRAME from '../generated/messages/en-frame';
 import type en from './messages/en.json';
 import { html, raw, type SafeHtml } from './markup';
 import { DATE_FORMATS as ENGLISH_DATES } from '../generated/date-formats/en';
 import { dateFormatIn, dateOnly, writeInstant, type DateFormat } from './instants';
+import { acceptedLanguage, isLang } from './negotiation';
 
 /**
  * The words of the pages, from one ICU MessageFormat catalogue per language
@@ -15,7 +16,7 @@ import { dateFormatIn, dateOnly, writeInstant, type DateFormat } from './instant
  * shows (states, kinds, parties, checks) comes from its catalogue; the machine codes behind them
  * are shown apart, as codes (presentation.ts).
  */
-export { LANGUAGES, type Lang };
+export type { Lang };
 export type MessageKey = keyof typeof en;
 /** A compiled catalogue: one function per key. */
 export type CompiledMessages = Record<MessageKey, (args?: Record<string, unknown>) => string>;
@@ -34,8 +35,6 @@ export const DEFAULT_LOCALE: Locale = { lang: 'en', formatLocale: 'en' };
 /** True for a key of the page frame's words (every catalogue has them, held by a test). */
 export const isFrameKey = (key: string): key is FrameKey => Object.hasOwn(FRAME, key);
 
-const isLang = (value: string): value is Lang => (LANGUAGES as readonly string[]).includes(value);
-
 function localeOf(tag: string): Locale | null {
   if (!LANGUAGE_TAG.test(tag)) return null;
   const primary = tag.split('-')[0].toLowerCase();
@@ -50,30 +49,18 @@ function localeOf(tag: string): Locale | null {
 }
 
 /**
- * The page's locale: `?lang=` first (the visible switcher), then Accept-Language by quality
- * (RFC 9110 §12.5.4, first of equal quality wins), then English. A language we do not have is
- * passed over, never an error: a person asking for Italian gets the next language they accept.
+ * The page's locale: `?lang=` first (the visible switcher; a region there, such as de-AT, also
+ * sets the date format), then the language Accept-Language asks for (negotiation.ts
+ * acceptedLanguage: the language only, so a shared cache keeps one copy per language), then
+ * English.
  */
 export function negotiateLocale(acceptLanguage: string | undefined, langParam: string | undefined): Locale {
   if (langParam) {
     const chosen = localeOf(langParam.trim());
     if (chosen) return chosen;
   }
-  const ranges = (acceptLanguage ?? '')
-    .slice(0, 1024)
-    .split(',')
-    .map((part, order) => {
-      const [tag, ...params] = part.trim().split(';');
-      const q = params.map((p) => p.trim().match(/^q=([01](?:\.\d{0,3})?)$/i)).find(Boolean);
-      return { tag: tag.trim(), q: q ? Number(q[1]) : 1, order };
-    })
-    .filter((r) => r.q > 0 && r.tag !== '*')
-    .sort((a, b) => b.q - a.q || a.order - b.order);
-  for (const range of ranges) {
-    const locale = localeOf(range.tag);
-    if (locale) return locale;
-  }
-  return DEFAULT_LOCALE;
+  const lang = acceptedLanguage(acceptLanguage);
+  return { lang, formatLocale: lang };
 }
 
 type Args = Record<string, SafeHtml | string | number | boolean>;

@@ -1,3 +1,5 @@
+import { LANGUAGES, type Lang } from '../contract/languages';
+
 /** Media types a page answers errors in when the caller prefers them (browsers do). */
 const HTML_TYPES = new Set(['text/html', 'application/xhtml+xml']);
 const PROBLEM_TYPES = new Set(['application/problem+json', 'application/json']);
@@ -21,4 +23,38 @@ export function prefersHtml(accept: string | undefined): boolean {
     if (PROBLEM_TYPES.has(type.trim())) problemQ = Math.max(problemQ, q);
   }
   return htmlQ > 0 && htmlQ >= problemQ;
+}
+
+/** True for a language the pages speak. */
+export const isLang = (value: string): value is Lang => (LANGUAGES as readonly string[]).includes(value);
+
+/**
+ * The page language an Accept-Language header asks for: its ranges by quality (RFC 9110 §12.5.4,
+ * the first of equal quality first), the first whose primary subtag the pages speak (`*` and
+ * anything else are passed over), else English.
+ * A language we do not have is passed over, never an error: a person asking for Italian gets the
+ * next language they accept.
+ *
+ * This language is all a page takes from the header (a region it names does not change the page:
+ * `?lang=de-AT` does), so the header has as many meanings as the pages have languages. A shared
+ * cache in front of the service can therefore normalise Accept-Language to this value before it
+ * looks up its copy (the edge does), and keep one copy per language instead of one per header a
+ * browser happens to send.
+ */
+export function acceptedLanguage(acceptLanguage: string | undefined): Lang {
+  const ranges = (acceptLanguage ?? '')
+    .slice(0, 1024)
+    .split(',')
+    .map((part, order) => {
+      const [tag, ...params] = part.trim().split(';');
+      const q = params.map((p) => p.trim().match(/^q=([01](?:\.\d{0,3})?)$/i)).find(Boolean);
+      return { tag: tag.trim(), q: q ? Number(q[1]) : 1, order };
+    })
+    .filter((r) => r.q > 0)
+    .sort((a, b) => b.q - a.q || a.order - b.order);
+  for (const range of ranges) {
+    const primary = range.tag.split('-')[0].toLowerCase();
+    if (isLang(primary)) return primary;
+  }
+  return 'en';
 }

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { Operation } from '../../functions/contract/operation';
 import { operations as contractOperations } from '../../functions/contract/operations';
 import { CONTRACT_VERSION, SERVICE_NAME } from '../../functions/contract/service';
+import { NEGATIVE_CACHE_CONTROL, NEVER_STORED } from '../../functions/contract/caching';
 import { CORS_RESPONSE_HEADERS, preflightHeaders } from '../../functions/http/cors';
 import { problemType, type ProblemCode } from '../../functions/http/problem';
 import { errorStatuses, schemaRef } from './openapi';
@@ -63,19 +64,24 @@ function problemTemplate(code: ProblemCode, status: number, title: string, detai
 const PROBLEM_HEADERS = {
   'gatewayresponse.header.Content-Type': "'application/problem+json'",
   'gatewayresponse.header.X-Content-Type-Options': "'nosniff'",
+  // The gateway's own refusals and faults are never stored by a cache (a stored 429 or 503 would outlive its cause).
+  'gatewayresponse.header.Cache-Control': literal(NEVER_STORED),
   ...mapLiterals('gatewayresponse.header.', CORS_HEADERS),
 };
+
+/** A path no route serves: a 404 a shared cache may keep briefly, like every 404 to a read (functions/contract/caching.ts). */
+const NOT_FOUND_HEADERS = { ...PROBLEM_HEADERS, 'gatewayresponse.header.Cache-Control': literal(NEGATIVE_CACHE_CONTROL) };
 
 /** Unknown paths, throttling and gateway faults answer as problem details too, readable cross-origin. */
 const GATEWAY_RESPONSES = {
   MISSING_AUTHENTICATION_TOKEN: {
     statusCode: 404,
-    responseParameters: PROBLEM_HEADERS,
+    responseParameters: NOT_FOUND_HEADERS,
     responseTemplates: { 'application/json': problemTemplate('ROUTE_NOT_FOUND', 404, 'No such endpoint', 'No endpoint is published at this path.', null) },
   },
   RESOURCE_NOT_FOUND: {
     statusCode: 404,
-    responseParameters: PROBLEM_HEADERS,
+    responseParameters: NOT_FOUND_HEADERS,
     responseTemplates: { 'application/json': problemTemplate('ROUTE_NOT_FOUND', 404, 'No such endpoint', 'No endpoint is published at this path.', null) },
   },
   THROTTLED: {
@@ -126,7 +132,7 @@ function parameters(op: Operation): Json[] {
 /** Declared responses of a proxy method: documentation only (the function's answer passes as is), so no models. */
 function proxyResponses(op: Operation): Json {
   const responses: Json = { [String(op.response.status ?? 200)]: { description: op.summary } };
-  if (op.conditional) responses['304'] = { description: 'Not modified' };
+  if (op.method === 'GET') responses['304'] = { description: 'Not modified' };
   for (const status of errorStatuses(op)) responses[String(status)] = { description: 'Problem details (application/problem+json)' };
   return responses;
 }
@@ -166,9 +172,13 @@ function documentMethod(op: Operation, key: string, targets: IntegrationTargets,
     'method.response.header.Content-Type': "'application/problem+json'",
     'method.response.header.x-correlation-id': 'context.requestId',
     'method.response.header.Retry-After': "'1'",
+    'method.response.header.Cache-Control': literal(NEVER_STORED),
     ...mapLiterals('method.response.header.', CORS_HEADERS),
   };
-  const notFoundHeaders = Object.fromEntries(Object.entries(problemHeaders).filter(([name]) => !name.endsWith('Retry-After')));
+  const notFoundHeaders = {
+    ...Object.fromEntries(Object.entries(problemHeaders).filter(([name]) => !name.endsWith('Retry-After'))),
+    'method.response.header.Cache-Control': literal(NEGATIVE_CACHE_CONTROL),
+  };
   const pathParams = [...key.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
   const log = op.integration.kind === 'log';
   const problemBody = (code: ProblemCode, status: number, title: string, detail: string) =>
@@ -185,8 +195,8 @@ function documentMethod(op: Operation, key: string, targets: IntegrationTargets,
     responses: {
       '200': { description: op.summary, headers: declareHeaders(DOCUMENT_HEADERS) },
       '304': { description: 'Not modified', headers: declareHeaders(DOCUMENT_HEADERS) },
-      ...(log ? { '404': { description: 'No such resource in the log', headers: declareHeaders(['Content-Type', 'x-correlation-id', ...Object.keys(CORS_HEADERS)]) } } : {}),
-      '503': { description: 'Catalogue store unavailable', headers: declareHeaders(['Content-Type', 'x-correlation-id', 'Retry-After', ...Object.keys(CORS_HEADERS)]) },
+      ...(log ? { '404': { description: 'No such resource in the log', headers: declareHeaders(['Content-Type', 'x-correlation-id', 'Cache-Control', ...Object.keys(CORS_HEADERS)]) } } : {}),
+      '503': { description: 'Catalogue store unavailable', headers: declareHeaders(['Content-Type', 'x-correlation-id', 'Retry-After', 'Cache-Control', ...Object.keys(CORS_HEADERS)]) },
     },
     'x-amazon-apigateway-integration': {
       type: 'aws',
@@ -243,7 +253,7 @@ function methodNotAllowed(path: string, methods: string[]): Json {
   const allow = preflightHeaders(methods).allow;
   return {
     summary: 'Any other method on this path',
-    responses: { '405': { description: 'Method not allowed', headers: declareHeaders(['Allow', 'Content-Type', 'x-correlation-id', ...Object.keys(CORS_HEADERS)]) } },
+    responses: { '405': { description: 'Method not allowed', headers: declareHeaders(['Allow', 'Content-Type', 'x-correlation-id', 'Cache-Control', ...Object.keys(CORS_HEADERS)]) } },
     'x-amazon-apigateway-integration': {
       type: 'mock',
       requestTemplates: { 'application/json': '{"statusCode": 405}' },
@@ -254,6 +264,7 @@ function methodNotAllowed(path: string, methods: string[]): Json {
           responseParameters: {
             'method.response.header.Allow': literal(allow),
             'method.response.header.Content-Type': "'application/problem+json'",
+            'method.response.header.Cache-Control': literal(NEVER_STORED),
             'method.response.header.x-correlation-id': 'context.requestId',
             ...mapLiterals('method.response.header.', CORS_HEADERS),
           },

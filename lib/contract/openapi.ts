@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import { operations } from '../../functions/contract/operations';
 import { LIVE_STATE_MEANINGS, refusesUnknownQueryParameters, type Operation } from '../../functions/contract/operation';
+import { CACHE_CLASS_MEANINGS, CACHE_CONTROL, NEGATIVE_CACHE_CONTROL } from '../../functions/contract/caching';
 import { contractRegistry } from '../../functions/contract/registry';
 import { CONTRACT_VERSION, SERVICE_NAME } from '../../functions/contract/service';
 import { PROBLEMS } from '../../functions/http/problem';
@@ -48,10 +49,30 @@ function withIntegerFormat(schema: Json): Json {
 /** RFC 9110 If-None-Match: "*" or a comma-separated list of (weak or strong) entity tags. */
 const ENTITY_TAG_LIST = '^(\\*|(W/)?"[^"]*"(\\s*,\\s*(W/)?"[^"]*")*)$';
 
-const CONDITIONAL_HEADERS = {
-  ETag: { description: 'Strong entity tag of the document bytes; send it back in If-None-Match.', schema: { type: 'string' } },
-  'Cache-Control': { description: 'Caching rule for the document.', schema: { type: 'string' } },
-};
+/** Headers of a read's 200 and 304 answers: how long it may be kept, its entity tag, and what it was negotiated on. */
+function conditionalHeaders(op: Operation): Json {
+  return {
+    ETag: { description: 'Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match.', schema: { type: 'string' } },
+    'Cache-Control': { description: `How long the answer may be kept: ${cachingClasses(op).map((name) => `\`${CACHE_CONTROL[name]}\``).join(' or ')}.`, schema: { type: 'string' } },
+    ...(op.varies?.length ? { Vary: { description: `The request headers the answer depends on: ${op.varies.join(', ')}.`, schema: { type: 'string' } } } : {}),
+  };
+}
+
+const cachingClasses = (op: Operation) => op.caching ?? [];
+
+/**
+ * What a read's description says about its caching: each class its answers may have, with its
+ * Cache-Control and meaning (functions/contract/caching.ts), and the rule for its errors.
+ */
+export function cachingText(op: Operation): string {
+  if (op.method !== 'GET') return '';
+  const classes = cachingClasses(op).map((name) => `\`${CACHE_CONTROL[name]}\` (${name}): ${CACHE_CLASS_MEANINGS[name]}`);
+  const vary = op.varies?.length ? ` Answers vary on ${op.varies.join(' and ')}.` : '';
+  return (
+    `Caching: ${classes.join(' ')}${vary} Every 200 carries an ETag; If-None-Match with it gets 304. ` +
+    `A 404 may be kept briefly (\`${NEGATIVE_CACHE_CONTROL}\`); no other error is ever stored (\`no-store\`).`
+  );
+}
 
 function stripMeta(schema: Json): Json {
   const { $schema: _s, $id: _i, ...rest } = schema;
@@ -82,8 +103,8 @@ function parameters(op: Operation, target: Target): Json[] {
   for (const [name, schema] of Object.entries(op.requiredHeaders ?? {})) {
     params.push({ name, in: 'header', required: true, description: schema.description, schema: schemaRef(schema, target) });
   }
-  if (op.conditional) {
-    params.push({ name: 'If-None-Match', in: 'header', required: false, description: 'An ETag from an earlier answer: 304 when the document is unchanged.', schema: { type: 'string', maxLength: 1024, pattern: ENTITY_TAG_LIST } });
+  if (op.method === 'GET') {
+    params.push({ name: 'If-None-Match', in: 'header', required: false, description: 'An ETag from an earlier answer: 304 when the answer is unchanged.', schema: { type: 'string', maxLength: 1024, pattern: ENTITY_TAG_LIST } });
   }
   return params;
 }
@@ -94,21 +115,25 @@ export function operationObject(op: Operation, target: Target): Json {
   const responses: Json = {
     [String(op.response.status ?? 200)]: {
       description: op.summary,
-      headers: { 'x-correlation-id': { $ref: '#/components/headers/CorrelationId' }, ...(op.conditional ? CONDITIONAL_HEADERS : {}) },
+      headers: { 'x-correlation-id': { $ref: '#/components/headers/CorrelationId' }, ...(op.method === 'GET' ? conditionalHeaders(op) : {}) },
       content: { [mediaType]: { schema: schemaRef(op.response.schema, target) } },
     },
   };
-  if (op.conditional) {
-    responses['304'] = { description: 'Not modified: the If-None-Match ETag matches.', headers: { 'x-correlation-id': { $ref: '#/components/headers/CorrelationId' }, ...CONDITIONAL_HEADERS } };
+  if (op.method === 'GET') {
+    responses['304'] = { description: 'Not modified: the If-None-Match ETag matches.', headers: { 'x-correlation-id': { $ref: '#/components/headers/CorrelationId' }, ...conditionalHeaders(op) } };
   }
   for (const status of errorStatuses(op)) responses[String(status)] = { $ref: `#/components/responses/Problem${status}` };
   const object: Json = {
     operationId: op.operationId,
     tags: [op.tag],
     summary: op.summary,
-    description: [op.description, `liveState ${op.liveState}: ${LIVE_STATE_MEANINGS[op.liveState]}`].filter(Boolean).join(' '),
+    description: [op.description, cachingText(op), `liveState ${op.liveState}: ${LIVE_STATE_MEANINGS[op.liveState]}`].filter(Boolean).join(' '),
     'x-svc-live-state': op.liveState,
     'x-svc-served-by': op.integration.kind === 'lambda' ? 'FUNCTION' : 'DOCUMENT',
+    // Each caching class of a read, for tools that configure a cache in front of the service.
+    ...(op.method === 'GET'
+      ? { 'x-svc-caching': { classes: cachingClasses(op).map((name) => ({ name, cacheControl: CACHE_CONTROL[name] })), varies: [...(op.varies ?? [])] } }
+      : {}),
     // Public unless the table names a scheme (the receivers' Standard Webhooks signature).
     security: op.security ? [{ [op.security.name]: [] }] : [],
     parameters: [...parameters(op, target), { $ref: '#/components/parameters/CorrelationId' }],

@@ -1,14 +1,15 @@
 import { readdirSync, statSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { DOCUMENT_CACHE_CONTROL, documentEtag, matchesIfNoneMatch } from '../../functions/domain/documents';
+import { CACHE_CONTROL } from '../../functions/contract/caching';
+import { documentEtag, matchesIfNoneMatch } from '../../functions/domain/documents';
 import { logResourceHeaders, type ResourceHeaders } from '../../functions/domain/ledger/tiles';
 
 /** The build output folder: `npm run build` writes every published document here, keyed as in the bucket. */
 export const SITE_DIR = path.resolve(__dirname, '../../dist/site');
 
-/** Cache policy for published documents (the same value the stack sets on the bucket objects). */
-export { DOCUMENT_CACHE_CONTROL };
+/** Cache policy for published documents, the `document` class (the same value the stack sets on the bucket objects). */
+export const DOCUMENT_CACHE_CONTROL = CACHE_CONTROL.document;
 
 /** Every file below `dir`, as bucket keys with forward slashes (a build output, a bucket deployment's source). */
 export function filesBelow(dir: string, prefix = ''): string[] {

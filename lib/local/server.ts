@@ -6,10 +6,11 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { operations } from '../../functions/contract/operations';
 import { MAX_BODY_BYTES } from '../../functions/http/request-guards';
 import { problemResult } from '../../functions/http/problem-details';
-import { correlationIdFrom } from '../../functions/http/correlation';
+import { answerMayBeShared, correlationIdFrom } from '../../functions/http/correlation';
 import { CORS_RESPONSE_HEADERS, preflightHeaders } from '../../functions/http/cors';
 import { Problem } from '../../functions/http/problem';
 import { LEDGER_LOG } from '../../functions/contract/site-paths';
+import { routeCachingOf } from '../contract/generate-caching';
 import { readDocument, readLogResource, SITE_DIR } from './documents';
 import { answerClientError, BODY_TIMEOUT_MS, encodeForClient, HEADERS_TIMEOUT_MS, readBody, singleHeader } from './http-edge';
 import { concurrentInvocations } from './invocation-scope';
@@ -106,16 +107,27 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
   async function serve(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const requestId = randomUUID();
     const target = parseTarget(req.url);
-    const correlationHeader = req.headers['x-correlation-id'];
-    const correlationId = correlationIdFrom(typeof correlationHeader === 'string' ? correlationHeader : undefined, requestId);
     const method = req.method ?? 'GET';
+    // HEAD is GET without the body; OPTIONS is a preflight for the path's methods.
+    const routedMethod = method === 'HEAD' ? 'GET' : method;
+    const found = match(method === 'OPTIONS' ? 'GET' : routedMethod, target.path);
+    // The caller's id only where no cache keeps the answer, as the functions decide (functions/http/correlation.ts).
+    const correlationHeader = req.headers['x-correlation-id'];
+    const caching = found.kind === 'found' ? routeCachingOf(found.operation) : undefined;
+    // A method the path does not have is refused (405, never stored): that answer is never shared.
+    const shared = found.kind !== 'method-not-allowed' && answerMayBeShared(method, caching);
+    const correlationId = shared ? requestId : correlationIdFrom(typeof correlationHeader === 'string' ? correlationHeader : undefined, requestId);
 
     const send = async (answer: Answer, closeAfter = false): Promise<void> => {
       if (res.headersSent || res.destroyed) return;
       let headers: Record<string, string> = { ...CORS_RESPONSE_HEADERS, ...(answer.headers as Record<string, string>), 'x-correlation-id': correlationId };
       let body: Buffer = answer.body === null ? Buffer.alloc(0) : Buffer.from(answer.body);
-      if (BODYLESS.has(answer.statusCode)) body = Buffer.alloc(0);
-      else if (method !== 'HEAD') ({ headers, body } = await encodeForClient(req.headers['accept-encoding'], headers, body));
+      if (method !== 'HEAD' && !BODYLESS.has(answer.statusCode)) ({ headers, body } = await encodeForClient(req.headers['accept-encoding'], headers, body));
+      else {
+        // A 304 or HEAD says what the full answer would (RFC 9110 15.4.5): it too depends on Accept-Encoding.
+        if (BODYLESS.has(answer.statusCode)) body = Buffer.alloc(0);
+        headers.vary = headers.vary ? `${headers.vary}, Accept-Encoding` : 'Accept-Encoding';
+      }
       if (closeAfter) headers.connection = 'close';
       // HEAD: the headers of the GET answer; its length is known when the handler gave the body.
       if (!BODYLESS.has(answer.statusCode) && (method !== 'HEAD' || body.length > 0)) headers['content-length'] = String(body.length);
@@ -123,11 +135,7 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
       res.end(method === 'HEAD' ? undefined : body);
     };
     const refuse = (problem: Problem, endpoint: string | null, closeAfter = false) =>
-      send(problemResult(problem, { correlationId, path: target.path, endpoint: endpoint ?? '' }), closeAfter);
-
-    // HEAD is GET without the body; OPTIONS is a preflight for the path's methods.
-    const routedMethod = method === 'HEAD' ? 'GET' : method;
-    const found = match(method === 'OPTIONS' ? 'GET' : routedMethod, target.path);
+      send(problemResult(problem, { method, correlationId, path: target.path, endpoint: endpoint ?? '' }, caching), closeAfter);
     if (found.kind === 'not-found') return refuse(new Problem('ROUTE_NOT_FOUND', 'No endpoint is published at this path.'), null);
     if (method === 'OPTIONS') {
       const methods = found.kind === 'found' ? [found.operation.method] : found.allow;
@@ -175,5 +183,20 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     });
   });
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, randomUUID()));
-  return listenOnLoopback(server, options.port, options.host);
+  const listening = await listenOnLoopback(server, options.port, options.host);
+  // The handlers make their links from the configured origin only (PUBLIC_BASE_URL, as the stack
+  // sets it for a deployment): here, this server's own URL, never the Host a request came with.
+  // Put back on close, so a server started and stopped inside another's lifetime leaves its URL.
+  const before = process.env.PUBLIC_BASE_URL;
+  process.env.PUBLIC_BASE_URL = listening.url;
+  return {
+    url: listening.url,
+    close: async () => {
+      if (process.env.PUBLIC_BASE_URL === listening.url) {
+        if (before === undefined) delete process.env.PUBLIC_BASE_URL;
+        else process.env.PUBLIC_BASE_URL = before;
+      }
+      await listening.close();
+    },
+  };
 }

@@ -69,7 +69,8 @@ export class OperationFunctions extends Construct {
 
     const environment: Record<string, string> = {
       ...loggingEnvironment(props.logging),
-      ...(props.publicBaseUrl ? { PUBLIC_BASE_URL: props.publicBaseUrl } : {}),
+      // Always named, empty until an origin is configured: a function then refuses to make links (503 ORIGIN_NOT_CONFIGURED).
+      PUBLIC_BASE_URL: props.publicBaseUrl,
       ...(props.releaseCommit ? { RELEASE_COMMIT: props.releaseCommit } : {}),
     };
     for (const name of op.integration.settings ?? []) {

@@ -68,7 +68,8 @@ export class TrustServiceStack extends Stack {
       ledgerVerifierKeys: settings.ledgerVerifierKeys,
       logging: settings,
       logRetention: settings.logRetentionDays,
-      publicBaseUrl: settings.publicBaseUrl,
+      // The origin the functions make their links from (PUBLIC_BASE_URL): the verification origin, where the links lead.
+      publicBaseUrl: settings.verificationOrigin || settings.publicBaseUrl,
       releaseCommit: settings.releaseCommit,
       activationSettings: settings.activationSettings,
     });

@@ -41,7 +41,8 @@ describe('the tile log served by the local host', () => {
     const checkpoint = await fetch(`${prefix}checkpoint`);
     expect(checkpoint.status).toBe(200);
     expect(checkpoint.headers.get('content-type')).toBe('text/plain; charset=utf-8');
-    expect(checkpoint.headers.get('cache-control')).toBe('public, max-age=5, must-revalidate');
+    // The checkpoint is kept a second or so; full tiles forever; partial ones and bundles a minute (docs/semantics.md#caching).
+    expect(checkpoint.headers.get('cache-control')).toBe('public, max-age=1, stale-while-revalidate=1, stale-if-error=60');
     const note = await checkpoint.text();
     expect(note).toBe(ledger.latestCheckpoint.note);
     const size = ledger.latestCheckpoint.treeSize as number;

@@ -169,15 +169,21 @@ describe('errors as problem details', () => {
     expectProblem(post, 405, 'METHOD_NOT_ALLOWED');
   });
 
-  it('echoes a well-formed x-correlation-id and replaces a malformed one', async () => {
-    const good = await get('/v1/objects/NO-SUCH-OBJECT', { 'x-correlation-id': 'client-trace-0001' });
-    expect(good.headers.get('x-correlation-id')).toBe('client-trace-0001');
-    expect(good.body.correlationId).toBe('client-trace-0001');
+  it("names the request's own id on reads a cache may keep, never a caller's; echoes a well-formed caller id where nothing is kept, and replaces a malformed one", async () => {
+    // An object read, found or not, may be kept by a shared cache and handed to the next client: never the caller's id.
+    const unknown = await get('/v1/objects/NO-SUCH-OBJECT', { 'x-correlation-id': 'client-trace-0001' });
+    expect(unknown.headers.get('x-correlation-id')).toMatch(/^[0-9a-f-]{36}$/);
+    expect(unknown.body.correlationId).toBe(unknown.headers.get('x-correlation-id'));
     const ok = await get(`/v1/objects/${DEMO_OBJECTS.current}`, { 'x-correlation-id': 'client-trace-0002' });
-    expect(ok.headers.get('x-correlation-id')).toBe('client-trace-0002');
-    const bad = await get('/v1/objects/NO-SUCH-OBJECT', { 'x-correlation-id': 'bad id with spaces' });
-    expect(bad.body.correlationId).not.toContain(' ');
-    expect(bad.body.correlationId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(ok.headers.get('x-correlation-id')).toMatch(/^[0-9a-f-]{36}$/);
+    // Health is never stored: the caller's id is its id.
+    const health = await get('/health', { 'x-correlation-id': 'client-trace-0003' });
+    expect(health.headers.get('x-correlation-id')).toBe('client-trace-0003');
+    const refused = await getJson(`${service.url}/v1/objects/${DEMO_OBJECTS.current}`, { method: 'DELETE', headers: { 'x-correlation-id': 'client-trace-0004' } });
+    expect([refused.status, refused.body.correlationId]).toEqual([405, 'client-trace-0004']);
+    const bad = await get('/health', { 'x-correlation-id': 'bad id with spaces' });
+    expect(bad.headers.get('x-correlation-id')).not.toContain(' ');
+    expect(bad.headers.get('x-correlation-id')).toMatch(/^[0-9a-f-]{36}$/);
   });
 
   it('503 quickly while the store is down, and recovers by itself when it returns', async () => {

@@ -12,6 +12,7 @@ import { proofStatusWording } from '../../functions/pages/proof-presentation';
 import { DEMO_OBJECTS, DEMO_RESTRICTED_VALUES } from '../../fixtures/demo';
 import type { LocalService } from '../../lib/local/service';
 import { getJson, startTestService } from '../support/local';
+import { CACHE_CONTROL, NEGATIVE_CACHE_CONTROL, NEVER_STORED } from '../../functions/contract/caching';
 
 const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
 
@@ -25,13 +26,20 @@ afterAll(async () => {
 
 const url = (path: string) => `${service.url}${path}`;
 
-function expectPageHeaders(headers: Headers) {
+/**
+ * A page's own headers, and how long it may be kept: a 200 by its route's class (the studio is an
+ * inspection, never stored; /verify and a receipt are current views, a few seconds at a shared
+ * cache), a 404 briefly, any other problem never; each varies on Accept and Accept-Language.
+ */
+function expectPageHeaders(headers: Headers, path: string, status = 200) {
+  const kept = path.startsWith('/studio') ? NEVER_STORED : CACHE_CONTROL.current;
+  expect(headers.get('cache-control')).toBe(status === 200 ? kept : status === 404 ? NEGATIVE_CACHE_CONTROL : NEVER_STORED);
+  expect(headers.get('vary')).toBe('Accept, Accept-Language, Accept-Encoding');
   expect(headers.get('content-type')).toBe('text/html; charset=utf-8');
   expect(headers.get('content-security-policy')).toMatch(/^default-src 'none'; script-src 'sha256-[A-Za-z0-9+/=]+'; style-src 'sha256-[A-Za-z0-9+/=]+'/);
   expect(headers.get('x-frame-options')).toBe('DENY');
   expect(headers.get('x-content-type-options')).toBe('nosniff');
   expect(headers.get('referrer-policy')).toBe('no-referrer');
-  expect(headers.get('cache-control')).toBe('no-store');
   expect(headers.get('x-correlation-id')).toBeTruthy();
 }
 
@@ -108,7 +116,7 @@ describe('pages', () => {
   ])('%s is an HTML page with a strict policy, no handler and at most the receipt check as script', async (path, scripts) => {
     const res = await fetch(url(path));
     expect(res.status).toBe(200);
-    expectPageHeaders(res.headers);
+    expectPageHeaders(res.headers, path);
     const body = await res.text();
     expect(body).toMatch(/^<!doctype html>/);
     expect(body).not.toMatch(/javascript:|\son[a-z]+=/i);
@@ -199,7 +207,7 @@ describe('pages', () => {
 
       const page = await fetch(url(path), { headers: { accept: BROWSER_ACCEPT } });
       expect(page.status).toBe(status);
-      expectPageHeaders(page.headers);
+      expectPageHeaders(page.headers, path, status);
       const body = await page.text();
       expect(body).toContain(`<code>${page.headers.get('x-correlation-id')}</code>`);
       expect(body).toContain('role="alert"');

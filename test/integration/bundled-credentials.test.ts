@@ -29,6 +29,7 @@ const lambdaEnvironment = () => ({
   AWS_ENDPOINT_URL_DYNAMODB: service.storeEndpoint,
   TABLE_NAME: process.env.TABLE_NAME ?? 'records',
   LEDGER_VERIFIER_KEYS: '',
+  PUBLIC_BASE_URL: 'https://trust.example.org',
   // A home with no AWS config or credential files, so nothing but the environment can answer.
   HOME: dir,
 });

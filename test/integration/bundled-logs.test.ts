@@ -87,12 +87,18 @@ async function invoke(bundleFile: string, env: Record<string, string>, invocatio
   return { answers: JSON.parse(readFileSync(answersFile, 'utf8')) as APIGatewayProxyResult[], lines, text };
 }
 
-const objectRead = (reference: string, correlationId: string, traceId?: string): Invocation => ({
-  event: getEvent('/v1/objects/{reference}', `/v1/objects/${reference}`, { reference }, null, { 'x-correlation-id': correlationId }),
-  ...(traceId ? { traceId } : {}),
-});
+/**
+ * An object read whose API Gateway request id is `correlationId`: the correlation id of a read a
+ * shared cache may keep (functions/http/correlation.ts). The caller's own x-correlation-id is sent
+ * too, and never taken: a cached answer must not hand it to the next client.
+ */
+const CALLER_ID = 'caller-chosen-id-0001';
+const objectRead = (reference: string, correlationId: string, traceId?: string): Invocation => {
+  const event = getEvent('/v1/objects/{reference}', `/v1/objects/${reference}`, { reference }, null, { 'x-correlation-id': CALLER_ID });
+  return { event: { ...event, requestContext: { ...event.requestContext, requestId: correlationId } }, ...(traceId ? { traceId } : {}) };
+};
 
-const storeEnv = () => ({ AWS_ENDPOINT_URL_DYNAMODB: service.storeEndpoint, TABLE_NAME: process.env.TABLE_NAME ?? 'records', LEDGER_VERIFIER_KEYS: '' });
+const storeEnv = () => ({ AWS_ENDPOINT_URL_DYNAMODB: service.storeEndpoint, TABLE_NAME: process.env.TABLE_NAME ?? 'records', LEDGER_VERIFIER_KEYS: '', PUBLIC_BASE_URL: 'https://trust.example.org' });
 
 beforeAll(async () => {
   service = await startLocalService({ port: 0, sequencer: false });
@@ -127,8 +133,9 @@ test('a refusal writes one line with its status and problem code; an answer writ
   ]);
   // The function's name, ARN and memory, the service and the sampling rate are the log group's, not the line's.
   for (const line of lines) expect(Object.keys(line).sort()).toEqual([...BASE_KEYS, 'correlation_id', 'endpoint', 'status', 'problem'].sort());
-  // The answers name the same correlation ids the lines carry.
+  // The answers name the same correlation ids the lines carry, and never the caller's.
   expect(answers.map((a) => a.headers!['x-correlation-id'])).toEqual(['corr-first-request-0001', 'corr-served-request-002', 'corr-third-request-0003']);
+  expect(JSON.stringify([answers, lines])).not.toContain(CALLER_ID);
 });
 
 test('debug lines are buffered: nothing of them for a 200 or a 4xx, all of them, in order, before the warning of a 5xx', async () => {

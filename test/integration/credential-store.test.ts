@@ -23,7 +23,8 @@ function event(resource: string, path: string, pathParameters: Record<string, st
     resource,
     path,
     httpMethod: 'GET',
-    headers: { host: 'trust.example.org', 'x-forwarded-proto': 'https' },
+    // What a client says about the host is never used: links come from the configured origin.
+    headers: { host: 'forged.example', 'x-forwarded-host': 'forged.example', 'x-forwarded-proto': 'http' },
     multiValueHeaders: {},
     queryStringParameters: query,
     multiValueQueryStringParameters: null,
@@ -31,7 +32,7 @@ function event(resource: string, path: string, pathParameters: Record<string, st
     stageVariables: null,
     body: null,
     isBase64Encoded: false,
-    requestContext: { path, requestId: `req-${Math.random().toString(36).slice(2)}`, domainName: 'trust.example.org' } as APIGatewayProxyEvent['requestContext'],
+    requestContext: { path, requestId: `req-${Math.random().toString(36).slice(2)}`, domainName: 'forged.example' } as APIGatewayProxyEvent['requestContext'],
   };
 }
 const context = { functionName: 'test', awsRequestId: 'local', getRemainingTimeInMillis: () => 10_000 } as unknown as Context;
@@ -47,6 +48,7 @@ const statusList = (listId: string, timestamp?: string) =>
   invoke(getStatusList as Handler, event('/v1/status-lists/{listId}', `/v1/status-lists/${listId}`, { listId }, timestamp ? { timestamp } : null));
 
 beforeAll(async () => {
+  process.env.PUBLIC_BASE_URL = 'https://trust.example.org';
   store = await startEmbeddedStore();
   configureLocalEnvironment(store.endpoint, TABLE);
   client = localClient(store.endpoint);

@@ -171,6 +171,7 @@ describe('the loader and the log in the table', () => {
 describe('reading a commercial proof', () => {
   it('is one DynamoDB request, and the handler verifies with the configured key', async () => {
     process.env.LEDGER_VERIFIER_KEYS = signer.verifierKey;
+    process.env.PUBLIC_BASE_URL = 'https://api.example';
     const requests: string[] = [];
     storeClient().middlewareStack.add(
       (next, context) => async (args) => {
@@ -183,7 +184,7 @@ describe('reading a commercial proof', () => {
       resource: '/v1/commercial-proofs/{reference}',
       path: `/v1/commercial-proofs/${DEMO_PROOFS.stale}`,
       httpMethod: 'GET',
-      headers: { host: 'api.example' },
+      headers: { host: 'forged.example' },
       pathParameters: { reference: DEMO_PROOFS.stale },
       queryStringParameters: null,
       requestContext: { requestId: 'req-1', path: `/v1/commercial-proofs/${DEMO_PROOFS.stale}` },

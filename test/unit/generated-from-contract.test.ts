@@ -9,6 +9,7 @@ import { GENERATED_PARAMS_FILE, generateParamValidators } from '../../lib/contra
 import { GENERATED_ROUTES_FILE, generateRoutes } from '../../lib/contract/generate-routes';
 import { GENERATED_ASSETS_FILE, generateAssets } from '../../lib/contract/generate-assets';
 import { GENERATED_BODIES_FILE, generateBodyPlans } from '../../lib/contract/generate-bodies';
+import { GENERATED_CACHING_FILE, generateCaching } from '../../lib/contract/generate-caching';
 import { assets } from '../../functions/generated/assets';
 import { buildAssetCatalogue } from '../../lib/publish/assets';
 import { canonicalSources } from '../../lib/publish/sources';
@@ -35,6 +36,10 @@ test('the committed route list is what the generator makes of the contract table
   expect(readFileSync(path.join(ROOT, GENERATED_ROUTES_FILE), 'utf8')).toBe(generateRoutes(operations));
   expect(routes().map((r) => `${r.method} ${r.path} ${r.operationId} ${r.liveState}`)).toEqual(operations.map((op) => `${op.method} ${op.path} ${op.operationId} ${op.liveState}`));
   expect(GET_PATHS).toEqual(operations.filter((op) => op.method === 'GET').map((op) => op.path));
+});
+
+test("the committed route caching is what the generator makes of the contract table's caching and varies columns (npm run generate)", () => {
+  expect(readFileSync(path.join(ROOT, GENERATED_CACHING_FILE), 'utf8')).toBe(generateCaching(operations));
 });
 
 test('the committed request-body checks are what the generator makes of the contract table (npm run generate; held to zod by body-check.test.ts)', () => {

@@ -111,9 +111,11 @@ describe('the Lambda boundary', () => {
       ...overrides,
     }) as unknown as APIGatewayProxyEvent;
   const context = (remainingMs: number) => ({ getRemainingTimeInMillis: () => remainingMs, functionName: 'f', awsRequestId: 'req-1' }) as unknown as Context;
+  /** A read no cache keeps (as health's), where the caller's correlation id is the request's. */
+  const neverShared = { caching: { default: 'inspection', cacheControl: { inspection: 'no-store' }, vary: '', shared: false } } as const;
 
   it('answers 503 with Retry-After when the function runs out of time, not a bare failure', async () => {
-    const handler = httpHandler(() => new Promise(() => undefined));
+    const handler = httpHandler(() => new Promise(() => undefined), neverShared);
     const result = await handler(event(), context(80));
     expect(result.statusCode).toBe(503);
     expect(result.headers!['retry-after']).toBe('1');
@@ -153,7 +155,7 @@ describe('the Lambda boundary', () => {
       const missingCredentials = Object.assign(new Error('Could not load credentials from any providers'), { name: 'CredentialsProviderError' });
       await httpHandler(async () => {
         throw new StoreUnavailable('Query record window', { cause: missingCredentials });
-      })(event(), context(5000));
+      }, neverShared)(event(), context(5000));
       const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:8000'), { code: 'ECONNREFUSED' });
       await httpHandler(async () => {
         throw new StoreUnavailable('GetItem ledger head', { cause: refused });
@@ -187,7 +189,7 @@ describe('the Lambda boundary', () => {
         if (request.endpoint === '/first') logger.appendKeys({ onlyFirst: true });
         if (request.endpoint === '/served') return { status: 200, body: {} };
         throw new LoadedProblem('NOT_FOUND', 'nothing here');
-      });
+      }, neverShared);
       await handler(event({ resource: '/first' }), context(5000));
       await handler(event({ resource: '/served' }), context(5000));
       await handler(event({ headers: { 'x-correlation-id': 'boundary-test-0002' } }), { ...context(5000), functionName: 'g', awsRequestId: 'req-2' } as Context);

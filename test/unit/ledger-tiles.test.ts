@@ -152,11 +152,12 @@ describe('tile contents', () => {
     expect(() => encodeEntryBundle([Buffer.alloc(65_536)])).toThrow(/at most 65535/);
   });
 
-  test('headers: the checkpoint short-lived text, full tiles immutable, partial tiles short-lived', () => {
-    expect(logResourceHeaders('checkpoint')).toEqual({ contentType: 'text/plain; charset=utf-8', cacheControl: 'public, max-age=5, must-revalidate' });
-    expect(logResourceHeaders('tile/0/000').cacheControl).toContain('immutable');
-    expect(logResourceHeaders('tile/entries/x001/000').contentType).toBe('application/octet-stream');
+  test('headers: the checkpoint kept a second or so, full tiles and bundles immutable, partial tiles and past checkpoints briefly (their routes\' caching classes)', () => {
+    expect(logResourceHeaders('checkpoint')).toEqual({ contentType: 'text/plain; charset=utf-8', cacheControl: 'public, max-age=1, stale-while-revalidate=1, stale-if-error=60' });
+    expect(logResourceHeaders('tile/0/000').cacheControl).toBe('public, max-age=31536000, immutable');
+    expect(logResourceHeaders('tile/entries/x001/000')).toEqual({ contentType: 'application/octet-stream', cacheControl: 'public, max-age=31536000, immutable' });
     expect(logResourceHeaders('tile/0/000.p/3').cacheControl).toBe('public, max-age=60');
+    expect(logResourceHeaders('tile/entries/000.p/3').cacheControl).toBe('public, max-age=60');
     expect(logResourceHeaders('checkpoints/12').cacheControl).toBe('public, max-age=300');
     expect(() => logResourceHeaders('checkpoints/../tile')).toThrow();
     expect(() => logResourceHeaders('tile/0/1')).toThrow();

@@ -69,13 +69,16 @@ describe('message catalogues', () => {
 describe('negotiateLocale', () => {
   it.each([
     [undefined, undefined, 'en', 'en'],
-    ['de-AT,de;q=0.9,en;q=0.8', undefined, 'de', 'de-AT'],
+    // From Accept-Language, the language only (one copy per language in a shared cache); a region comes with ?lang=.
+    ['de-AT,de;q=0.9,en;q=0.8', undefined, 'de', 'de'],
+    [undefined, 'de-AT', 'de', 'de-AT'],
     ['it-IT,it;q=0.9,fr;q=0.8,en;q=0.5', undefined, 'fr', 'fr'],
     ['en;q=0.4,es;q=0.9', undefined, 'es', 'es'],
     ['*', undefined, 'en', 'en'],
     ['de;q=0', undefined, 'en', 'en'],
     ['es-MX', 'fr', 'fr', 'fr'],
-    ['es-MX', 'it', 'es', 'es-MX'],
+    ['es-MX', 'it', 'es', 'es'],
+    ['EN-GB;q=0.5, *;q=0.9, xx-YY', undefined, 'en', 'en'],
     ['de', 'EN-gb', 'en', 'en-GB'],
     ['garbage;;;,,q=1', '<script>', 'en', 'en'],
   ])('Accept-Language %p and ?lang=%p give %s (%s)', (accept, param, lang, formatLocale) => {

@@ -42,8 +42,7 @@ export const cataloguesOperations = defineOperations([
     tag: TAG,
     summary: 'Reusable asset and capability catalogue, optionally filtered',
     description:
-      'Filters combine with AND; an absent filter matches everything. An unknown filter value or an unknown query parameter is refused with 400. ' +
-      'Answers carry ETag and Cache-Control and honour If-None-Match.',
+      'Filters combine with AND; an absent filter matches everything. An unknown filter value or an unknown query parameter is refused with 400.',
     liveState: 'LIVE',
     queryParams: {
       assetType: AssetTypeFilter,
@@ -54,7 +53,7 @@ export const cataloguesOperations = defineOperations([
     },
     response: { schema: AssetCatalogue },
     errors: [400],
-    conditional: true,
+    caching: ['document'],
     integration: { kind: 'lambda', entry: 'functions/handlers/list-assets.ts', access: 'none' },
   },
   document(

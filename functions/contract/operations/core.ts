@@ -13,6 +13,7 @@ export const coreOperations = defineOperations([
     liveState: 'LIVE',
     response: { schema: Health },
     errors: [],
+    caching: ['inspection'],
     integration: { kind: 'lambda', entry: 'functions/handlers/get-health.ts', access: 'table-read' },
   },
   {
@@ -26,6 +27,7 @@ export const coreOperations = defineOperations([
     queryParams: { asOf: AsOf, limit: TimelineLimit },
     response: { schema: LivingObjectResolution },
     errors: [400, 404, 503],
+    caching: ['current', 'past'],
     integration: { kind: 'lambda', entry: 'functions/handlers/resolve-object.ts', access: 'table-read' },
   },
 ]);

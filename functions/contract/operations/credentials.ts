@@ -28,6 +28,7 @@ export const credentialsOperations = defineOperations([
     pathParams: { claimId: ClaimId },
     response: { schema: CredentialVerification },
     errors: [400, 404, 503],
+    caching: ['current'],
     integration: { kind: 'lambda', entry: 'functions/handlers/verify-credential.ts', access: 'table-read' },
   },
   {
@@ -43,6 +44,7 @@ export const credentialsOperations = defineOperations([
     pathParams: { claimId: ClaimId },
     response: { schema: PortableCredential },
     errors: [400, 404, 503],
+    caching: ['current'],
     integration: { kind: 'lambda', entry: 'functions/handlers/get-portable-credential.ts', access: 'table-read' },
   },
   {
@@ -59,6 +61,7 @@ export const credentialsOperations = defineOperations([
     queryParams: { timestamp: StatusListTimestamp },
     response: { schema: BitstringStatusListCredential },
     errors: [400, 404, 503],
+    caching: ['status-list', 'past'],
     integration: { kind: 'lambda', entry: 'functions/handlers/get-status-list.ts', access: 'table-read' },
   },
   {

@@ -23,7 +23,7 @@ export function documentOperation(tag: string, operationId: string, path: string
     liveState: options.liveState ?? 'LIVE',
     response: options.mediaType ? { schema, mediaType: options.mediaType } : { schema },
     errors: [503],
-    conditional: true,
+    caching: ['document'],
     integration: { kind: 'document', key: options.key ?? path.slice(1) },
   };
 }

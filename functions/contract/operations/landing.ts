@@ -13,7 +13,7 @@ const staticFile = (operationId: string, path: string, summary: string, mediaTyp
 
 const NEGOTIATED =
   'Content negotiation: a client whose Accept header explicitly prefers text/html (a browser) gets an HTML page; ' +
-  'every other client (*/*, application/json, curl, fetch) gets this JSON index. Answers vary on Accept.';
+  'every other client (*/*, application/json, curl, fetch) gets this JSON index. Answers vary on Accept and Accept-Language.';
 
 /** Where people and clients start: the landing, the developer index, the rendered API reference and the site icon. */
 export const landingOperations = defineOperations([
@@ -29,8 +29,9 @@ export const landingOperations = defineOperations([
     response: { schema: LandingIndex },
     // A malformed ?lang= on the page (the JSON index ignores it).
     errors: [400],
-    conditional: true,
     negotiatesPage: true,
+    caching: ['document'],
+    varies: ['Accept', 'Accept-Language'],
     integration: { kind: 'lambda', entry: 'functions/handlers/get-landing.ts', access: 'none' },
   },
   {
@@ -43,8 +44,9 @@ export const landingOperations = defineOperations([
     liveState: 'LIVE',
     response: { schema: LandingIndex },
     errors: [],
-    conditional: true,
     negotiatesPage: true,
+    caching: ['document'],
+    varies: ['Accept', 'Accept-Language'],
     integration: { kind: 'lambda', entry: 'functions/handlers/get-landing-developers.ts', access: 'none' },
   },
   {
@@ -59,6 +61,7 @@ export const landingOperations = defineOperations([
     liveState: 'LIVE',
     response: { schema: HtmlPage, mediaType: 'text/html' },
     errors: [],
+    caching: ['document'],
     integration: { kind: 'lambda', entry: 'functions/handlers/get-landing-reference.ts', access: 'none' },
   },
   staticFile('getApiReferenceScript', API_REFERENCE_ASSETS.script, 'Swagger UI bundle (from swagger-ui-dist, unmodified)', 'text/javascript'),

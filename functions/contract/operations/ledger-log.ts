@@ -6,7 +6,14 @@ const TAG = 'Trust and verification';
 const key = (rest: string) => `${LEDGER_LOG.keyPrefix}${rest}`;
 
 /** A signed checkpoint note served from the bucket (the latest, or one of the history). */
-const checkpointOperation = (operationId: string, rest: string, summary: string, description: string, pathParams?: Operation['pathParams']): Operation => ({
+const checkpointOperation = (
+  operationId: string,
+  rest: string,
+  summary: string,
+  description: string,
+  caching: NonNullable<Operation['caching']>,
+  pathParams?: Operation['pathParams'],
+): Operation => ({
   operationId,
   method: 'GET',
   path: `${LEDGER_LOG.path}${rest}`,
@@ -17,7 +24,7 @@ const checkpointOperation = (operationId: string, rest: string, summary: string,
   ...(pathParams ? { pathParams } : {}),
   response: { schema: LedgerCheckpointNote, mediaType: 'text/plain' },
   errors: [404, 503],
-  conditional: true,
+  caching,
   integration: { kind: 'log', key: key(rest) },
 });
 
@@ -32,13 +39,15 @@ export const ledgerLogOperations = defineOperations([
     'getLedgerLogCheckpoint',
     'checkpoint',
     "The log's latest signed checkpoint (C2SP tlog-checkpoint), with any witness cosignatures",
-    'Mutable: cached for a few seconds. text/plain; charset=utf-8.',
+    'Replaced by every batch the sequencer integrates. text/plain; charset=utf-8.',
+    ['checkpoint'],
   ),
   checkpointOperation(
     'getLedgerLogCheckpointAt',
     'checkpoints/{treeSize}',
     'The signed checkpoint the log published for an earlier tree size (its checkpoint history)',
-    'One per published tree size: its text never changes, but witnesses\' cosignatures may be added, so it is cached for five minutes. 404 for a size the log never published.',
+    'One per published tree size. 404 for a size the log never published.',
+    ['published'],
     { treeSize: LedgerCheckpointSize },
   ),
   {
@@ -49,13 +58,13 @@ export const ledgerLogOperations = defineOperations([
     summary: 'A hash tile or entry bundle of the log (C2SP tlog-tiles)',
     description:
       'tile/<L>/<N>[.p/<W>]: hashes of height 8; tile/entries/<N>[.p/<W>]: the entries (RFC 8785 canonical JSON of each record version). ' +
-      'Full tiles never change and are cached for a year; partial tiles (.p/<W>) for a minute. 404 for a tile the log does not hold.',
+      '404 for a tile the log does not hold.',
     liveState: 'LIVE',
     pathParams: { tilePath: LedgerTilePath },
     multiSegmentParams: ['tilePath'],
     response: { schema: LedgerTile, mediaType: 'application/octet-stream' },
     errors: [404, 503],
-    conditional: true,
+    caching: ['immutable', 'partial-tile'],
     integration: { kind: 'log', key: key('tile/{tilePath}') },
   },
 ]);

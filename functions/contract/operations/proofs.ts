@@ -17,6 +17,7 @@ export const proofsOperations = defineOperations([
     pathParams: { reference: Reference },
     response: { schema: CommercialProofEvidence },
     errors: [400, 404, 409, 503],
+    caching: ['current'],
     integration: { kind: 'lambda', entry: 'functions/handlers/get-commercial-proof.ts', access: 'table-read' },
   },
   {
@@ -31,6 +32,7 @@ export const proofsOperations = defineOperations([
     liveState: 'LIVE',
     response: { schema: LedgerDescription },
     errors: [503],
+    caching: ['checkpoint'],
     integration: { kind: 'lambda', entry: 'functions/handlers/get-ledger.ts', access: 'table-read' },
   },
   {
@@ -48,6 +50,7 @@ export const proofsOperations = defineOperations([
     requiredQueryParams: ['from', 'to'],
     response: { schema: LedgerConsistency },
     errors: [400, 503],
+    caching: ['settled'],
     integration: { kind: 'lambda', entry: 'functions/handlers/get-ledger-consistency.ts', access: 'table-read' },
   },
 ]);

@@ -17,6 +17,9 @@ export const PageLanguage = z
 
 const html = (schema: typeof HtmlPage) => ({ schema, mediaType: 'text/html' as const });
 
+/** A page's answer depends on Accept (a problem is a page for a browser, problem details otherwise) and on Accept-Language. */
+const PAGE_NEGOTIATION = ['Accept', 'Accept-Language'] as const;
+
 /** Human-facing pages and the trust-infrastructure / activation-readiness JSON routes. */
 export const surfacesOperations = defineOperations([
   {
@@ -29,7 +32,7 @@ export const surfacesOperations = defineOperations([
     liveState: 'LIVE',
     response: { schema: TrustFabricCatalogue },
     errors: [],
-    conditional: true,
+    caching: ['document'],
     integration: { kind: 'lambda', entry: 'functions/handlers/get-trust-fabric-catalogue.ts', access: 'none' },
   },
   {
@@ -42,7 +45,7 @@ export const surfacesOperations = defineOperations([
     liveState: 'LIVE',
     response: { schema: TrustInfrastructure },
     errors: [],
-    conditional: true,
+    caching: ['document'],
     integration: { kind: 'lambda', entry: 'functions/handlers/get-trust-infrastructure.ts', access: 'none' },
   },
   {
@@ -55,6 +58,7 @@ export const surfacesOperations = defineOperations([
     liveState: 'LIVE',
     response: { schema: ActivationReadiness },
     errors: [],
+    caching: ['inspection'],
     integration: { kind: 'lambda', entry: 'functions/handlers/get-activation-readiness.ts', access: 'none', settings: ACTIVATION_SETTING_NAMES },
   },
   {
@@ -67,6 +71,7 @@ export const surfacesOperations = defineOperations([
     liveState: 'LIVE',
     response: { schema: ProductionFoundations },
     errors: [],
+    caching: ['inspection'],
     integration: { kind: 'lambda', entry: 'functions/handlers/get-production-foundations.ts', access: 'table-read' },
   },
   {
@@ -78,6 +83,8 @@ export const surfacesOperations = defineOperations([
     liveState: 'LIVE',
     response: html(HtmlPage),
     errors: [],
+    caching: ['inspection'],
+    varies: PAGE_NEGOTIATION,
     integration: { kind: 'lambda', entry: 'functions/handlers/get-studio.ts', access: 'table-read', settings: ACTIVATION_SETTING_NAMES },
   },
   {
@@ -93,6 +100,8 @@ export const surfacesOperations = defineOperations([
     queryParams: { reference: Reference.describe('The reference to check; surrounding spaces are ignored.'), lang: PageLanguage },
     response: html(HtmlPage),
     errors: [400, 404, 503],
+    caching: ['current'],
+    varies: PAGE_NEGOTIATION,
     integration: { kind: 'lambda', entry: 'functions/handlers/get-verify-page.ts', access: 'table-read' },
   },
   {
@@ -107,6 +116,8 @@ export const surfacesOperations = defineOperations([
     queryParams: { lang: PageLanguage },
     response: html(HtmlPage),
     errors: [400, 404, 503],
+    caching: ['current'],
+    varies: PAGE_NEGOTIATION,
     integration: { kind: 'lambda', entry: 'functions/handlers/get-trust-receipt.ts', access: 'table-read' },
   },
 ]);

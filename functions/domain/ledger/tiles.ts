@@ -1,3 +1,4 @@
+import { CACHE_CONTROL } from '../../contract/caching';
 import {
   CHECKPOINT_HISTORY_DIR,
   CHECKPOINT_PATH,
@@ -84,13 +85,14 @@ export function tileResources(batch: TileBatch): LogResource[] {
 }
 
 /**
- * Cache lifetimes: full tiles and bundles never change; partial tiles go away once full; the
- * checkpoint changes with every batch; a past checkpoint keeps its text but may gain cosignatures.
+ * Cache lifetimes, from the caching classes of the log's routes (functions/contract/caching.ts):
+ * full tiles and bundles never change; partial tiles go away once full; the checkpoint changes
+ * with every batch; a past checkpoint keeps its text but may gain cosignatures.
  */
-export const IMMUTABLE_CACHE_CONTROL = 'public, max-age=31536000, immutable';
-export const PARTIAL_TILE_CACHE_CONTROL = 'public, max-age=60';
-export const CHECKPOINT_CACHE_CONTROL = 'public, max-age=5, must-revalidate';
-export const CHECKPOINT_HISTORY_CACHE_CONTROL = 'public, max-age=300';
+export const IMMUTABLE_CACHE_CONTROL = CACHE_CONTROL.immutable;
+export const PARTIAL_TILE_CACHE_CONTROL = CACHE_CONTROL['partial-tile'];
+export const CHECKPOINT_CACHE_CONTROL = CACHE_CONTROL.checkpoint;
+export const CHECKPOINT_HISTORY_CACHE_CONTROL = CACHE_CONTROL.published;
 
 export interface ResourceHeaders {
   contentType: string;

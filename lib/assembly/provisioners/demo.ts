@@ -4,7 +4,8 @@ import type { Deployment, Provisioner } from './provisioner';
 /**
  * No resource type: with --demo, what an operator does after the first deploy (../demo.ts), from
  * the stack's outputs, before any trigger delivers: trust the ledger key (its verifier key as every
- * read function's LEDGER_VERIFIER_KEYS, a ledger origin where the template names none), load the
+ * read function's LEDGER_VERIFIER_KEYS, a ledger origin and a public origin where the template names
+ * none), load the
  * demo records as the loader role, and activate the event sources.
  */
 export const demo: Provisioner = {
@@ -21,6 +22,8 @@ export const demo: Provisioner = {
       const env = host.definition.environment;
       if ('LEDGER_VERIFIER_KEYS' in env) env.LEDGER_VERIFIER_KEYS = verifierKey;
       if ('LEDGER_ORIGIN' in env && !env.LEDGER_ORIGIN) env.LEDGER_ORIGIN = origin;
+      // The public origin an operator configures (or the edge's domain): here, the stage's own URL.
+      if ('PUBLIC_BASE_URL' in env && !env.PUBLIC_BASE_URL && deployment.api) env.PUBLIC_BASE_URL = deployment.api.invokeUrl;
     }
     deployment.verifierKey = verifierKey;
     const loader = services.iam.issuer.issue({ kind: 'role', roleArn: outputs.LoaderRoleArn, sessionName: 'loader' }, 'loader');

@@ -11,7 +11,7 @@ export interface paths {
         };
         /**
          * Where to start: what the service answers, its pages, and the index of every route
-         * @description Content negotiation: a client whose Accept header explicitly prefers text/html (a browser) gets an HTML page; every other client (*\/*, application/json, curl, fetch) gets this JSON index. Answers vary on Accept. liveState LIVE: Served now, on the published contract.
+         * @description Content negotiation: a client whose Accept header explicitly prefers text/html (a browser) gets an HTML page; every other client (*\/*, application/json, curl, fetch) gets this JSON index. Answers vary on Accept and Accept-Language. Caching: `public, max-age=300` (document): Changes only with a deployment: kept for 5 minutes, then revalidated with its ETag. Answers vary on Accept and Accept-Language. Every 200 carries an ETag; If-None-Match with it gets 304. A 404 may be kept briefly (`public, max-age=0, s-maxage=10`); no other error is ever stored (`no-store`). liveState LIVE: Served now, on the published contract.
          */
         get: operations["getLanding"];
         put?: never;
@@ -31,7 +31,7 @@ export interface paths {
         };
         /**
          * Developer start: the API reference, every developer document, the sandbox and the trust routes
-         * @description Content negotiation: a client whose Accept header explicitly prefers text/html (a browser) gets an HTML page; every other client (*\/*, application/json, curl, fetch) gets this JSON index. Answers vary on Accept. liveState LIVE: Served now, on the published contract.
+         * @description Content negotiation: a client whose Accept header explicitly prefers text/html (a browser) gets an HTML page; every other client (*\/*, application/json, curl, fetch) gets this JSON index. Answers vary on Accept and Accept-Language. Caching: `public, max-age=300` (document): Changes only with a deployment: kept for 5 minutes, then revalidated with its ETag. Answers vary on Accept and Accept-Language. Every 200 carries an ETag; If-None-Match with it gets 304. A 404 may be kept briefly (`public, max-age=0, s-maxage=10`); no other error is ever stored (`no-store`). liveState LIVE: Served now, on the published contract.
          */
         get: operations["getDeveloperLanding"];
         put?: never;
@@ -51,7 +51,7 @@ export interface paths {
         };
         /**
          * Adapter manifest; the metadata does not activate adapters
-         * @description liveState READY: Contract published and served, but what it describes is not activated: nothing in production depends on it yet.
+         * @description Caching: `public, max-age=300` (document): Changes only with a deployment: kept for 5 minutes, then revalidated with its ETag. Every 200 carries an ETag; If-None-Match with it gets 304. A 404 may be kept briefly (`public, max-age=0, s-maxage=10`); no other error is ever stored (`no-store`). liveState READY: Contract published and served, but what it describes is not activated: nothing in production depends on it yet.
          */
         get: operations["getAdapterManifest"];
         put?: never;
@@ -71,7 +71,7 @@ export interface paths {
         };
         /**
          * Reusable asset and capability catalogue, optionally filtered
-         * @description Filters combine with AND; an absent filter matches everything. An unknown filter value or an unknown query parameter is refused with 400. Answers carry ETag and Cache-Control and honour If-None-Match. liveState LIVE: Served now, on the published contract.
+         * @description Filters combine with AND; an absent filter matches everything. An unknown filter value or an unknown query parameter is refused with 400. Caching: `public, max-age=300` (document): Changes only with a deployment: kept for 5 minutes, then revalidated with its ETag. Every 200 carries an ETag; If-None-Match with it gets 304. A 404 may be kept briefly (`public, max-age=0, s-maxage=10`); no other error is ever stored (`no-store`). liveState LIVE: Served now, on the published contract.
          */
         get: operations["listAssets"];
         put?: never;
@@ -91,7 +91,7 @@ export interface paths {
         };
         /**
          * Reusable asset audit and packaging gaps
-         * @description liveState LIVE: Served now, on the published contract.
+         * @description Caching: `public, max-age=300` (document): Changes only with a deployment: kept for 5 minutes, then revalidated with its ETag. Every 200 carries an ETag; If-None-Match with it gets 304. A 404 may be kept briefly (`public, max-age=0, s-maxage=10`); no other error is ever stored (`no-store`). liveState LIVE: Served now, on the published contract.
          */
         get: operations["getAssetAudit"];
         put?: never;
@@ -111,7 +111,7 @@ export interface paths {
         };
         /**
          * AsyncAPI 3 projection generated from the canonical event contracts
-         * @description liveState LIVE: Served now, on the published contract.
+         * @description Caching: `public, max-age=300` (document): Changes only with a deployment: kept for 5 minutes, then revalidated with its ETag. Every 200 carries an ETag; If-None-Match with it gets 304. A 404 may be kept briefly (`public, max-age=0, s-maxage=10`); no other error is ever stored (`no-store`). liveState LIVE: Served now, on the published contract.
          */
         get: operations["getAsyncApiContract"];
         put?: never;
@@ -131,7 +131,7 @@ export interface paths {
         };
         /**
          * Current API, channel and standards catalogue, with the developer quickstarts
-         * @description liveState LIVE: Served now, on the published contract.
+         * @description Caching: `public, max-age=300` (document): Changes only with a deployment: kept for 5 minutes, then revalidated with its ETag. Every 200 carries an ETag; If-None-Match with it gets 304. A 404 may be kept briefly (`public, max-age=0, s-maxage=10`); no other error is ever stored (`no-store`). liveState LIVE: Served now, on the published contract.
          */
         get: operations["getDeveloperCatalogue"];
         put?: never;
@@ -151,7 +151,7 @@ export interface paths {
         };
         /**
          * Canonical developer contract catalogue
-         * @description liveState LIVE: Served now, on the published contract.
+         * @description Caching: `public, max-age=300` (document): Changes only with a deployment: kept for 5 minutes, then revalidated with its ETag. Every 200 carries an ETag; If-None-Match with it gets 304. A 404 may be kept briefly (`public, max-age=0, s-maxage=10`); no other error is ever stored (`no-store`). liveState LIVE: Served now, on the published contract.
          */
         get: operations["getContractCatalogue"];
         put?: never;
@@ -171,7 +171,7 @@ export interface paths {
         };
         /**
          * Deterministic CloudEvents-compatible example
-         * @description liveState LIVE: Served now, on the published contract.
+         * @description Caching: `public, max-age=300` (document): Changes only with a deployment: kept for 5 minutes, then revalidated with its ETag. Every 200 carries an ETag; If-None-Match with it gets 304. A 404 may be kept briefly (`public, max-age=0, s-maxage=10`); no other error is ever stored (`no-store`). liveState LIVE: Served now, on the published contract.
          */
         get: operations["getEventExample"];
         put?: never;
@@ -191,7 +191,7 @@ export interface paths {
         };
         /**
          * The site icon (SVG)
-         * @description liveState LIVE: Served now, on the published contract.
+         * @description Caching: `public, max-age=300` (document): Changes only with a deployment: kept for 5 minutes, then revalidated with its ETag. Every 200 carries an ETag; If-None-Match with it gets 304. A 404 may be kept briefly (`public, max-age=0, s-maxage=10`); no other error is ever stored (`no-store`). liveState LIVE: Served now, on the published contract.
          */
         get: operations["getSiteIcon"];
         put?: never;
@@ -211,7 +211,7 @@ export interface paths {
         };
         /**
          * Network-adapter conformance evidence and activation boundaries; not production acceptance
-         * @description liveState LIVE: Served now, on the published contract.
+         * @description Caching: `public, max-age=300` (document): Changes only with a deployment: kept for 5 minutes, then revalidated with its ETag. Every 200 carries an ETag; If-None-Match with it gets 304. A 404 may be kept briefly (`public, max-age=0, s-maxage=10`); no other error is ever stored (`no-store`). liveState LIVE: Served now, on the published contract.
          */
         get: operations["getNetworkConformance"];
         put?: never;
@@ -231,7 +231,7 @@ export interface paths {
         };
         /**
          * The read-only OpenAPI 3.1 contract
-         * @description liveState LIVE: Served now, on the published contract.
+         * @description Caching: `public, max-age=300` (document): Changes only with a deployment: kept for 5 minutes, then revalidated with its ETag. Every 200 carries an ETag; If-None-Match with it gets 304. A 404 may be kept briefly (`public, max-age=0, s-maxage=10`); no other error is ever stored (`no-store`). liveState LIVE: Served now, on the published contract.
          */
         get: operations["getOpenApiContract"];
         put?: never;
@@ -251,7 +251,7 @@ export interface paths {
         };
         /**
          * An ErrorResponse-shaped example (served with 200)
-         * @description liveState LIVE: Served now, on the published contract.
+         * @description Caching: `public, max-age=300` (document): Changes only with a deployment: kept for 5 minutes, then revalidated with its ETag. Every 200 carries an ETag; If-None-Match with it gets 304. A 404 may be kept briefly (`public, max-age=0, s-maxage=10`); no other error is ever stored (`no-store`). liveState LIVE: Served now, on the published contract.
          */
         get: operations["getProblemDetailsExample"];
         put?: never;
@@ -271,7 +271,7 @@ export interface paths {
         };
         /**
          * Deterministic provider certification kits; readiness does not grant live provider acceptance
-         * @description liveState LIVE: Served now, on the published contract.
+         * @description Caching: `public, max-age=300` (document): Changes only with a deployment: kept for 5 minutes, then revalidated with its ETag. Every 200 carries an ETag; If-None-Match with it gets 304. A 404 may be kept briefly (`public, max-age=0, s-maxage=10`); no other error is ever stored (`no-store`). liveState LIVE: Served now, on the published contract.
          */
         get: operations["getProviderCertificationKits"];
         put?: never;
@@ -291,7 +291,7 @@ export interface paths {
         };
         /**
          * The OpenAPI contract rendered for people (Swagger UI, self-hosted)
-         * @description An HTML page that loads the self-hosted renderer from this origin and points it at the published OpenAPI contract. It runs only same-origin scripts (Content-Security-Policy script-src self) and requests nothing from elsewhere. liveState LIVE: Served now, on the published contract.
+         * @description An HTML page that loads the self-hosted renderer from this origin and points it at the published OpenAPI contract. It runs only same-origin scripts (Content-Security-Policy script-src self) and requests nothing from elsewhere. Caching: `public, max-age=300` (document): Changes only with a deployment: kept for 5 minutes, then revalidated with its ETag. Every 200 carries an ETag; If-None-Match with it gets 304. A 404 may be kept briefly (`public, max-age=0, s-maxage=10`); no other error is ever stored (`no-store`). liveState LIVE: Served now, on the published contract.
          */
         get: operations["getApiReference"];
         put?: never;
@@ -311,7 +311,7 @@ export interface paths {
         };
         /**
          * Starts Swagger UI on the OpenAPI contract (generated)
-         * @description liveState LIVE: Served now, on the published contract.
+         * @description Caching: `public, max-age=300` (document): Changes only with a deployment: kept for 5 minutes, then revalidated with its ETag. Every 200 carries an ETag; If-None-Match with it gets 304. A 404 may be kept briefly (`public, max-age=0, s-maxage=10`); no other error is ever stored (`no-store`). liveState LIVE: Served now, on the published contract.
          */
         get: operations["getApiReferenceStart"];
         put?: never;
@@ -331,7 +331,7 @@ export interface paths {
         };
         /**
          * Swagger UI bundle (from swagger-ui-dist, unmodified)
-         * @description liveState LIVE: Served now, on the published contract.
+         * @description Caching: `public, max-age=300` (document): Changes only with a deployment: kept for 5 minutes, then revalidated with its ETag. Every 200 carries an ETag; If-None-Match with it gets 304. A 404 may be kept briefly (`public, max-age=0, s-maxage=10`); no other error is ever stored (`no-store`). liveState LIVE: Served now, on the published contract.
          */
         get: operations["getApiReferenceScript"];
         put?: never;
@@ -351,7 +351,7 @@ export interface paths {
         };
         /**
          * Licences of Swagger UI and of the libraries bundled in it
-         * @description liveState LIVE: Served now, on the published contract.
+         * @description Caching: `public, max-age=300` (document): Changes only with a deployment: kept for 5 minutes, then revalidated with its ETag. Every 200 carries an ETag; If-None-Match with it gets 304. A 404 may be kept briefly (`public, max-age=0, s-maxage=10`); no other error is ever stored (`no-store`). liveState LIVE: Served now, on the published contract.
          */
         get: operations["getApiReferenceLicences"];
         put?: never;
@@ -371,7 +371,7 @@ export interface paths {
         };
         /**
          * Swagger UI stylesheet (from swagger-ui-dist, without its source-map comment)
-         * @description liveState LIVE: Served now, on the published contract.
+         * @description Caching: `public, max-age=300` (document): Changes only with a deployment: kept for 5 minutes, then revalidated with its ETag. Every 200 carries an ETag; If-None-Match with it gets 304. A 404 may be kept briefly (`public, max-age=0, s-maxage=10`); no other error is ever stored (`no-store`). liveState LIVE: Served now, on the published contract.
          */
         get: operations["getApiReferenceStyle"];
         put?: never;
@@ -391,7 +391,7 @@ export interface paths {
         };
         /**
          * Deterministic CycloneDX/SLSA release-evidence projection
-         * @description liveState LIVE: Served now, on the published contract.
+         * @description Caching: `public, max-age=300` (document): Changes only with a deployment: kept for 5 minutes, then revalidated with its ETag. Every 200 carries an ETag; If-None-Match with it gets 304. A 404 may be kept briefly (`public, max-age=0, s-maxage=10`); no other error is ever stored (`no-store`). liveState LIVE: Served now, on the published contract.
          */
         get: operations["getReleaseEvidenceExample"];
         put?: never;
@@ -411,7 +411,7 @@ export interface paths {
         };
         /**
          * Example payloads, sandbox boundaries and demo references that exist
-         * @description liveState LIVE: Served now, on the published contract.
+         * @description Caching: `public, max-age=300` (document): Changes only with a deployment: kept for 5 minutes, then revalidated with its ETag. Every 200 carries an ETag; If-None-Match with it gets 304. A 404 may be kept briefly (`public, max-age=0, s-maxage=10`); no other error is ever stored (`no-store`). liveState LIVE: Served now, on the published contract.
          */
         get: operations["getSandboxExamples"];
         put?: never;
@@ -431,7 +431,7 @@ export interface paths {
         };
         /**
          * Deterministic synthetic providers with no production authority
-         * @description liveState LIVE: Served now, on the published contract.
+         * @description Caching: `public, max-age=300` (document): Changes only with a deployment: kept for 5 minutes, then revalidated with its ETag. Every 200 carries an ETag; If-None-Match with it gets 304. A 404 may be kept briefly (`public, max-age=0, s-maxage=10`); no other error is ever stored (`no-store`). liveState LIVE: Served now, on the published contract.
          */
         get: operations["listSandboxProviders"];
         put?: never;
@@ -451,7 +451,7 @@ export interface paths {
         };
         /**
          * Standards maturity and evidence profiles; formal claims fail closed
-         * @description liveState LIVE: Served now, on the published contract.
+         * @description Caching: `public, max-age=300` (document): Changes only with a deployment: kept for 5 minutes, then revalidated with its ETag. Every 200 carries an ETag; If-None-Match with it gets 304. A 404 may be kept briefly (`public, max-age=0, s-maxage=10`); no other error is ever stored (`no-store`). liveState LIVE: Served now, on the published contract.
          */
         get: operations["getStandardsCatalogue"];
         put?: never;
@@ -471,7 +471,7 @@ export interface paths {
         };
         /**
          * EUDI ARF 3.0.0 and FCAF target profiles; no external conformance asserted
-         * @description liveState LIVE: Served now, on the published contract.
+         * @description Caching: `public, max-age=300` (document): Changes only with a deployment: kept for 5 minutes, then revalidated with its ETag. Every 200 carries an ETag; If-None-Match with it gets 304. A 404 may be kept briefly (`public, max-age=0, s-maxage=10`); no other error is ever stored (`no-store`). liveState LIVE: Served now, on the published contract.
          */
         get: operations["getEudiArf3Profiles"];
         put?: never;
@@ -491,7 +491,7 @@ export interface paths {
         };
         /**
          * ISO 20022 semantic projection targets; no banking or payment authority
-         * @description liveState LIVE: Served now, on the published contract.
+         * @description Caching: `public, max-age=300` (document): Changes only with a deployment: kept for 5 minutes, then revalidated with its ETag. Every 200 carries an ETag; If-None-Match with it gets 304. A 404 may be kept briefly (`public, max-age=0, s-maxage=10`); no other error is ever stored (`no-store`). liveState LIVE: Served now, on the published contract.
          */
         get: operations["getIso20022Projection"];
         put?: never;
@@ -511,7 +511,7 @@ export interface paths {
         };
         /**
          * Telemetry export readiness; endpoints, headers and secrets are hidden
-         * @description liveState LIVE: Served now, on the published contract.
+         * @description Caching: `public, max-age=300` (document): Changes only with a deployment: kept for 5 minutes, then revalidated with its ETag. Every 200 carries an ETag; If-None-Match with it gets 304. A 404 may be kept briefly (`public, max-age=0, s-maxage=10`); no other error is ever stored (`no-store`). liveState LIVE: Served now, on the published contract.
          */
         get: operations["getTelemetryReadiness"];
         put?: never;
@@ -531,7 +531,7 @@ export interface paths {
         };
         /**
          * The site icon at the address browsers ask for by default (served as SVG)
-         * @description liveState LIVE: Served now, on the published contract.
+         * @description Caching: `public, max-age=300` (document): Changes only with a deployment: kept for 5 minutes, then revalidated with its ETag. Every 200 carries an ETag; If-None-Match with it gets 304. A 404 may be kept briefly (`public, max-age=0, s-maxage=10`); no other error is ever stored (`no-store`). liveState LIVE: Served now, on the published contract.
          */
         get: operations["getFavicon"];
         put?: never;
@@ -551,7 +551,7 @@ export interface paths {
         };
         /**
          * Platform health, readiness and release identity
-         * @description liveState LIVE: Served now, on the published contract.
+         * @description Caching: `no-store` (inspection): An inspection made when asked (health, readiness): never stored, never reused. Every 200 carries an ETag; If-None-Match with it gets 304. A 404 may be kept briefly (`public, max-age=0, s-maxage=10`); no other error is ever stored (`no-store`). liveState LIVE: Served now, on the published contract.
          */
         get: operations["getHealth"];
         put?: never;
@@ -571,7 +571,7 @@ export interface paths {
         };
         /**
          * The log's latest signed checkpoint (C2SP tlog-checkpoint), with any witness cosignatures
-         * @description Mutable: cached for a few seconds. text/plain; charset=utf-8. liveState LIVE: Served now, on the published contract.
+         * @description Replaced by every batch the sequencer integrates. text/plain; charset=utf-8. Caching: `public, max-age=1, stale-while-revalidate=1, stale-if-error=60` (checkpoint): The log's latest checkpoint: an answer may be up to 2 s old (a minute while the service fails); an older checkpoint is still a true, signed statement about the log. Every 200 carries an ETag; If-None-Match with it gets 304. A 404 may be kept briefly (`public, max-age=0, s-maxage=10`); no other error is ever stored (`no-store`). liveState LIVE: Served now, on the published contract.
          */
         get: operations["getLedgerLogCheckpoint"];
         put?: never;
@@ -591,7 +591,7 @@ export interface paths {
         };
         /**
          * The signed checkpoint the log published for an earlier tree size (its checkpoint history)
-         * @description One per published tree size: its text never changes, but witnesses' cosignatures may be added, so it is cached for five minutes. 404 for a size the log never published. liveState LIVE: Served now, on the published contract.
+         * @description One per published tree size. 404 for a size the log never published. Caching: `public, max-age=300` (published): A checkpoint the log published for an earlier size: its text never changes, but witnesses' cosignatures may be added, so it is kept for 5 minutes. Every 200 carries an ETag; If-None-Match with it gets 304. A 404 may be kept briefly (`public, max-age=0, s-maxage=10`); no other error is ever stored (`no-store`). liveState LIVE: Served now, on the published contract.
          */
         get: operations["getLedgerLogCheckpointAt"];
         put?: never;
@@ -611,7 +611,7 @@ export interface paths {
         };
         /**
          * A hash tile or entry bundle of the log (C2SP tlog-tiles)
-         * @description tile/<L>/<N>[.p/<W>]: hashes of height 8; tile/entries/<N>[.p/<W>]: the entries (RFC 8785 canonical JSON of each record version). Full tiles never change and are cached for a year; partial tiles (.p/<W>) for a minute. 404 for a tile the log does not hold. liveState LIVE: Served now, on the published contract.
+         * @description tile/<L>/<N>[.p/<W>]: hashes of height 8; tile/entries/<N>[.p/<W>]: the entries (RFC 8785 canonical JSON of each record version). 404 for a tile the log does not hold. Caching: `public, max-age=31536000, immutable` (immutable): Bytes that never change (a full tile or entry bundle, C2SP tlog-tiles): kept for a year, never revalidated. `public, max-age=60` (partial-tile): A partial tile: its bytes never change, but it goes away once the full tile exists, so it is kept for a minute. Every 200 carries an ETag; If-None-Match with it gets 304. A 404 may be kept briefly (`public, max-age=0, s-maxage=10`); no other error is ever stored (`no-store`). liveState LIVE: Served now, on the published contract.
          */
         get: operations["getLedgerLogTile"];
         put?: never;
@@ -631,7 +631,7 @@ export interface paths {
         };
         /**
          * Operating surface: live status, developer catalogues, sandbox and every endpoint
-         * @description liveState LIVE: Served now, on the published contract.
+         * @description Caching: `no-store` (inspection): An inspection made when asked (health, readiness): never stored, never reused. Answers vary on Accept and Accept-Language. Every 200 carries an ETag; If-None-Match with it gets 304. A 404 may be kept briefly (`public, max-age=0, s-maxage=10`); no other error is ever stored (`no-store`). liveState LIVE: Served now, on the published contract.
          */
         get: operations["getStudio"];
         put?: never;
@@ -651,7 +651,7 @@ export interface paths {
         };
         /**
          * Human-readable, lifecycle-aware trust receipt of a living object, a commercial proof or a credential
-         * @description Problems are an HTML page to clients that prefer text/html, problem details otherwise. liveState LIVE: Served now, on the published contract.
+         * @description Problems are an HTML page to clients that prefer text/html, problem details otherwise. Caching: `public, max-age=0, s-maxage=5, stale-while-revalidate=5` (current): A current view: an answer may be up to 10 s old when it comes from a shared cache (fresh for 5 s, then served for up to 5 s more while the cache fetches a new one); the instants and evidence in it say when what it shows was true. Never served stale when the service fails: a failure is a 503. Answers vary on Accept and Accept-Language. Every 200 carries an ETag; If-None-Match with it gets 304. A 404 may be kept briefly (`public, max-age=0, s-maxage=10`); no other error is ever stored (`no-store`). liveState LIVE: Served now, on the published contract.
          */
         get: operations["getTrustReceipt"];
         put?: never;
@@ -671,7 +671,7 @@ export interface paths {
         };
         /**
          * Identity and wallet-protocol activation gates, inspected when asked, without secrets
-         * @description Reports whether each setting is configured (and well formed), never its value. Live activation stays gated. liveState LIVE: Served now, on the published contract.
+         * @description Reports whether each setting is configured (and well formed), never its value. Live activation stays gated. Caching: `no-store` (inspection): An inspection made when asked (health, readiness): never stored, never reused. Every 200 carries an ETag; If-None-Match with it gets 304. A 404 may be kept briefly (`public, max-age=0, s-maxage=10`); no other error is ever stored (`no-store`). liveState LIVE: Served now, on the published contract.
          */
         get: operations["getActivationReadiness"];
         put?: never;
@@ -691,7 +691,7 @@ export interface paths {
         };
         /**
          * Schema and persistence readiness; signing, custody, treasury, settlement and regulatory authority stay fail-closed
-         * @description One read of the table metadata when asked. An unreachable table is reported in a 200 answer, not as an error. liveState LIVE: Served now, on the published contract.
+         * @description One read of the table metadata when asked. An unreachable table is reported in a 200 answer, not as an error. Caching: `no-store` (inspection): An inspection made when asked (health, readiness): never stored, never reused. Every 200 carries an ETag; If-None-Match with it gets 304. A 404 may be kept briefly (`public, max-age=0, s-maxage=10`); no other error is ever stored (`no-store`). liveState LIVE: Served now, on the published contract.
          */
         get: operations["getProductionFoundations"];
         put?: never;
@@ -711,7 +711,7 @@ export interface paths {
         };
         /**
          * Commercial proof evidence: the proof, the current lifecycle of its source, and ledger evidence (integrity only)
-         * @description proofVerified is true only when the ledger evidence verifies against the proof shown (canonical hash, inclusion proof, checkpoint signature by the key published at /v1/ledger). 409 when the reference holds another kind of record. liveState LIVE: Served now, on the published contract.
+         * @description proofVerified is true only when the ledger evidence verifies against the proof shown (canonical hash, inclusion proof, checkpoint signature by the key published at /v1/ledger). 409 when the reference holds another kind of record. Caching: `public, max-age=0, s-maxage=5, stale-while-revalidate=5` (current): A current view: an answer may be up to 10 s old when it comes from a shared cache (fresh for 5 s, then served for up to 5 s more while the cache fetches a new one); the instants and evidence in it say when what it shows was true. Never served stale when the service fails: a failure is a 503. Every 200 carries an ETag; If-None-Match with it gets 304. A 404 may be kept briefly (`public, max-age=0, s-maxage=10`); no other error is ever stored (`no-store`). liveState LIVE: Served now, on the published contract.
          */
         get: operations["getCommercialProof"];
         put?: never;
@@ -731,7 +731,7 @@ export interface paths {
         };
         /**
          * The service's JSON-LD context, version 1: the terms it adds to credential documents
-         * @description Status list credentials name it after the VC 2.0 context; it defines `logged` (the version as the ledger logged it, with its evidence) as a JSON literal. A published version never changes; processors may bundle it instead of fetching it. liveState LIVE: Served now, on the published contract.
+         * @description Status list credentials name it after the VC 2.0 context; it defines `logged` (the version as the ledger logged it, with its evidence) as a JSON literal. A published version never changes; processors may bundle it instead of fetching it. Caching: `public, max-age=300` (document): Changes only with a deployment: kept for 5 minutes, then revalidated with its ETag. Every 200 carries an ETag; If-None-Match with it gets 304. A 404 may be kept briefly (`public, max-age=0, s-maxage=10`); no other error is ever stored (`no-store`). liveState LIVE: Served now, on the published contract.
          */
         get: operations["getTrustContext"];
         put?: never;
@@ -751,7 +751,7 @@ export interface paths {
         };
         /**
          * Public verification state of a credential: one result per check, the issuer identifier and the validity window
-         * @description Checks integrity (ledger evidence for the version shown), the validity window and the status set by the issuer, each with an outcome and a reason. `verified` is true only when all three pass. The claim identifier is also called credentialId. Fails closed: without a configured or answering store the answer is 503, never a guess. liveState GATED_BY_PERSISTENCE: Served only where its persistence dependency is configured; otherwise it answers 503 problem details.
+         * @description Checks integrity (ledger evidence for the version shown), the validity window and the status set by the issuer, each with an outcome and a reason. `verified` is true only when all three pass. The claim identifier is also called credentialId. Fails closed: without a configured or answering store the answer is 503, never a guess. Caching: `public, max-age=0, s-maxage=5, stale-while-revalidate=5` (current): A current view: an answer may be up to 10 s old when it comes from a shared cache (fresh for 5 s, then served for up to 5 s more while the cache fetches a new one); the instants and evidence in it say when what it shows was true. Never served stale when the service fails: a failure is a 503. Every 200 carries an ETag; If-None-Match with it gets 304. A 404 may be kept briefly (`public, max-age=0, s-maxage=10`); no other error is ever stored (`no-store`). liveState GATED_BY_PERSISTENCE: Served only where its persistence dependency is configured; otherwise it answers 503 problem details.
          */
         get: operations["verifyCredential"];
         put?: never;
@@ -771,7 +771,7 @@ export interface paths {
         };
         /**
          * The integrity ledger: origin, verifier key and latest signed checkpoint
-         * @description Everything needed to verify ledger evidence offline: the C2SP verifier key of the log (configured by the deployment, never read from the store) and the latest checkpoint. Evidence proves integrity only, never authority. liveState LIVE: Served now, on the published contract.
+         * @description Everything needed to verify ledger evidence offline: the C2SP verifier key of the log (configured by the deployment, never read from the store) and the latest checkpoint. Evidence proves integrity only, never authority. Caching: `public, max-age=1, stale-while-revalidate=1, stale-if-error=60` (checkpoint): The log's latest checkpoint: an answer may be up to 2 s old (a minute while the service fails); an older checkpoint is still a true, signed statement about the log. Every 200 carries an ETag; If-None-Match with it gets 304. A 404 may be kept briefly (`public, max-age=0, s-maxage=10`); no other error is ever stored (`no-store`). liveState LIVE: Served now, on the published contract.
          */
         get: operations["getLedger"];
         put?: never;
@@ -791,7 +791,7 @@ export interface paths {
         };
         /**
          * A consistency proof between two tree sizes of the ledger: the log only grew
-         * @description RFC 9162 consistency proof from the tree of size `from` to the tree of size `to` (1 <= from <= to <= current size). A client that kept a checkpoint checks the proof against its root and the root of a later checkpoint; the service is not trusted for either root. The answer is computed from the leaf hashes, so its cost grows with `to`. liveState LIVE: Served now, on the published contract.
+         * @description RFC 9162 consistency proof from the tree of size `from` to the tree of size `to` (1 <= from <= to <= current size). A client that kept a checkpoint checks the proof against its root and the root of a later checkpoint; the service is not trusted for either root. The answer is computed from the leaf hashes, so its cost grows with `to`. Caching: `public, max-age=86400` (settled): Settled by published state (a proof between two published tree sizes of an append-only log): kept for a day. Every 200 carries an ETag; If-None-Match with it gets 304. A 404 may be kept briefly (`public, max-age=0, s-maxage=10`); no other error is ever stored (`no-store`). liveState LIVE: Served now, on the published contract.
          */
         get: operations["getLedgerConsistency"];
         put?: never;
@@ -811,7 +811,7 @@ export interface paths {
         };
         /**
          * Resolve a living object to its current (or as-of) state, presentation and timeline
-         * @description liveState LIVE: Served now, on the published contract.
+         * @description Caching: `public, max-age=0, s-maxage=5, stale-while-revalidate=5` (current): A current view: an answer may be up to 10 s old when it comes from a shared cache (fresh for 5 s, then served for up to 5 s more while the cache fetches a new one); the instants and evidence in it say when what it shows was true. Never served stale when the service fails: a failure is a 503. `public, max-age=60, s-maxage=300, stale-while-revalidate=60, stale-if-error=86400` (past): A view of a past instant: an answer may be up to 6 minutes old at a shared cache (1 minute in a browser), and up to a day while the service fails. Never immutable: an event that arrives late can still add to the past. Every 200 carries an ETag; If-None-Match with it gets 304. A 404 may be kept briefly (`public, max-age=0, s-maxage=10`); no other error is ever stored (`no-store`). liveState LIVE: Served now, on the published contract.
          */
         get: operations["resolveObject"];
         put?: never;
@@ -831,7 +831,7 @@ export interface paths {
         };
         /**
          * An existing credential projected into W3C Verifiable Credentials 2.0 JSON (unsigned)
-         * @description Public claims only (no subject identifier, no personal data). credentialStatus holds BitstringStatusListEntry objects pointing at the published status lists. The document carries no proof: this service does not sign. liveState READY: Contract published and served, but what it describes is not activated: nothing in production depends on it yet.
+         * @description Public claims only (no subject identifier, no personal data). credentialStatus holds BitstringStatusListEntry objects pointing at the published status lists. The document carries no proof: this service does not sign. Caching: `public, max-age=0, s-maxage=5, stale-while-revalidate=5` (current): A current view: an answer may be up to 10 s old when it comes from a shared cache (fresh for 5 s, then served for up to 5 s more while the cache fetches a new one); the instants and evidence in it say when what it shows was true. Never served stale when the service fails: a failure is a 503. Every 200 carries an ETag; If-None-Match with it gets 304. A 404 may be kept briefly (`public, max-age=0, s-maxage=10`); no other error is ever stored (`no-store`). liveState READY: Contract published and served, but what it describes is not activated: nothing in production depends on it yet.
          */
         get: operations["getPortableCredential"];
         put?: never;
@@ -851,7 +851,7 @@ export interface paths {
         };
         /**
          * A published W3C Bitstring Status List (revocation or suspension), now or as it stood at ?timestamp=
-         * @description BitstringStatusListCredential whose encodedList is the GZIP-compressed, multibase base64url bitstring of 131,072 entries. A failed retrieval carries the type https://www.w3.org/ns/credentials/status-list#STATUS_RETRIEVAL_ERROR. liveState GATED_BY_PERSISTENCE: Served only where its persistence dependency is configured; otherwise it answers 503 problem details.
+         * @description BitstringStatusListCredential whose encodedList is the GZIP-compressed, multibase base64url bitstring of 131,072 entries. A failed retrieval carries the type https://www.w3.org/ns/credentials/status-list#STATUS_RETRIEVAL_ERROR. Caching: `public, max-age=300` (status-list): The current status list: kept for as long as its ttl says (300 s), as Bitstring Status List asks of a publisher; a list version of a past instant is a past view. `public, max-age=60, s-maxage=300, stale-while-revalidate=60, stale-if-error=86400` (past): A view of a past instant: an answer may be up to 6 minutes old at a shared cache (1 minute in a browser), and up to a day while the service fails. Never immutable: an event that arrives late can still add to the past. Every 200 carries an ETag; If-None-Match with it gets 304. A 404 may be kept briefly (`public, max-age=0, s-maxage=10`); no other error is ever stored (`no-store`). liveState GATED_BY_PERSISTENCE: Served only where its persistence dependency is configured; otherwise it answers 503 problem details.
          */
         get: operations["getStatusList"];
         put?: never;
@@ -871,7 +871,7 @@ export interface paths {
         };
         /**
          * Provider-neutral trust services, assurance levels and disclosure classes
-         * @description Static per release and base URL. liveState LIVE: Served now, on the published contract.
+         * @description Static per release and base URL. Caching: `public, max-age=300` (document): Changes only with a deployment: kept for 5 minutes, then revalidated with its ETag. Every 200 carries an ETag; If-None-Match with it gets 304. A 404 may be kept briefly (`public, max-age=0, s-maxage=10`); no other error is ever stored (`no-store`). liveState LIVE: Served now, on the published contract.
          */
         get: operations["getTrustFabricCatalogue"];
         put?: never;
@@ -891,7 +891,7 @@ export interface paths {
         };
         /**
          * Capabilities, standards, channels, vertical profiles and readiness
-         * @description Built from the contract, standards and channels tables. liveState LIVE: Served now, on the published contract.
+         * @description Built from the contract, standards and channels tables. Caching: `public, max-age=300` (document): Changes only with a deployment: kept for 5 minutes, then revalidated with its ETag. Every 200 carries an ETag; If-None-Match with it gets 304. A 404 may be kept briefly (`public, max-age=0, s-maxage=10`); no other error is ever stored (`no-store`). liveState LIVE: Served now, on the published contract.
          */
         get: operations["getTrustInfrastructure"];
         put?: never;
@@ -911,7 +911,7 @@ export interface paths {
         };
         /**
          * Public verification entry: a form, and the status of the reference entered
-         * @description Without a reference, the form. With ?reference=, the status from one read. Problems are an HTML page to clients that prefer text/html, problem details otherwise. liveState LIVE: Served now, on the published contract.
+         * @description Without a reference, the form. With ?reference=, the status from one read. Problems are an HTML page to clients that prefer text/html, problem details otherwise. Caching: `public, max-age=0, s-maxage=5, stale-while-revalidate=5` (current): A current view: an answer may be up to 10 s old when it comes from a shared cache (fresh for 5 s, then served for up to 5 s more while the cache fetches a new one); the instants and evidence in it say when what it shows was true. Never served stale when the service fails: a failure is a 503. Answers vary on Accept and Accept-Language. Every 200 carries an ETag; If-None-Match with it gets 304. A 404 may be kept briefly (`public, max-age=0, s-maxage=10`); no other error is ever stored (`no-store`). liveState LIVE: Served now, on the published contract.
          */
         get: operations["getVerifyPage"];
         put?: never;
@@ -2204,7 +2204,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["ErrorResponse"];
             };
         };
-        /** @description Dependency temporarily unavailable (codes: DEPENDENCY_UNAVAILABLE, PERSISTENCE_NOT_CONFIGURED, SOURCE_GATED) */
+        /** @description Dependency temporarily unavailable (codes: DEPENDENCY_UNAVAILABLE, PERSISTENCE_NOT_CONFIGURED, ORIGIN_NOT_CONFIGURED, SOURCE_GATED) */
         Problem503: {
             headers: {
                 /** @description Seconds to wait before retrying. */
@@ -2237,7 +2237,7 @@ export interface operations {
                 lang?: string;
             };
             header?: {
-                /** @description An ETag from an earlier answer: 304 when the document is unchanged. */
+                /** @description An ETag from an earlier answer: 304 when the answer is unchanged. */
                 "If-None-Match"?: string;
                 /** @description Correlation id to echo (8 to 128 of A-Z a-z 0-9 . _ : -); otherwise the request id is used. */
                 "x-correlation-id"?: components["parameters"]["CorrelationId"];
@@ -2250,10 +2250,12 @@ export interface operations {
             /** @description Where to start: what the service answers, its pages, and the index of every route */
             200: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
+                    /** @description The request headers the answer depends on: Accept, Accept-Language. */
+                    Vary?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
                 };
@@ -2264,10 +2266,12 @@ export interface operations {
             /** @description Not modified: the If-None-Match ETag matches. */
             304: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
+                    /** @description The request headers the answer depends on: Accept, Accept-Language. */
+                    Vary?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
                 };
@@ -2282,7 +2286,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description An ETag from an earlier answer: 304 when the document is unchanged. */
+                /** @description An ETag from an earlier answer: 304 when the answer is unchanged. */
                 "If-None-Match"?: string;
                 /** @description Correlation id to echo (8 to 128 of A-Z a-z 0-9 . _ : -); otherwise the request id is used. */
                 "x-correlation-id"?: components["parameters"]["CorrelationId"];
@@ -2295,10 +2299,12 @@ export interface operations {
             /** @description Developer start: the API reference, every developer document, the sandbox and the trust routes */
             200: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
+                    /** @description The request headers the answer depends on: Accept, Accept-Language. */
+                    Vary?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
                 };
@@ -2309,10 +2315,12 @@ export interface operations {
             /** @description Not modified: the If-None-Match ETag matches. */
             304: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
+                    /** @description The request headers the answer depends on: Accept, Accept-Language. */
+                    Vary?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
                 };
@@ -2326,7 +2334,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description An ETag from an earlier answer: 304 when the document is unchanged. */
+                /** @description An ETag from an earlier answer: 304 when the answer is unchanged. */
                 "If-None-Match"?: string;
                 /** @description Correlation id to echo (8 to 128 of A-Z a-z 0-9 . _ : -); otherwise the request id is used. */
                 "x-correlation-id"?: components["parameters"]["CorrelationId"];
@@ -2339,9 +2347,9 @@ export interface operations {
             /** @description Adapter manifest; the metadata does not activate adapters */
             200: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -2353,9 +2361,9 @@ export interface operations {
             /** @description Not modified: the If-None-Match ETag matches. */
             304: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -2381,7 +2389,7 @@ export interface operations {
                 tag?: "activation-readiness" | "adapters" | "assets" | "asyncapi" | "catalogue" | "channels" | "commercial-proofs" | "contexts" | "contracts" | "credentials" | "developer-catalogues" | "events" | "favicon-ico" | "favicon-svg" | "health" | "human-surfaces" | "ingress" | "iot-event" | "landing-and-api-reference" | "ledger" | "lifecycle" | "network-conformance" | "objects" | "offline-verify" | "openapi" | "portable-credentials" | "problem-details" | "provider-certification" | "providers" | "reference" | "release-evidence" | "rest-api" | "root" | "sandbox" | "schemas" | "standards" | "status-lists" | "studio" | "telemetry" | "trust-and-verification" | "trust-fabric" | "trust-infrastructure" | "trust-receipt" | "verify" | "wallet" | "webhook" | "webhooks";
             };
             header?: {
-                /** @description An ETag from an earlier answer: 304 when the document is unchanged. */
+                /** @description An ETag from an earlier answer: 304 when the answer is unchanged. */
                 "If-None-Match"?: string;
                 /** @description Correlation id to echo (8 to 128 of A-Z a-z 0-9 . _ : -); otherwise the request id is used. */
                 "x-correlation-id"?: components["parameters"]["CorrelationId"];
@@ -2394,9 +2402,9 @@ export interface operations {
             /** @description Reusable asset and capability catalogue, optionally filtered */
             200: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -2408,9 +2416,9 @@ export interface operations {
             /** @description Not modified: the If-None-Match ETag matches. */
             304: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -2426,7 +2434,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description An ETag from an earlier answer: 304 when the document is unchanged. */
+                /** @description An ETag from an earlier answer: 304 when the answer is unchanged. */
                 "If-None-Match"?: string;
                 /** @description Correlation id to echo (8 to 128 of A-Z a-z 0-9 . _ : -); otherwise the request id is used. */
                 "x-correlation-id"?: components["parameters"]["CorrelationId"];
@@ -2439,9 +2447,9 @@ export interface operations {
             /** @description Reusable asset audit and packaging gaps */
             200: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -2453,9 +2461,9 @@ export interface operations {
             /** @description Not modified: the If-None-Match ETag matches. */
             304: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -2470,7 +2478,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description An ETag from an earlier answer: 304 when the document is unchanged. */
+                /** @description An ETag from an earlier answer: 304 when the answer is unchanged. */
                 "If-None-Match"?: string;
                 /** @description Correlation id to echo (8 to 128 of A-Z a-z 0-9 . _ : -); otherwise the request id is used. */
                 "x-correlation-id"?: components["parameters"]["CorrelationId"];
@@ -2483,9 +2491,9 @@ export interface operations {
             /** @description AsyncAPI 3 projection generated from the canonical event contracts */
             200: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -2497,9 +2505,9 @@ export interface operations {
             /** @description Not modified: the If-None-Match ETag matches. */
             304: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -2514,7 +2522,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description An ETag from an earlier answer: 304 when the document is unchanged. */
+                /** @description An ETag from an earlier answer: 304 when the answer is unchanged. */
                 "If-None-Match"?: string;
                 /** @description Correlation id to echo (8 to 128 of A-Z a-z 0-9 . _ : -); otherwise the request id is used. */
                 "x-correlation-id"?: components["parameters"]["CorrelationId"];
@@ -2527,9 +2535,9 @@ export interface operations {
             /** @description Current API, channel and standards catalogue, with the developer quickstarts */
             200: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -2541,9 +2549,9 @@ export interface operations {
             /** @description Not modified: the If-None-Match ETag matches. */
             304: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -2558,7 +2566,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description An ETag from an earlier answer: 304 when the document is unchanged. */
+                /** @description An ETag from an earlier answer: 304 when the answer is unchanged. */
                 "If-None-Match"?: string;
                 /** @description Correlation id to echo (8 to 128 of A-Z a-z 0-9 . _ : -); otherwise the request id is used. */
                 "x-correlation-id"?: components["parameters"]["CorrelationId"];
@@ -2571,9 +2579,9 @@ export interface operations {
             /** @description Canonical developer contract catalogue */
             200: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -2585,9 +2593,9 @@ export interface operations {
             /** @description Not modified: the If-None-Match ETag matches. */
             304: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -2602,7 +2610,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description An ETag from an earlier answer: 304 when the document is unchanged. */
+                /** @description An ETag from an earlier answer: 304 when the answer is unchanged. */
                 "If-None-Match"?: string;
                 /** @description Correlation id to echo (8 to 128 of A-Z a-z 0-9 . _ : -); otherwise the request id is used. */
                 "x-correlation-id"?: components["parameters"]["CorrelationId"];
@@ -2615,9 +2623,9 @@ export interface operations {
             /** @description Deterministic CloudEvents-compatible example */
             200: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -2629,9 +2637,9 @@ export interface operations {
             /** @description Not modified: the If-None-Match ETag matches. */
             304: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -2646,7 +2654,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description An ETag from an earlier answer: 304 when the document is unchanged. */
+                /** @description An ETag from an earlier answer: 304 when the answer is unchanged. */
                 "If-None-Match"?: string;
                 /** @description Correlation id to echo (8 to 128 of A-Z a-z 0-9 . _ : -); otherwise the request id is used. */
                 "x-correlation-id"?: components["parameters"]["CorrelationId"];
@@ -2659,9 +2667,9 @@ export interface operations {
             /** @description The site icon (SVG) */
             200: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -2673,9 +2681,9 @@ export interface operations {
             /** @description Not modified: the If-None-Match ETag matches. */
             304: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -2690,7 +2698,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description An ETag from an earlier answer: 304 when the document is unchanged. */
+                /** @description An ETag from an earlier answer: 304 when the answer is unchanged. */
                 "If-None-Match"?: string;
                 /** @description Correlation id to echo (8 to 128 of A-Z a-z 0-9 . _ : -); otherwise the request id is used. */
                 "x-correlation-id"?: components["parameters"]["CorrelationId"];
@@ -2703,9 +2711,9 @@ export interface operations {
             /** @description Network-adapter conformance evidence and activation boundaries; not production acceptance */
             200: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -2717,9 +2725,9 @@ export interface operations {
             /** @description Not modified: the If-None-Match ETag matches. */
             304: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -2734,7 +2742,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description An ETag from an earlier answer: 304 when the document is unchanged. */
+                /** @description An ETag from an earlier answer: 304 when the answer is unchanged. */
                 "If-None-Match"?: string;
                 /** @description Correlation id to echo (8 to 128 of A-Z a-z 0-9 . _ : -); otherwise the request id is used. */
                 "x-correlation-id"?: components["parameters"]["CorrelationId"];
@@ -2747,9 +2755,9 @@ export interface operations {
             /** @description The read-only OpenAPI 3.1 contract */
             200: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -2761,9 +2769,9 @@ export interface operations {
             /** @description Not modified: the If-None-Match ETag matches. */
             304: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -2778,7 +2786,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description An ETag from an earlier answer: 304 when the document is unchanged. */
+                /** @description An ETag from an earlier answer: 304 when the answer is unchanged. */
                 "If-None-Match"?: string;
                 /** @description Correlation id to echo (8 to 128 of A-Z a-z 0-9 . _ : -); otherwise the request id is used. */
                 "x-correlation-id"?: components["parameters"]["CorrelationId"];
@@ -2791,9 +2799,9 @@ export interface operations {
             /** @description An ErrorResponse-shaped example (served with 200) */
             200: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -2805,9 +2813,9 @@ export interface operations {
             /** @description Not modified: the If-None-Match ETag matches. */
             304: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -2822,7 +2830,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description An ETag from an earlier answer: 304 when the document is unchanged. */
+                /** @description An ETag from an earlier answer: 304 when the answer is unchanged. */
                 "If-None-Match"?: string;
                 /** @description Correlation id to echo (8 to 128 of A-Z a-z 0-9 . _ : -); otherwise the request id is used. */
                 "x-correlation-id"?: components["parameters"]["CorrelationId"];
@@ -2835,9 +2843,9 @@ export interface operations {
             /** @description Deterministic provider certification kits; readiness does not grant live provider acceptance */
             200: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -2849,9 +2857,9 @@ export interface operations {
             /** @description Not modified: the If-None-Match ETag matches. */
             304: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -2866,6 +2874,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description An ETag from an earlier answer: 304 when the answer is unchanged. */
+                "If-None-Match"?: string;
                 /** @description Correlation id to echo (8 to 128 of A-Z a-z 0-9 . _ : -); otherwise the request id is used. */
                 "x-correlation-id"?: components["parameters"]["CorrelationId"];
             };
@@ -2877,12 +2887,28 @@ export interface operations {
             /** @description The OpenAPI contract rendered for people (Swagger UI, self-hosted) */
             200: {
                 headers: {
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
+                    "Cache-Control"?: string;
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
+                    ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "text/html": components["schemas"]["HtmlPage"];
                 };
+            };
+            /** @description Not modified: the If-None-Match ETag matches. */
+            304: {
+                headers: {
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
+                    "Cache-Control"?: string;
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
+                    ETag?: string;
+                    "x-correlation-id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
@@ -2892,7 +2918,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description An ETag from an earlier answer: 304 when the document is unchanged. */
+                /** @description An ETag from an earlier answer: 304 when the answer is unchanged. */
                 "If-None-Match"?: string;
                 /** @description Correlation id to echo (8 to 128 of A-Z a-z 0-9 . _ : -); otherwise the request id is used. */
                 "x-correlation-id"?: components["parameters"]["CorrelationId"];
@@ -2905,9 +2931,9 @@ export interface operations {
             /** @description Starts Swagger UI on the OpenAPI contract (generated) */
             200: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -2919,9 +2945,9 @@ export interface operations {
             /** @description Not modified: the If-None-Match ETag matches. */
             304: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -2936,7 +2962,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description An ETag from an earlier answer: 304 when the document is unchanged. */
+                /** @description An ETag from an earlier answer: 304 when the answer is unchanged. */
                 "If-None-Match"?: string;
                 /** @description Correlation id to echo (8 to 128 of A-Z a-z 0-9 . _ : -); otherwise the request id is used. */
                 "x-correlation-id"?: components["parameters"]["CorrelationId"];
@@ -2949,9 +2975,9 @@ export interface operations {
             /** @description Swagger UI bundle (from swagger-ui-dist, unmodified) */
             200: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -2963,9 +2989,9 @@ export interface operations {
             /** @description Not modified: the If-None-Match ETag matches. */
             304: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -2980,7 +3006,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description An ETag from an earlier answer: 304 when the document is unchanged. */
+                /** @description An ETag from an earlier answer: 304 when the answer is unchanged. */
                 "If-None-Match"?: string;
                 /** @description Correlation id to echo (8 to 128 of A-Z a-z 0-9 . _ : -); otherwise the request id is used. */
                 "x-correlation-id"?: components["parameters"]["CorrelationId"];
@@ -2993,9 +3019,9 @@ export interface operations {
             /** @description Licences of Swagger UI and of the libraries bundled in it */
             200: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -3007,9 +3033,9 @@ export interface operations {
             /** @description Not modified: the If-None-Match ETag matches. */
             304: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -3024,7 +3050,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description An ETag from an earlier answer: 304 when the document is unchanged. */
+                /** @description An ETag from an earlier answer: 304 when the answer is unchanged. */
                 "If-None-Match"?: string;
                 /** @description Correlation id to echo (8 to 128 of A-Z a-z 0-9 . _ : -); otherwise the request id is used. */
                 "x-correlation-id"?: components["parameters"]["CorrelationId"];
@@ -3037,9 +3063,9 @@ export interface operations {
             /** @description Swagger UI stylesheet (from swagger-ui-dist, without its source-map comment) */
             200: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -3051,9 +3077,9 @@ export interface operations {
             /** @description Not modified: the If-None-Match ETag matches. */
             304: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -3068,7 +3094,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description An ETag from an earlier answer: 304 when the document is unchanged. */
+                /** @description An ETag from an earlier answer: 304 when the answer is unchanged. */
                 "If-None-Match"?: string;
                 /** @description Correlation id to echo (8 to 128 of A-Z a-z 0-9 . _ : -); otherwise the request id is used. */
                 "x-correlation-id"?: components["parameters"]["CorrelationId"];
@@ -3081,9 +3107,9 @@ export interface operations {
             /** @description Deterministic CycloneDX/SLSA release-evidence projection */
             200: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -3095,9 +3121,9 @@ export interface operations {
             /** @description Not modified: the If-None-Match ETag matches. */
             304: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -3112,7 +3138,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description An ETag from an earlier answer: 304 when the document is unchanged. */
+                /** @description An ETag from an earlier answer: 304 when the answer is unchanged. */
                 "If-None-Match"?: string;
                 /** @description Correlation id to echo (8 to 128 of A-Z a-z 0-9 . _ : -); otherwise the request id is used. */
                 "x-correlation-id"?: components["parameters"]["CorrelationId"];
@@ -3125,9 +3151,9 @@ export interface operations {
             /** @description Example payloads, sandbox boundaries and demo references that exist */
             200: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -3139,9 +3165,9 @@ export interface operations {
             /** @description Not modified: the If-None-Match ETag matches. */
             304: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -3156,7 +3182,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description An ETag from an earlier answer: 304 when the document is unchanged. */
+                /** @description An ETag from an earlier answer: 304 when the answer is unchanged. */
                 "If-None-Match"?: string;
                 /** @description Correlation id to echo (8 to 128 of A-Z a-z 0-9 . _ : -); otherwise the request id is used. */
                 "x-correlation-id"?: components["parameters"]["CorrelationId"];
@@ -3169,9 +3195,9 @@ export interface operations {
             /** @description Deterministic synthetic providers with no production authority */
             200: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -3183,9 +3209,9 @@ export interface operations {
             /** @description Not modified: the If-None-Match ETag matches. */
             304: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -3200,7 +3226,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description An ETag from an earlier answer: 304 when the document is unchanged. */
+                /** @description An ETag from an earlier answer: 304 when the answer is unchanged. */
                 "If-None-Match"?: string;
                 /** @description Correlation id to echo (8 to 128 of A-Z a-z 0-9 . _ : -); otherwise the request id is used. */
                 "x-correlation-id"?: components["parameters"]["CorrelationId"];
@@ -3213,9 +3239,9 @@ export interface operations {
             /** @description Standards maturity and evidence profiles; formal claims fail closed */
             200: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -3227,9 +3253,9 @@ export interface operations {
             /** @description Not modified: the If-None-Match ETag matches. */
             304: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -3244,7 +3270,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description An ETag from an earlier answer: 304 when the document is unchanged. */
+                /** @description An ETag from an earlier answer: 304 when the answer is unchanged. */
                 "If-None-Match"?: string;
                 /** @description Correlation id to echo (8 to 128 of A-Z a-z 0-9 . _ : -); otherwise the request id is used. */
                 "x-correlation-id"?: components["parameters"]["CorrelationId"];
@@ -3257,9 +3283,9 @@ export interface operations {
             /** @description EUDI ARF 3.0.0 and FCAF target profiles; no external conformance asserted */
             200: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -3271,9 +3297,9 @@ export interface operations {
             /** @description Not modified: the If-None-Match ETag matches. */
             304: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -3288,7 +3314,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description An ETag from an earlier answer: 304 when the document is unchanged. */
+                /** @description An ETag from an earlier answer: 304 when the answer is unchanged. */
                 "If-None-Match"?: string;
                 /** @description Correlation id to echo (8 to 128 of A-Z a-z 0-9 . _ : -); otherwise the request id is used. */
                 "x-correlation-id"?: components["parameters"]["CorrelationId"];
@@ -3301,9 +3327,9 @@ export interface operations {
             /** @description ISO 20022 semantic projection targets; no banking or payment authority */
             200: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -3315,9 +3341,9 @@ export interface operations {
             /** @description Not modified: the If-None-Match ETag matches. */
             304: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -3332,7 +3358,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description An ETag from an earlier answer: 304 when the document is unchanged. */
+                /** @description An ETag from an earlier answer: 304 when the answer is unchanged. */
                 "If-None-Match"?: string;
                 /** @description Correlation id to echo (8 to 128 of A-Z a-z 0-9 . _ : -); otherwise the request id is used. */
                 "x-correlation-id"?: components["parameters"]["CorrelationId"];
@@ -3345,9 +3371,9 @@ export interface operations {
             /** @description Telemetry export readiness; endpoints, headers and secrets are hidden */
             200: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -3359,9 +3385,9 @@ export interface operations {
             /** @description Not modified: the If-None-Match ETag matches. */
             304: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -3376,7 +3402,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description An ETag from an earlier answer: 304 when the document is unchanged. */
+                /** @description An ETag from an earlier answer: 304 when the answer is unchanged. */
                 "If-None-Match"?: string;
                 /** @description Correlation id to echo (8 to 128 of A-Z a-z 0-9 . _ : -); otherwise the request id is used. */
                 "x-correlation-id"?: components["parameters"]["CorrelationId"];
@@ -3389,9 +3415,9 @@ export interface operations {
             /** @description The site icon at the address browsers ask for by default (served as SVG) */
             200: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -3403,9 +3429,9 @@ export interface operations {
             /** @description Not modified: the If-None-Match ETag matches. */
             304: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -3420,6 +3446,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description An ETag from an earlier answer: 304 when the answer is unchanged. */
+                "If-None-Match"?: string;
                 /** @description Correlation id to echo (8 to 128 of A-Z a-z 0-9 . _ : -); otherwise the request id is used. */
                 "x-correlation-id"?: components["parameters"]["CorrelationId"];
             };
@@ -3431,12 +3459,28 @@ export interface operations {
             /** @description Platform health, readiness and release identity */
             200: {
                 headers: {
+                    /** @description How long the answer may be kept: `no-store`. */
+                    "Cache-Control"?: string;
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
+                    ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Health"];
                 };
+            };
+            /** @description Not modified: the If-None-Match ETag matches. */
+            304: {
+                headers: {
+                    /** @description How long the answer may be kept: `no-store`. */
+                    "Cache-Control"?: string;
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
+                    ETag?: string;
+                    "x-correlation-id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["Problem400"];
             429: components["responses"]["Problem429"];
@@ -3447,7 +3491,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description An ETag from an earlier answer: 304 when the document is unchanged. */
+                /** @description An ETag from an earlier answer: 304 when the answer is unchanged. */
                 "If-None-Match"?: string;
                 /** @description Correlation id to echo (8 to 128 of A-Z a-z 0-9 . _ : -); otherwise the request id is used. */
                 "x-correlation-id"?: components["parameters"]["CorrelationId"];
@@ -3460,9 +3504,9 @@ export interface operations {
             /** @description The log's latest signed checkpoint (C2SP tlog-checkpoint), with any witness cosignatures */
             200: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=1, stale-while-revalidate=1, stale-if-error=60`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -3474,9 +3518,9 @@ export interface operations {
             /** @description Not modified: the If-None-Match ETag matches. */
             304: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=1, stale-while-revalidate=1, stale-if-error=60`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -3492,7 +3536,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description An ETag from an earlier answer: 304 when the document is unchanged. */
+                /** @description An ETag from an earlier answer: 304 when the answer is unchanged. */
                 "If-None-Match"?: string;
                 /** @description Correlation id to echo (8 to 128 of A-Z a-z 0-9 . _ : -); otherwise the request id is used. */
                 "x-correlation-id"?: components["parameters"]["CorrelationId"];
@@ -3508,9 +3552,9 @@ export interface operations {
             /** @description The signed checkpoint the log published for an earlier tree size (its checkpoint history) */
             200: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -3522,9 +3566,9 @@ export interface operations {
             /** @description Not modified: the If-None-Match ETag matches. */
             304: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -3540,7 +3584,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description An ETag from an earlier answer: 304 when the document is unchanged. */
+                /** @description An ETag from an earlier answer: 304 when the answer is unchanged. */
                 "If-None-Match"?: string;
                 /** @description Correlation id to echo (8 to 128 of A-Z a-z 0-9 . _ : -); otherwise the request id is used. */
                 "x-correlation-id"?: components["parameters"]["CorrelationId"];
@@ -3556,9 +3600,9 @@ export interface operations {
             /** @description A hash tile or entry bundle of the log (C2SP tlog-tiles) */
             200: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=31536000, immutable` or `public, max-age=60`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -3570,9 +3614,9 @@ export interface operations {
             /** @description Not modified: the If-None-Match ETag matches. */
             304: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=31536000, immutable` or `public, max-age=60`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -3588,6 +3632,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description An ETag from an earlier answer: 304 when the answer is unchanged. */
+                "If-None-Match"?: string;
                 /** @description Correlation id to echo (8 to 128 of A-Z a-z 0-9 . _ : -); otherwise the request id is used. */
                 "x-correlation-id"?: components["parameters"]["CorrelationId"];
             };
@@ -3599,12 +3645,32 @@ export interface operations {
             /** @description Operating surface: live status, developer catalogues, sandbox and every endpoint */
             200: {
                 headers: {
+                    /** @description How long the answer may be kept: `no-store`. */
+                    "Cache-Control"?: string;
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
+                    ETag?: string;
+                    /** @description The request headers the answer depends on: Accept, Accept-Language. */
+                    Vary?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "text/html": components["schemas"]["HtmlPage"];
                 };
+            };
+            /** @description Not modified: the If-None-Match ETag matches. */
+            304: {
+                headers: {
+                    /** @description How long the answer may be kept: `no-store`. */
+                    "Cache-Control"?: string;
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
+                    ETag?: string;
+                    /** @description The request headers the answer depends on: Accept, Accept-Language. */
+                    Vary?: string;
+                    "x-correlation-id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             429: components["responses"]["Problem429"];
             500: components["responses"]["Problem500"];
@@ -3617,6 +3683,8 @@ export interface operations {
                 lang?: string;
             };
             header?: {
+                /** @description An ETag from an earlier answer: 304 when the answer is unchanged. */
+                "If-None-Match"?: string;
                 /** @description Correlation id to echo (8 to 128 of A-Z a-z 0-9 . _ : -); otherwise the request id is used. */
                 "x-correlation-id"?: components["parameters"]["CorrelationId"];
             };
@@ -3631,12 +3699,32 @@ export interface operations {
             /** @description Human-readable, lifecycle-aware trust receipt of a living object, a commercial proof or a credential */
             200: {
                 headers: {
+                    /** @description How long the answer may be kept: `public, max-age=0, s-maxage=5, stale-while-revalidate=5`. */
+                    "Cache-Control"?: string;
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
+                    ETag?: string;
+                    /** @description The request headers the answer depends on: Accept, Accept-Language. */
+                    Vary?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "text/html": components["schemas"]["HtmlPage"];
                 };
+            };
+            /** @description Not modified: the If-None-Match ETag matches. */
+            304: {
+                headers: {
+                    /** @description How long the answer may be kept: `public, max-age=0, s-maxage=5, stale-while-revalidate=5`. */
+                    "Cache-Control"?: string;
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
+                    ETag?: string;
+                    /** @description The request headers the answer depends on: Accept, Accept-Language. */
+                    Vary?: string;
+                    "x-correlation-id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["Problem400"];
             404: components["responses"]["Problem404"];
@@ -3649,6 +3737,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description An ETag from an earlier answer: 304 when the answer is unchanged. */
+                "If-None-Match"?: string;
                 /** @description Correlation id to echo (8 to 128 of A-Z a-z 0-9 . _ : -); otherwise the request id is used. */
                 "x-correlation-id"?: components["parameters"]["CorrelationId"];
             };
@@ -3660,12 +3750,28 @@ export interface operations {
             /** @description Identity and wallet-protocol activation gates, inspected when asked, without secrets */
             200: {
                 headers: {
+                    /** @description How long the answer may be kept: `no-store`. */
+                    "Cache-Control"?: string;
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
+                    ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ActivationReadiness"];
                 };
+            };
+            /** @description Not modified: the If-None-Match ETag matches. */
+            304: {
+                headers: {
+                    /** @description How long the answer may be kept: `no-store`. */
+                    "Cache-Control"?: string;
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
+                    ETag?: string;
+                    "x-correlation-id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["Problem400"];
             429: components["responses"]["Problem429"];
@@ -3676,6 +3782,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description An ETag from an earlier answer: 304 when the answer is unchanged. */
+                "If-None-Match"?: string;
                 /** @description Correlation id to echo (8 to 128 of A-Z a-z 0-9 . _ : -); otherwise the request id is used. */
                 "x-correlation-id"?: components["parameters"]["CorrelationId"];
             };
@@ -3687,12 +3795,28 @@ export interface operations {
             /** @description Schema and persistence readiness; signing, custody, treasury, settlement and regulatory authority stay fail-closed */
             200: {
                 headers: {
+                    /** @description How long the answer may be kept: `no-store`. */
+                    "Cache-Control"?: string;
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
+                    ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ProductionFoundations"];
                 };
+            };
+            /** @description Not modified: the If-None-Match ETag matches. */
+            304: {
+                headers: {
+                    /** @description How long the answer may be kept: `no-store`. */
+                    "Cache-Control"?: string;
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
+                    ETag?: string;
+                    "x-correlation-id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["Problem400"];
             429: components["responses"]["Problem429"];
@@ -3703,6 +3827,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description An ETag from an earlier answer: 304 when the answer is unchanged. */
+                "If-None-Match"?: string;
                 /** @description Correlation id to echo (8 to 128 of A-Z a-z 0-9 . _ : -); otherwise the request id is used. */
                 "x-correlation-id"?: components["parameters"]["CorrelationId"];
             };
@@ -3717,12 +3843,28 @@ export interface operations {
             /** @description Commercial proof evidence: the proof, the current lifecycle of its source, and ledger evidence (integrity only) */
             200: {
                 headers: {
+                    /** @description How long the answer may be kept: `public, max-age=0, s-maxage=5, stale-while-revalidate=5`. */
+                    "Cache-Control"?: string;
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
+                    ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CommercialProofEvidence"];
                 };
+            };
+            /** @description Not modified: the If-None-Match ETag matches. */
+            304: {
+                headers: {
+                    /** @description How long the answer may be kept: `public, max-age=0, s-maxage=5, stale-while-revalidate=5`. */
+                    "Cache-Control"?: string;
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
+                    ETag?: string;
+                    "x-correlation-id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["Problem400"];
             404: components["responses"]["Problem404"];
@@ -3736,7 +3878,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description An ETag from an earlier answer: 304 when the document is unchanged. */
+                /** @description An ETag from an earlier answer: 304 when the answer is unchanged. */
                 "If-None-Match"?: string;
                 /** @description Correlation id to echo (8 to 128 of A-Z a-z 0-9 . _ : -); otherwise the request id is used. */
                 "x-correlation-id"?: components["parameters"]["CorrelationId"];
@@ -3749,9 +3891,9 @@ export interface operations {
             /** @description The service's JSON-LD context, version 1: the terms it adds to credential documents */
             200: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -3763,9 +3905,9 @@ export interface operations {
             /** @description Not modified: the If-None-Match ETag matches. */
             304: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -3780,6 +3922,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description An ETag from an earlier answer: 304 when the answer is unchanged. */
+                "If-None-Match"?: string;
                 /** @description Correlation id to echo (8 to 128 of A-Z a-z 0-9 . _ : -); otherwise the request id is used. */
                 "x-correlation-id"?: components["parameters"]["CorrelationId"];
             };
@@ -3794,12 +3938,28 @@ export interface operations {
             /** @description Public verification state of a credential: one result per check, the issuer identifier and the validity window */
             200: {
                 headers: {
+                    /** @description How long the answer may be kept: `public, max-age=0, s-maxage=5, stale-while-revalidate=5`. */
+                    "Cache-Control"?: string;
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
+                    ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["CredentialVerification"];
                 };
+            };
+            /** @description Not modified: the If-None-Match ETag matches. */
+            304: {
+                headers: {
+                    /** @description How long the answer may be kept: `public, max-age=0, s-maxage=5, stale-while-revalidate=5`. */
+                    "Cache-Control"?: string;
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
+                    ETag?: string;
+                    "x-correlation-id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["Problem400"];
             404: components["responses"]["Problem404"];
@@ -3812,6 +3972,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description An ETag from an earlier answer: 304 when the answer is unchanged. */
+                "If-None-Match"?: string;
                 /** @description Correlation id to echo (8 to 128 of A-Z a-z 0-9 . _ : -); otherwise the request id is used. */
                 "x-correlation-id"?: components["parameters"]["CorrelationId"];
             };
@@ -3823,12 +3985,28 @@ export interface operations {
             /** @description The integrity ledger: origin, verifier key and latest signed checkpoint */
             200: {
                 headers: {
+                    /** @description How long the answer may be kept: `public, max-age=1, stale-while-revalidate=1, stale-if-error=60`. */
+                    "Cache-Control"?: string;
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
+                    ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["LedgerDescription"];
                 };
+            };
+            /** @description Not modified: the If-None-Match ETag matches. */
+            304: {
+                headers: {
+                    /** @description How long the answer may be kept: `public, max-age=1, stale-while-revalidate=1, stale-if-error=60`. */
+                    "Cache-Control"?: string;
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
+                    ETag?: string;
+                    "x-correlation-id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["Problem400"];
             429: components["responses"]["Problem429"];
@@ -3845,6 +4023,8 @@ export interface operations {
                 to: number;
             };
             header?: {
+                /** @description An ETag from an earlier answer: 304 when the answer is unchanged. */
+                "If-None-Match"?: string;
                 /** @description Correlation id to echo (8 to 128 of A-Z a-z 0-9 . _ : -); otherwise the request id is used. */
                 "x-correlation-id"?: components["parameters"]["CorrelationId"];
             };
@@ -3856,12 +4036,28 @@ export interface operations {
             /** @description A consistency proof between two tree sizes of the ledger: the log only grew */
             200: {
                 headers: {
+                    /** @description How long the answer may be kept: `public, max-age=86400`. */
+                    "Cache-Control"?: string;
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
+                    ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["LedgerConsistency"];
                 };
+            };
+            /** @description Not modified: the If-None-Match ETag matches. */
+            304: {
+                headers: {
+                    /** @description How long the answer may be kept: `public, max-age=86400`. */
+                    "Cache-Control"?: string;
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
+                    ETag?: string;
+                    "x-correlation-id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["Problem400"];
             429: components["responses"]["Problem429"];
@@ -3878,6 +4074,8 @@ export interface operations {
                 limit?: number;
             };
             header?: {
+                /** @description An ETag from an earlier answer: 304 when the answer is unchanged. */
+                "If-None-Match"?: string;
                 /** @description Correlation id to echo (8 to 128 of A-Z a-z 0-9 . _ : -); otherwise the request id is used. */
                 "x-correlation-id"?: components["parameters"]["CorrelationId"];
             };
@@ -3892,12 +4090,28 @@ export interface operations {
             /** @description Resolve a living object to its current (or as-of) state, presentation and timeline */
             200: {
                 headers: {
+                    /** @description How long the answer may be kept: `public, max-age=0, s-maxage=5, stale-while-revalidate=5` or `public, max-age=60, s-maxage=300, stale-while-revalidate=60, stale-if-error=86400`. */
+                    "Cache-Control"?: string;
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
+                    ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["LivingObjectResolution"];
                 };
+            };
+            /** @description Not modified: the If-None-Match ETag matches. */
+            304: {
+                headers: {
+                    /** @description How long the answer may be kept: `public, max-age=0, s-maxage=5, stale-while-revalidate=5` or `public, max-age=60, s-maxage=300, stale-while-revalidate=60, stale-if-error=86400`. */
+                    "Cache-Control"?: string;
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
+                    ETag?: string;
+                    "x-correlation-id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["Problem400"];
             404: components["responses"]["Problem404"];
@@ -3910,6 +4124,8 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /** @description An ETag from an earlier answer: 304 when the answer is unchanged. */
+                "If-None-Match"?: string;
                 /** @description Correlation id to echo (8 to 128 of A-Z a-z 0-9 . _ : -); otherwise the request id is used. */
                 "x-correlation-id"?: components["parameters"]["CorrelationId"];
             };
@@ -3924,12 +4140,28 @@ export interface operations {
             /** @description An existing credential projected into W3C Verifiable Credentials 2.0 JSON (unsigned) */
             200: {
                 headers: {
+                    /** @description How long the answer may be kept: `public, max-age=0, s-maxage=5, stale-while-revalidate=5`. */
+                    "Cache-Control"?: string;
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
+                    ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["PortableCredential"];
                 };
+            };
+            /** @description Not modified: the If-None-Match ETag matches. */
+            304: {
+                headers: {
+                    /** @description How long the answer may be kept: `public, max-age=0, s-maxage=5, stale-while-revalidate=5`. */
+                    "Cache-Control"?: string;
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
+                    ETag?: string;
+                    "x-correlation-id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["Problem400"];
             404: components["responses"]["Problem404"];
@@ -3945,6 +4177,8 @@ export interface operations {
                 timestamp?: string;
             };
             header?: {
+                /** @description An ETag from an earlier answer: 304 when the answer is unchanged. */
+                "If-None-Match"?: string;
                 /** @description Correlation id to echo (8 to 128 of A-Z a-z 0-9 . _ : -); otherwise the request id is used. */
                 "x-correlation-id"?: components["parameters"]["CorrelationId"];
             };
@@ -3959,12 +4193,28 @@ export interface operations {
             /** @description A published W3C Bitstring Status List (revocation or suspension), now or as it stood at ?timestamp= */
             200: {
                 headers: {
+                    /** @description How long the answer may be kept: `public, max-age=300` or `public, max-age=60, s-maxage=300, stale-while-revalidate=60, stale-if-error=86400`. */
+                    "Cache-Control"?: string;
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
+                    ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["BitstringStatusListCredential"];
                 };
+            };
+            /** @description Not modified: the If-None-Match ETag matches. */
+            304: {
+                headers: {
+                    /** @description How long the answer may be kept: `public, max-age=300` or `public, max-age=60, s-maxage=300, stale-while-revalidate=60, stale-if-error=86400`. */
+                    "Cache-Control"?: string;
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
+                    ETag?: string;
+                    "x-correlation-id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["Problem400"];
             404: components["responses"]["Problem404"];
@@ -3977,7 +4227,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description An ETag from an earlier answer: 304 when the document is unchanged. */
+                /** @description An ETag from an earlier answer: 304 when the answer is unchanged. */
                 "If-None-Match"?: string;
                 /** @description Correlation id to echo (8 to 128 of A-Z a-z 0-9 . _ : -); otherwise the request id is used. */
                 "x-correlation-id"?: components["parameters"]["CorrelationId"];
@@ -3990,9 +4240,9 @@ export interface operations {
             /** @description Provider-neutral trust services, assurance levels and disclosure classes */
             200: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -4004,9 +4254,9 @@ export interface operations {
             /** @description Not modified: the If-None-Match ETag matches. */
             304: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -4022,7 +4272,7 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
-                /** @description An ETag from an earlier answer: 304 when the document is unchanged. */
+                /** @description An ETag from an earlier answer: 304 when the answer is unchanged. */
                 "If-None-Match"?: string;
                 /** @description Correlation id to echo (8 to 128 of A-Z a-z 0-9 . _ : -); otherwise the request id is used. */
                 "x-correlation-id"?: components["parameters"]["CorrelationId"];
@@ -4035,9 +4285,9 @@ export interface operations {
             /** @description Capabilities, standards, channels, vertical profiles and readiness */
             200: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -4049,9 +4299,9 @@ export interface operations {
             /** @description Not modified: the If-None-Match ETag matches. */
             304: {
                 headers: {
-                    /** @description Caching rule for the document. */
+                    /** @description How long the answer may be kept: `public, max-age=300`. */
                     "Cache-Control"?: string;
-                    /** @description Strong entity tag of the document bytes; send it back in If-None-Match. */
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
@@ -4072,6 +4322,8 @@ export interface operations {
                 reference?: string;
             };
             header?: {
+                /** @description An ETag from an earlier answer: 304 when the answer is unchanged. */
+                "If-None-Match"?: string;
                 /** @description Correlation id to echo (8 to 128 of A-Z a-z 0-9 . _ : -); otherwise the request id is used. */
                 "x-correlation-id"?: components["parameters"]["CorrelationId"];
             };
@@ -4083,12 +4335,32 @@ export interface operations {
             /** @description Public verification entry: a form, and the status of the reference entered */
             200: {
                 headers: {
+                    /** @description How long the answer may be kept: `public, max-age=0, s-maxage=5, stale-while-revalidate=5`. */
+                    "Cache-Control"?: string;
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
+                    ETag?: string;
+                    /** @description The request headers the answer depends on: Accept, Accept-Language. */
+                    Vary?: string;
                     "x-correlation-id": components["headers"]["CorrelationId"];
                     [name: string]: unknown;
                 };
                 content: {
                     "text/html": components["schemas"]["HtmlPage"];
                 };
+            };
+            /** @description Not modified: the If-None-Match ETag matches. */
+            304: {
+                headers: {
+                    /** @description How long the answer may be kept: `public, max-age=0, s-maxage=5, stale-while-revalidate=5`. */
+                    "Cache-Control"?: string;
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
+                    ETag?: string;
+                    /** @description The request headers the answer depends on: Accept, Accept-Language. */
+                    Vary?: string;
+                    "x-correlation-id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["Problem400"];
             404: components["responses"]["Problem404"];
