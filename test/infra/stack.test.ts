@@ -146,7 +146,10 @@ describe('grants: each function reaches exactly what its access names', () => {
       // Sandbox and other self-contained operations: no grant, and no resource even named to them.
       expect(resourceGrants).toEqual([]);
       for (const name of RESOURCE_VARIABLES) expect(env).not.toHaveProperty(name);
-      for (const value of Object.values(env)) expect(typeof value).toBe('string');
+      // Literal values only, but the public origin, which is the distribution's domain (no resource of the function's).
+      const { PUBLIC_BASE_URL: publicBaseUrl, ...others } = env;
+      for (const value of Object.values(others)) expect(typeof value).toBe('string');
+      expect(referencedIds(publicBaseUrl)).toEqual([logicalIdOf(stack, stack.edge!.distribution)]);
     }
     expect(id).toBeTruthy();
   });
@@ -564,7 +567,9 @@ describe('REST API imported from the contract table', () => {
       for (const method of methods) {
         const integration = body.paths[op.path][method.toLowerCase()]['x-amazon-apigateway-integration'];
         expect(integration).toMatchObject({ type: 'aws_proxy', httpMethod: 'POST' });
-        expect(referencedIds(integration.uri)).toEqual([id]);
+        // By the function's name, never a reference to it (lib/stack/public-api.ts: the functions depend on the distribution, which depends on the API).
+        expect(referencedIds(integration.uri)).toEqual([]);
+        expect(JSON.stringify(integration.uri)).toContain(`:function:${resources[id].Properties.FunctionName}/invocations`);
       }
 
       const permissions = ofType('AWS::Lambda::Permission').filter(([, p]) => referencedIds(p.Properties.FunctionName).includes(id));
@@ -701,7 +706,8 @@ describe('REST API imported from the contract table', () => {
   test('stage: throttling, JSON access logs with the request id, error execution logs without bodies', () => {
     const [[, stage]] = ofType('AWS::ApiGateway::Stage');
     expect(stage.Properties.StageName).toBe(DEFAULT_SETTINGS.stageName);
-    expect(stage.Properties.MethodSettings).toEqual([
+    // The stage's default; the route classes' method throttles beside it (test/infra/capacity.test.ts).
+    expect(stage.Properties.MethodSettings.filter((m: { ResourcePath: string }) => m.ResourcePath === '/*')).toEqual([
       expect.objectContaining({
         HttpMethod: '*',
         ResourcePath: '/*',
@@ -750,7 +756,7 @@ describe('REST API imported from the contract table', () => {
     });
     custom.template.hasResourceProperties('AWS::ApiGateway::Stage', {
       StageName: 'v2',
-      MethodSettings: [Match.objectLike({ ThrottlingRateLimit: 7, ThrottlingBurstLimit: 9 })],
+      MethodSettings: Match.arrayWith([Match.objectLike({ ResourcePath: '/*', ThrottlingRateLimit: 7, ThrottlingBurstLimit: 9 })]),
     });
     for (const op of lambdaOps.filter((o) => o.integration.access === 'table-read')) {
       const fn = custom.stack.functions.byOperationId.get(op.operationId)!;
@@ -802,22 +808,25 @@ describe('the two origins named by the published contract and catalogue', () => 
   const jsonDeployment = (j: typeof json) =>
     Object.values(j.Resources).find((r) => r.Type === 'Custom::CDKBucketDeployment' && r.Properties.SystemMetadata['content-type'] === 'application/json')!;
 
-  test('by default both are the deployed API\'s own URL, filled in at deploy time', () => {
+  test('by default both are the distribution\'s own domain, filled in at deploy time', () => {
+    const distributionId = logicalIdOf(stack, stack.edge!.distribution);
     for (const origin of [stack.origins.verificationOrigin, stack.origins.generalOrigin]) {
       const resolved = stack.resolve(origin);
-      expect(referencedIds(resolved)).toEqual([apiIdOf(stack)]);
-      expect(JSON.stringify(resolved)).toContain('{"Ref":"AWS::Region"}');
-      expect(JSON.stringify(resolved)).toMatch(/^\{"Fn::Join":\["",\["https:\/\/",/);
-      expect(JSON.stringify(resolved)).toContain(`.execute-api.`);
-      expect(JSON.stringify(resolved)).toMatch(new RegExp(`/${DEFAULT_SETTINGS.stageName}"\\]\\]\\}$`));
+      expect(resolved).toEqual({ 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [distributionId, 'DomainName'] }]] });
     }
-    // The origin documents go with the JSON deployment as data whose markers are the API's id, region and stage.
+    // The origin documents go with the JSON deployment as data whose markers are the distribution's domain.
     const deployment = jsonDeployment(json);
     expect(deployment.Properties.SourceObjectKeys.length).toBe(1 + stack.catalogue.originKeys.length);
-    expect(referencedIds(deployment.Properties.SourceMarkers)).toContain(apiIdOf(stack));
+    expect(referencedIds(deployment.Properties.SourceMarkers)).toContain(distributionId);
     expect(stack.catalogue.originKeys).toEqual(['developers/openapi.json', 'developers/catalogue.json']);
     for (const key of stack.catalogue.originKeys) expect(stack.catalogue.originDocuments.get(key)).toBeDefined();
-    expect(JSON.stringify(json.Outputs.VerificationOrigin.Value)).toContain(apiIdOf(stack));
+    expect(JSON.stringify(json.Outputs.VerificationOrigin.Value)).toContain(distributionId);
+    // Without the edge, the API's own URL (stage included).
+    const bare = synthesize({ edge: 'false' }).stack;
+    const resolved = JSON.stringify(bare.resolve(bare.origins.verificationOrigin));
+    expect(referencedIds(bare.resolve(bare.origins.verificationOrigin))).toEqual([apiIdOf(bare)]);
+    expect(resolved).toContain('.execute-api.');
+    expect(resolved).toMatch(new RegExp(`/${DEFAULT_SETTINGS.stageName}"\\]\\]\\}$`));
   });
 
   test('the build output\'s copies of those documents (local origins) are not deployed; every other document is', () => {
