@@ -62,6 +62,13 @@ export function accessLogFormat(): string {
 }
 
 /**
+ * Execution logs for errors only, no request or response bodies, no per-method metrics: the
+ * stage's settings, repeated on every method setting (a method's own setting replaces the stage's,
+ * it does not add to it).
+ */
+const STAGE_METHOD_LOGGING = { loggingLevel: MethodLoggingLevel.ERROR, dataTraceEnabled: false, metricsEnabled: false } as const;
+
+/**
  * Method throttles by route class, keyed as CDK's methodOptions take them (`<resource path>/<method>`):
  * every method of a classed route (HEAD beside each GET) gets its class's rate and burst, in a
  * token bucket of its own. What no class covers (preflights, undeclared methods) keeps the stage's.
@@ -71,7 +78,7 @@ export function methodThrottles(operations: readonly Operation[], throttles: Sta
   for (const op of operations) {
     const { rateLimit, burstLimit } = throttles[routeClassOf(op).throttle];
     for (const method of op.method === 'GET' ? ['GET', 'HEAD'] : [op.method]) {
-      out[`${gatewayPath(op)}/${method}`] = { throttlingRateLimit: rateLimit, throttlingBurstLimit: burstLimit };
+      out[`${gatewayPath(op)}/${method}`] = { ...STAGE_METHOD_LOGGING, throttlingRateLimit: rateLimit, throttlingBurstLimit: burstLimit };
     }
   }
   return out;
@@ -129,11 +136,9 @@ export class PublicApi extends Construct {
         methodOptions: methodThrottles(props.operations, props.routeThrottles),
         accessLogDestination: new LogGroupLogDestination(this.accessLogs),
         accessLogFormat: AccessLogFormat.custom(accessLogFormat()),
-        // Execution logs for errors only; request and response bodies are never logged.
-        loggingLevel: MethodLoggingLevel.ERROR,
-        dataTraceEnabled: false,
-        // Per-method detailed metrics are billed per metric (dozens of routes); the API-level metrics are enough.
-        metricsEnabled: false,
+        // Execution logs for errors only; request and response bodies are never logged. Per-method
+        // detailed metrics are billed per metric (dozens of routes); the API-level metrics are enough.
+        ...STAGE_METHOD_LOGGING,
       },
     });
 
