@@ -1,7 +1,5 @@
-import { execFile } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { Template } from 'aws-cdk-lib/assertions';
 import { CachePolicy, OriginRequestPolicy } from 'aws-cdk-lib/aws-cloudfront';
 import { operations } from '../../functions/contract/operations';
@@ -12,9 +10,8 @@ import { WAF_RATE_WINDOW_SECONDS } from '../../lib/stack/edge-us-east-1';
 import { lambdaOperations } from '../../lib/stack/operation-functions';
 import { edgeRouting, routeClassOf, type RouteClass } from '../../lib/stack/route-classes';
 import { DEFAULT_SETTINGS } from '../../lib/stack/settings';
+import { cfnLintErrors } from '../support/cfn-lint';
 import { fixtureSite, logicalIdOf, referencedIds, SKIP_BUNDLING, synthesize, type CfnResourceJson } from './support';
-
-const run = promisify(execFile);
 
 /**
  * The edge as synthesized: the distribution in front of the API and the tile log, its behaviours
@@ -309,20 +306,3 @@ describe('settings of the edge that stop the synth, naming the key', () => {
     expect(s.origins).toEqual({ verificationOrigin: 'https://trust.example.org', generalOrigin: 'https://trust.example.org' });
   });
 });
-
-/** cfn-lint's errors (E...) in the templates; warnings (W...) are not errors. */
-export async function cfnLintErrors(templates: string[]): Promise<string[]> {
-  let output: string;
-  try {
-    output = (await run('cfn-lint', ['--format', 'parseable', ...templates], { maxBuffer: 16 * 1024 * 1024 })).stdout;
-  } catch (error) {
-    const failed = error as { code?: number | string; stdout?: string };
-    if (failed.code === 'ENOENT') throw new Error('cfn-lint is not installed: `pip install cfn-lint` (or pipx), then run the tests again');
-    // cfn-lint exits non-zero when it reports anything: 2 errors, 4 warnings, 8 informational (summed).
-    output = failed.stdout ?? '';
-  }
-  return output
-    .split('\n')
-    .filter((line) => /:E\d{4}:/.test(line))
-    .map((line) => line.replace(/^.*\//, ''));
-}
