@@ -28,6 +28,7 @@ import { IntrinsicResolver } from './intrinsics';
 import { AsyncInvoker, rateMs, scheduledEvent, StreamEventSourceMapping } from './lambda/event-sources';
 import { FunctionHost, TooManyRequests, type FunctionDefinition } from './lambda/function-host';
 import { DEFAULT_ACCOUNT, physicalResources, type LocalAccount } from './physical-names';
+import { startEdge } from './edge';
 
 // s3rver ships no types: an S3-compatible server on the local file system.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -65,6 +66,8 @@ export interface AssemblyRunnerOptions {
 export interface AssemblyRunner {
   /** http://127.0.0.1:PORT/<stageName> */
   invokeUrl: string;
+  /** http://127.0.0.1:PORT of the template's CloudFront distribution, when it has one. */
+  edgeUrl?: string;
   stackName: string;
   /** Resources of the template the runner does not emulate, with why. */
   notEmulated: NotEmulated[];
@@ -501,13 +504,16 @@ export async function startAssemblyRunner(options: AssemblyRunnerOptions): Promi
     );
     closers.push(() => gateway.close());
     const invokeOrigin = new URL(gateway.invokeUrl).origin;
+    // The CloudFront distribution, if the template has one: its routing checked, then served (lib/assembly/edge/).
+    const edge = await startEdge({ template, resolver, routes: new RestApiRoutes(body), stageName: String(stageProps.StageName), gatewayOrigin: invokeOrigin, s3Backend, s3Credentials: S3RVER_CREDENTIALS, evaluator, account, functions, outputs, notEmulated, log });
+    if (edge) closers.push(() => edge.close());
 
     // --- The bucket deployments -------------------------------------------------------------
     const apiUrlPattern = new RegExp(`https://${String(resolver.ref(apiId))}\\.execute-api\\.${account.region.replace(/[-.]/g, '\\$&')}\\.${account.urlSuffix.replace(/\./g, '\\.')}`, 'g');
     for (const [id, resource] of resourcesOfType(template, 'Custom::CDKBucketDeployment')) {
       const props = resolver.resolve(resource.Properties ?? {}) as BucketDeploymentProps;
       // The API's own URL names the local stage here: a document that names the deployed API points at this one.
-      await deployBucket(s3Admin, props, (key) => assetDirectory(assembly, key), (text) => text.replace(apiUrlPattern, invokeOrigin)).catch((error: Error) => {
+      await deployBucket(s3Admin, props, (key) => assetDirectory(assembly, key), (text) => (edge ? edge.localize(text.replace(apiUrlPattern, invokeOrigin)) : text.replace(apiUrlPattern, invokeOrigin))).catch((error: Error) => {
         throw new Error(`bucket deployment ${id}: ${error.message}`);
       });
     }
@@ -638,6 +644,7 @@ export async function startAssemblyRunner(options: AssemblyRunnerOptions): Promi
 
     const runner: AssemblyRunner = {
       invokeUrl: gateway.invokeUrl,
+      ...(edge ? { edgeUrl: edge.url } : {}),
       outputs,
       stackName: assembly.stackName,
       notEmulated,
