@@ -83,7 +83,16 @@ function parseQuery(search: string): Array<[string, string]> {
 function forwardedQuery(pairs: Array<[string, string]>, policies: Forwarding[]): Array<[string, string]> {
   const keep = (name: string) =>
     policies.some(({ queryStrings: q }) => q.behavior === 'all' || (q.behavior === 'whitelist' && q.names.includes(name)) || (q.behavior === 'allExcept' && !q.names.includes(name)));
-  return pairs.filter(([name]) => keep(decodeURIComponent(name)));
+  return pairs.filter(([name]) => keep(decoded(name.replace(/\+/g, ' '))));
+}
+
+/** Percent-decoded text (a query parameter's name, an object key); a malformed escape is kept as sent. */
+function decoded(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
 }
 
 function forwardedHeaders(headers: Record<string, string>, policies: Forwarding[]): Record<string, string> {
@@ -221,7 +230,7 @@ export async function startEdgeServer(options: EdgeServerOptions): Promise<EdgeS
   async function fromBucket(behaviour: EdgeBehaviour, request: FunctionRequest, viewer: Record<string, string>): Promise<Answer> {
     const target = behaviour.origin.target;
     if (target.kind !== 'bucket') throw new Error('not a bucket origin');
-    const key = decodeURIComponent(`${behaviour.origin.originPath}${request.uri}`).replace(/^\//, '');
+    const key = decoded(`${behaviour.origin.originPath}${request.uri}`).replace(/^\//, '');
     const principal = { kind: 'service' as const, service: 'cloudfront.amazonaws.com' };
     const context = { 'aws:SourceArn': distribution.arn, 'aws:SourceAccount': options.account };
     const s3Error = (status: number, code: string, message: string): Answer => ({
