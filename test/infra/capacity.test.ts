@@ -67,13 +67,24 @@ describe('method throttles by route class', () => {
     expect(receiver.rateLimit).toBeLessThan(read.rateLimit);
   });
 
-  test('context sets each class\'s rate and burst', () => {
-    const custom = synthesize({ readRateLimit: '300', readBurstLimit: '600', sandboxRateLimit: 5, sandboxBurstLimit: 10, receiverRateLimit: '40', receiverBurstLimit: '80' });
+  test('context sets each class\'s rate and burst (and the receivers\' reserved concurrency: 0 reserves none)', () => {
+    const custom = synthesize({
+      readRateLimit: '300',
+      readBurstLimit: '600',
+      sandboxRateLimit: 5,
+      sandboxBurstLimit: 10,
+      receiverRateLimit: '40',
+      receiverBurstLimit: '80',
+      receiverReservedConcurrency: 0,
+    });
     const m = settingsOf(custom.json.Resources);
     expect(m.get(`GET ${resourcePath('/v1/objects/{reference}')}`)).toMatchObject({ ThrottlingRateLimit: 300, ThrottlingBurstLimit: 600 });
     expect(m.get(`HEAD ${resourcePath('/ledger/tile/{tilePath+}')}`)).toMatchObject({ ThrottlingRateLimit: 300, ThrottlingBurstLimit: 600 });
     expect(m.get(`POST ${resourcePath('/developers/sandbox/trust-policy')}`)).toMatchObject({ ThrottlingRateLimit: 5, ThrottlingBurstLimit: 10 });
     expect(m.get(`POST ${resourcePath('/v1/webhooks/{sourceId}')}`)).toMatchObject({ ThrottlingRateLimit: 40, ThrottlingBurstLimit: 80 });
+    for (const id of ['receiveLifecycleEvent', 'receiveSourceWebhook']) {
+      expect(custom.json.Resources[logicalIdOf(custom.stack, custom.stack.functions.byOperationId.get(id)!)].Properties.ReservedConcurrentExecutions).toBeUndefined();
+    }
     for (const name of THROTTLE_CLASSES) {
       expect(() => createApp({ context: { ...SKIP_BUNDLING, [`${name}RateLimit`]: '0' } }, { siteDir: fixtureSite() })).toThrow(`${name}RateLimit`);
     }
@@ -91,11 +102,7 @@ describe('reserved concurrency', () => {
     expect(json.Resources[logicalIdOf(stack, stack.sequencer.function)].Properties.ReservedConcurrentExecutions).toBe(1);
   });
 
-  test('context sets it; 0 reserves none; a negative or fractional figure stops the synth', () => {
-    const custom = synthesize({ receiverReservedConcurrency: '25' });
-    expect(functionOf(custom.json.Resources, custom.stack, 'receiveSourceWebhook').Properties.ReservedConcurrentExecutions).toBe(25);
-    const none = synthesize({ receiverReservedConcurrency: 0 });
-    expect(functionOf(none.json.Resources, none.stack, 'receiveLifecycleEvent').Properties.ReservedConcurrentExecutions).toBeUndefined();
+  test('a negative or fractional figure stops the synth', () => {
     for (const bad of ['-1', '2.5', '']) {
       expect(() => createApp({ context: { ...SKIP_BUNDLING, receiverReservedConcurrency: bad } }, { siteDir: fixtureSite() })).toThrow('receiverReservedConcurrency');
     }
