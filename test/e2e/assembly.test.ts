@@ -41,7 +41,8 @@ beforeAll(async () => {
     startAssemblyRunner({ assemblyDir, demo: true, anchor, log: (line) => logLines.push(line), scheduleTimers: false }),
     startTestService(anchor),
   ]);
-}, 240_000);
+  // The shared synthesis may take up to its own wait limit (5 min, test/support/synth.ts) on a busy machine; then the runner starts.
+}, 420_000);
 
 afterAll(async () => {
   await runner?.close();
