@@ -8,7 +8,11 @@ module.exports = {
   testEnvironment: 'node',
   transform: { '^.+\\.(t|j)s$': ['@swc/jest'] },
   transformIgnorePatterns: ['/node_modules/(?!@middy/)'],
-  moduleNameMapper: { '^@middy/(core|util)$': '<rootDir>/node_modules/@middy/$1/index.js' },
+  moduleNameMapper: {
+    '^@middy/(core|util)$': '<rootDir>/node_modules/@middy/$1/index.js',
+    // The verifier's modules by the project's import alias (package.json "imports"), as tsc, tsx and esbuild resolve it.
+    '^#verify/(.*)$': '<rootDir>/packages/verify/src/$1',
+  },
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   // Jest's default is one worker fewer than the cores: one worker on a 2-core machine, every suite
   // one after another. Most suites spend their time waiting on processes of their own (the store,

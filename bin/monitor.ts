@@ -7,6 +7,6 @@
  * install it): audits the ledger's tile log and, for a witness, cosigns what it verified.
  * Exit status 0 verified, 1 a problem found, 2 could not run.
  */
-import { monitorCommand } from '../packages/verify/src/cli/monitor-command';
+import { monitorCommand } from '#verify/cli/monitor-command';
 
 monitorCommand(process.argv.slice(2), 'npm run monitor --').then((code) => process.exit(code));

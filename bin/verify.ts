@@ -5,6 +5,6 @@
  * install it): re-checks the ledger evidence of an answer offline and prints each check.
  * Exit status: 0 verified, 1 not verified, 2 could not run.
  */
-import { verifyCommand } from '../packages/verify/src/cli/verify-command';
+import { verifyCommand } from '#verify/cli/verify-command';
 
 verifyCommand(process.argv.slice(2), 'npm run verify --').then((code) => process.exit(code));

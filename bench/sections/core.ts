@@ -73,7 +73,7 @@ const CARD_YARDSTICKS = {
   'card-baseline': { source: CARD_BASELINE_SOURCE, credentials: 'sdk-chain' },
 } as const;
 
-/** The goals (README, cold start): table readers against both baselines, the others against the card floor. */
+/** The goals (bench/README.md, Cold start): table readers against both baselines, the others against the card floor. */
 const GOALS = { stockBaseline: 0.95, cardBaseline: 1.0, cardFloor: 1.05 } as const;
 
 /** Demo values for path and query parameters, by parameter name (first) or operationId.name. */

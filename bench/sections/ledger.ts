@@ -7,20 +7,20 @@
  */
 import { DEMO_PROOFS, demoProofRecords } from '../../fixtures/demo-proofs';
 import { inspectIntegrity, assessIntegrity } from '../../functions/domain/evidence';
-import type { LogEvidence } from '../../packages/verify/src/checks/evidence-format';
-import { leafHash } from '../../packages/verify/src/node/hashing';
-import { canonicalBytes } from '../../packages/verify/src/checks/canonical';
+import type { LogEvidence } from '#verify/checks/evidence-format';
+import { leafHash } from '#verify/node/hashing';
+import { canonicalBytes } from '#verify/checks/canonical';
 import { consistencyProof } from '../../functions/domain/ledger/consistency';
 import { verifyConsistency, parseVerifierKey, rootFromInclusionProof, verifyNote } from '../../functions/domain/ledger/node-crypto';
-import { entriesStart, hashTileBytes, TILE_HEIGHT, TILE_WIDTH } from '../../packages/verify/src/node/tlog-tiles';
+import { entriesStart, hashTileBytes, TILE_HEIGHT, TILE_WIDTH } from '#verify/node/tlog-tiles';
 import { tileResources } from '../../functions/domain/ledger/tiles';
-import { runMonitor } from '../../packages/verify/src/node/monitor';
+import { runMonitor } from '#verify/node/monitor';
 import { commercialProofEvidence, publicProof, type ProofHead, type ProofWindowEntry } from '../../functions/domain/proofs';
 import type { RecordToStore } from '../../functions/store/write';
 import { storeClient } from '../../functions/store/client';
 import { AppendOnlyLog } from '../../functions/ledger-writer/log';
 import { consistencyProofFromTiles, tilesForConsistency } from '../../functions/domain/ledger/tile-proofs';
-import { MerkleTree } from '../../packages/verify/src/node/merkle-tree';
+import { MerkleTree } from '#verify/node/merkle-tree';
 import { generateSignerKey, signerFromKey } from '../../functions/ledger-writer/signer';
 import { startEmbeddedStore } from '../../lib/local/embedded-store';
 import { configureLocalEnvironment, localClient } from '../../lib/local/service';

@@ -7,7 +7,7 @@
  * the page carries, writes the outcome into #device-check (data-verification = pending, verified
  * or failed) and lists each check; it changes nothing else and sends nothing anywhere.
  */
-import { verifyRecord, type Check } from '../../packages/verify/src/verify';
+import { verifyRecord, type Check } from '#verify/verify';
 import type { DeviceCheckData } from '../pages/device-check';
 
 /** The few DOM members used here (the project is typed against Node, without the DOM library). */

@@ -2,7 +2,7 @@
  * Checks a parsed JSON request body against a plan generated at build time from the contract's
  * zod schema (functions/generated/bodies.ts, made by lib/contract/generate-bodies.ts), without
  * loading zod or the contract table: building the sandbox's zod schemas was most of a sandbox
- * function's cold start (README, Performance).
+ * function's cold start (bench/README.md).
  *
  * It reports what zod reports, issue for issue: the same codes, paths and details in the same
  * order, so that a refusal reads the same 422 problem details (functions/domain/json-input.ts

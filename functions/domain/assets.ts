@@ -257,8 +257,6 @@ export function buildAssets(sources: AssetSources): AssetEntry[] {
   ];
 }
 
-export { ASSET_FILTER_NAMES, assetTags, type AssetFilters } from './asset-catalogue';
-
 /** The contract's vocabularies of the classifying fields. */
 export const ASSET_VOCABULARIES: AssetVocabularies = {
   assetType: [...ASSET_TYPES],

@@ -1,6 +1,6 @@
 import { verifyEvidence } from './ledger/node-crypto';
-import type { EvidenceCheck } from '../../packages/verify/src/checks/evidence';
-import { keyList } from '../../packages/verify/src/checks/note';
+import type { EvidenceCheck } from '#verify/checks/evidence';
+import { keyList } from '#verify/checks/note';
 import type { RecordHead } from './record';
 
 export interface IntegrityAssessment {

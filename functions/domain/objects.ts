@@ -1,6 +1,6 @@
 import type { CustomerAccountOrderCard, Disposition, LivingObjectResolution, OverallDisposition, TimelineEntry } from '../contract/schemas/objects';
 import type { MinimalDisclosure } from '../contract/schemas/common';
-import { isLogEvidence } from '../../packages/verify/src/checks/evidence-format';
+import { isLogEvidence } from '#verify/checks/evidence-format';
 import { isOrderLike, lifecycleClass } from './lifecycle';
 import type { RecordHead } from './record';
 

@@ -2,7 +2,7 @@ import type { MinimalDisclosure } from '../contract/schemas/common';
 import type { Disposition } from '../contract/schemas/objects';
 import type { CommercialProofEvidence, CurrentSourceStatus, ProofVerificationStatus } from '../contract/schemas/proofs';
 import type { IntegrityInspection } from './evidence';
-import { isLogEvidence } from '../../packages/verify/src/checks/evidence-format';
+import { isLogEvidence } from '#verify/checks/evidence-format';
 import { lifecycleClass } from './lifecycle';
 import type { RecordHead } from './record';
 

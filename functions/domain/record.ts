@@ -1,4 +1,4 @@
-import { isLogEvidence, type LogEvidence } from '../../packages/verify/src/checks/evidence-format';
+import { isLogEvidence, type LogEvidence } from '#verify/checks/evidence-format';
 
 /**
  * The shapes every stored record shares, whatever its kind (object, commercial proof, credential).

@@ -15,7 +15,7 @@ let parsed: readonly z.infer<typeof Asset>[] | undefined;
 /**
  * The assets, parsed by the first call. A cold start scans this text as a string literal and
  * evaluates nothing: building the same data from an object literal at load was most of the
- * function's start (README, cold start); parsing JSON text is also quicker than an object literal.
+ * function's start (bench/README.md, Cold start); parsing JSON text is also quicker than an object literal.
  */
 export function assets(): readonly z.infer<typeof Asset>[] {
   return (parsed ??= JSON.parse(ASSETS_JSON));

@@ -1,4 +1,4 @@
-import { encodeBase64 } from '../../packages/verify/src/checks/encoding';
+import { encodeBase64 } from '#verify/checks/encoding';
 import { consistencyProofFromTiles, MissingTileError, tilesForConsistency } from '../domain/ledger/tile-proofs';
 import { getLedgerConsistencyParams } from '../generated/params';
 import { httpHandler } from '../http/boundary';

@@ -1,4 +1,4 @@
-import { findProvider, providerRequest, PROVIDER_RUNS, runProvider } from '../domain/sandbox/provider-runs';
+import { findProvider, PROVIDER_RUNS, runProvider } from '../domain/sandbox/provider-runs';
 import { Problem } from '../http/problem';
 import { sandboxHandler } from './sandbox-request';
 import { parseJsonBody } from '../domain/json-input';

@@ -12,8 +12,6 @@ import { requestContext } from './request-context';
 import { requestGuards, type RequestGuardOptions } from './request-guards';
 import { requestLog } from './request-log';
 
-export type { HttpRequest, HttpResponse } from './request';
-
 type Operation = (request: HttpRequest) => Promise<HttpResponse>;
 
 export interface HttpHandlerOptions extends RequestGuardOptions {

@@ -1,4 +1,3 @@
-import type { z } from 'zod';
 import { resolveObjectParams, type ParamValidator } from '../generated/params';
 import { Problem, type ProblemCode } from './problem';
 
@@ -15,13 +14,6 @@ export function checkParam<T>(validator: ParamValidator<T>, name: string, value:
   const result = value === undefined ? { why: 'a value is required' } : validator.check(value);
   if (result.why !== undefined) throw refused(code, name, result.why, validator.description);
   return (result as { value: T }).value;
-}
-
-/** Validates one parameter against its contract schema with zod (for handlers that load the schemas anyway). */
-export function parseParam<T extends z.ZodType>(schema: T, name: string, value: string | undefined, code: ProblemCode = 'INVALID_PARAMETER'): z.output<T> {
-  const result = schema.safeParse(value);
-  if (!result.success) throw refused(code, name, result.error.issues[0]?.message ?? 'invalid value', schema.description ?? '');
-  return result.data;
 }
 
 /**

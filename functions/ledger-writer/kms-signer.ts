@@ -1,7 +1,7 @@
 import { createPublicKey, verify, type KeyObject } from 'node:crypto';
 import { GetPublicKeyCommand, KeySpec, KeyUsageType, KMSClient, MessageType, SignCommand, SigningAlgorithmSpec } from '@aws-sdk/client-kms';
 import { encodeVerifierKey, keyIdFor } from '../domain/ledger/node-crypto';
-import { checkNoteText, isValidKeyName, SIGNATURE_TYPE_ED25519, signatureLine } from '../../packages/verify/src/checks/note';
+import { checkNoteText, isValidKeyName, SIGNATURE_TYPE_ED25519, signatureLine } from '#verify/checks/note';
 import { SigningKeyError, type CheckpointSigner } from './signer';
 
 /**

@@ -1,13 +1,13 @@
-import { canonicalBytes } from '../../packages/verify/src/checks/canonical';
-import { leafHash } from '../../packages/verify/src/node/hashing';
-import { entriesStart, hashTileBytes, tilesAddedBetween, TILE_WIDTH, type TileCoordinate } from '../../packages/verify/src/node/tlog-tiles';
+import { canonicalBytes } from '#verify/checks/canonical';
+import { leafHash } from '#verify/node/hashing';
+import { entriesStart, hashTileBytes, tilesAddedBetween, TILE_WIDTH, type TileCoordinate } from '#verify/node/tlog-tiles';
 import { tileResources, type LogResource } from '../domain/ledger/tiles';
-import { checkpointText, parseCheckpointText } from '../../packages/verify/src/checks/checkpoint';
-import { encodeBase64 } from '../../packages/verify/src/checks/encoding';
-import { EVIDENCE_FORMAT, type LogEvidence } from '../../packages/verify/src/checks/evidence-format';
-import { parseVerifierKey, recordLeafHash, verifyNote } from '../domain/ledger/node-crypto';
+import { checkpointText, parseCheckpointText } from '#verify/checks/checkpoint';
+import { encodeBase64 } from '#verify/checks/encoding';
+import { EVIDENCE_FORMAT, type LogEvidence } from '#verify/checks/evidence-format';
+import { parseVerifierKey, verifyNote } from '../domain/ledger/node-crypto';
 import type { LeafToStore } from '../store/ledger';
-import { MerkleTree } from '../../packages/verify/src/node/merkle-tree';
+import { MerkleTree } from '#verify/node/merkle-tree';
 import type { CheckpointSigner, LedgerSigner } from './signer';
 
 export class LedgerIntegrityError extends Error {

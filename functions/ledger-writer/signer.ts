@@ -1,8 +1,8 @@
 import { sign } from 'node:crypto';
-import { checkpointText, type Checkpoint } from '../../packages/verify/src/checks/checkpoint';
-import { decodeBase64Strict } from '../../packages/verify/src/checks/encoding';
+import { checkpointText, type Checkpoint } from '#verify/checks/checkpoint';
+import { decodeBase64Strict } from '#verify/checks/encoding';
 import { encodeVerifierKey, keyIdFor } from '../domain/ledger/node-crypto';
-import { newSeed, privateKeyFromSeed, publicKeyBytes } from '../../packages/verify/src/node/node-crypto';
+import { newSeed, privateKeyFromSeed, publicKeyBytes } from '#verify/node/node-crypto';
 import {
   checkNoteText,
   isValidKeyName,
@@ -10,7 +10,7 @@ import {
   SIGNATURE_TYPE_ED25519,
   signatureLine,
   splitPlus,
-} from '../../packages/verify/src/checks/note';
+} from '#verify/checks/note';
 
 /**
  * What the log needs from a signing key: its name (the log's origin), its verifier key, and an

@@ -10,7 +10,7 @@ import {
   releaseLedgerLock,
 } from '../store/ledger';
 import { putItems } from '../store/write';
-import { decodeEntryBundle, tilePath } from '../../packages/verify/src/node/tlog-tiles';
+import { decodeEntryBundle, tilePath } from '#verify/node/tlog-tiles';
 import { partialHashTiles } from '../domain/ledger/tiles';
 import { AppendOnlyLog, LedgerIntegrityError } from './log';
 import { writeLogResources, type TileStore } from './tile-store';

@@ -1,5 +1,5 @@
 import type { LedgerEvidence } from '../domain/record';
-import { EVIDENCE_CHECK_NAMES, type EvidenceCheck } from '../../packages/verify/src/checks/evidence';
+import { EVIDENCE_CHECK_NAMES, type EvidenceCheck } from '#verify/checks/evidence';
 import { RECEIPT_SCRIPT } from '../generated/receipt-script';
 import { html, raw, type SafeHtml } from './markup';
 import type { Translator } from './i18n';

@@ -32,11 +32,6 @@ export function explained(t: Translator, prefix: string, value: string, fallback
   return t(isMessageKey(key) ? key : fallback);
 }
 
-export function statusBadge(overall: string, t: Translator = english): SafeHtml {
-  const w = dispositionWording(overall, t);
-  return html`<span class="status ${w.tone}">${w.label}</span>`;
-}
-
 /** A lifecycle state as words (DELIVERED -> Delivered), with the exact value kept beside it. */
 export function stateWords(state: string): string {
   const words = state.toLowerCase().replace(/_/g, ' ');

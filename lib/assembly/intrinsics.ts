@@ -93,7 +93,7 @@ export class IntrinsicResolver {
       case 'Fn::Sub': {
         const [text, variables] = Array.isArray(arg) ? (arg as [string, Record<string, unknown>]) : [arg as string, {}];
         const own = this.resolve(variables) as Record<string, unknown>;
-        return text.replace(/\$\{(!?)([^}]+)\}/g, (whole, literal: string, name: string) => {
+        return text.replace(/\$\{(!?)([^}]+)\}/g, (_match, literal: string, name: string) => {
           if (literal) return `\${${name}}`;
           if (name in own) return String(own[name]);
           if (name.includes('.')) {

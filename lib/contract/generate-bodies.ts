@@ -1,7 +1,7 @@
 /**
  * Request-body checks generated from the contract table. A sandbox function or an event receiver
  * validates a JSON body against the contract's zod schema; loading zod and building the schemas
- * was most of its cold start (README, Performance). So each request body schema of the table (and
+ * was most of its cold start (bench/README.md). So each request body schema of the table (and
  * each option of a body that is a union of named schemas, e.g. the provider requests or the
  * lifecycle feed's CloudEvents envelopes) is turned here, at build
  * time, into a plan: plain data that functions/contract/body-check.ts walks with zod's own rules,

@@ -1,8 +1,8 @@
 import { checkCosignatures } from '../../functions/domain/ledger/node-crypto';
-import type { WitnessKey } from '../../packages/verify/src/checks/cosignature';
-import { parseCheckpointText } from '../../packages/verify/src/checks/checkpoint';
-import { parseNote } from '../../packages/verify/src/checks/note';
-import { CHECKPOINT_PATH, checkpointHistoryPath } from '../../packages/verify/src/node/tlog-tiles';
+import type { WitnessKey } from '#verify/checks/cosignature';
+import { parseCheckpointText } from '#verify/checks/checkpoint';
+import { parseNote } from '#verify/checks/note';
+import { CHECKPOINT_PATH, checkpointHistoryPath } from '#verify/node/tlog-tiles';
 import type { TileStore } from '../../functions/ledger-writer/tile-store';
 
 /** The note with extra signature lines appended (lines already present are not repeated). */

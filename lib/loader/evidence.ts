@@ -1,9 +1,9 @@
 import type { LedgerEvidence } from '../../functions/domain/record';
 import type { RecordToStore } from '../../functions/store/write';
 import type { AppendOnlyLog } from '../../functions/ledger-writer/log';
-import { canonicalBytes } from '../../packages/verify/src/checks/canonical';
-import { leafHash } from '../../packages/verify/src/node/hashing';
-import { encodeBase64 } from '../../packages/verify/src/checks/encoding';
+import { canonicalBytes } from '#verify/checks/canonical';
+import { leafHash } from '#verify/node/hashing';
+import { encodeBase64 } from '#verify/checks/encoding';
 
 /** A head as the record kinds build it, with the loader-only instructions the ledger step reads. */
 interface LoaderHead {

@@ -4,7 +4,7 @@ import { readLoadStates, readWholeRecord } from '../../functions/store/records';
 import { forEachLedgerLeaf, readLedgerHeadOf } from '../../functions/store/ledger';
 import { runLedgerBatch } from '../../functions/ledger-writer/batch';
 import { checkSignedTree, type AppendOnlyLog } from '../../functions/ledger-writer/log';
-import { CompactRange } from '../../packages/verify/src/node/merkle-tree';
+import { CompactRange } from '#verify/node/merkle-tree';
 import type { LedgerEvidence } from '../../functions/domain/record';
 import { devLedgerSigner } from '../ledger/dev-key';
 import type { CheckpointSigner } from '../../functions/ledger-writer/signer';

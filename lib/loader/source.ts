@@ -55,7 +55,7 @@ export function documentSource(document: unknown, name = 'document'): RecordSour
 export async function fileSource(file: string): Promise<RecordSource> {
   const { size } = await stat(file);
   const ndjson = ['.ndjson', '.jsonl'].includes(path.extname(file).toLowerCase());
-  return { name: file, bytes: size, records: ndjson ? (onProblem, onBytes) => ndjsonRecords(file, onBytes) : (onProblem, onBytes) => documentRecords(file, onProblem, onBytes) };
+  return { name: file, bytes: size, records: ndjson ? (_onProblem, onBytes) => ndjsonRecords(file, onBytes) : (onProblem, onBytes) => documentRecords(file, onProblem, onBytes) };
 }
 
 /**

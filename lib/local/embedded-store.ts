@@ -1,9 +1,5 @@
-import type { Server } from 'node:http';
+import dynalite from 'dynalite';
 import { listenOnLoopback } from './listen';
-
-// dynalite ships no types; it returns a node:http server speaking the DynamoDB API.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const dynalite: (options: { createTableMs?: number; deleteTableMs?: number; updateTableMs?: number; path?: string }) => Server = require('dynalite');
 
 export interface EmbeddedStore {
   endpoint: string;

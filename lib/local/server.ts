@@ -16,8 +16,6 @@ import { listenOnLoopback } from './listen';
 import { lambdaContext, parseTarget, proxyEvent } from './proxy-event';
 import { buildRouter } from './router';
 
-export { parseTarget, proxyEvent } from './proxy-event';
-
 type LambdaHandler = (event: APIGatewayProxyEvent, context: Context) => Promise<APIGatewayProxyResult>;
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -27,7 +25,7 @@ const handlerCache = new Map<string, LambdaHandler>();
 function handlerFor(entry: string): LambdaHandler {
   let handler = handlerCache.get(entry);
   if (!handler) {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    // biome-ignore lint/style/noCommonJs: synchronous, as the Lambda runtime loads a CommonJS handler; the entry is known only at run time.
     handler = require(path.join(ROOT, entry)).handler as LambdaHandler;
     handlerCache.set(entry, handler);
   }

@@ -1,4 +1,4 @@
-import { tilePath, TILE_WIDTH } from '../../packages/verify/src/node/tlog-tiles';
+import { tilePath, TILE_WIDTH } from '#verify/node/tlog-tiles';
 import { WEBHOOK_SOURCE_IDS } from '../../functions/contract/ingress';
 import type { Operation } from '../../functions/contract/operation';
 

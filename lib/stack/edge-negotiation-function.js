@@ -16,12 +16,13 @@ function prefersHtml(accept) {
   var htmlQ = 0;
   var problemQ = 0;
   var ranges = accept.split(',');
-  for (var i = 0; i < ranges.length; i++) {
-    var params = ranges[i].trim().toLowerCase().split(';');
-    var type = params[0].trim();
-    var q = 1;
-    for (var j = 1; j < params.length; j++) {
-      var pair = params[j].trim().split('=');
+  var i, j, params, type, q, pair;
+  for (i = 0; i < ranges.length; i++) {
+    params = ranges[i].trim().toLowerCase().split(';');
+    type = params[0].trim();
+    q = 1;
+    for (j = 1; j < params.length; j++) {
+      pair = params[j].trim().split('=');
       if (pair[0] === 'q') q = isFinite(Number(pair[1])) ? Math.min(1, Math.max(0, Number(pair[1]))) : 0;
     }
     if (HTML_TYPES.indexOf(type) >= 0) htmlQ = Math.max(htmlQ, q);
@@ -33,26 +34,25 @@ function prefersHtml(accept) {
 // The locale a tag selects: language-REGION when the pages have it, else the language; '' when the
 // pages do not speak the language.
 function pageLocale(tag) {
+  var parts, language, regional;
   if (!LANGUAGE_TAG.test(tag)) return '';
-  var parts = tag.split('-');
-  var language = parts[0].toLowerCase();
+  parts = tag.split('-');
+  language = parts[0].toLowerCase();
   if (PAGE_LOCALES.indexOf(language) < 0) return '';
-  if (parts.length === 2 && /^(?:[A-Za-z]{2}|[0-9]{3})$/.test(parts[1])) {
-    var regional = language + '-' + parts[1].toUpperCase();
-    if (PAGE_LOCALES.indexOf(regional) >= 0) return regional;
-  }
-  return language;
+  regional = parts.length === 2 && /^(?:[A-Za-z]{2}|[0-9]{3})$/.test(parts[1]) ? language + '-' + parts[1].toUpperCase() : '';
+  return regional && PAGE_LOCALES.indexOf(regional) >= 0 ? regional : language;
 }
 
 function negotiatedLocale(acceptLanguage) {
   var ranges = acceptLanguage.slice(0, 1024).split(',');
   var candidates = [];
-  for (var i = 0; i < ranges.length; i++) {
-    var params = ranges[i].trim().split(';');
-    var tag = params[0].trim();
-    var q = 1;
-    for (var j = 1; j < params.length; j++) {
-      var m = params[j].trim().match(/^q=([01](?:\.\d{0,3})?)$/i);
+  var i, j, k, params, tag, q, m, locale;
+  for (i = 0; i < ranges.length; i++) {
+    params = ranges[i].trim().split(';');
+    tag = params[0].trim();
+    q = 1;
+    for (j = 1; j < params.length; j++) {
+      m = params[j].trim().match(/^q=([01](?:\.\d{0,3})?)$/i);
       if (m) {
         q = Number(m[1]);
         break;
@@ -63,8 +63,8 @@ function negotiatedLocale(acceptLanguage) {
   candidates.sort(function (a, b) {
     return b.q - a.q || a.order - b.order;
   });
-  for (var k = 0; k < candidates.length; k++) {
-    var locale = pageLocale(candidates[k].tag);
+  for (k = 0; k < candidates.length; k++) {
+    locale = pageLocale(candidates[k].tag);
     if (locale) return locale;
   }
   return '';
@@ -82,11 +82,13 @@ function headerValue(header) {
   return header.value || '';
 }
 
+// CloudFront calls the function named handler.
+// biome-ignore lint/correctness/noUnusedVariables: the runtime's entry point, called by name
 function handler(event) {
   var request = event.request;
   var headers = request.headers;
-  headers['accept'] = { value: prefersHtml(headerValue(headers['accept'])) ? 'text/html' : 'application/json' };
   var locale = negotiatedLocale(headerValue(headers['accept-language']));
+  headers['accept'] = { value: prefersHtml(headerValue(headers['accept'])) ? 'text/html' : 'application/json' };
   if (locale) headers['accept-language'] = { value: locale };
   else delete headers['accept-language'];
   return request;

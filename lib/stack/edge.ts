@@ -80,11 +80,14 @@ export class Edge extends Construct {
   readonly url: string;
   readonly cachePolicies = new Map<string, ICachePolicy>();
   readonly negotiation: EdgeFunction;
+  private readonly apiOrigin: IOrigin;
+  private readonly logOrigin: IOrigin;
+  private readonly logHeaders: ResponseHeadersPolicy;
 
   constructor(scope: Construct, id: string, props: EdgeProps) {
     super(scope, id);
     // The REST API by host and stage, so that a request for /v1/x reaches /<stage>/v1/x. Only TLS 1.2 towards it.
-    const apiOrigin = new HttpOrigin(`${props.restApiId}.execute-api.${Aws.REGION}.${Aws.URL_SUFFIX}`, {
+    this.apiOrigin = new HttpOrigin(`${props.restApiId}.execute-api.${Aws.REGION}.${Aws.URL_SUFFIX}`, {
       originPath: `/${props.stageName}`,
       protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY,
       originSslProtocols: [OriginSslPolicy.TLS_V1_2],
@@ -95,14 +98,13 @@ export class Edge extends Construct {
       signing: Signing.SIGV4_ALWAYS,
       description: 'CloudFront reads the ledger tile log from the catalogue bucket, signing every request.',
     });
-    const logOrigin = S3BucketOrigin.withBucketDefaults(props.logBucket, { originAccessControlId: logAccess.originAccessControlId });
-
+    this.logOrigin = S3BucketOrigin.withBucketDefaults(props.logBucket, { originAccessControlId: logAccess.originAccessControlId });
     this.negotiation = new EdgeFunction(this, 'Negotiation', {
       code: FunctionCode.fromInline(negotiationFunctionCode()),
       runtime: FunctionRuntime.JS_2_0,
       comment: 'Normalises Accept and Accept-Language to what the pages negotiate on, before they enter the cache key.',
     });
-    const logHeaders = new ResponseHeadersPolicy(this, 'LogHeaders', {
+    this.logHeaders = new ResponseHeadersPolicy(this, 'LogHeaders', {
       comment: 'The tile log is readable from any origin, as every answer of the API is (functions/http/cors.ts).',
       corsBehavior: {
         accessControlAllowOrigins: ['*'],
@@ -115,37 +117,10 @@ export class Edge extends Construct {
       securityHeadersBehavior: { contentTypeOptions: { override: true } },
     });
 
-    const behaviourOf = (routeClass: RouteClass): BehaviorOptions => {
-      const origin: IOrigin = routeClass.origin === 'log-bucket' ? logOrigin : apiOrigin;
-      if (!routeClass.key) {
-        // Receivers and the sandbox: the signature covers the raw body and the webhook headers, so all of it goes through untouched.
-        return {
-          origin,
-          allowedMethods: AllowedMethods.ALLOW_ALL,
-          cachePolicy: CachePolicy.CACHING_DISABLED,
-          originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
-          viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
-          compress: true,
-        };
-      }
-      const negotiated = routeClass.key.headers.length > 0;
-      return {
-        origin,
-        // The API answers other methods itself (405 problem details); the bucket is read only.
-        allowedMethods: routeClass.origin === 'api' ? AllowedMethods.ALLOW_ALL : AllowedMethods.ALLOW_GET_HEAD,
-        cachedMethods: CachedMethods.CACHE_GET_HEAD,
-        cachePolicy: this.cachePolicyOf(routeClass),
-        viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
-        compress: true,
-        ...(routeClass.origin === 'log-bucket' ? { responseHeadersPolicy: logHeaders } : {}),
-        ...(negotiated ? { functionAssociations: [{ function: this.negotiation, eventType: FunctionEventType.VIEWER_REQUEST }] } : {}),
-      };
-    };
-
     const domains = props.domains;
     this.distribution = new Distribution(this, 'Distribution', {
       comment: `${Stack.of(this).stackName}: the API and the ledger tile log`,
-      defaultBehavior: behaviourOf(props.routing.defaultClass),
+      defaultBehavior: this.behaviourOf(props.routing.defaultClass),
       httpVersion: HttpVersion.HTTP2_AND_3,
       enableIpv6: true,
       // Errors caused by the service itself are never kept at the edge, whatever their headers say.
@@ -158,40 +133,62 @@ export class Edge extends Construct {
     });
     // In the order CloudFront evaluates them: the first pattern that matches a path wins.
     for (const behaviour of props.routing.behaviours) {
-      const { origin, ...options } = behaviourOf(behaviour.routeClass);
+      const { origin, ...options } = this.behaviourOf(behaviour.routeClass);
       this.distribution.addBehavior(behaviour.pathPattern, origin, options);
     }
-
-    // The distribution may read (and learn that an object is missing: 404 rather than 403) below the log's prefix, and nothing else.
-    const fromThisDistribution = { StringEquals: { 'AWS:SourceArn': this.distribution.distributionArn } };
-    props.logBucket.addToResourcePolicy(
-      new PolicyStatement({
-        sid: 'EdgeReadsTheTileLog',
-        principals: [new ServicePrincipal('cloudfront.amazonaws.com')],
-        actions: ['s3:GetObject'],
-        resources: [props.logBucket.arnForObjects(`${props.logKeyPrefix}*`)],
-        conditions: fromThisDistribution,
-      }),
-    );
-    props.logBucket.addToResourcePolicy(
-      new PolicyStatement({
-        sid: 'EdgeTellsAMissingTileFromAForbiddenOne',
-        principals: [new ServicePrincipal('cloudfront.amazonaws.com')],
-        actions: ['s3:ListBucket'],
-        resources: [props.logBucket.bucketArn],
-        conditions: fromThisDistribution,
-      }),
-    );
-
-    if (domains) {
-      const zone = HostedZone.fromHostedZoneAttributes(this, 'Zone', { hostedZoneId: domains.hostedZoneId, zoneName: domains.hostedZoneName });
-      const target = RecordTarget.fromAlias(new CloudFrontTarget(this.distribution));
-      domains.names.forEach((name, i) => {
-        new ARecord(this, `Alias${i}`, { zone, recordName: `${name}.`, target });
-        new AaaaRecord(this, `AliasIpv6${i}`, { zone, recordName: `${name}.`, target });
-      });
-    }
+    this.letReadTheTileLog(props.logBucket, props.logKeyPrefix);
+    if (domains) this.aliasRecords(domains);
     this.url = `https://${domains ? domains.names[0] : this.distribution.distributionDomainName}`;
+  }
+
+  /** What the distribution does with a route class. */
+  private behaviourOf(routeClass: RouteClass): BehaviorOptions {
+    const origin = routeClass.origin === 'log-bucket' ? this.logOrigin : this.apiOrigin;
+    if (!routeClass.key) {
+      // Receivers and the sandbox: the signature covers the raw body and the webhook headers, so all of it goes through untouched.
+      return {
+        origin,
+        allowedMethods: AllowedMethods.ALLOW_ALL,
+        cachePolicy: CachePolicy.CACHING_DISABLED,
+        originRequestPolicy: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER,
+        viewerProtocolPolicy: ViewerProtocolPolicy.HTTPS_ONLY,
+        compress: true,
+      };
+    }
+    const negotiated = routeClass.key.headers.length > 0;
+    return {
+      origin,
+      // The API answers other methods itself (405 problem details); the bucket is read only.
+      allowedMethods: routeClass.origin === 'api' ? AllowedMethods.ALLOW_ALL : AllowedMethods.ALLOW_GET_HEAD,
+      cachedMethods: CachedMethods.CACHE_GET_HEAD,
+      cachePolicy: this.cachePolicyOf(routeClass),
+      viewerProtocolPolicy: ViewerProtocolPolicy.REDIRECT_TO_HTTPS,
+      compress: true,
+      ...(routeClass.origin === 'log-bucket' ? { responseHeadersPolicy: this.logHeaders } : {}),
+      ...(negotiated ? { functionAssociations: [{ function: this.negotiation, eventType: FunctionEventType.VIEWER_REQUEST }] } : {}),
+    };
+  }
+
+  /** The distribution may read (and learn that an object is missing: 404 rather than 403) below the log's prefix, and nothing else. */
+  private letReadTheTileLog(bucket: IBucket, keyPrefix: string): void {
+    const fromThisDistribution = { StringEquals: { 'AWS:SourceArn': this.distribution.distributionArn } };
+    const principals = [new ServicePrincipal('cloudfront.amazonaws.com')];
+    bucket.addToResourcePolicy(
+      new PolicyStatement({ sid: 'EdgeReadsTheTileLog', principals, actions: ['s3:GetObject'], resources: [bucket.arnForObjects(`${keyPrefix}*`)], conditions: fromThisDistribution }),
+    );
+    bucket.addToResourcePolicy(
+      new PolicyStatement({ sid: 'EdgeTellsAMissingTileFromAForbiddenOne', principals, actions: ['s3:ListBucket'], resources: [bucket.bucketArn], conditions: fromThisDistribution }),
+    );
+  }
+
+  /** An A and an AAAA alias record for each custom domain, in the given zone (no look-up). */
+  private aliasRecords(domains: NonNullable<EdgeProps['domains']>): void {
+    const zone = HostedZone.fromHostedZoneAttributes(this, 'Zone', { hostedZoneId: domains.hostedZoneId, zoneName: domains.hostedZoneName });
+    const target = RecordTarget.fromAlias(new CloudFrontTarget(this.distribution));
+    domains.names.forEach((name, i) => {
+      new ARecord(this, `Alias${i}`, { zone, recordName: `${name}.`, target });
+      new AaaaRecord(this, `AliasIpv6${i}`, { zone, recordName: `${name}.`, target });
+    });
   }
 
   /** One cache policy per distinct key: classes that key alike (the landing and the English pages) share it. */

@@ -1,8 +1,9 @@
-import { LoggingFormat } from 'aws-cdk-lib/aws-lambda';
+import { ApplicationLogLevel, LoggingFormat, SystemLogLevel } from 'aws-cdk-lib/aws-lambda';
+import { LogGroupClass } from 'aws-cdk-lib/aws-logs';
 import { SERVICE_NAME } from '../../functions/contract/service';
 import { nodeOptionsFor } from './bundling';
 
-/** How every function logs (CDK context `logLevel` and `logSampleRate`, docs/deploy.md). */
+/** How every function logs (CDK context `logLevel` and `logSampleRate`, docs/deploy.md#logs). */
 export interface LogSettings {
   /** The Powertools Logger's level. */
   logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
@@ -22,11 +23,43 @@ export function loggingEnvironment({ logLevel, logSampleRate }: LogSettings): Re
 }
 
 /**
- * Lambda's own log settings for every function: plain text, no application log level. The lines
- * are the Powertools Logger's JSON whatever Lambda's format (CloudWatch Logs Insights reads their
- * fields either way), and the level is the Powertools Logger's alone: Lambda's advanced logging
- * controls would discard what a sampled invocation or a 5xx's buffered debug lines write below
- * their level, and the Powertools Logger takes their level over its own (so setting them to DEBUG
- * would log every debug line of every request).
+ * Lambda's own log settings for every function (its advanced logging controls,
+ * https://docs.aws.amazon.com/lambda/latest/dg/monitoring-cloudwatchlogs-log-level.html):
+ *   - JSON format: the only format in which Lambda's own lines can be filtered. The Powertools
+ *     Logger's lines are JSON already, and pass as they are written.
+ *   - System log level WARN: Lambda writes no platform.start and platform.report lines (START,
+ *     END and REPORT in plain text: about 340 billed bytes an invocation). Duration, errors and
+ *     throttles remain CloudWatch metrics of the function; what only REPORT told (the memory
+ *     used, the init duration) comes back at INFO, which a DEBUG deployment sets.
+ *   - Application log level DEBUG: Lambda passes whatever the function writes. Which lines those
+ *     are is the Powertools Logger's decision (its level, sampling and buffering:
+ *     functions/logging/logger.ts), not Lambda's: a filter at INFO would drop a sampled
+ *     invocation's debug lines and the debug lines written before a 5xx.
  */
-export const FUNCTION_LOG_FORMAT = { loggingFormat: LoggingFormat.TEXT } as const;
+export function lambdaLogging({ logLevel }: LogSettings) {
+  return {
+    loggingFormat: LoggingFormat.JSON,
+    applicationLogLevelV2: ApplicationLogLevel.DEBUG,
+    systemLogLevelV2: logLevel === 'DEBUG' ? SystemLogLevel.INFO : SystemLogLevel.WARN,
+  } as const;
+}
+
+/**
+ * What Lambda itself adds to a function's environment for these settings (AWS_LAMBDA_LOG_FORMAT,
+ * AWS_LAMBDA_LOG_LEVEL), for the bench and the tests that run the bundles as Lambda does.
+ */
+export function lambdaLogEnvironment(settings: LogSettings): Record<string, string> {
+  const logging = lambdaLogging(settings);
+  return { AWS_LAMBDA_LOG_FORMAT: logging.loggingFormat, AWS_LAMBDA_LOG_LEVEL: logging.applicationLogLevelV2 };
+}
+
+/**
+ * The log group of a route's function: the Infrequent Access class, half the Standard class's
+ * price per GB ingested (https://aws.amazon.com/cloudwatch/pricing/). What it gives up
+ * (https://docs.aws.amazon.com/AmazonCloudWatch/latest/logs/CloudWatch_Logs_Log_Classes.html): metric
+ * filters, embedded-metric-format extraction, Live Tail and a few Logs Insights commands (pattern,
+ * diff); the routes publish no metric through their logs and no alarm reads them. The sequencer's
+ * log group stays Standard: its embedded-metric-format line is the metric the stuck-sequencer alarm
+ * reads (lib/stack/sequencer.ts).
+ */
+export const ROUTE_LOG_GROUP = { logGroupClass: LogGroupClass.INFREQUENT_ACCESS } as const;

@@ -13,7 +13,7 @@ import { Construct } from 'constructs';
 import type { Operation } from '../../functions/contract/operation';
 import { originsOfPath, originUrl, type Origins } from '../contract/origins';
 import { BUNDLE_AWS_SDK, BUNDLE_OPTIONS, CREDENTIALS_ESBUILD_ARGS, FUNCTION_TIMEOUT_SECONDS } from './bundling';
-import { FUNCTION_LOG_FORMAT, loggingEnvironment, type LogSettings } from './logging';
+import { lambdaLogging, loggingEnvironment, ROUTE_LOG_GROUP, type LogSettings } from './logging';
 
 /** The contract table's rows that run as a Lambda function. */
 export type LambdaOperation = Operation & { integration: Extract<Operation['integration'], { kind: 'lambda' }> };
@@ -90,7 +90,7 @@ export class OperationFunctions extends Construct {
 
   private operationFunction(op: LambdaOperation, props: OperationFunctionsProps): NodejsFunction {
     const scope = new Construct(this, op.operationId);
-    const logGroup = new LogGroup(scope, 'Logs', { retention: props.logRetention, removalPolicy: RemovalPolicy.DESTROY });
+    const logGroup = new LogGroup(scope, 'Logs', { retention: props.logRetention, removalPolicy: RemovalPolicy.DESTROY, ...ROUTE_LOG_GROUP });
     // An own role instead of the managed AWSLambdaBasicExecutionRole: it may write only its own log group.
     const role = new Role(scope, 'Role', {
       assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
@@ -158,7 +158,7 @@ export class OperationFunctions extends Construct {
       timeout: Duration.seconds(FUNCTION_TIMEOUT_SECONDS),
       role,
       logGroup,
-      ...FUNCTION_LOG_FORMAT,
+      ...lambdaLogging(props.logging),
       environment,
       // AWS_NODEJS_CONNECTION_REUSE_ENABLED belongs to SDK v2; SDK v3 keeps connections alive by default.
       awsSdkConnectionReuse: false,

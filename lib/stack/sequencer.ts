@@ -15,7 +15,7 @@ import { Construct } from 'constructs';
 import { PENDING_PK_PREFIX, PENDING_QUEUE } from '../../functions/store/layout';
 import { PENDING_INDEX, TABLE_KEYS } from '../../functions/store/write';
 import { BUNDLE_AWS_SDK, BUNDLE_OPTIONS, CREDENTIALS_ESBUILD_ARGS } from './bundling';
-import { FUNCTION_LOG_FORMAT, loggingEnvironment, type LogSettings } from './logging';
+import { lambdaLogging, loggingEnvironment, type LogSettings } from './logging';
 
 /** The sequencer's handler, relative to the repository root. */
 export const SEQUENCER_ENTRY = 'functions/handlers/sequence-events.ts';
@@ -172,7 +172,7 @@ export class Sequencer extends Construct {
       reservedConcurrentExecutions: 1,
       role: this.role,
       logGroup: this.logGroup,
-      ...FUNCTION_LOG_FORMAT,
+      ...lambdaLogging(props.logging),
       environment,
       awsSdkConnectionReuse: false,
       deadLetterQueue: this.deadLetterQueue,

@@ -1,7 +1,7 @@
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Node } from 'constructs';
 import { LEDGER_LOG } from '../../functions/contract/site-paths';
-import { isValidKeyName } from '../../packages/verify/src/checks/note';
+import { isValidKeyName } from '#verify/checks/note';
 
 /** The route classes with method throttles of their own (lib/stack/route-classes.ts). */
 export const THROTTLE_CLASSES = ['read', 'sandbox', 'receiver'] as const;
@@ -110,7 +110,8 @@ export const DEFAULT_SETTINGS: StackSettings = {
   deletionProtection: true,
   ledgerVerifierKeys: '',
   logLevel: 'INFO',
-  logSampleRate: 0,
+  // One invocation in a hundred writes its whole story (docs/deploy.md#logs); 0 turns sampling off.
+  logSampleRate: 0.01,
   throttleRateLimit: 100,
   throttleBurstLimit: 200,
   routeThrottles: {

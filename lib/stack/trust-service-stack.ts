@@ -6,6 +6,7 @@ import { buildOriginDocuments, ORIGIN_DOCUMENTS, keyOf } from '../publish/site';
 import { canonicalSources } from '../publish/sources';
 import type { ICertificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { Construct } from 'constructs';
+import type { Operation } from '../../functions/contract/operation';
 import { operations as contractOperations } from '../../functions/contract/operations';
 import { SITE_DIR } from '../local/documents';
 import { Catalogue } from './catalogue';
@@ -117,39 +118,13 @@ export class TrustServiceStack extends Stack {
       cloudWatchRole: settings.apiGatewayCloudWatchRole,
     });
 
-    if (settings.edge) {
-      const domainNames = [...new Set([settings.verificationDomain, settings.generalDomain].filter(Boolean))];
-      const certificate = props.edgeUsEast1?.certificate;
-      if (domainNames.length > 0 && !certificate) throw new Error('custom domains need their certificate from the us-east-1 stack (lib/stack/app.ts creates it)');
-      this.edge = new Edge(this, 'Edge', {
-        routing: edgeRouting(operations),
-        restApiId: this.publicApi.api.restApiId,
-        stageName: settings.stageName,
-        logBucket: this.catalogue.bucket,
-        logKeyPrefix: LEDGER_LOG.keyPrefix,
-        accessLogBucket: this.catalogue.accessLogBucket,
-        ...(certificate ? { domains: { names: domainNames, certificate, hostedZoneId: settings.hostedZoneId, hostedZoneName: settings.hostedZoneName } } : {}),
-        ...(props.edgeUsEast1?.webAclArn ? { webAclArn: props.edgeUsEast1.webAclArn } : {}),
-      });
-    }
+    if (settings.edge) this.edge = this.edgeOf(settings, props.edgeUsEast1, operations);
 
-    // The origins the published contract and catalogue name, and the functions build absolute URLs
-    // from: context (custom domains), else the distribution's own domain, else the API's own URL.
-    const fallback = settings.publicBaseUrl || (this.edge ? this.edge.url : this.publicApi.url);
-    this.origins = { verificationOrigin: settings.verificationOrigin || fallback, generalOrigin: settings.generalOrigin || fallback };
-    this.functions.usePublicOrigins(this.origins);
-    this.catalogue.publishOriginDocuments(buildOriginDocuments(canonicalSources(), this.origins));
+    this.origins = this.publishOrigins(settings);
 
     new CfnOutput(this, 'VerificationOrigin', { value: this.origins.verificationOrigin, description: 'Verification origin named in the published contract.' });
     new CfnOutput(this, 'GeneralOrigin', { value: this.origins.generalOrigin, description: 'General origin named in the published contract.' });
     new CfnOutput(this, 'ApiUrl', { value: this.publicApi.api.url, description: 'Base URL of the public API (stage included).' });
-    if (this.edge) {
-      new CfnOutput(this, 'EdgeUrl', { value: this.edge.url, description: 'The public entry: the CloudFront distribution in front of the API and the ledger tile log.' });
-      new CfnOutput(this, 'DistributionDomainName', {
-        value: this.edge.distribution.distributionDomainName,
-        description: 'The distribution\'s own domain (custom domains are aliases of it).',
-      });
-    }
     new CfnOutput(this, 'TableName', { value: this.records.table.tableName, description: 'Record table: npm run load -- FILE --table <this>' });
     new CfnOutput(this, 'CatalogueBucketName', { value: this.catalogue.bucket.bucketName, description: `Also holds the ledger's tile log under ${LEDGER_LOG.keyPrefix}: npm run load -- FILE --tiles-bucket <this>` });
     new CfnOutput(this, 'LoaderRoleArn', { value: this.loader.role.roleArn, description: 'Role to assume for npm run load (writes the table and the tile log, signs with the ledger key).' });
@@ -175,5 +150,38 @@ export class TrustServiceStack extends Stack {
     new CfnOutput(this, 'IngressSecretsArn', { value: this.ingress.secret.secretArn, description: 'Receivers\' verification keys: {"<sourceId>": "whsec_..." | "whpk_..."} (docs/ingress.md).' });
 
     acknowledgeFindings(this);
+  }
+
+  /**
+   * The origins the published contract and catalogue name, and the functions build absolute URLs
+   * from: context (custom domains), else the distribution's own domain, else the API's own URL.
+   * Each function is given its routes' origin; the documents that name the origins are built with them.
+   */
+  private publishOrigins(settings: StackSettings): Origins {
+    const fallback = settings.publicBaseUrl || (this.edge ? this.edge.url : this.publicApi.url);
+    const origins = { verificationOrigin: settings.verificationOrigin || fallback, generalOrigin: settings.generalOrigin || fallback };
+    this.functions.usePublicOrigins(origins);
+    this.catalogue.publishOriginDocuments(buildOriginDocuments(canonicalSources(), origins));
+    return origins;
+  }
+
+  /** The CloudFront distribution in front of the API and the tile log, with the custom domains' certificate and the web ACL from us-east-1. */
+  private edgeOf(settings: StackSettings, fromUsEast1: TrustServiceStackProps['edgeUsEast1'], operations: readonly Operation[]): Edge {
+    const domainNames = [...new Set([settings.verificationDomain, settings.generalDomain].filter(Boolean))];
+    const certificate = fromUsEast1?.certificate;
+    if (domainNames.length > 0 && !certificate) throw new Error('custom domains need their certificate from the us-east-1 stack (lib/stack/app.ts creates it)');
+    const edge = new Edge(this, 'Edge', {
+      routing: edgeRouting(operations),
+      restApiId: this.publicApi.api.restApiId,
+      stageName: settings.stageName,
+      logBucket: this.catalogue.bucket,
+      logKeyPrefix: LEDGER_LOG.keyPrefix,
+      accessLogBucket: this.catalogue.accessLogBucket,
+      ...(certificate ? { domains: { names: domainNames, certificate, hostedZoneId: settings.hostedZoneId, hostedZoneName: settings.hostedZoneName } } : {}),
+      ...(fromUsEast1?.webAclArn ? { webAclArn: fromUsEast1.webAclArn } : {}),
+    });
+    new CfnOutput(this, 'EdgeUrl', { value: edge.url, description: 'The public entry: the CloudFront distribution in front of the API and the ledger tile log.' });
+    new CfnOutput(this, 'DistributionDomainName', { value: edge.distribution.distributionDomainName, description: 'The distribution\'s own domain (custom domains are aliases of it).' });
+    return edge;
   }
 }

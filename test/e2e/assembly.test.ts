@@ -146,6 +146,8 @@ test('the runner names what it does not emulate, and runs every Node.js function
   const described = describeNotEmulated(runner.notEmulated).join('\n');
   expect(described).toMatch(/AWS::Logs::LogGroup: log lines are printed here instead/);
   expect(described).toMatch(/AWS::Lambda::Function: python3\.\d+: only Node.js functions run here/);
+  // Every server the runner started is listed by its resource's logical id, the stage among them.
+  expect(Object.values(runner.urls)).toContain(runner.invokeUrl);
   const nodeFunctions = Object.values(template().Resources).filter((r) => r.Type === 'AWS::Lambda::Function' && String(r.Properties?.Runtime).startsWith('nodejs'));
   expect(runner.functions.size).toBe(nodeFunctions.length);
   for (const host of runner.functions.values()) {
@@ -265,7 +267,8 @@ test("the sequencer's role stripped of kms:Sign: nothing is signed, nothing is l
 }, 90_000);
 
 describe('the CloudFront distribution, served by its behaviours', () => {
-  const edge = () => runner.edgeUrl!;
+  /** The distribution's local URL (the runner's server for the template's AWS::CloudFront::Distribution). */
+  const edge = () => Object.entries(runner.urls).find(([id]) => template().Resources[id]?.Type === 'AWS::CloudFront::Distribution')![1];
   const distributionOf = (t: CfnTemplate) => Object.values(t.Resources).find((r) => r.Type === 'AWS::CloudFront::Distribution')!.Properties!.DistributionConfig;
 
   test('every example answers through the edge as it does at the stage (the API behind it)', async () => {

@@ -16,7 +16,7 @@ import { devLedgerSigner } from '../../lib/ledger/dev-key';
 import { startEmbeddedStore, type EmbeddedStore } from '../../lib/local/embedded-store';
 import { DEV_INGRESS_SECRETS_FILE, localClient, LOCAL_TABLE, startLocalService, type LocalService } from '../../lib/local/service';
 import { collectLogLines } from '../support/log-lines';
-import { CREDENTIAL_CHANGED, emit, expectProblem, OBSERVED, STATE_CHANGED } from '../support/ingress';
+import { CREDENTIAL_CHANGED, expectProblem, OBSERVED, STATE_CHANGED } from '../support/ingress';
 import { getJson } from '../support/local';
 
 /**

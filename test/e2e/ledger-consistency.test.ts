@@ -1,9 +1,9 @@
 import { LedgerConsistency } from '../../functions/contract/schemas/ledger';
 import { verifyConsistency, verifyNote, parseVerifierKey } from '../../functions/domain/ledger/node-crypto';
-import { parseCheckpointText } from '../../packages/verify/src/checks/checkpoint';
+import { parseCheckpointText } from '#verify/checks/checkpoint';
 import { readLedgerLeaves } from '../../functions/store/ledger';
 import { LOCAL_TABLE, localClient, type LocalService } from '../../lib/local/service';
-import { MerkleTree } from '../../packages/verify/src/node/merkle-tree';
+import { MerkleTree } from '#verify/node/merkle-tree';
 import { getJson, startTestService } from '../support/local';
 import { demoDocument } from '../../fixtures/demo';
 import { devLedgerSigner } from '../../lib/ledger/dev-key';

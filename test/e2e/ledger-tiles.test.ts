@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { demoDocument } from '../../fixtures/demo';
-import { decodeEntryBundle } from '../../packages/verify/src/node/tlog-tiles';
+import { decodeEntryBundle } from '#verify/node/tlog-tiles';
 import { devLedgerSigner } from '../../lib/ledger/dev-key';
 import { generateSignerKey, signerFromKey } from '../../functions/ledger-writer/signer';
 import { directoryTileStore } from '../../functions/ledger-writer/tile-store';

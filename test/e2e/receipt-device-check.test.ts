@@ -91,7 +91,7 @@ test('a record changed in the page after it was served fails the check: the brow
   // The same page, its embedded record altered on the way (as a tampering proxy would).
   await page.route('**/trust-receipt/**', async (route) => {
     const response = await route.fetch();
-    const body = (await response.text()).replace(/("record":\{[^]*?"state":")([A-Z_]+)/, '$1RETURNED');
+    const body = (await response.text()).replace(/("record":\{[\s\S]*?"state":")([A-Z_]+)/, '$1RETURNED');
     await route.fulfill({ response, body });
   });
   try {

@@ -7,7 +7,7 @@ import { createApp, EDGE_US_EAST_1_STACK_NAME } from '../../lib/stack/app';
 import { negotiationFunctionCode } from '../../lib/stack/edge-negotiation';
 import { WAF_RATE_WINDOW_SECONDS } from '../../lib/stack/edge-us-east-1';
 import { lambdaOperations } from '../../lib/stack/operation-functions';
-import { edgeRouting, routeClassOf, type RouteClass } from '../../lib/stack/route-classes';
+import { edgeRouting, type RouteClass } from '../../lib/stack/route-classes';
 import { DEFAULT_SETTINGS } from '../../lib/stack/settings';
 import { cfnLintErrors } from '../support/cfn-lint';
 import { fixtureSite, logicalIdOf, referencedIds, SKIP_BUNDLING, synthesize, type CfnResourceJson } from './support';

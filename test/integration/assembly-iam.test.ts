@@ -1,11 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { BatchWriteItemCommand, CreateTableCommand, DynamoDBClient, PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { KMSClient, SignCommand } from '@aws-sdk/client-kms';
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import S3rver from 's3rver';
 import { dynamoDbRules } from '../../lib/assembly/endpoints/dynamodb';
 import { passThrough, startIamEndpoint, type Denial, type IamEndpoint } from '../../lib/assembly/endpoints/iam-endpoint';
 import { kmsRules, secretsManagerRules } from '../../lib/assembly/endpoints/json-services';
@@ -17,8 +17,6 @@ import { startEmbeddedStore, type EmbeddedStore } from '../../lib/local/embedded
 import { startKmsStandIn, type KmsStandIn } from '../../lib/local/kms-stand-in';
 import { startSecretsStandIn, type SecretsStandIn } from '../../lib/local/secrets-stand-in';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const S3rver = require('s3rver') as new (options: Record<string, unknown>) => { run(): Promise<AddressInfo>; close(): Promise<void> };
 
 /**
  * The local AWS endpoints the assembly runner gives the functions, each in front of its stand-in,

@@ -9,6 +9,8 @@ import { DEMO_OBJECTS } from '../../fixtures/demo';
 import { SERVICE_NAME } from '../../functions/contract/service';
 import { buildEvent, devSecrets, signedHeaders } from '../../lib/ingress/emit';
 import { DEV_INGRESS_SECRETS_FILE, startLocalService, type LocalService } from '../../lib/local/service';
+import { lambdaLogEnvironment, loggingEnvironment } from '../../lib/stack/logging';
+import { DEFAULT_SETTINGS } from '../../lib/stack/settings';
 import { ROOT } from '../support/bundle';
 import { unusedPort } from '../support/local';
 
@@ -108,19 +110,25 @@ afterAll(async () => {
 const TRACE_1 = '1-6743b1a0-5f1e2d3c4b5a69788796a5b4';
 const TRACE_2 = '1-6743b1a1-0a1b2c3d4e5f60718293a4b5';
 
-test('every line carries the Lambda context, cold_start (true once), the correlation id and the trace id; keys of one request never reach the next', async () => {
+/** Powertools' keys that stay on every line: what tells one invocation from another (functions/logging/logger.ts). */
+const BASE_KEYS = ['level', 'message', 'timestamp', 'cold_start', 'function_request_id', 'xray_trace_id'];
+
+test('a refusal writes one line with its status and problem code; an answer writes none; every line carries the invocation, cold_start (true once), the correlation id and the trace id, and no key every line of the log group would repeat', async () => {
+  const TRACE_3 = '1-6743b1a2-1b2c3d4e5f60718293a4b5c6';
   const { answers, lines } = await invoke(bundles.resolveObject, { ...storeEnv(), POWERTOOLS_LOG_LEVEL: 'INFO' }, [
-    objectRead(DEMO_OBJECTS.current, 'corr-first-request-0001', TRACE_1),
-    objectRead('AB', 'corr-second-request-0002', TRACE_2),
+    objectRead('ORD-0000-NONE', 'corr-first-request-0001', TRACE_1),
+    objectRead(DEMO_OBJECTS.current, 'corr-served-request-002', TRACE_2),
+    objectRead('AB', 'corr-third-request-0003', TRACE_3),
   ]);
-  expect(answers.map((a) => a.statusCode)).toEqual([200, 400]);
-  const context = { service: SERVICE_NAME, function_name: 'resolve-object-fn', function_memory_size: '512', function_arn: 'arn:aws:lambda:eu-central-1:123456789012:function:resolve-object-fn' };
+  expect(answers.map((a) => a.statusCode)).toEqual([404, 200, 400]);
   expect(lines).toEqual([
-    expect.objectContaining({ level: 'INFO', message: 'request served', status: 200, cold_start: true, function_request_id: 'request-0', correlation_id: 'corr-first-request-0001', endpoint: '/v1/objects/{reference}', xray_trace_id: TRACE_1, sampling_rate: 0, ...context }),
-    expect.objectContaining({ level: 'INFO', message: 'request refused', status: 400, cold_start: false, function_request_id: 'request-1', correlation_id: 'corr-second-request-0002', xray_trace_id: TRACE_2, ...context }),
+    expect.objectContaining({ level: 'INFO', message: 'request refused', status: 404, problem: 'NOT_FOUND', cold_start: true, function_request_id: 'request-0', correlation_id: 'corr-first-request-0001', endpoint: '/v1/objects/{reference}', xray_trace_id: TRACE_1 }),
+    expect.objectContaining({ level: 'INFO', message: 'request refused', status: 400, problem: 'INVALID_REFERENCE', cold_start: false, function_request_id: 'request-2', correlation_id: 'corr-third-request-0003', xray_trace_id: TRACE_3 }),
   ]);
+  // The function's name, ARN and memory, the service and the sampling rate are the log group's, not the line's.
+  for (const line of lines) expect(Object.keys(line).sort()).toEqual([...BASE_KEYS, 'correlation_id', 'endpoint', 'status', 'problem'].sort());
   // The answers name the same correlation ids the lines carry.
-  expect(answers.map((a) => a.headers!['x-correlation-id'])).toEqual(['corr-first-request-0001', 'corr-second-request-0002']);
+  expect(answers.map((a) => a.headers!['x-correlation-id'])).toEqual(['corr-first-request-0001', 'corr-served-request-002', 'corr-third-request-0003']);
 });
 
 test('debug lines are buffered: nothing of them for a 200 or a 4xx, all of them, in order, before the warning of a 5xx', async () => {
@@ -134,29 +142,47 @@ test('debug lines are buffered: nothing of them for a 200 or a 4xx, all of them,
     ['INFO', 'request refused', 'corr-failed-00000001'],
   ]);
   expect(lines[1]).toMatchObject({ method: 'GET', path: `/v1/objects/${DEMO_OBJECTS.current}`, xray_trace_id: TRACE_2, cold_start: false });
+  expect(lines[3]).toMatchObject({ status: 503, problem: 'DEPENDENCY_UNAVAILABLE' });
 
-  // The same 200 in a process whose store answers: no debug line.
+  // The same 200 in a process whose store answers: no line at all (API Gateway's access log has the request).
   const up = await invoke(bundles.resolveObject, { ...storeEnv(), POWERTOOLS_LOG_LEVEL: 'INFO' }, [objectRead(DEMO_OBJECTS.current, 'corr-served-00000001', TRACE_1)]);
-  expect(up.lines.map((line) => line.level)).toEqual(['INFO']);
+  expect(up.answers.map((a) => a.statusCode)).toEqual([200]);
+  expect(up.lines).toEqual([]);
 });
 
-test('sampling: at rate 1 every invocation logs its debug lines, at rate 0 none does', async () => {
-  const reads = [objectRead(DEMO_OBJECTS.current, 'corr-sampled-0000001', TRACE_1), objectRead(DEMO_OBJECTS.current, 'corr-sampled-0000002', TRACE_2)];
-  const sampled = await invoke(bundles.resolveObject, { ...storeEnv(), POWERTOOLS_LOG_LEVEL: 'INFO', POWERTOOLS_LOGGER_SAMPLE_RATE: '1' }, reads);
-  const debugOf = (lines: Record<string, unknown>[]) => lines.filter((line) => line.level === 'DEBUG').map((line) => `${line.message} ${line.correlation_id ?? '-'}`);
-  // Powertools says so when an invocation is sampled (before the request's correlation id is known).
-  expect(debugOf(sampled.lines)).toEqual([
-    'Setting log level to DEBUG due to sampling rate -',
-    'request received corr-sampled-0000001',
-    'store read corr-sampled-0000001',
-    'Setting log level to DEBUG due to sampling rate -',
-    'request received corr-sampled-0000002',
-    'store read corr-sampled-0000002',
-  ]);
-  expect(sampled.lines.every((line) => line.sampling_rate === 1)).toBe(true);
-  const unsampled = await invoke(bundles.resolveObject, { ...storeEnv(), POWERTOOLS_LOG_LEVEL: 'INFO', POWERTOOLS_LOGGER_SAMPLE_RATE: '0' }, reads);
-  expect(debugOf(unsampled.lines)).toEqual([]);
+const debugOf = (lines: Record<string, unknown>[]) => lines.filter((line) => line.level === 'DEBUG').map((line) => `${line.message} ${line.correlation_id ?? '-'}`);
+const sampledReads = () => [objectRead(DEMO_OBJECTS.current, 'corr-sampled-0000001', TRACE_1), objectRead(DEMO_OBJECTS.current, 'corr-sampled-0000002', TRACE_2)];
+/** What a sampled invocation of the read writes: Powertools' note (before the request's correlation id is known), then its story. */
+const SAMPLED_STORY = [
+  'Setting log level to DEBUG due to sampling rate -',
+  'request received corr-sampled-0000001',
+  'store read corr-sampled-0000001',
+  'request served corr-sampled-0000001',
+  'Setting log level to DEBUG due to sampling rate -',
+  'request received corr-sampled-0000002',
+  'store read corr-sampled-0000002',
+  'request served corr-sampled-0000002',
+];
+
+test('sampling: at rate 1 every invocation logs its whole story, the answer included; at rate 0 none does', async () => {
+  const sampled = await invoke(bundles.resolveObject, { ...storeEnv(), POWERTOOLS_LOG_LEVEL: 'INFO', POWERTOOLS_LOGGER_SAMPLE_RATE: '1' }, sampledReads());
+  expect(debugOf(sampled.lines)).toEqual(SAMPLED_STORY);
+  expect(sampled.lines.find((line) => line.message === 'request served')).toMatchObject({ status: 200, endpoint: '/v1/objects/{reference}' });
+  const unsampled = await invoke(bundles.resolveObject, { ...storeEnv(), POWERTOOLS_LOG_LEVEL: 'INFO', POWERTOOLS_LOGGER_SAMPLE_RATE: '0' }, sampledReads());
+  expect(unsampled.lines).toEqual([]);
   expect(unsampled.answers.map((a) => a.statusCode)).toEqual([200, 200]);
+});
+
+test('under Lambda\'s log settings as the stack deploys them (JSON, application level DEBUG), the logger keeps the deployment\'s level and sampling', async () => {
+  const settings = { logLevel: DEFAULT_SETTINGS.logLevel, logSampleRate: 0 };
+  const asDeployed = { ...storeEnv(), ...loggingEnvironment(settings), ...lambdaLogEnvironment(settings) };
+  expect(asDeployed).toMatchObject({ AWS_LAMBDA_LOG_FORMAT: 'JSON', AWS_LAMBDA_LOG_LEVEL: 'DEBUG', POWERTOOLS_LOG_LEVEL: 'INFO' });
+  const quiet = await invoke(bundles.resolveObject, asDeployed, sampledReads());
+  expect(quiet.answers.map((a) => a.statusCode)).toEqual([200, 200]);
+  // Lambda's DEBUG is its filter, not the logger's level: nothing for two answers.
+  expect(quiet.lines).toEqual([]);
+  const sampled = await invoke(bundles.resolveObject, { ...asDeployed, POWERTOOLS_LOGGER_SAMPLE_RATE: '1' }, sampledReads());
+  expect(debugOf(sampled.lines)).toEqual(SAMPLED_STORY);
 });
 
 test('no line carries a request body, a webhook-signature value or a secret, even with every line and the event logged', async () => {

@@ -1,17 +1,14 @@
 import { mkdtemp, rm } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { GetObjectCommand, PutObjectCommand, S3Client, S3ServiceException } from '@aws-sdk/client-s3';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import S3rver from 's3rver';
 import { handler as listAssets } from '../../functions/handlers/list-assets';
 import { DOCUMENT_CACHE_CONTROL, mediaTypeOf, readDocument } from '../../lib/local/documents';
 import { buildSite, writeSite } from '../../lib/publish/site';
 import { canonicalSources } from '../../lib/publish/sources';
 
-// s3rver ships no types: an S3-compatible server on the local file system.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const S3rver = require('s3rver') as new (options: Record<string, unknown>) => { run(): Promise<AddressInfo>; close(): Promise<void> };
 
 const BUCKET = 'catalogue';
 let site: Map<string, string>;

@@ -7,8 +7,8 @@ import { GetItemCommand, ScanCommand, UpdateItemCommand, type AttributeValue, ty
 import type { APIGatewayProxyEvent, Context } from 'aws-lambda';
 import { DEMO_OBJECTS, demoDocument } from '../../fixtures/demo';
 import { DEMO_PROOFS } from '../../fixtures/demo-proofs';
-import { parseCheckpointText } from '../../packages/verify/src/checks/checkpoint';
-import { parseNote } from '../../packages/verify/src/checks/note';
+import { parseCheckpointText } from '#verify/checks/checkpoint';
+import { parseNote } from '#verify/checks/note';
 import { parseVerifierKey, verifyEvidence, verifyNote } from '../../functions/domain/ledger/node-crypto';
 import type { RecordHead } from '../../functions/domain/record';
 import { storeClient } from '../../functions/store/client';
@@ -16,7 +16,7 @@ import { acquireLedgerLock, LEDGER_PK, LedgerLockedError, readLedgerHead, releas
 import { readRecordWindow } from '../../functions/store/records';
 import { handler as getCommercialProof } from '../../functions/handlers/get-commercial-proof';
 import { LedgerIntegrityError } from '../../functions/ledger-writer/log';
-import { MerkleTree } from '../../packages/verify/src/node/merkle-tree';
+import { MerkleTree } from '#verify/node/merkle-tree';
 import { generateSignerKey, signerFromKey } from '../../functions/ledger-writer/signer';
 import { startEmbeddedStore, type EmbeddedStore } from '../../lib/local/embedded-store';
 import { configureLocalEnvironment, localClient } from '../../lib/local/service';

@@ -10,7 +10,7 @@ import { verifyEvidence, parseVerifierKey } from '../../functions/domain/ledger/
 import { LEDGER_PK, readLedgerHeadOf, readLedgerLeaves } from '../../functions/store/ledger';
 import { directoryTileStore } from '../../functions/ledger-writer/tile-store';
 import { devLedgerSigner } from '../../lib/ledger/dev-key';
-import { runMonitor } from '../../packages/verify/src/node/monitor';
+import { runMonitor } from '#verify/node/monitor';
 import { startEmbeddedStore, type EmbeddedStore } from '../../lib/local/embedded-store';
 import { localClient } from '../../lib/local/service';
 import { fileSource, loadRecords, validateRecords } from '../../lib/loader/load';

@@ -1,17 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { GetItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
 import type { Context, DynamoDBStreamEvent, ScheduledEvent } from 'aws-lambda';
+import S3rver from 's3rver';
 import { DEMO_CREDENTIALS } from '../../fixtures/demo-credentials';
 import { DEMO_OBJECTS, demoDocument } from '../../fixtures/demo';
 import { DEMO_PROOFS } from '../../fixtures/demo-proofs';
 import { LEDGER_LOG } from '../../functions/contract/site-paths';
-import { parseCheckpointText } from '../../packages/verify/src/checks/checkpoint';
-import { parseNote } from '../../packages/verify/src/checks/note';
+import { parseCheckpointText } from '#verify/checks/checkpoint';
+import { parseNote } from '#verify/checks/note';
 import { parseVerifierKey, verifyEvidence, verifyNote } from '../../functions/domain/ledger/node-crypto';
 import type { RecordHead } from '../../functions/domain/record';
 import type { handler as sequencerHandler, SequencerEvent } from '../../functions/handlers/sequence-events';
@@ -23,7 +23,7 @@ import { GENESIS_SK, pendingPk } from '../../functions/store/layout';
 import { storeDeliveryOnce } from '../../functions/store/pending';
 import { readWholeRecord } from '../../functions/store/records';
 import { buildEvent } from '../../lib/ingress/emit';
-import { runMonitor, type MonitorState } from '../../packages/verify/src/node/monitor';
+import { runMonitor, type MonitorState } from '#verify/node/monitor';
 import { loadDocument } from '../../lib/loader/load';
 import { startEmbeddedStore, type EmbeddedStore } from '../../lib/local/embedded-store';
 import { configureLocalEnvironment, localClient } from '../../lib/local/service';
@@ -33,9 +33,6 @@ import { startKmsStandIn, type KmsStandIn } from '../../lib/local/kms-stand-in';
 import { readEmfLine } from '../support/emf';
 import { collectLogLines } from '../support/log-lines';
 
-// s3rver ships no types: an S3-compatible server on the local file system.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const S3rver = require('s3rver') as new (options: Record<string, unknown>) => { run(): Promise<AddressInfo>; close(): Promise<void> };
 
 /**
  * The sequencer Lambda's handler, run as Lambda runs it: invoked with a DynamoDB stream batch and
@@ -478,7 +475,7 @@ describe('a new execution environment while KMS fails', () => {
 /**
  * The figure behind the stuck-sequencer alarm, as CloudWatch gets it: the one embedded-metric-format
  * line an invocation writes, read by the specification's rules (test/support/emf.ts), with the
- * namespace, name and dimensions the stack's alarm reads (test/infra/alarms.test.ts holds the alarm
+ * namespace, name and dimensions the stack's alarm reads (test/infra/stack/operator-alarms.ts holds the alarm
  * to the same literal values).
  */
 describe('the oldest pending event\'s age, in CloudWatch embedded metric format', () => {

@@ -1,27 +1,24 @@
 import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { GetItemCommand, QueryCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import S3rver from 's3rver';
 import { LEDGER_PK } from '../../functions/store/ledger';
 import { demoDocument } from '../../fixtures/demo';
 import { LEDGER_LOG } from '../../functions/contract/site-paths';
-import { decodeEntryBundle } from '../../packages/verify/src/node/tlog-tiles';
+import { decodeEntryBundle } from '#verify/node/tlog-tiles';
 import { logResourceHeaders } from '../../functions/domain/ledger/tiles';
 import { storeClient } from '../../functions/store/client';
 import { parseVerifierKey } from '../../functions/domain/ledger/node-crypto';
 import { LedgerIntegrityError } from '../../functions/ledger-writer/log';
-import { runMonitor } from '../../packages/verify/src/node/monitor';
+import { runMonitor } from '#verify/node/monitor';
 import { generateSignerKey, signerFromKey } from '../../functions/ledger-writer/signer';
 import { bucketTileStore, directoryTileStore, type TileStore } from '../../functions/ledger-writer/tile-store';
 import { startEmbeddedStore, type EmbeddedStore } from '../../lib/local/embedded-store';
 import { configureLocalEnvironment, localClient } from '../../lib/local/service';
 import { loadDocument } from '../../lib/loader/load';
 
-// s3rver ships no types: an S3-compatible server on the local file system.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const S3rver = require('s3rver') as new (options: Record<string, unknown>) => { run(): Promise<AddressInfo>; close(): Promise<void> };
 
 const ANCHOR = new Date('2026-11-01T12:00:00Z');
 const LATER = new Date('2026-11-09T08:30:00Z');

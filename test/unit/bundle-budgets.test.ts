@@ -13,7 +13,7 @@ import { buildBundle } from '../support/bundle';
  * contract table, a second AWS client, middy's streams) fails here; times are not, so cold init
  * is measured by `npm run bench` and never asserted.
  *
- * Every function has its own budget: the size it reached (README, Performance), times 1.02,
+ * Every function has its own budget: the size it reached (bench/README.md), times 1.02,
  * rounded up to the next hundredth; a ratchet, lowered as bundles shrink. So a few KiB creeping
  * into any one bundle fail, not only what would push it past the largest of its kind. A function
  * added to the contract table without a budget of its own is held to the budget of its kind, so

@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { ConsistencyProofError, consistencyProof, consistencyProofFrom, subtreeRoot } from '../../functions/domain/ledger/consistency';
 import { verifyConsistency } from '../../functions/domain/ledger/node-crypto';
-import { leafHash } from '../../packages/verify/src/node/hashing';
+import { leafHash } from '#verify/node/hashing';
 import { consistencyProofFromTiles, MissingTileError, tilesForConsistency, type TileSource } from '../../functions/domain/ledger/tile-proofs';
-import { hashTileBytes, tilesOfTree } from '../../packages/verify/src/node/tlog-tiles';
-import { MerkleTree } from '../../packages/verify/src/node/merkle-tree';
+import { hashTileBytes, tilesOfTree } from '#verify/node/tlog-tiles';
+import { MerkleTree } from '#verify/node/merkle-tree';
 
 const SEED = 20261122;
 const leavesOf = (n: number, salt = '') => Array.from({ length: n }, (_, i) => leafHash(Buffer.from(`${salt}leaf ${i}`)));

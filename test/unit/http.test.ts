@@ -143,6 +143,7 @@ describe('the Lambda boundary', () => {
       ...(require('../../functions/http/boundary') as typeof import('../../functions/http/boundary')),
       ...(require('../../functions/logging/logger') as typeof import('../../functions/logging/logger')),
       ...(require('../../functions/store/errors') as typeof import('../../functions/store/errors')),
+      ...(require('../../functions/http/problem') as typeof import('../../functions/http/problem')),
     }));
 
   it('logs a 503 with the store operation and the error underneath it, by name, code and message', async () => {
@@ -178,25 +179,29 @@ describe('the Lambda boundary', () => {
     expect(warnings[2]).not.toHaveProperty('cause');
   });
 
-  it('logs every request as one JSON line with its correlation id, endpoint and the Lambda context, and no key of an earlier request', async () => {
-    const { httpHandler, logger } = atInfo();
+  it('logs a refusal as one JSON line with its status, problem code, correlation id, endpoint and invocation, and no key of an earlier request; an answer at INFO not at all', async () => {
+    const { httpHandler, logger, Problem: LoadedProblem } = atInfo();
     const collected = collectLogLines();
     try {
       const handler = httpHandler(async (request) => {
         if (request.endpoint === '/first') logger.appendKeys({ onlyFirst: true });
-        return { status: 200, body: {} };
+        if (request.endpoint === '/served') return { status: 200, body: {} };
+        throw new LoadedProblem('NOT_FOUND', 'nothing here');
       });
       await handler(event({ resource: '/first' }), context(5000));
+      await handler(event({ resource: '/served' }), context(5000));
       await handler(event({ headers: { 'x-correlation-id': 'boundary-test-0002' } }), { ...context(5000), functionName: 'g', awsRequestId: 'req-2' } as Context);
     } finally {
       collected.restore();
     }
     const logged = collected.lines;
     expect(logged).toEqual([
-      expect.objectContaining({ message: 'request served', status: 200, correlation_id: 'boundary-test-0001', endpoint: '/first', function_name: 'f', function_request_id: 'req-1', onlyFirst: true }),
-      expect.objectContaining({ message: 'request served', status: 200, correlation_id: 'boundary-test-0002', endpoint: '/x', function_name: 'g', function_request_id: 'req-2' }),
+      expect.objectContaining({ level: 'INFO', message: 'request refused', status: 404, problem: 'NOT_FOUND', correlation_id: 'boundary-test-0001', endpoint: '/first', function_request_id: 'req-1', onlyFirst: true }),
+      expect.objectContaining({ level: 'INFO', message: 'request refused', status: 404, problem: 'NOT_FOUND', correlation_id: 'boundary-test-0002', endpoint: '/x', function_request_id: 'req-2' }),
     ]);
     expect(logged[1]).not.toHaveProperty('onlyFirst');
+    // The log group names the function: its name is not repeated on every line.
+    expect(logged[1]).not.toHaveProperty('function_name');
   });
 
   it('answers HEAD like GET without the body', async () => {

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { STATUS_PURPOSES, type StatusPurpose } from '../../functions/contract/schemas/credentials';
 import { bitAt, decodeStatusList, setIndexesOf } from '../../functions/domain/credentials/bitstring';
-import { ALLOWED_EVENTS, CREDENTIAL_EVENTS, PURPOSE_STATE, type CredentialEvent } from '../../functions/domain/credentials/model';
+import { PURPOSE_STATE } from '../../functions/domain/credentials/model';
 import { integrateEvents, type DerivedEntry, type EventToIntegrate, type StoredTimelineEntry } from '../../functions/domain/ingress/integrate';
 import { reconcileStatusList, type CredentialStatusTimeline } from '../../functions/domain/ingress/status-lists';
 import { CredentialRecordInput, deriveStatusLists, expandCredential } from '../../lib/loader/kinds/credential';

@@ -1,11 +1,11 @@
 import { createPublicKey, generateKeyPairSync, sign, type KeyObject } from 'node:crypto';
 import { createServer, type AddressInfo } from 'node:net';
 import { GetPublicKeyCommand, KMSClient, SignCommand, type GetPublicKeyCommandOutput, type SignCommandInput } from '@aws-sdk/client-kms';
-import { checkpointText } from '../../packages/verify/src/checks/checkpoint';
+import { checkpointText } from '#verify/checks/checkpoint';
 import { parseVerifierKey, verifyNote } from '../../functions/domain/ledger/node-crypto';
 import { KMS_SIGNING_ALGORITHM, kmsCheckpointSigner } from '../../functions/ledger-writer/kms-signer';
 import { formatSignerKey, signerFromKey, SigningKeyError } from '../../functions/ledger-writer/signer';
-import { privateKeyFromSeed } from '../../packages/verify/src/node/node-crypto';
+import { privateKeyFromSeed } from '#verify/node/node-crypto';
 
 /*
  * No KMS runs locally, so KMS is played by a KMSClient whose `send` answers GetPublicKey and Sign

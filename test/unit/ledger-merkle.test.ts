@@ -1,8 +1,8 @@
 import fc from 'fast-check';
-import { EMPTY_ROOT, leafHash, nodeHash } from '../../packages/verify/src/node/hashing';
+import { EMPTY_ROOT, leafHash, nodeHash } from '#verify/node/hashing';
 import { rootFromInclusionProof } from '../../functions/domain/ledger/node-crypto';
-import { MerkleTree } from '../../packages/verify/src/node/merkle-tree';
-import { hashTileBytes, tilesAddedBetween, TILE_WIDTH } from '../../packages/verify/src/node/tlog-tiles';
+import { MerkleTree } from '#verify/node/merkle-tree';
+import { hashTileBytes, tilesAddedBetween, TILE_WIDTH } from '#verify/node/tlog-tiles';
 import { LEAF_HASHES, LEAF_INPUTS, ROOTS } from '../support/rfc6962-vectors';
 
 const hex = (h: string) => Buffer.from(h, 'hex');

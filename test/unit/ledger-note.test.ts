@@ -1,6 +1,6 @@
-import { checkpointText, parseCheckpointText } from '../../packages/verify/src/checks/checkpoint';
+import { checkpointText, parseCheckpointText } from '#verify/checks/checkpoint';
 import { encodeVerifierKey, parseVerifierKey, verifyNote } from '../../functions/domain/ledger/node-crypto';
-import { keyIdHex, parseNote } from '../../packages/verify/src/checks/note';
+import { keyIdHex, parseNote } from '#verify/checks/note';
 import { formatSignerKey, generateSignerKey, signerFromKey } from '../../functions/ledger-writer/signer';
 
 // The example key and note published with the C2SP signed-note reference implementation

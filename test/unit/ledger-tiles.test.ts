@@ -1,9 +1,9 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import { leafHash, nodeHash } from '../../packages/verify/src/node/hashing';
-import { decodeEntryBundle, encodeEntryBundle, entriesStart, parseTilePath, tileHashes, tilePath, tilesAddedBetween, tilesOfTree, TILE_WIDTH, type TileCoordinate } from '../../packages/verify/src/node/tlog-tiles';
+import { leafHash, nodeHash } from '#verify/node/hashing';
+import { decodeEntryBundle, encodeEntryBundle, entriesStart, parseTilePath, tileHashes, tilePath, tilesAddedBetween, tilesOfTree, TILE_WIDTH, type TileCoordinate } from '#verify/node/tlog-tiles';
 import { logResourceHeaders, tileResources } from '../../functions/domain/ledger/tiles';
-import { MerkleTree } from '../../packages/verify/src/node/merkle-tree';
+import { MerkleTree } from '#verify/node/merkle-tree';
 import { LEAF_HASHES, LEAF_INPUTS, ROOTS } from '../support/rfc6962-vectors';
 
 const SEED = 20261123;

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import canonicalize from 'canonicalize';
 import { assessIntegrity, inspectIntegrity, trustedLedgerKeys } from '../../functions/domain/evidence';
-import { canonicalBytes } from '../../packages/verify/src/checks/canonical';
-import type { LogEvidence } from '../../packages/verify/src/checks/evidence-format';
+import { canonicalBytes } from '#verify/checks/canonical';
+import type { LogEvidence } from '#verify/checks/evidence-format';
 import { verifyEvidence } from '../../functions/domain/ledger/node-crypto';
 import type { RecordHead } from '../../functions/domain/record';
 import { AppendOnlyLog, LedgerIntegrityError } from '../../functions/ledger-writer/log';

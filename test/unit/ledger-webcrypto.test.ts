@@ -1,8 +1,8 @@
 import fc from 'fast-check';
-import { runStepsAsync } from '../../packages/verify/src/checks/crypto-steps';
+import { runStepsAsync } from '#verify/checks/crypto-steps';
 import { verifyEvidence } from '../../functions/domain/ledger/node-crypto';
-import { verifyEvidenceSteps } from '../../packages/verify/src/checks/evidence';
-import { webCrypto } from '../../packages/verify/src/web-crypto';
+import { verifyEvidenceSteps } from '#verify/checks/evidence';
+import { webCrypto } from '#verify/web-crypto';
 import { AppendOnlyLog } from '../../functions/ledger-writer/log';
 import { generateSignerKey, signerFromKey } from '../../functions/ledger-writer/signer';
 

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
-import { CompactRange, MerkleTree } from '../../packages/verify/src/node/merkle-tree';
+import { CompactRange, MerkleTree } from '#verify/node/merkle-tree';
 import { formatDuration, progressText } from '../../lib/loader/progress';
 import { importLine } from '../../lib/loader/import-files';
 import { syntheticRecord } from '../../bench/lib/synthetic-records';

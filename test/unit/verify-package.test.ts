@@ -7,11 +7,11 @@ import { checkCosignatures, parseWitnessKey, verifyConsistency as verifyConsiste
 import { AppendOnlyLog } from '../../functions/ledger-writer/log';
 import { generateSignerKey, signerFromKey } from '../../functions/ledger-writer/signer';
 import { addSignatureLines } from '../../lib/ledger/cosign-log';
-import { evidenceSubject, UnrecognizedResponseError } from '../../packages/verify/src/responses';
-import { verifyCheckpoint, verifyConsistency, verifyEvidence, verifyRecord } from '../../packages/verify/src/verify';
-import { MerkleTree } from '../../packages/verify/src/node/merkle-tree';
-import { leafHash } from '../../packages/verify/src/node/hashing';
-import { generateWitnessKey, witnessFromKey } from '../../packages/verify/src/node/witness';
+import { evidenceSubject, UnrecognizedResponseError } from '#verify/responses';
+import { verifyCheckpoint, verifyConsistency, verifyEvidence, verifyRecord } from '#verify/verify';
+import { MerkleTree } from '#verify/node/merkle-tree';
+import { leafHash } from '#verify/node/hashing';
+import { generateWitnessKey, witnessFromKey } from '#verify/node/witness';
 
 /**
  * The verifier package's public API (packages/verify/src/verify.ts) on WebCrypto, against the

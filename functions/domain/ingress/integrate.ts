@@ -140,7 +140,7 @@ function changeBefore(facts: readonly Fact[], i: number): Fact | null {
   return null;
 }
 
-function newVersion(before: Head, at: string, version: number, fields: Record<string, unknown>): Head {
+function newVersion(before: Head, version: number, fields: Record<string, unknown>): Head {
   const head: Head = { kind: before.kind, reference: before.reference, version, content: { ...before.content, ...fields, version }, evidence: null };
   if (before.restricted) head.restricted = before.restricted;
   return head;
@@ -176,7 +176,7 @@ const OBJECT_RULES: KindRules = {
   },
   versionOf(facts, i, next) {
     const fact = facts[i];
-    return fact.type === 'STATE_CHANGED' ? newVersion(changeBefore(facts, i)!.head!, fact.at, next(), { state: fact.state, stateSince: fact.at }) : null;
+    return fact.type === 'STATE_CHANGED' ? newVersion(changeBefore(facts, i)!.head!, next(), { state: fact.state, stateSince: fact.at }) : null;
   },
   stateOf: (seed) => String(seed.view.state),
   derive(facts, seed) {
@@ -230,7 +230,7 @@ const CREDENTIAL_RULES: KindRules = {
   },
   versionOf(facts, i, next) {
     const fact = facts[i];
-    return fact.type === 'AUTHORITY_OBSERVED' ? null : newVersion(changeBefore(facts, i)!.head!, fact.at, next(), { status: fact.state, statusSince: fact.at });
+    return fact.type === 'AUTHORITY_OBSERVED' ? null : newVersion(changeBefore(facts, i)!.head!, next(), { status: fact.state, statusSince: fact.at });
   },
   stateOf: (seed) => String(seed.view.status),
   derive(facts, seed) {

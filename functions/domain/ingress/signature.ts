@@ -82,8 +82,6 @@ export function parseVerificationKeys(values: readonly string[]): { keys: Verifi
   return { keys, ignored };
 }
 
-export const hasKeys = (keys: VerificationKeys): boolean => keys.v1.length + keys.v1a.length > 0;
-
 const ID = new RegExp(WEBHOOK_ID_PATTERN);
 const TIMESTAMP = new RegExp(WEBHOOK_TIMESTAMP_PATTERN);
 /** One listed signature: a version and base64 (standard alphabet, padded). */

@@ -1,5 +1,5 @@
-import { nodeHash } from '../../../packages/verify/src/node/hashing';
-import { largestPowerOfTwoBelow } from '../../../packages/verify/src/node/merkle-tree';
+import { nodeHash } from '#verify/node/hashing';
+import { largestPowerOfTwoBelow } from '#verify/node/merkle-tree';
 
 /**
  * RFC 9162 §2.1.4 consistency proofs: the hashes that show a tree of size `first` is a prefix of

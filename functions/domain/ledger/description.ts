@@ -1,9 +1,9 @@
 import type { LedgerDescription } from '../../contract/schemas/ledger';
-import { parseCheckpointText } from '../../../packages/verify/src/checks/checkpoint';
-import { encodeBase64 } from '../../../packages/verify/src/checks/encoding';
-import { EVIDENCE_FORMAT } from '../../../packages/verify/src/checks/evidence-format';
+import { parseCheckpointText } from '#verify/checks/checkpoint';
+import { encodeBase64 } from '#verify/checks/encoding';
+import { EVIDENCE_FORMAT } from '#verify/checks/evidence-format';
 import { parseVerifierKey, verifyNote } from './node-crypto';
-import { keyIdHex, parseNote, type VerifierKey } from '../../../packages/verify/src/checks/note';
+import { keyIdHex, parseNote, type VerifierKey } from '#verify/checks/note';
 
 export const LEDGER_HASHING = {
   tree: 'RFC 9162 §2.1 Merkle tree, SHA-256',

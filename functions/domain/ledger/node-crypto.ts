@@ -1,11 +1,9 @@
-import { canonicalBytes } from '../../../packages/verify/src/checks/canonical';
-import { checkCosignaturesOf, checkWitnessedOf, parseWitnessKeyOf, type CosignatureCheck, type WitnessKey, type WitnessPolicy } from '../../../packages/verify/src/checks/cosignature';
-import { verifyConsistencyOf } from '../../../packages/verify/src/checks/consistency';
-import { verifyEvidenceSteps, type EvidenceVerification } from '../../../packages/verify/src/checks/evidence';
-import { rootFromInclusionProof as rootSteps } from '../../../packages/verify/src/checks/merkle';
-import { leafHash } from '../../../packages/verify/src/node/hashing';
-import { onNodeCrypto } from '../../../packages/verify/src/node/node-crypto';
-import { encodeVerifierKeyOf, keyIdOf, parseVerifierKeyOf, verifyNoteOf, type NoteVerification, type VerifierKey } from '../../../packages/verify/src/checks/note';
+import { checkCosignaturesOf, checkWitnessedOf, parseWitnessKeyOf, type CosignatureCheck, type WitnessKey, type WitnessPolicy } from '#verify/checks/cosignature';
+import { verifyConsistencyOf } from '#verify/checks/consistency';
+import { verifyEvidenceSteps, type EvidenceVerification } from '#verify/checks/evidence';
+import { rootFromInclusionProof as rootSteps } from '#verify/checks/merkle';
+import { onNodeCrypto } from '#verify/node/node-crypto';
+import { encodeVerifierKeyOf, keyIdOf, parseVerifierKeyOf, verifyNoteOf, type NoteVerification, type VerifierKey } from '#verify/checks/note';
 import type { LedgerEvidence } from '../record';
 
 /**
@@ -20,8 +18,6 @@ export const parseVerifierKey = (encoded: string): VerifierKey => onNodeCrypto(p
 export const verifyNote = (message: string, trusted: readonly VerifierKey[]): NoteVerification => onNodeCrypto(verifyNoteOf(message, trusted));
 export const rootFromInclusionProof = (leafIndex: number, treeSize: number, leaf: Uint8Array, proof: readonly Uint8Array[]): Buffer =>
   Buffer.from(onNodeCrypto(rootSteps(leafIndex, treeSize, leaf, proof)));
-/** SHA-256(0x00 || JCS(record)): the Merkle leaf hash of one record version. */
-export const recordLeafHash = (record: unknown): Buffer => leafHash(canonicalBytes(record));
 export const verifyEvidence = (record: unknown, evidence: LedgerEvidence, trustedKeys: readonly string[]): EvidenceVerification =>
   onNodeCrypto(verifyEvidenceSteps(record, evidence, trustedKeys));
 export const verifyConsistency = (first: number, second: number, firstRoot: Uint8Array, secondRoot: Uint8Array, proof: readonly Uint8Array[]): boolean =>

@@ -1,8 +1,8 @@
 import { consistencyProofFrom } from './consistency';
-import { largestPowerOfTwoBelow } from '../../../packages/verify/src/node/merkle-tree';
-import { nodeHash } from '../../../packages/verify/src/node/hashing';
-import { HASH_SIZE } from '../../../packages/verify/src/checks/merkle';
-import { TILE_HEIGHT, TILE_WIDTH } from '../../../packages/verify/src/node/tlog-tiles';
+import { largestPowerOfTwoBelow } from '#verify/node/merkle-tree';
+import { nodeHash } from '#verify/node/hashing';
+import { HASH_SIZE } from '#verify/checks/merkle';
+import { TILE_HEIGHT, TILE_WIDTH } from '#verify/node/tlog-tiles';
 
 /**
  * Consistency proofs from the log's hash tiles instead of its leaves: every subtree root a proof

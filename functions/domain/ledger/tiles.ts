@@ -12,7 +12,7 @@ import {
   tilesAddedBetween,
   TILE_WIDTH,
   type TreeHashes,
-} from '../../../packages/verify/src/node/tlog-tiles';
+} from '#verify/node/tlog-tiles';
 
 /**
  * The ledger's C2SP tlog-tiles log as the service writes and serves it: the resources a batch

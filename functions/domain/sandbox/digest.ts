@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { canonicalBytes } from '../../../packages/verify/src/checks/canonical';
+import { canonicalBytes } from '#verify/checks/canonical';
 
 /** SHA-256 (hex) of the RFC 8785 canonical JSON of a value (the ledger's canonical form): equal JSON values, equal digests. */
 export function canonicalSha256(value: unknown): string {

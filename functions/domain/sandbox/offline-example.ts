@@ -1,5 +1,5 @@
 import type { LivingObjectResolution } from '../../contract/schemas/objects';
-import type { LogEvidence } from '../../../packages/verify/src/checks/evidence-format';
+import type { LogEvidence } from '#verify/checks/evidence-format';
 import { resolveObject, type ObjectContent, type ObjectWindowEntry } from '../objects';
 
 /**

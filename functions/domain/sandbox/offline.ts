@@ -6,7 +6,7 @@ import type {
   OfflineVerificationRequest,
   OfflineVerificationResult,
 } from '../../contract/schemas/sandbox';
-import { evidenceOnly } from '../../../packages/verify/src/responses';
+import { evidenceOnly } from '#verify/responses';
 import { verifyEvidence } from '../ledger/node-crypto';
 import type { LedgerEvidence } from '../record';
 import { evaluationInstant } from './clock';

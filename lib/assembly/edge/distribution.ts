@@ -85,6 +85,15 @@ function forwardingOf(parameters: Record<string, any>): Forwarding {
   };
 }
 
+interface Context {
+  template: CfnTemplate;
+  resolver: IntrinsicResolver;
+  logicalId: string;
+  origins: Map<string, EdgeOrigin>;
+}
+
+const refOf = (value: unknown) => (value as { Ref?: string } | undefined)?.Ref;
+
 /** The template's distribution, or undefined; more than one is refused (the runner serves one edge). */
 export function readDistribution(template: CfnTemplate, resolver: IntrinsicResolver): EdgeDistribution | undefined {
   const distributions = resourcesOfType(template, 'AWS::CloudFront::Distribution');
@@ -92,8 +101,24 @@ export function readDistribution(template: CfnTemplate, resolver: IntrinsicResol
   if (distributions.length > 1) throw new Error(`the template defines ${distributions.length} CloudFront distributions; the runner serves one`);
   const [logicalId, resource] = distributions[0];
   const config = resource.Properties!.DistributionConfig as Record<string, any>;
-  const refOf = (value: unknown) => (value as { Ref?: string } | undefined)?.Ref;
+  const context: Context = { template, resolver, logicalId, origins: originsOf(config, template, resolver) };
+  const behaviours = [
+    ...((config.CacheBehaviors ?? []) as Array<Record<string, any>>).map((b) => behaviourOf(b, String(b.PathPattern), context)),
+    behaviourOf(config.DefaultCacheBehavior as Record<string, any>, '*', context),
+  ];
+  const id = String(resolver.ref(logicalId));
+  return {
+    logicalId,
+    id,
+    arn: `arn:${resolver.ref('AWS::Partition')}:cloudfront::${resolver.ref('AWS::AccountId')}:distribution/${id}`,
+    domainName: resolver.getAtt(logicalId, 'DomainName'),
+    origins: [...context.origins.values()],
+    behaviours,
+  };
+}
 
+/** Each origin, and what it is: the template's REST API at one of its stages, a bucket of the template, or something else. */
+function originsOf(config: Record<string, any>, template: CfnTemplate, resolver: IntrinsicResolver): Map<string, EdgeOrigin> {
   const apis = resourcesOfType(template, 'AWS::ApiGateway::RestApi');
   const buckets = resourcesOfType(template, 'AWS::S3::Bucket');
   const stages = resourcesOfType(template, 'AWS::ApiGateway::Stage');
@@ -113,87 +138,75 @@ export function readDistribution(template: CfnTemplate, resolver: IntrinsicResol
     }
     origins.set(String(origin.Id), { id: String(origin.Id), domainName, originPath, target });
   }
+  return origins;
+}
 
-  const behaviourOf = (raw: Record<string, any>, pathPattern: string): EdgeBehaviour => {
-    const origin = origins.get(String(raw.TargetOriginId));
-    if (!origin) throw new Error(`distribution ${logicalId}: the behaviour ${pathPattern} targets ${raw.TargetOriginId}, which is not one of its origins`);
-    const cacheRef = refOf(raw.CachePolicyId);
-    let cachePolicy: EdgeBehaviour['cachePolicy'];
-    if (cacheRef) {
-      const c = template.Resources[cacheRef].Properties!.CachePolicyConfig as Record<string, any>;
-      cachePolicy = { id: cacheRef, name: String(resolver.resolve(c.Name)), forwarding: forwardingOf(c.ParametersInCacheKeyAndForwardedToOrigin), minTtl: Number(c.MinTTL), defaultTtl: Number(c.DefaultTTL), maxTtl: Number(c.MaxTTL) };
-    } else {
-      const managed = MANAGED_CACHE_POLICIES[String(raw.CachePolicyId)];
-      if (!managed) throw new Error(`distribution ${logicalId}: the behaviour ${pathPattern} uses cache policy ${JSON.stringify(raw.CachePolicyId)}, which the runner does not know`);
-      cachePolicy = { id: String(raw.CachePolicyId), name: managed.name, forwarding: managed.forwarding, minTtl: managed.ttl[0], defaultTtl: managed.ttl[1], maxTtl: managed.ttl[2] };
-    }
-    let originRequestPolicy: EdgeBehaviour['originRequestPolicy'];
-    if (raw.OriginRequestPolicyId !== undefined) {
-      const ref = refOf(raw.OriginRequestPolicyId);
-      if (ref) {
-        const c = template.Resources[ref].Properties!.OriginRequestPolicyConfig as Record<string, any>;
-        originRequestPolicy = {
-          id: ref,
-          name: String(resolver.resolve(c.Name)),
-          forwarding: forwardingOf({ QueryStringsConfig: c.QueryStringsConfig, HeadersConfig: c.HeadersConfig }),
-        };
-      } else {
-        const managed = MANAGED_ORIGIN_REQUEST_POLICIES[String(raw.OriginRequestPolicyId)];
-        if (!managed) throw new Error(`distribution ${logicalId}: the behaviour ${pathPattern} uses origin request policy ${JSON.stringify(raw.OriginRequestPolicyId)}, which the runner does not know`);
-        originRequestPolicy = { id: String(raw.OriginRequestPolicyId), ...managed };
-      }
-    }
-    const association = ((raw.FunctionAssociations ?? []) as Array<{ EventType: string; FunctionARN: unknown }>).find((f) => f.EventType === 'viewer-request');
-    let viewerRequestFunction: EdgeBehaviour['viewerRequestFunction'];
-    if (association) {
-      const fnId = (association.FunctionARN as { 'Fn::GetAtt'?: [string, string] })['Fn::GetAtt']?.[0];
-      if (!fnId || template.Resources[fnId]?.Type !== 'AWS::CloudFront::Function') throw new Error(`distribution ${logicalId}: the behaviour ${pathPattern} names a viewer-request function that is not a CloudFront Function of the template`);
-      viewerRequestFunction = { logicalId: fnId, code: String(template.Resources[fnId].Properties!.FunctionCode) };
-    }
-    let responseHeaders: EdgeBehaviour['responseHeaders'];
-    const headersRef = refOf(raw.ResponseHeadersPolicyId);
-    if (headersRef) {
-      const c = template.Resources[headersRef].Properties!.ResponseHeadersPolicyConfig as Record<string, any>;
-      const cors = c.CorsConfig;
-      responseHeaders = {
-        ...(cors
-          ? {
-              cors: {
-                allowOrigins: cors.AccessControlAllowOrigins?.Items ?? [],
-                exposeHeaders: cors.AccessControlExposeHeaders?.Items ?? [],
-                allowMethods: cors.AccessControlAllowMethods?.Items ?? [],
-                originOverride: cors.OriginOverride === true,
-              },
-            }
-          : {}),
-        noSniff: c.SecurityHeadersConfig?.ContentTypeOptions !== undefined,
-      };
-    }
-    return {
-      pathPattern,
-      origin,
-      allowedMethods: (raw.AllowedMethods as string[] | undefined) ?? ['GET', 'HEAD'],
-      compress: raw.Compress === true,
-      viewerProtocolPolicy: String(raw.ViewerProtocolPolicy),
-      cachePolicy,
-      ...(originRequestPolicy ? { originRequestPolicy } : {}),
-      ...(viewerRequestFunction ? { viewerRequestFunction } : {}),
-      ...(responseHeaders ? { responseHeaders } : {}),
-    };
-  };
-
-  const behaviours = [
-    ...((config.CacheBehaviors ?? []) as Array<Record<string, any>>).map((b) => behaviourOf(b, String(b.PathPattern))),
-    behaviourOf(config.DefaultCacheBehavior as Record<string, any>, '*'),
-  ];
-  const id = String(resolver.ref(logicalId));
+function behaviourOf(raw: Record<string, any>, pathPattern: string, context: Context): EdgeBehaviour {
+  const origin = context.origins.get(String(raw.TargetOriginId));
+  if (!origin) throw new Error(`distribution ${context.logicalId}: the behaviour ${pathPattern} targets ${raw.TargetOriginId}, which is not one of its origins`);
+  const originRequestPolicy = raw.OriginRequestPolicyId === undefined ? undefined : originRequestPolicyOf(raw.OriginRequestPolicyId, pathPattern, context);
+  const viewerRequestFunction = viewerRequestFunctionOf(raw, pathPattern, context);
+  const responseHeaders = responseHeadersOf(raw.ResponseHeadersPolicyId, context);
   return {
-    logicalId,
-    id,
-    arn: `arn:${resolver.ref('AWS::Partition')}:cloudfront::${resolver.ref('AWS::AccountId')}:distribution/${id}`,
-    domainName: resolver.getAtt(logicalId, 'DomainName'),
-    origins: [...origins.values()],
-    behaviours,
+    pathPattern,
+    origin,
+    allowedMethods: (raw.AllowedMethods as string[] | undefined) ?? ['GET', 'HEAD'],
+    compress: raw.Compress === true,
+    viewerProtocolPolicy: String(raw.ViewerProtocolPolicy),
+    cachePolicy: cachePolicyOf(raw.CachePolicyId, pathPattern, context),
+    ...(originRequestPolicy ? { originRequestPolicy } : {}),
+    ...(viewerRequestFunction ? { viewerRequestFunction } : {}),
+    ...(responseHeaders ? { responseHeaders } : {}),
+  };
+}
+
+function cachePolicyOf(policyId: unknown, pathPattern: string, { template, resolver, logicalId }: Context): EdgeBehaviour['cachePolicy'] {
+  const ref = refOf(policyId);
+  if (ref) {
+    const c = template.Resources[ref].Properties!.CachePolicyConfig as Record<string, any>;
+    return { id: ref, name: String(resolver.resolve(c.Name)), forwarding: forwardingOf(c.ParametersInCacheKeyAndForwardedToOrigin), minTtl: Number(c.MinTTL), defaultTtl: Number(c.DefaultTTL), maxTtl: Number(c.MaxTTL) };
+  }
+  const managed = MANAGED_CACHE_POLICIES[String(policyId)];
+  if (!managed) throw new Error(`distribution ${logicalId}: the behaviour ${pathPattern} uses cache policy ${JSON.stringify(policyId)}, which the runner does not know`);
+  return { id: String(policyId), name: managed.name, forwarding: managed.forwarding, minTtl: managed.ttl[0], defaultTtl: managed.ttl[1], maxTtl: managed.ttl[2] };
+}
+
+function originRequestPolicyOf(policyId: unknown, pathPattern: string, { template, resolver, logicalId }: Context): EdgeBehaviour['originRequestPolicy'] {
+  const ref = refOf(policyId);
+  if (ref) {
+    const c = template.Resources[ref].Properties!.OriginRequestPolicyConfig as Record<string, any>;
+    return { id: ref, name: String(resolver.resolve(c.Name)), forwarding: forwardingOf({ QueryStringsConfig: c.QueryStringsConfig, HeadersConfig: c.HeadersConfig }) };
+  }
+  const managed = MANAGED_ORIGIN_REQUEST_POLICIES[String(policyId)];
+  if (!managed) throw new Error(`distribution ${logicalId}: the behaviour ${pathPattern} uses origin request policy ${JSON.stringify(policyId)}, which the runner does not know`);
+  return { id: String(policyId), ...managed };
+}
+
+function viewerRequestFunctionOf(raw: Record<string, any>, pathPattern: string, { template, logicalId }: Context): EdgeBehaviour['viewerRequestFunction'] {
+  const association = ((raw.FunctionAssociations ?? []) as Array<{ EventType: string; FunctionARN: unknown }>).find((f) => f.EventType === 'viewer-request');
+  if (!association) return undefined;
+  const fnId = (association.FunctionARN as { 'Fn::GetAtt'?: [string, string] })['Fn::GetAtt']?.[0];
+  if (!fnId || template.Resources[fnId]?.Type !== 'AWS::CloudFront::Function') throw new Error(`distribution ${logicalId}: the behaviour ${pathPattern} names a viewer-request function that is not a CloudFront Function of the template`);
+  return { logicalId: fnId, code: String(template.Resources[fnId].Properties!.FunctionCode) };
+}
+
+function responseHeadersOf(policyId: unknown, { template }: Context): EdgeBehaviour['responseHeaders'] {
+  const ref = refOf(policyId);
+  if (!ref) return undefined;
+  const c = template.Resources[ref].Properties!.ResponseHeadersPolicyConfig as Record<string, any>;
+  const cors = c.CorsConfig;
+  return {
+    ...(cors
+      ? {
+          cors: {
+            allowOrigins: cors.AccessControlAllowOrigins?.Items ?? [],
+            exposeHeaders: cors.AccessControlExposeHeaders?.Items ?? [],
+            allowMethods: cors.AccessControlAllowMethods?.Items ?? [],
+            originOverride: cors.OriginOverride === true,
+          },
+        }
+      : {}),
+    noSniff: c.SecurityHeadersConfig?.ContentTypeOptions !== undefined,
   };
 }
 

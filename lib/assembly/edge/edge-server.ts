@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import vm from 'node:vm';
-import { GetObjectCommand, HeadObjectCommand, NoSuchKey, NotFound, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, HeadObjectCommand, NoSuchKey, NotFound, type S3Client } from '@aws-sdk/client-s3';
 import { encodeForClient, readBody } from '../../local/http-edge';
 import { listenOnLoopback } from '../../local/listen';
 import { exchange } from '../endpoints/iam-endpoint';
@@ -25,10 +25,8 @@ export interface EdgeServerOptions {
   distribution: EdgeDistribution;
   /** http://127.0.0.1:PORT of the local API Gateway (the stage is the origin's path). */
   gatewayOrigin: string;
-  /** The local S3 behind the IAM endpoints, read with its own credentials once IAM has allowed the read. */
-  s3Backend: string;
-  s3Credentials: { accessKeyId: string; secretAccessKey: string };
-  region: string;
+  /** The local S3's administrative client (no IAM): used once IAM has allowed the distribution the read. */
+  s3: S3Client;
   account: string;
   partition: string;
   evaluator: IamEvaluator;
@@ -110,17 +108,16 @@ function normalisedAcceptEncoding(viewer: string | undefined, policy: Forwarding
   return formats.length > 0 ? formats.join(',') : undefined;
 }
 
-export async function startEdgeServer(options: EdgeServerOptions): Promise<EdgeServer> {
-  const { distribution } = options;
-  const functions = new Map<string, ReturnType<typeof compileFunction>>();
-  for (const b of distribution.behaviours) {
-    if (b.viewerRequestFunction && !functions.has(b.viewerRequestFunction.logicalId)) functions.set(b.viewerRequestFunction.logicalId, compileFunction(b.viewerRequestFunction.code));
-  }
-  const s3 = new S3Client({ endpoint: options.s3Backend, region: options.region, credentials: options.s3Credentials, forcePathStyle: true });
-  const gateway = new URL(options.gatewayOrigin);
+interface Answer {
+  status: number;
+  headers: Record<string, string | string[]>;
+  body: Buffer;
+}
 
+export async function startEdgeServer(options: EdgeServerOptions): Promise<EdgeServer> {
+  const edge = new LocalEdge(options);
   const server = http.createServer((req, res) => {
-    void handle(req).then(
+    void edge.handle(req).then(
       (answer) => {
         res.writeHead(answer.status, answer.headers);
         res.end(req.method === 'HEAD' ? undefined : answer.body);
@@ -132,115 +129,99 @@ export async function startEdgeServer(options: EdgeServerOptions): Promise<EdgeS
       },
     );
   });
+  const listening = await listenOnLoopback(server, options.port ?? 0);
+  return { url: listening.url, close: () => listening.close() };
+}
 
-  interface Answer {
-    status: number;
-    headers: Record<string, string | string[]>;
-    body: Buffer;
+/** One request's way through the distribution. */
+class LocalEdge {
+  private readonly functions = new Map<string, ReturnType<typeof compileFunction>>();
+  private readonly gateway: URL;
+
+  constructor(private readonly options: EdgeServerOptions) {
+    for (const b of options.distribution.behaviours) {
+      if (b.viewerRequestFunction && !this.functions.has(b.viewerRequestFunction.logicalId)) this.functions.set(b.viewerRequestFunction.logicalId, compileFunction(b.viewerRequestFunction.code));
+    }
+    this.gateway = new URL(options.gatewayOrigin);
   }
 
-  async function handle(req: http.IncomingMessage): Promise<Answer> {
+  async handle(req: http.IncomingMessage): Promise<Answer> {
     const requestId = randomBytes(21).toString('base64url');
     const url = new URL(req.url ?? '/', 'http://edge.local');
     const method = req.method ?? 'GET';
-    const behaviour = behaviourFor(distribution, url.pathname);
+    const behaviour = behaviourFor(this.options.distribution, url.pathname);
     const edgeHeaders = { via: `1.1 ${requestId.slice(0, 12)}.cloudfront.net (CloudFront)`, 'x-cache': 'Miss from cloudfront', 'x-amz-cf-pop': 'LOCAL', 'x-amz-cf-id': requestId };
-    if (!behaviour.allowedMethods.includes(method)) {
-      return { status: 403, headers: { 'content-type': 'text/plain', ...edgeHeaders }, body: Buffer.from('This distribution is not configured to allow the HTTP request method that was used for this request.') };
-    }
+    const text = (status: number, message: string): Answer => ({ status, headers: { 'content-type': 'text/plain', ...edgeHeaders }, body: Buffer.from(message) });
+    if (!behaviour.allowedMethods.includes(method)) return text(403, 'This distribution is not configured to allow the HTTP request method that was used for this request.');
     const body = await readBody(req, MAX_BODY_BYTES);
-    if (body.kind !== 'body') return { status: 413, headers: { 'content-type': 'text/plain', ...edgeHeaders }, body: Buffer.from('Request body too large for the edge.') };
+    if (body.kind !== 'body') return text(413, 'Request body too large for the edge.');
 
-    // The viewer's request, as a CloudFront Function sees it (headers lower-cased, a repeated one as multiValue).
-    const viewerHeaders: FunctionHeaders = {};
-    for (let i = 0; i < req.rawHeaders.length; i += 2) {
-      const name = req.rawHeaders[i].toLowerCase();
-      const value = req.rawHeaders[i + 1];
-      const existing = viewerHeaders[name];
-      if (existing) existing.multiValue = [...(existing.multiValue ?? [{ value: existing.value }]), { value }];
-      else viewerHeaders[name] = { value };
+    const viewer = this.viewerRequest(req, method, url, behaviour, requestId);
+    if ('statusCode' in viewer) {
+      const bytes = typeof viewer.body === 'string' ? Buffer.from(viewer.body) : viewer.body ? Buffer.from(viewer.body.data, viewer.body.encoding === 'base64' ? 'base64' : 'utf8') : Buffer.alloc(0);
+      return { status: viewer.statusCode, headers: { ...flatten(viewer.headers ?? {}), ...edgeHeaders }, body: bytes };
     }
-    const querystring: FunctionRequest['querystring'] = {};
-    for (const [name, value] of parseQuery(url.search.slice(1))) {
-      const existing = querystring[name];
-      if (existing) existing.multiValue = [...(existing.multiValue ?? [{ value: existing.value }]), { value }];
-      else querystring[name] = { value };
-    }
-    let request: FunctionRequest = { method, uri: url.pathname, querystring, headers: viewerHeaders, cookies: {} };
-    if (behaviour.viewerRequestFunction) {
-      const result = functions.get(behaviour.viewerRequestFunction.logicalId)!({
-        version: '1.0',
-        context: { distributionDomainName: distribution.domainName, distributionId: distribution.id, eventType: 'viewer-request', requestId },
-        viewer: { ip: req.socket.remoteAddress ?? '127.0.0.1' },
-        request,
-      });
-      if ('statusCode' in result) {
-        const responseBody = typeof result.body === 'string' ? Buffer.from(result.body) : result.body ? Buffer.from(result.body.data, result.body.encoding === 'base64' ? 'base64' : 'utf8') : Buffer.alloc(0);
-        return { status: result.statusCode, headers: { ...flatten(result.headers ?? {}), ...edgeHeaders }, body: responseBody };
-      }
-      request = result;
-    }
-
-    const policies = [behaviour.cachePolicy.forwarding, ...(behaviour.originRequestPolicy ? [behaviour.originRequestPolicy.forwarding] : [])];
-    const flat = flatten(request.headers);
-    const query = forwardedQuery(
-      Object.entries(request.querystring).flatMap(([name, v]) => (v.multiValue ?? [{ value: v.value }]).map((m) => [name, m.value] as [string, string])),
-      policies,
-    );
-    const headers: Record<string, string> = {
-      ...forwardedHeaders(flat, policies),
-      'x-forwarded-for': req.socket.remoteAddress ?? '127.0.0.1',
-      via: edgeHeaders.via,
-      'x-amz-cf-id': requestId,
-      'user-agent': flat['user-agent'] && policies.some((p) => p.headers.behavior === 'allExcept' || p.headers.names.includes('user-agent')) ? flat['user-agent'] : 'Amazon CloudFront',
-    };
-    const acceptEncoding = normalisedAcceptEncoding(flat['accept-encoding'], behaviour.cachePolicy.forwarding);
-    if (acceptEncoding) headers['accept-encoding'] = acceptEncoding;
-    if (body.bytes.length > 0 && flat['content-type']) headers['content-type'] = flat['content-type'];
-
-    const answer = behaviour.origin.target.kind === 'bucket' ? await fromBucket(behaviour, request, flat) : await fromApi(behaviour, request.method, request.uri, query, headers, body.bytes);
-    const responseHeaders: Record<string, string | string[]> = { ...answer.headers, ...edgeHeaders };
-    for (const name of Object.keys(responseHeaders)) if (HOP_BY_HOP.has(name)) delete responseHeaders[name];
-    const policy = behaviour.responseHeaders;
-    if (policy?.noSniff) responseHeaders['x-content-type-options'] = 'nosniff';
-    if (policy?.cors && flat.origin && (policy.cors.originOverride || !responseHeaders['access-control-allow-origin'])) {
-      responseHeaders['access-control-allow-origin'] = policy.cors.allowOrigins.includes('*') ? '*' : flat.origin;
-      if (policy.cors.exposeHeaders.length > 0) responseHeaders['access-control-expose-headers'] = policy.cors.exposeHeaders.join(',');
-    }
-    const type = String(responseHeaders['content-type'] ?? '').toLowerCase();
-    const formats = [behaviour.cachePolicy.forwarding.acceptEncoding.brotli ? 'br' : '', behaviour.cachePolicy.forwarding.acceptEncoding.gzip ? 'gzip' : ''].filter(Boolean) as Array<'br' | 'gzip'>;
-    if (behaviour.compress && formats.length > 0 && COMPRESSIBLE.test(type) && answer.body.length <= 10_000_000) {
-      const stringHeaders = Object.fromEntries(Object.entries(responseHeaders).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : v]));
-      const encoded = await encodeForClient(flat['accept-encoding'], stringHeaders, answer.body, { minBytes: COMPRESSION_MIN_BYTES, encodings: formats });
-      if (encoded.body !== answer.body) {
-        encoded.headers['content-length'] = String(encoded.body.length);
-        return { status: answer.status, headers: encoded.headers, body: encoded.body };
-      }
-    }
-    return { status: answer.status, headers: responseHeaders, body: answer.body };
+    const flat = flatten(viewer.headers);
+    const answer =
+      behaviour.origin.target.kind === 'bucket'
+        ? await this.fromBucket(behaviour, viewer, flat)
+        : await this.fromApi(behaviour, viewer, this.originHeaders(behaviour, flat, req, edgeHeaders.via, requestId, body.bytes), body.bytes);
+    return this.toViewer(behaviour, answer, flat, edgeHeaders);
   }
 
-  async function fromApi(behaviour: EdgeBehaviour, method: string, uri: string, query: Array<[string, string]>, headers: Record<string, string>, body: Buffer): Promise<Answer> {
-    const search = query.map(([k, v]) => (v === '' ? k : `${k}=${v}`)).join('&');
-    const target = `${behaviour.origin.originPath}${uri}${search ? `?${search}` : ''}`;
-    const out = await exchange(gateway, method, target, { ...headers, host: gateway.host, 'content-length': String(body.length) }, body);
+  /** The viewer's request as a CloudFront Function sees it (headers lower-cased, a repeated one as multiValue), after the behaviour's viewer-request function. */
+  private viewerRequest(req: http.IncomingMessage, method: string, url: URL, behaviour: EdgeBehaviour, requestId: string): FunctionRequest | FunctionResponse {
+    const headers: FunctionHeaders = {};
+    for (let i = 0; i < req.rawHeaders.length; i += 2) addValue(headers, req.rawHeaders[i].toLowerCase(), req.rawHeaders[i + 1]);
+    const querystring: FunctionRequest['querystring'] = {};
+    for (const [name, value] of parseQuery(url.search.slice(1))) addValue(querystring, name, value);
+    const request: FunctionRequest = { method, uri: url.pathname, querystring, headers, cookies: {} };
+    if (!behaviour.viewerRequestFunction) return request;
+    const { distribution } = this.options;
+    return this.functions.get(behaviour.viewerRequestFunction.logicalId)!({
+      version: '1.0',
+      context: { distributionDomainName: distribution.domainName, distributionId: distribution.id, eventType: 'viewer-request', requestId },
+      viewer: { ip: req.socket.remoteAddress ?? '127.0.0.1' },
+      request,
+    });
+  }
+
+  /** What CloudFront sends the origin: the forwarded headers, its own, the normalised Accept-Encoding. */
+  private originHeaders(behaviour: EdgeBehaviour, viewer: Record<string, string>, req: http.IncomingMessage, via: string, requestId: string, body: Buffer): Record<string, string> {
+    const policies = forwardingOf(behaviour);
+    const headers: Record<string, string> = {
+      ...forwardedHeaders(viewer, policies),
+      'x-forwarded-for': req.socket.remoteAddress ?? '127.0.0.1',
+      via,
+      'x-amz-cf-id': requestId,
+      'user-agent': viewer['user-agent'] && policies.some((p) => p.headers.behavior === 'allExcept' || p.headers.names.includes('user-agent')) ? viewer['user-agent'] : 'Amazon CloudFront',
+    };
+    const acceptEncoding = normalisedAcceptEncoding(viewer['accept-encoding'], behaviour.cachePolicy.forwarding);
+    if (acceptEncoding) headers['accept-encoding'] = acceptEncoding;
+    if (body.length > 0 && viewer['content-type']) headers['content-type'] = viewer['content-type'];
+    return headers;
+  }
+
+  private async fromApi(behaviour: EdgeBehaviour, request: FunctionRequest, headers: Record<string, string>, body: Buffer): Promise<Answer> {
+    const pairs = Object.entries(request.querystring).flatMap(([name, v]) => (v.multiValue ?? [{ value: v.value }]).map((m) => [name, m.value] as [string, string]));
+    const search = forwardedQuery(pairs, forwardingOf(behaviour))
+      .map(([k, v]) => (v === '' ? k : `${k}=${v}`))
+      .join('&');
+    const target = `${behaviour.origin.originPath}${request.uri}${search ? `?${search}` : ''}`;
+    const out = await exchange(this.gateway, request.method, target, { ...headers, host: this.gateway.host, 'content-length': String(body.length) }, body);
     return { status: out.status, headers: out.headers, body: out.body };
   }
 
-  async function fromBucket(behaviour: EdgeBehaviour, request: FunctionRequest, viewer: Record<string, string>): Promise<Answer> {
+  private async fromBucket(behaviour: EdgeBehaviour, request: FunctionRequest, viewer: Record<string, string>): Promise<Answer> {
     const target = behaviour.origin.target;
     if (target.kind !== 'bucket') throw new Error('not a bucket origin');
+    const { evaluator, partition, account, distribution, s3, log } = this.options;
     const key = decoded(`${behaviour.origin.originPath}${request.uri}`).replace(/^\//, '');
     const principal = { kind: 'service' as const, service: 'cloudfront.amazonaws.com' };
-    const context = { 'aws:SourceArn': distribution.arn, 'aws:SourceAccount': options.account };
-    const s3Error = (status: number, code: string, message: string): Answer => ({
-      status,
-      headers: { 'content-type': 'application/xml' },
-      body: Buffer.from(`<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${message}</Message></Error>`),
-    });
-    const read = await options.evaluator.decide(principal, { action: 's3:GetObject', resource: `arn:${options.partition}:s3:::${target.bucketName}/${key}`, context });
+    const context = { 'aws:SourceArn': distribution.arn, 'aws:SourceAccount': account };
+    const read = await evaluator.decide(principal, { action: 's3:GetObject', resource: `arn:${partition}:s3:::${target.bucketName}/${key}`, context });
     if (!read.allowed || !target.originAccessControl) {
-      options.log(`CloudFront  ${target.bucketName}/${key}: AccessDenied (${read.message})`);
+      log(`CloudFront  ${target.bucketName}/${key}: AccessDenied (${read.message})`);
       return s3Error(403, 'AccessDenied', 'Access Denied');
     }
     try {
@@ -254,25 +235,51 @@ export async function startEdgeServer(options: EdgeServerOptions): Promise<EdgeS
         ...(etag ? { etag } : {}),
         ...(object.LastModified ? { 'last-modified': object.LastModified.toUTCString() } : {}),
       };
-      if (etag && viewer['if-none-match'] && viewer['if-none-match'].split(',').map((t) => t.trim()).includes(etag)) return { status: 304, headers, body: Buffer.alloc(0) };
+      if (etag && viewer['if-none-match']?.split(',').map((t) => t.trim()).includes(etag)) return { status: 304, headers, body: Buffer.alloc(0) };
       const bytes = 'Body' in object && object.Body ? Buffer.from(await object.Body.transformToByteArray()) : Buffer.alloc(0);
-      return { status: 200, headers: { ...headers, 'content-length': String(request.method === 'HEAD' ? object.ContentLength ?? 0 : bytes.length) }, body: bytes };
+      return { status: 200, headers: { ...headers, 'content-length': String(request.method === 'HEAD' ? (object.ContentLength ?? 0) : bytes.length) }, body: bytes };
     } catch (error) {
       if (!(error instanceof NoSuchKey || error instanceof NotFound)) throw error;
       // S3 tells a missing key from a forbidden one only to a reader that may list the bucket.
-      const list = await options.evaluator.decide(principal, { action: 's3:ListBucket', resource: `arn:${options.partition}:s3:::${target.bucketName}`, context });
+      const list = await evaluator.decide(principal, { action: 's3:ListBucket', resource: `arn:${partition}:s3:::${target.bucketName}`, context });
       return list.allowed ? s3Error(404, 'NoSuchKey', 'The specified key does not exist.') : s3Error(403, 'AccessDenied', 'Access Denied');
     }
   }
 
-  const listening = await listenOnLoopback(server, options.port ?? 0);
-  return {
-    url: listening.url,
-    close: async () => {
-      await listening.close();
-      s3.destroy();
-    },
-  };
+  /** The origin's answer as the viewer gets it: CloudFront's headers, the response headers policy's, compressed as the behaviour says. */
+  private async toViewer(behaviour: EdgeBehaviour, answer: Answer, viewer: Record<string, string>, edgeHeaders: Record<string, string>): Promise<Answer> {
+    const headers: Record<string, string | string[]> = { ...answer.headers, ...edgeHeaders };
+    for (const name of Object.keys(headers)) if (HOP_BY_HOP.has(name)) delete headers[name];
+    const policy = behaviour.responseHeaders;
+    if (policy?.noSniff) headers['x-content-type-options'] = 'nosniff';
+    if (policy?.cors && viewer.origin && (policy.cors.originOverride || !headers['access-control-allow-origin'])) {
+      headers['access-control-allow-origin'] = policy.cors.allowOrigins.includes('*') ? '*' : viewer.origin;
+      if (policy.cors.exposeHeaders.length > 0) headers['access-control-expose-headers'] = policy.cors.exposeHeaders.join(',');
+    }
+    const { acceptEncoding } = behaviour.cachePolicy.forwarding;
+    const formats = [acceptEncoding.brotli ? 'br' : '', acceptEncoding.gzip ? 'gzip' : ''].filter(Boolean) as Array<'br' | 'gzip'>;
+    const compressible = COMPRESSIBLE.test(String(headers['content-type'] ?? '').toLowerCase()) && answer.body.length <= 10_000_000;
+    if (!behaviour.compress || formats.length === 0 || !compressible) return { status: answer.status, headers, body: answer.body };
+    const single = Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(', ') : v]));
+    const encoded = await encodeForClient(viewer['accept-encoding'], single, answer.body, { minBytes: COMPRESSION_MIN_BYTES, encodings: formats });
+    if (encoded.body === answer.body) return { status: answer.status, headers, body: answer.body };
+    return { status: answer.status, headers: { ...encoded.headers, 'content-length': String(encoded.body.length) }, body: encoded.body };
+  }
+}
+
+/** The behaviour's cache key and origin request policy: what it forwards, together. */
+const forwardingOf = (behaviour: EdgeBehaviour): Forwarding[] => [behaviour.cachePolicy.forwarding, ...(behaviour.originRequestPolicy ? [behaviour.originRequestPolicy.forwarding] : [])];
+
+/** One more value of a header or query parameter, as CloudFront Functions see them (a repeated one as multiValue). */
+function addValue(into: Record<string, { value: string; multiValue?: Array<{ value: string }> }>, name: string, value: string): void {
+  const existing = into[name];
+  if (existing) existing.multiValue = [...(existing.multiValue ?? [{ value: existing.value }]), { value }];
+  else into[name] = { value };
+}
+
+/** S3's XML error answer. */
+function s3Error(status: number, code: string, message: string): Answer {
+  return { status, headers: { 'content-type': 'application/xml' }, body: Buffer.from(`<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${message}</Message></Error>`) };
 }
 
 /** A CloudFront Function's headers as one value each (a repeated header joined with commas). */

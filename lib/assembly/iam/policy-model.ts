@@ -29,22 +29,14 @@ export interface PolicyModel {
 
 const asArray = <T>(value: T | T[] | undefined): T[] => (value === undefined ? [] : Array.isArray(value) ? value : [value]);
 
-export function policyModel(template: CfnTemplate, resolver: IntrinsicResolver): PolicyModel {
+/** Resolves a value of the template, or notes why it cannot (a problem) and gives undefined. */
+type Resolve = <T>(what: string, value: unknown) => T | undefined;
+
+/** Each role with its inline policies, by ARN and by logical id (the policies attached to it are added after). */
+function readRoles(template: CfnTemplate, resolver: IntrinsicResolver, resolve: Resolve): { roles: Map<string, RolePolicies>; byLogicalId: Map<string, RolePolicies> } {
   const roles = new Map<string, RolePolicies>();
   const byLogicalId = new Map<string, RolePolicies>();
-  const resourcePolicies = new Map<string, PolicyDocument>();
-  const problems: string[] = [];
-  const resolve = <T>(what: string, value: unknown): T | undefined => {
-    try {
-      return resolver.resolve(value) as T;
-    } catch (error) {
-      problems.push(`${what}: ${(error as Error).message}`);
-      return undefined;
-    }
-  };
-
-  const resources = Object.entries(template.Resources);
-  for (const [id, resource] of resources) {
+  for (const [id, resource] of Object.entries(template.Resources)) {
     if (resource.Type !== 'AWS::IAM::Role') continue;
     const props = resource.Properties ?? {};
     const arn = resolver.getAtt(id, 'Arn');
@@ -57,13 +49,29 @@ export function policyModel(template: CfnTemplate, resolver: IntrinsicResolver):
     // here; they are resolved only so that one naming something unknown locally is reported.
     for (const managed of asArray<unknown>(props.ManagedPolicyArns)) {
       const ref = (managed as { Ref?: string })?.Ref;
-      if (ref && template.Resources[ref]?.Type === 'AWS::IAM::ManagedPolicy') continue; // attached below, from the policy itself
+      if (ref && template.Resources[ref]?.Type === 'AWS::IAM::ManagedPolicy') continue; // attached by policyModel, from the policy itself
       resolve<string>(`${id} managed policy`, managed);
     }
     roles.set(arn, role);
     byLogicalId.set(id, role);
   }
+  return { roles, byLogicalId };
+}
 
+export function policyModel(template: CfnTemplate, resolver: IntrinsicResolver): PolicyModel {
+  const resourcePolicies = new Map<string, PolicyDocument>();
+  const problems: string[] = [];
+  const resolve: Resolve = <T>(what: string, value: unknown): T | undefined => {
+    try {
+      return resolver.resolve(value) as T;
+    } catch (error) {
+      problems.push(`${what}: ${(error as Error).message}`);
+      return undefined;
+    }
+  };
+
+  const { roles, byLogicalId } = readRoles(template, resolver, resolve);
+  const resources = Object.entries(template.Resources);
   const rolesNamed = (value: unknown): RolePolicies[] =>
     asArray<any>(value).flatMap((r) => {
       const role = typeof r?.Ref === 'string' ? byLogicalId.get(r.Ref) : [...roles.values()].find((x) => x.name === resolve<string>('role name', r));

@@ -38,7 +38,7 @@ async function loadHandler(): Promise<Handler> {
   let module: Record<string, unknown> | undefined;
   for (const extension of ['.js', '.cjs', '.mjs']) {
     try {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      // biome-ignore lint/style/noCommonJs: Lambda's Node.js runtime loads a .js or .cjs handler with require (a bundle is CommonJS), an .mjs one with import.
       module = extension === '.mjs' ? await import(pathToFileURL(file + extension).href) : require(file + extension);
       break;
     } catch (error) {

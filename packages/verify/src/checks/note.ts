@@ -108,7 +108,6 @@ export interface Note {
 export function checkNoteText(text: string): void {
   if (text.length === 0 || !text.endsWith('\n')) throw new NoteError('the note text must end with a newline');
   if (!isWellFormedText(text)) throw new NoteError('the note text is not well-formed Unicode');
-  // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u0009\u000b-\u001f\u007f]/.test(text)) throw new NoteError('the note text contains control characters');
 }
 

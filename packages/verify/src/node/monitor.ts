@@ -160,9 +160,11 @@ export async function runMonitor(options: MonitorOptions): Promise<MonitorReport
   const resumed = tree.size - M;
   if (resumed > 0) checks.push(`resumed after ${tree.size} entries verified by an interrupted run`);
 
+  // Where the entries verified before end: a rewrite is looked for below it.
+  const from = tree.size;
+  const fork = () => locateFork(options.fetch, tree, from, N, checkpoint.rootHash);
   try {
     // 3. Entries, bundle by bundle: each entry hashes to its level-0 tile; entries seen before are unchanged; new ones extend the tree.
-    const from = tree.size;
     const firstBundle = entriesStart(from) / TILE_WIDTH;
     const lastBundle = Math.ceil(N / TILE_WIDTH);
     const parallel = options.parallel ?? 8;
@@ -179,41 +181,7 @@ export async function runMonitor(options: MonitorOptions): Promise<MonitorReport
         }),
       );
       const added: Buffer[] = [];
-      for (const { index, width, bundlePath, level0Path, bundle, level0 } of fetched) {
-        let entries: Buffer[];
-        let hashes: Buffer[];
-        try {
-          entries = decodeEntryBundle(bundle);
-        } catch (error) {
-          throw new Found({ kind: 'tampered-entry', path: bundlePath, index: index * TILE_WIDTH, detail: `${bundlePath} is not an entry bundle: ${(error as TileError).message}` });
-        }
-        if (entries.length !== width) throw new Found({ kind: 'tampered-entry', path: bundlePath, index: index * TILE_WIDTH + Math.min(entries.length, width), detail: `${bundlePath} holds ${entries.length} entries, not ${width}` });
-        try {
-          hashes = tileHashes(level0);
-        } catch (error) {
-          throw new Found({ kind: 'tampered-tile', path: level0Path, index: index * TILE_WIDTH, detail: `${level0Path}: ${(error as TileError).message}` });
-        }
-        if (hashes.length !== width) throw new Found({ kind: 'tampered-tile', path: level0Path, index: index * TILE_WIDTH, detail: `${level0Path} holds ${hashes.length} hashes, not ${width}` });
-        for (let i = 0; i < width; i++) {
-          const at = index * TILE_WIDTH + i;
-          const hash = leafHash(entries[i]);
-          if (!hash.equals(hashes[i])) {
-            throw new Found({
-              kind: 'tampered-entry',
-              path: bundlePath,
-              index: at,
-              detail: `entry ${at} (number ${i} of ${bundlePath}) hashes to ${hex(hash)}…, but hash ${i} of ${level0Path} is ${hex(hashes[i])}…`,
-            });
-          }
-          if (at < tree.size) {
-            // History was rewritten; report where it starts, which may be in a bundle not read again.
-            if (!hash.equals(tree.leaf(at))) await locateFork(options.fetch, tree, from, N, checkpoint.rootHash);
-          } else {
-            tree.append(hash);
-            added.push(hash);
-          }
-        }
-      }
+      for (const bundle of fetched) added.push(...(await verifyBundle(bundle, tree, fork)));
       if (added.length > 0) await options.onLeaves?.(added);
       verified += added.length;
       options.onProgress?.(tree.size - from, N - from);
@@ -221,26 +189,11 @@ export async function runMonitor(options: MonitorOptions): Promise<MonitorReport
     checks.push(`entries: ${verified} new entries hash to their level-0 tiles${from > 0 ? `; the ${from - entriesStart(from)} entries before them in the first bundle are unchanged` : ''}`);
 
     // 4. Every higher tile the growth made (from the size last verified) holds the hashes computed from the entries.
-    const higher = tilesAddedBetween(M, N).filter((t): t is TileCoordinate & { level: number } => t.level !== 'entries' && t.level > 0);
-    for (const tile of higher) {
-      const path = tilePath(tile);
-      const served = await fetchRequired(path);
-      const expected = hashTileBytes(tree, tile);
-      if (!served.equals(expected)) {
-        let position = 0;
-        while (position * HASH_SIZE < expected.length && served.subarray(position * HASH_SIZE, (position + 1) * HASH_SIZE).equals(expected.subarray(position * HASH_SIZE, (position + 1) * HASH_SIZE))) position++;
-        throw new Found({
-          kind: 'tampered-tile',
-          path,
-          index: (tile.index * TILE_WIDTH + position) * TILE_WIDTH ** tile.level,
-          detail: `${path}: hash ${position} differs from the hash of its ${TILE_WIDTH ** tile.level} entries${served.length !== expected.length ? ` (and it has ${served.length} bytes, not ${expected.length})` : ''}`,
-        });
-      }
-    }
-    checks.push(`tiles: ${higher.length} tiles above level 0 match the hashes computed from the entries`);
+    const higher = await verifyHigherTiles(fetchRequired, tree, M, N);
+    checks.push(`tiles: ${higher} tiles above level 0 match the hashes computed from the entries`);
 
     // 5. The root: the tree extends the one verified before, so a matching root is consistency too.
-    if (!tree.root().equals(checkpoint.rootHash)) await locateFork(options.fetch, tree, from, N, checkpoint.rootHash);
+    if (!tree.root().equals(checkpoint.rootHash)) await fork();
     checks.push(M > 0 ? `consistent: the tree of ${N} entries extends the ${M} verified before and has the checkpoint's root` : `root: the ${N} entries produce the checkpoint's root`);
   } catch (error) {
     if (error instanceof Found) return report(error.problem, base);
@@ -251,6 +204,79 @@ export async function runMonitor(options: MonitorOptions): Promise<MonitorReport
     newEntries: N - M - resumed,
     state: { format: MONITOR_STATE_FORMAT, origin: checkpoint.origin, treeSize: N, rootHash: encodeBase64(checkpoint.rootHash), checkpoint: note },
   });
+}
+
+/** One bundle of entries as fetched, with its level-0 tile. */
+interface FetchedBundle {
+  index: number;
+  width: number;
+  bundlePath: string;
+  level0Path: string;
+  bundle: Buffer;
+  level0: Buffer;
+}
+
+/**
+ * Each entry of a bundle hashes to its level-0 tile; an entry seen before is unchanged (else
+ * `fork` locates the rewrite); the new ones extend the tree. Gives the leaves it added.
+ */
+async function verifyBundle({ index, width, bundlePath, level0Path, bundle, level0 }: FetchedBundle, tree: MerkleTree, fork: () => Promise<never>): Promise<Buffer[]> {
+  const added: Buffer[] = [];
+  let entries: Buffer[];
+  let hashes: Buffer[];
+  try {
+    entries = decodeEntryBundle(bundle);
+  } catch (error) {
+    throw new Found({ kind: 'tampered-entry', path: bundlePath, index: index * TILE_WIDTH, detail: `${bundlePath} is not an entry bundle: ${(error as TileError).message}` });
+  }
+  if (entries.length !== width) throw new Found({ kind: 'tampered-entry', path: bundlePath, index: index * TILE_WIDTH + Math.min(entries.length, width), detail: `${bundlePath} holds ${entries.length} entries, not ${width}` });
+  try {
+    hashes = tileHashes(level0);
+  } catch (error) {
+    throw new Found({ kind: 'tampered-tile', path: level0Path, index: index * TILE_WIDTH, detail: `${level0Path}: ${(error as TileError).message}` });
+  }
+  if (hashes.length !== width) throw new Found({ kind: 'tampered-tile', path: level0Path, index: index * TILE_WIDTH, detail: `${level0Path} holds ${hashes.length} hashes, not ${width}` });
+  for (let i = 0; i < width; i++) {
+    const at = index * TILE_WIDTH + i;
+    const hash = leafHash(entries[i]);
+    if (!hash.equals(hashes[i])) {
+      throw new Found({
+        kind: 'tampered-entry',
+        path: bundlePath,
+        index: at,
+        detail: `entry ${at} (number ${i} of ${bundlePath}) hashes to ${hex(hash)}…, but hash ${i} of ${level0Path} is ${hex(hashes[i])}…`,
+      });
+    }
+    if (at < tree.size) {
+      // History was rewritten; report where it starts, which may be in a bundle not read again.
+      if (!hash.equals(tree.leaf(at))) await fork();
+    } else {
+      tree.append(hash);
+      added.push(hash);
+    }
+  }
+  return added;
+}
+
+/** Every tile above level 0 the growth from M to N entries made holds the hashes computed from the entries; gives how many there were. */
+async function verifyHigherTiles(fetchRequired: (path: string) => Promise<Buffer>, tree: MerkleTree, M: number, N: number): Promise<number> {
+  const higher = tilesAddedBetween(M, N).filter((t): t is TileCoordinate & { level: number } => t.level !== 'entries' && t.level > 0);
+  for (const tile of higher) {
+    const path = tilePath(tile);
+    const served = await fetchRequired(path);
+    const expected = hashTileBytes(tree, tile);
+    if (!served.equals(expected)) {
+      let position = 0;
+      while (position * HASH_SIZE < expected.length && served.subarray(position * HASH_SIZE, (position + 1) * HASH_SIZE).equals(expected.subarray(position * HASH_SIZE, (position + 1) * HASH_SIZE))) position++;
+      throw new Found({
+        kind: 'tampered-tile',
+        path,
+        index: (tile.index * TILE_WIDTH + position) * TILE_WIDTH ** tile.level,
+        detail: `${path}: hash ${position} differs from the hash of its ${TILE_WIDTH ** tile.level} entries${served.length !== expected.length ? ` (and it has ${served.length} bytes, not ${expected.length})` : ''}`,
+      });
+    }
+  }
+  return higher.length;
 }
 
 /**

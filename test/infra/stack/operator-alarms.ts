@@ -1,9 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
-import { operations } from '../../functions/contract/operations';
-import { lambdaOperations } from '../../lib/stack/operation-functions';
-import { logicalIdOf, synthesize, type CfnResourceJson } from './support';
+import { logicalIdOf, synthesize, type CfnResourceJson } from '../support';
+import { deadLettersId, json, lambdaOps, sequencerId, stack, synthesized, tableId } from './template';
 
 /**
  * The operator's alarms (lib/stack/operator-alarms.ts, docs/deploy.md#operating): each alarm's
@@ -11,24 +10,12 @@ import { logicalIdOf, synthesize, type CfnResourceJson } from './support';
  * the topic each context setting gives; the dashboard. Expected values are written out here, not
  * taken from the construct's constants, so a changed figure fails until the docs and this file agree.
  */
-const lambdaOps = lambdaOperations(operations);
-const { stack, json } = synthesize();
 const resources = json.Resources;
 const ofType = (r: Record<string, CfnResourceJson>, type: string) => Object.entries(r).filter(([, v]) => v.Type === type);
 
-const tableId = logicalIdOf(stack, stack.records.table);
-const sequencerId = logicalIdOf(stack, stack.sequencer.function);
-const deadLettersId = logicalIdOf(stack, stack.sequencer.deadLetterQueue);
 const apiId = logicalIdOf(stack, stack.publicApi.api);
 const stageId = logicalIdOf(stack, stack.publicApi.api.deploymentStage);
 
-/** One synth per context, shared by the tests that read it. */
-const synths = new Map<string, ReturnType<typeof synthesize>>();
-const synthesized = (context: Record<string, unknown>) => {
-  const key = JSON.stringify(context);
-  if (!synths.has(key)) synths.set(key, synthesize(context));
-  return synths.get(key)!;
-};
 const WITH_EMAIL = { alarmEmail: 'operators@example.org' };
 const WITH_TOPIC = { alarmTopicArn: 'arn:aws:sns:eu-central-1:111122223333:operations-alarms' };
 
@@ -144,7 +131,7 @@ describe('the alarms', () => {
     expect(resources[stageId].Properties.StageName).toBe(metric.dimensions.Stage);
     expect(ruleOf(alarm)).toEqual({ threshold: 0.05, comparison: 'GreaterThanThreshold', evaluationPeriods: 3, datapointsToAlarm: 2, treatMissingData: 'notBreaching' });
     // Another stage name reaches the alarm.
-    const other = synthesize({ stageName: 'v2' }).json.Resources;
+    const other = synthesized({ stageName: 'v2' }).json.Resources;
     const otherAlarm = Object.values(other).find((r) => r.Properties.AlarmName === 'PublicTrustVerificationService-Api-Fault-Rate-Critical')!;
     expect(metricOf(otherAlarm.Properties).dimensions.Stage).toBe('v2');
   });
@@ -256,7 +243,7 @@ describe('the alarm topic, by context', () => {
     expect(() => synthesize({ alarmTopicArn: 'arn:aws:sns:eu-central-1:111122223333:ops', alarmEmail: 'operators@example.org' })).toThrow(/context 'alarmEmail'.*alarmTopicArn/);
   });
 
-  test.each([WITH_EMAIL, WITH_TOPIC])('cdk-nag finds nothing with %j (the default is checked in stack.test.ts)', (context) => {
+  test.each([WITH_EMAIL, WITH_TOPIC])('cdk-nag finds nothing with %j (the default is checked with the acknowledgements, nag-acknowledgements.ts)', (context) => {
     expect(() => synthesized(context).app.synth({ force: true })).not.toThrow();
   });
 });
@@ -313,7 +300,7 @@ describe('the dashboard', () => {
 });
 
 test('docs/deploy.md has the section the alarms point at, naming every alarm', () => {
-  const deploy = readFileSync(path.join(__dirname, '../../docs/deploy.md'), 'utf8');
+  const deploy = readFileSync(path.join(__dirname, '../../../docs/deploy.md'), 'utf8');
   expect(deploy).toMatch(/^## Operating$/m);
   const start = deploy.indexOf('## Operating');
   const operating = deploy.slice(start, deploy.indexOf('\n## ', start + 1));

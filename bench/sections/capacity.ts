@@ -1,0 +1,389 @@
+/**
+ * capacity (docs/capacity.md): what the write path and the main reads cost DynamoDB, partition by
+ * partition, under DynamoDB's documented sizing rules, and how the sequencer and the receivers
+ * bear a round trip to AWS.
+ *
+ * The deployed bundles run as Lambda runs them (bench/lib/capacity/functions.ts), reaching dynalite,
+ * s3rver and the KMS stand-in only through the accounting proxy (bench/lib/capacity/aws-proxy.ts),
+ * which prices every DynamoDB request they make by the items it really read and wrote, per
+ * partition key. The records are loaded with `npm run load`. Then:
+ *   1. the mix: E deliveries over R objects and a few hot references (BENCH_CAPACITY_EVENTS,
+ *      BENCH_CAPACITY_REFERENCES, BENCH_CAPACITY_HOT_SHARE; default 1,000 over 1,000, a quarter to
+ *      three hot references), sent to the receivers' functions, then integrated by the sequencer's
+ *      function (scheduled runs until nothing waits): units per event by key class, the hottest
+ *      key of each, and the ingest rate at which that key reaches a partition's limit;
+ *   2. the main reads of the busiest reference, one at a time: their read units;
+ *   3. throughput with a fixed delay on every AWS call (0 and 5 ms, accounting off): the receivers
+ *      alone, the sequencer alone, and both at once (ingest end to end), on mixes of their own;
+ *   4. every priced request compared with the ConsumedCapacity dynalite reports for it.
+ */
+import os from 'node:os';
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { DEV_INGRESS_SECRETS_FILE } from '../../lib/local/service';
+import { demoDocument } from '../../fixtures/demo';
+import { devSecrets, signedHeaders } from '../../lib/ingress/emit';
+import type { AccountingSnapshot } from '../lib/capacity/aws-proxy';
+import { apiEvent, drainSequencer, scheduledEvent, startDeployedFunction, startSequencer, type SequencerSummary } from '../lib/capacity/functions';
+import { HOT_REFERENCES, MixState, mixRecords, type Delivery } from '../lib/capacity/mix';
+import { BUSY_REFERENCE, operation, READ_ROUTES } from '../lib/capacity/routes';
+import { startBenchAws, type BenchAws } from '../lib/capacity/stand-ins';
+import { keyClass, PARTITION_READ_UNITS_PER_SECOND, PARTITION_WRITE_UNITS_PER_SECOND } from '../lib/capacity/units';
+import type { FunctionProcess, Invocation } from '../lib/lambda-process';
+import { round } from '../lib/stats';
+import type { BenchContext, BenchRow, BenchSection } from '../lib/types';
+
+const EVENTS = Number(process.env.BENCH_CAPACITY_EVENTS ?? 1000);
+const REFERENCES = Number(process.env.BENCH_CAPACITY_REFERENCES ?? 1000);
+const HOT_SHARE = Number(process.env.BENCH_CAPACITY_HOT_SHARE ?? 0.25);
+/** Deliveries of each timed mix (per delay and mode). */
+const TIMED_EVENTS = Number(process.env.BENCH_CAPACITY_TIMED_EVENTS ?? 100);
+/** Rounds of timed mixes per delay, in alternating order. */
+const ROUNDS = Number(process.env.BENCH_CAPACITY_ROUNDS ?? 2);
+const DELAYS_MS = [0, 5];
+/** Deliveries in flight at once: one per receiver execution environment. */
+const RECEIVERS = 4;
+const SEED = 29;
+
+export interface ReceiverPool {
+  deliver(d: Delivery): Promise<Invocation<APIGatewayProxyResult>>;
+  close(): Promise<void>;
+}
+
+/** RECEIVERS execution environments of the lifecycle receiver and one of the webhook receiver, each delivery signed as its source signs it. */
+export async function startReceivers(root: string, aws: BenchAws, count = RECEIVERS): Promise<ReceiverPool> {
+  const lifecycle = operation('receiveLifecycleEvent');
+  const webhook = operation('receiveSourceWebhook');
+  const pools: Record<string, FunctionProcess[]> = { lifecycle: [], webhook: [] };
+  // The webhook receiver gets a tenth of the mix (a commercial proof's snapshots): one environment.
+  for (let i = 0; i < count; i++) pools.lifecycle.push(await startDeployedFunction(root, aws, lifecycle.integration.entry, 'ingress-write', `ReceiveLifecycle${i}`));
+  pools.webhook.push(await startDeployedFunction(root, aws, webhook.integration.entry, 'ingress-write', 'ReceiveWebhook'));
+  const secrets = devSecrets(DEV_INGRESS_SECRETS_FILE);
+  let next = 0;
+  return {
+    deliver: (d) => {
+      const headers = { 'content-type': 'application/cloudevents+json', ...signedHeaders(d.body, [secrets[d.sourceId]]) };
+      const isLifecycle = d.path === lifecycle.path;
+      const event = apiEvent('POST', isLifecycle ? lifecycle.path : webhook.path, d.path, { pathParameters: isLifecycle ? null : { sourceId: d.sourceId }, headers, body: d.body });
+      const pool = isLifecycle ? pools.lifecycle : pools.webhook;
+      return pool[next++ % pool.length].invoke<APIGatewayProxyResult>(event);
+    },
+    close: async () => {
+      for (const fn of [...pools.lifecycle, ...pools.webhook]) await fn.close();
+    },
+  };
+}
+
+/** Sends every delivery, `concurrency` at a time; each must be accepted (202). */
+export async function sendAll(receivers: ReceiverPool, deliveries: readonly Delivery[], concurrency = RECEIVERS): Promise<Invocation<APIGatewayProxyResult>[]> {
+  const out: Invocation<APIGatewayProxyResult>[] = [];
+  let next = 0;
+  const worker = async () => {
+    while (next < deliveries.length) {
+      const d = deliveries[next++];
+      const answer = await receivers.deliver(d);
+      if (answer.error || answer.result.statusCode !== 202) throw new Error(`a ${d.type} delivery for ${d.reference} answered ${answer.result?.statusCode ?? answer.error}: ${answer.result?.body ?? ''}`);
+      out.push(answer);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return out;
+}
+
+const sumRuns = (runs: Invocation<SequencerSummary>[]) =>
+  runs.reduce((n, r) => ({ batches: n.batches + r.result.batches, deliveries: n.deliveries + r.result.deliveries, sequenced: n.sequenced + r.result.sequenced, setAside: n.setAside + r.result.setAside }), { batches: 0, deliveries: 0, sequenced: 0, setAside: 0 });
+
+interface ClassFigures {
+  name: string;
+  read: number;
+  write: number;
+  hottestRead: { key: string; units: number };
+  hottestWrite: { key: string; units: number };
+  keys: number;
+}
+
+/** Units by key class: a table partition's class is its key's leading characters (R#, P#, L#); an index's partitions form a class of their own. */
+export function classFigures(snapshot: AccountingSnapshot): ClassFigures[] {
+  const classes = new Map<string, ClassFigures>();
+  for (const p of snapshot.partitions) {
+    const name = p.index ? `index ${p.index}` : keyClass(p.partitionKey);
+    const c = classes.get(name) ?? { name, read: 0, write: 0, hottestRead: { key: '', units: 0 }, hottestWrite: { key: '', units: 0 }, keys: 0 };
+    c.read += p.readUnits;
+    c.write += p.writeUnits;
+    c.keys++;
+    if (p.readUnits > c.hottestRead.units) c.hottestRead = { key: p.partitionKey, units: p.readUnits };
+    if (p.writeUnits > c.hottestWrite.units) c.hottestWrite = { key: p.partitionKey, units: p.writeUnits };
+    classes.set(name, c);
+  }
+  return [...classes.values()].sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/**
+ * The ingest rate (events/s) at which the hottest key of a class reaches a partition's limit, if
+ * events keep arriving in the mix's proportions: each key's units grow with the event rate.
+ */
+export function ingestCeiling(c: Pick<ClassFigures, 'hottestRead' | 'hottestWrite'>, events: number): { eventsPerSecond: number; bound: 'write' | 'read' } {
+  const byWrite = c.hottestWrite.units > 0 ? PARTITION_WRITE_UNITS_PER_SECOND / (c.hottestWrite.units / events) : Infinity;
+  const byRead = c.hottestRead.units > 0 ? PARTITION_READ_UNITS_PER_SECOND / (c.hottestRead.units / events) : Infinity;
+  return byWrite <= byRead ? { eventsPerSecond: byWrite, bound: 'write' } : { eventsPerSecond: byRead, bound: 'read' };
+}
+
+async function mixRows(aws: BenchAws, receivers: ReceiverPool, sequencer: FunctionProcess, state: MixState): Promise<BenchRow[]> {
+  const deliveries = state.deliveries({ events: EVENTS, references: REFERENCES, hotShare: HOT_SHARE, seed: SEED });
+  const hotEvents = deliveries.filter((d) => (HOT_REFERENCES as readonly string[]).includes(d.reference)).length;
+  await aws.control.reset();
+  await sendAll(receivers, deliveries);
+  const received = await aws.control.snapshot();
+  const runs = await drainSequencer(sequencer);
+  const all = await aws.control.snapshot();
+  const done = sumRuns(runs);
+  if (done.sequenced !== EVENTS || done.setAside !== 0) throw new Error(`the sequencer integrated ${done.sequenced} of ${EVENTS} deliveries, set ${done.setAside} aside`);
+
+  const mix = `${EVENTS} deliveries over ${REFERENCES} objects and ${HOT_REFERENCES.length} hot references (${hotEvents} deliveries, ${round((100 * hotEvents) / EVENTS, 1)}%: ${HOT_REFERENCES.join(', ')}), ${RECEIVERS} receivers at once, then ${done.batches} sequencer batches`;
+  const rows: BenchRow[] = [
+    { metric: 'mix: deliveries integrated', value: done.sequenced, unit: 'events', note: mix },
+    { metric: 'all partitions: write units per event', value: round(all.totals.writeUnits / EVENTS, 2), unit: 'WU/event', note: `receivers ${round(received.totals.writeUnits / EVENTS, 2)}, sequencer ${round((all.totals.writeUnits - received.totals.writeUnits) / EVENTS, 2)}; index writes ${round(all.totals.indexWriteUnits / EVENTS, 2)}` },
+    { metric: 'all partitions: read units per event', value: round(all.totals.readUnits / EVENTS, 2), unit: 'RU/event', note: `receivers ${round(received.totals.readUnits / EVENTS, 2)}, sequencer ${round((all.totals.readUnits - received.totals.readUnits) / EVENTS, 2)}` },
+    {
+      metric: 'store requests per event',
+      value: round(all.totals.requests / EVENTS, 2),
+      unit: 'requests/event',
+      note: Object.entries(all.operations).map(([op, o]) => `${op} ${round(o.requests / EVENTS, 2)}`).join(', '),
+    },
+  ];
+  let lowest = { eventsPerSecond: Infinity, name: '' };
+  for (const c of classFigures(all)) {
+    const ceiling = ingestCeiling(c, EVENTS);
+    if (ceiling.eventsPerSecond < lowest.eventsPerSecond) lowest = { eventsPerSecond: ceiling.eventsPerSecond, name: c.name };
+    rows.push(
+      { metric: `${c.name}: write units per event`, value: round(c.write / EVENTS, 3), unit: 'WU/event', note: `${c.keys} partition keys; read units per event ${round(c.read / EVENTS, 3)}` },
+      {
+        metric: `${c.name}: hottest key, units per event`,
+        value: round(Math.max(c.hottestWrite.units, c.hottestRead.units / 3) / EVENTS, 3),
+        unit: 'WU/event',
+        note: `writes: ${c.hottestWrite.key || '-'} ${round(c.hottestWrite.units / EVENTS, 3)} WU/event; reads: ${c.hottestRead.key || '-'} ${round(c.hottestRead.units / EVENTS, 3)} RU/event (a read unit weighs a third of a write unit against the partition's limits)`,
+      },
+      {
+        metric: `${c.name}: ingest ceiling`,
+        value: Number.isFinite(ceiling.eventsPerSecond) ? Math.round(ceiling.eventsPerSecond) : 0,
+        unit: 'events/s',
+        note: Number.isFinite(ceiling.eventsPerSecond)
+          ? `the hottest key reaches ${ceiling.bound === 'write' ? `${PARTITION_WRITE_UNITS_PER_SECOND} WU/s` : `${PARTITION_READ_UNITS_PER_SECOND} RU/s`} at this rate of this mix`
+          : 'no units',
+      },
+    );
+  }
+  rows.push({ metric: 'lowest ingest ceiling (any partition key)', value: Math.round(lowest.eventsPerSecond), unit: 'events/s', note: `set by ${lowest.name}` });
+
+  // The ledger's keys share one partition: what each kind of item takes of it per batch.
+  const ledger = all.sortClasses.filter((s) => keyClass(s.partitionKey) === 'L#');
+  const ledgerWrites = ledger.reduce((n, s) => n + s.writeUnits, 0);
+  rows.push({
+    metric: 'ledger partition: write units per batch',
+    value: round(ledgerWrites / done.batches, 1),
+    unit: 'WU/batch',
+    note: `${ledger.map((s) => `${s.sortClass} ${round(s.writeUnits / done.batches, 1)}`).join(', ')} (by sort key class); ${round(ledgerWrites / EVENTS, 2)} WU per event`,
+  });
+  rows.push(...dynaliteRows(all));
+  return rows;
+}
+
+function dynaliteRows(snapshot: AccountingSnapshot): BenchRow[] {
+  const d = snapshot.dynalite;
+  const explained = Object.values(d.explained).reduce((n, c) => n + c, 0);
+  const unexplained = d.compared - d.agreed - explained;
+  const byOp = Object.entries(d.byOperation).map(([op, o]) => `${op} ${o.agreed}/${o.compared}`).join(', ');
+  const reasons = Object.entries(d.explained).map(([why, n]) => `${n}: ${why}`).join('; ');
+  const examples = d.disagreements.slice(0, 3).map((x) => `${x.operation}: ours ${x.ours}, dynalite ${x.dynalite} (${x.detail})`).join('; ');
+  return [
+    { metric: 'requests priced as dynalite prices them (table and index reads, table writes)', value: round(d.compared ? d.agreed / d.compared : 0, 4), unit: 'share', note: `${d.agreed} of ${d.compared} (${byOp}); known differences: ${reasons || 'none'}` },
+    { metric: 'requests priced otherwise than dynalite, for no known reason', value: unexplained, unit: 'requests', note: examples || 'none' },
+  ];
+}
+
+async function readRows(root: string, aws: BenchAws): Promise<BenchRow[]> {
+  const rows: BenchRow[] = [];
+  const functions = new Map<string, FunctionProcess>();
+  try {
+    for (const route of READ_ROUTES) {
+      if (!functions.has(route.operationId)) {
+        const op = operation(route.operationId);
+        functions.set(route.operationId, await startDeployedFunction(root, aws, op.integration.entry, 'table-read', route.operationId));
+      }
+      const fn = functions.get(route.operationId)!;
+      // Once to start the function (its first store call sets up a connection), then measured.
+      await fn.invoke(route.event());
+      await aws.control.reset();
+      const answer = await fn.invoke<APIGatewayProxyResult>(route.event());
+      const units = await aws.control.snapshot();
+      if (answer.error || answer.result.statusCode !== 200) throw new Error(`${route.name} answered ${answer.result?.statusCode ?? answer.error}: ${answer.result?.body?.slice(0, 500)}`);
+      const entries = route.operationId === 'resolveObject' ? (JSON.parse(answer.result.body).timeline?.length ?? 0) : null;
+      rows.push({
+        metric: `read units: ${route.name}`,
+        value: units.totals.readUnits,
+        unit: 'RU/read',
+        note: `${units.totals.requests} store requests (${Object.entries(units.operations).map(([op, o]) => `${op} ${o.requests}: ${o.readUnits} RU`).join(', ')})${entries !== null ? `; ${entries} timeline entries answered` : ''}; one partition supports ${Math.floor(PARTITION_READ_UNITS_PER_SECOND / Math.max(units.totals.readUnits, 0.5))} such reads/s`,
+      });
+    }
+  } finally {
+    for (const fn of functions.values()) await fn.close();
+  }
+  return rows;
+}
+
+interface Timed {
+  receiveMs: number;
+  sequenceMs: number;
+  endToEndMs: number;
+  events: number;
+  /** The sequencer alone: its CPU time, its batches, and its AWS calls made one after another. */
+  sequencerCpuMs: number;
+  batches: number;
+  sequentialTrips: number;
+}
+
+const zero = (): Timed => ({ receiveMs: 0, sequenceMs: 0, endToEndMs: 0, events: 0, sequencerCpuMs: 0, batches: 0, sequentialTrips: 0 });
+
+/**
+ * One round with `delayMs` on every AWS call: a mix sent to the receivers alone, then integrated
+ * by the sequencer alone; another sent while the sequencer runs (ingest end to end, as the table's
+ * stream invokes it). Times in ms.
+ */
+async function timedRound(aws: BenchAws, receivers: ReceiverPool, sequencer: FunctionProcess, state: MixState, delayMs: number, seed: number): Promise<Timed> {
+  await aws.control.configure({ accounting: false, delayMs });
+  const mix = (n: number) => state.deliveries({ events: TIMED_EVENTS, references: REFERENCES, hotShare: 0, seed: seed + n, integratedMeanwhile: true });
+  try {
+    let started = performance.now();
+    await sendAll(receivers, mix(0));
+    const receiveMs = performance.now() - started;
+    await aws.control.reset();
+    started = performance.now();
+    const runs = await drainSequencer(sequencer);
+    const sequenceMs = performance.now() - started;
+    const { trips } = await aws.control.snapshot();
+    const done = sumRuns(runs);
+    if (done.sequenced !== TIMED_EVENTS) throw new Error(`with ${delayMs} ms: ${done.sequenced} of ${TIMED_EVENTS} integrated`);
+
+    started = performance.now();
+    let sending = true;
+    let sequenced = 0;
+    const sent = sendAll(receivers, mix(1)).finally(() => (sending = false));
+    const integrating = (async () => {
+      for (;;) {
+        const wasSending = sending;
+        const run = await sequencer.invoke<SequencerSummary>(scheduledEvent());
+        if (run.error) throw new Error(run.error);
+        sequenced += run.result.sequenced;
+        if (!wasSending && run.result.deliveries === 0) return;
+        // Nothing waited: the stream would invoke it for the next delivery.
+        if (run.result.deliveries === 0) await new Promise((r) => setTimeout(r, 10));
+      }
+    })();
+    await Promise.all([sent, integrating]);
+    const endToEndMs = performance.now() - started;
+    if (sequenced !== TIMED_EVENTS) throw new Error(`end to end with ${delayMs} ms: ${sequenced} of ${TIMED_EVENTS} integrated`);
+    return { receiveMs, sequenceMs, endToEndMs, events: TIMED_EVENTS, sequencerCpuMs: runs.reduce((n, r) => n + r.cpuMs, 0), batches: done.batches, sequentialTrips: trips.sequential };
+  } finally {
+    await aws.control.configure({ accounting: true, delayMs: 0 });
+  }
+}
+
+/** A receiver's AWS calls made one after another per delivery: deliveries one at a time, with a delay so calls sent together surely overlap. */
+async function receiverTrips(aws: BenchAws, receivers: ReceiverPool, state: MixState): Promise<{ perDelivery: number; cpuMs: number }> {
+  const deliveries = state.deliveries({ events: 20, references: REFERENCES, hotShare: 0, seed: SEED + 7, integratedMeanwhile: true });
+  await aws.control.configure({ accounting: false, delayMs: DELAYS_MS[1] });
+  try {
+    await aws.control.reset();
+    const answers = await sendAll(receivers, deliveries, 1);
+    const { trips } = await aws.control.snapshot();
+    return { perDelivery: trips.sequential / deliveries.length, cpuMs: answers.reduce((n, a) => n + a.cpuMs, 0) / answers.length };
+  } finally {
+    await aws.control.configure({ accounting: true, delayMs: 0 });
+  }
+}
+
+/**
+ * Throughput with no delay and with DELAYS_MS[1] on every call, in ROUNDS rounds whose order
+ * alternates (ABBA...), so a machine whose load drifts (other processes, the JIT warming) weighs on
+ * both alike; ratios of the summed times. Beside them, what does not depend on the machine's load:
+ * the AWS calls made one after another (each adds the delay), and the ratio they imply with the
+ * functions' own CPU time as the time without delay.
+ */
+async function delayRows(aws: BenchAws, receivers: ReceiverPool, sequencer: FunctionProcess, state: MixState): Promise<BenchRow[]> {
+  const totals = new Map<number, Timed>(DELAYS_MS.map((d) => [d, zero()]));
+  let seed = SEED + 100;
+  for (let round = 0; round < ROUNDS; round++) {
+    const order = round % 2 === 0 ? DELAYS_MS : [...DELAYS_MS].reverse();
+    for (const delay of order) {
+      const t = await timedRound(aws, receivers, sequencer, state, delay, (seed += 10));
+      const sum = totals.get(delay)!;
+      for (const key of Object.keys(sum) as (keyof Timed)[]) sum[key] += t[key];
+    }
+  }
+  const [none, some] = DELAYS_MS.map((d) => totals.get(d)!);
+  const perSecond = (t: Timed, key: 'receiveMs' | 'sequenceMs' | 'endToEndMs') => (t.events * 1000) / t[key];
+  const load = os.loadavg()[0];
+  const row = (what: string, key: 'receiveMs' | 'sequenceMs' | 'endToEndMs', how: string): BenchRow => ({
+    metric: `${what}, ${DELAYS_MS[1]} ms per AWS call / none`,
+    value: round(perSecond(some, key) / perSecond(none, key), 2),
+    unit: 'x',
+    note: `${round(perSecond(none, key), 1)} events/s with no delay, ${round(perSecond(some, key), 1)} with ${DELAYS_MS[1]} ms on every DynamoDB, S3 and KMS call; ${ROUNDS} alternating rounds of ${TIMED_EVENTS} deliveries over ${REFERENCES} objects; ${how}; load average ${round(load, 1)} on ${os.cpus().length} CPUs`,
+  });
+  const tripsPerBatch = some.sequentialTrips / some.batches;
+  const cpuPerBatch = (none.sequencerCpuMs + some.sequencerCpuMs) / (none.batches + some.batches);
+  const receiver = await receiverTrips(aws, receivers, state);
+  const modelled = (cpuMs: number, trips: number) => cpuMs / (cpuMs + DELAYS_MS[1] * trips);
+  return [
+    row('sequencer throughput', 'sequenceMs', 'the deliveries all waiting, scheduled runs until none waits'),
+    row('receivers throughput', 'receiveMs', `${RECEIVERS} deliveries in flight`),
+    row('ingest end to end', 'endToEndMs', 'receivers and sequencer at once, from the first delivery to the last integrated'),
+    {
+      metric: 'sequencer: AWS calls one after another, per batch',
+      value: round(tripsPerBatch, 1),
+      unit: 'calls/batch',
+      note: `${round(some.sequentialTrips, 0)} of ${some.batches} batches of ${round(some.events / some.batches, 0)} deliveries over ${REFERENCES} objects (calls in flight together count once); each adds the round trip to AWS`,
+    },
+    {
+      metric: `sequencer: ${DELAYS_MS[1]} ms per AWS call / none, from its CPU time and its calls one after another`,
+      value: round(modelled(cpuPerBatch, tripsPerBatch), 2),
+      unit: 'x',
+      note: `${round(cpuPerBatch, 1)} ms of CPU per batch against ${round(cpuPerBatch + DELAYS_MS[1] * tripsPerBatch, 1)} ms with ${round(tripsPerBatch, 1)} waits of ${DELAYS_MS[1]} ms: independent of the machine's load`,
+    },
+    {
+      metric: 'receiver: AWS calls one after another, per delivery',
+      value: round(receiver.perDelivery, 2),
+      unit: 'calls/delivery',
+      note: `${round(receiver.cpuMs, 1)} ms of CPU per delivery: ${round(modelled(receiver.cpuMs, receiver.perDelivery), 2)}x with ${DELAYS_MS[1]} ms per call by the same reckoning`,
+    },
+  ];
+}
+
+async function run(ctx: BenchContext): Promise<BenchRow[]> {
+  const began = performance.now();
+  const aws = await startBenchAws(ctx.root);
+  const closing: { close(): Promise<void> }[] = [];
+  try {
+    // The demo's records and the mix's objects, loaded a quarter of an hour before now: every event is newer.
+    const anchor = new Date(Date.now() - 15 * 60_000);
+    const progress = (what: string) => process.stderr.write(`capacity: ${what} (${round((performance.now() - began) / 1000, 1)} s)\n`);
+    await aws.load([...demoDocument(anchor).records, ...mixRecords(REFERENCES, anchor)]);
+    progress(`loaded the demo data and ${REFERENCES} objects`);
+    const receivers = await startReceivers(ctx.root, aws);
+    closing.push(receivers);
+    const sequencer = await startSequencer(ctx.root, aws);
+    closing.push(sequencer);
+    const state = new MixState(new Date(anchor.getTime() + 60_000), 50);
+
+    const rows = await mixRows(aws, receivers, sequencer, state);
+    progress(`the mix of ${EVENTS} deliveries received and integrated`);
+    rows.push(...(await readRows(ctx.root, aws)));
+    progress('the reads');
+    rows.push(...(await delayRows(aws, receivers, sequencer, state)));
+    progress('the timed rounds');
+    return rows;
+  } finally {
+    for (const c of closing.reverse()) await c.close();
+    await aws.close();
+  }
+}
+
+export const section: BenchSection = { name: 'capacity', run, timeoutMs: 8 * 60_000 };

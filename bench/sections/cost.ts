@@ -1,0 +1,419 @@
+/**
+ * cost (docs/capacity.md#the-cost-model): dollars per million origin reads of each main route, per
+ * million reads behind an edge at 90% and 95% hits, per million ingested events (one per delivery,
+ * the sequencer's batches holding 1 and 100 events), and a month of a small, a medium and a large
+ * deployment; itemized, from quantities measured in this run and the dated price table
+ * bench/prices.json (us-east-1).
+ *
+ * Measured here, per request: every byte each function writes to stdout and stderr (its log lines,
+ * the sequencer's metric line), its CPU time, the DynamoDB units its requests consume (the
+ * accounting proxy, DynamoDB's sizing rules), its S3 and KMS calls, its AWS calls made one after
+ * another, the answer's bytes (gzip-compressed as API Gateway and CloudFront compress them). Read
+ * from the stack as it synthesizes: each function's memory, architecture and log settings (Lambda's
+ * log format and levels, its log group's class), the API's access log format and class, the alarms.
+ * Assumed (and said in each row's note and in docs/capacity.md): the billed duration from CPU time
+ * and call latencies, Lambda's own platform lines, the access log line's values, the 26 bytes a log
+ * event costs beside its message.
+ */
+import { gzipSync } from 'node:zlib';
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { demoDocument } from '../../fixtures/demo';
+import { LEDGER_LOG } from '../../functions/contract/site-paths';
+import type { AccountingSnapshot } from '../lib/capacity/aws-proxy';
+import { drainSequencer, scheduledEvent, startDeployedFunction, startSequencer, type SequencerSummary } from '../lib/capacity/functions';
+import { MixState, mixRecords } from '../lib/capacity/mix';
+import { COST_ROUTES, operation } from '../lib/capacity/routes';
+import { BENCH_BUCKET, startBenchAws, type BenchAws } from '../lib/capacity/stand-ins';
+import {
+  accessLogLine,
+  addUsage,
+  billedMs,
+  gbSeconds,
+  itemized,
+  loadPrices,
+  logBytes,
+  platformLines,
+  price,
+  scaled,
+  throughEdge,
+  total,
+  type Bill,
+  type PriceTable,
+  type Usage,
+} from '../lib/cost/model';
+import { SEQUENCER, stackFacts, type FunctionFacts, type StackFacts } from '../lib/cost/stack-facts';
+import type { FunctionProcess, Invocation } from '../lib/lambda-process';
+import { median, round } from '../lib/stats';
+import type { BenchContext, BenchRow, BenchSection } from '../lib/types';
+import { sendAll, startReceivers, type ReceiverPool } from './capacity';
+
+const REFERENCES = 200;
+const SAMPLES = Number(process.env.BENCH_COST_SAMPLES ?? 12);
+const WARMUP = 3;
+const SINGLE_BATCHES = 8;
+const FULL_BATCH = 100;
+const EDGE_HIT_RATIOS = [0.9, 0.95];
+/** Headers API Gateway or CloudFront add to an answer (request ids, date, via): an assumption. */
+const GATEWAY_HEADER_BYTES = 250;
+const MILLION = 1_000_000;
+const SECONDS_PER_MONTH = 30.4 * 86_400;
+
+/** What one invocation used, as measured. */
+interface Measured {
+  cpuMs: number;
+  /** Everything the function wrote. */
+  logText: string;
+  readUnits: number;
+  writeUnits: number;
+  s3Gets: number;
+  s3Puts: number;
+  kmsRequests: number;
+  sequential: AccountingSnapshot['trips']['sequentialByService'];
+}
+
+/** Invokes `call` with the proxy's figures reset before and read after: what that one invocation used. */
+async function measured<R>(aws: BenchAws, call: () => Promise<Invocation<R>>): Promise<{ invocation: Invocation<R>; used: Measured }> {
+  await aws.control.reset();
+  const invocation = await call();
+  if (invocation.error) throw new Error(invocation.error);
+  const s = await aws.control.snapshot();
+  const count = (calls: Record<string, number>, match: (name: string) => boolean) => Object.entries(calls).reduce((n, [name, c]) => n + (match(name) ? c : 0), 0);
+  return {
+    invocation,
+    used: {
+      cpuMs: invocation.cpuMs,
+      logText: invocation.logText,
+      readUnits: s.totals.readUnits,
+      writeUnits: s.totals.writeUnits,
+      s3Gets: count(s.calls.s3, (n) => n.startsWith('GET') || n.startsWith('HEAD')),
+      s3Puts: count(s.calls.s3, (n) => n.startsWith('PUT') || n.startsWith('POST')),
+      kmsRequests: count(s.calls.kms, (n) => n === 'Sign'),
+      sequential: s.trips.sequentialByService,
+    },
+  };
+}
+
+/** The mean of each measured quantity over invocations, the CPU time's median (robust to a busy machine's outliers). */
+function typical(samples: Measured[]): Measured {
+  const mean = (f: (m: Measured) => number) => samples.reduce((n, m) => n + f(m), 0) / samples.length;
+  return {
+    cpuMs: median(samples.map((m) => m.cpuMs)),
+    logText: samples[Math.floor(samples.length / 2)].logText,
+    readUnits: mean((m) => m.readUnits),
+    writeUnits: mean((m) => m.writeUnits),
+    s3Gets: mean((m) => m.s3Gets),
+    s3Puts: mean((m) => m.s3Puts),
+    kmsRequests: mean((m) => m.kmsRequests),
+    sequential: { dynamodb: mean((m) => m.sequential.dynamodb), s3: mean((m) => m.sequential.s3), kms: mean((m) => m.sequential.kms) },
+  };
+}
+
+/** Bytes the function's own lines, Lambda's platform lines and the access log line cost, by log class. */
+function logUsage(fn: FunctionFacts, m: Measured, durationMs: number, accessLog?: string, accessClass?: FunctionFacts['logClass']): Usage {
+  const own = logBytes(m.logText).bytes + logBytes(platformLines(fn, fn.memoryMb, durationMs)).bytes;
+  const usage: Usage = fn.logClass === 'INFREQUENT_ACCESS' ? { logBytesInfrequentAccess: own } : { logBytesStandard: own };
+  if (accessLog !== undefined) {
+    const line = logBytes(`${accessLog}\n`).bytes;
+    return addUsage(usage, accessClass === 'INFREQUENT_ACCESS' ? { logBytesInfrequentAccess: line } : { logBytesStandard: line });
+  }
+  return usage;
+}
+
+function lambdaUsage(fn: FunctionFacts, m: Measured): { usage: Usage; billed: number } {
+  const billed = billedMs(m.cpuMs, fn.memoryMb, m.sequential);
+  const seconds = gbSeconds(fn.memoryMb, billed);
+  return { billed, usage: { lambdaRequests: 1, ...(fn.architecture === 'arm64' ? { lambdaGbSecondsArm: seconds } : { lambdaGbSecondsX86: seconds }) } };
+}
+
+/** Bytes on the wire: gzip-compressed (as API Gateway and CloudFront compress answers of 1 KB and more for a client that accepts it) and headers. */
+function wireBytes(result: APIGatewayProxyResult): { raw: number; sent: number } {
+  const body = Buffer.from(result.body ?? '', result.isBase64Encoded ? 'base64' : 'utf8');
+  const compressed = body.length >= 1024 ? gzipSync(body, { level: 6 }).length : body.length;
+  const headers = Object.entries(result.headers ?? {}).reduce((n, [k, v]) => n + k.length + String(v).length + 4, 0) + GATEWAY_HEADER_BYTES;
+  return { raw: body.length, sent: compressed + headers };
+}
+
+function functionFacts(facts: StackFacts, id: string): FunctionFacts {
+  const fn = facts.functions.get(id);
+  if (!fn) throw new Error(`the synthesized stack has no function for ${id}`);
+  return fn;
+}
+
+interface ReadCost {
+  name: string;
+  origin: Usage;
+  /** Bytes the viewer receives (the edge's data transfer out). */
+  viewerBytes: number;
+  note: string;
+}
+
+async function readCosts(root: string, aws: BenchAws, facts: StackFacts): Promise<ReadCost[]> {
+  const out: ReadCost[] = [];
+  const functions = new Map<string, FunctionProcess>();
+  try {
+    for (const route of COST_ROUTES) {
+      const op = operation(route.operationId);
+      if (!functions.has(op.operationId)) functions.set(op.operationId, await startDeployedFunction(root, aws, op.integration.entry, 'table-read', op.operationId));
+      const fn = functions.get(op.operationId)!;
+      for (let i = 0; i < WARMUP; i++) await fn.invoke(route.event());
+      const samples: Measured[] = [];
+      let result: APIGatewayProxyResult | undefined;
+      for (let i = 0; i < SAMPLES; i++) {
+        const { invocation, used } = await measured(aws, () => fn.invoke<APIGatewayProxyResult>(route.event()));
+        if (invocation.result.statusCode !== 200) throw new Error(`${route.name} answered ${invocation.result.statusCode}`);
+        result = invocation.result;
+        samples.push(used);
+      }
+      const m = typical(samples);
+      const config = functionFacts(facts, op.operationId);
+      const wire = wireBytes(result!);
+      const lambda = lambdaUsage(config, m);
+      const event = route.event();
+      const access = facts.accessLog ? accessLogLine(facts.accessLog.format, { method: 'GET', resourcePath: op.path, path: event.path, status: 200, responseLength: wire.sent }) : undefined;
+      const logs = logUsage(config, m, lambda.billed, access, facts.accessLog?.logClass);
+      out.push({
+        name: route.name,
+        viewerBytes: wire.sent,
+        origin: { apiGatewayRequests: 1, apiGatewayBytesOut: wire.sent, dynamodbReadUnits: m.readUnits, ...lambda.usage, ...logs },
+        note: `${m.readUnits} RU, ${round(m.cpuMs, 2)} ms CPU -> ${lambda.billed} ms billed at ${config.memoryMb} MB ${config.architecture}, ${logBytes(m.logText).events} log lines of the function (${logBytes(m.logText).bytes} B billed) + Lambda's (${config.logFormat}${config.systemLogLevel ? ` ${config.systemLogLevel}` : ''}, ${logBytes(platformLines(config, config.memoryMb, lambda.billed)).bytes} B) in ${config.logClass}${access ? ` + access log ${logBytes(`${access}\n`).bytes} B in ${facts.accessLog!.logClass}` : ''}; answer ${wire.raw} B, ${wire.sent} B sent`,
+      });
+    }
+  } finally {
+    for (const fn of functions.values()) await fn.close();
+  }
+
+  // A tile of the log: API Gateway reads it from the bucket (an S3 integration, no function).
+  const s3 = new S3Client({ endpoint: aws.endpoints.s3, region: 'eu-central-1', forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+  try {
+    const tile = await (await s3.send(new GetObjectCommand({ Bucket: BENCH_BUCKET, Key: `${LEDGER_LOG.keyPrefix}tile/0/000` }))).Body!.transformToByteArray();
+    const sent = tile.length + GATEWAY_HEADER_BYTES;
+    const access = facts.accessLog ? accessLogLine(facts.accessLog.format, { method: 'GET', resourcePath: `${LEDGER_LOG.path}tile/{tilePath}`, path: `${LEDGER_LOG.path}tile/0/000`, status: 200, responseLength: sent }) : undefined;
+    const accessBytes = access ? logBytes(`${access}\n`).bytes : 0;
+    out.push({
+      name: 'tile',
+      viewerBytes: sent,
+      origin: { apiGatewayRequests: 1, apiGatewayBytesOut: sent, s3Gets: 1, ...(facts.accessLog?.logClass === 'INFREQUENT_ACCESS' ? { logBytesInfrequentAccess: accessBytes } : { logBytesStandard: accessBytes }) },
+      note: `a full hash tile (${tile.length} B, not compressible) from the bucket through API Gateway's S3 integration: one S3 GET, no function; access log ${accessBytes} B`,
+    });
+  } finally {
+    s3.destroy();
+  }
+  return out;
+}
+
+interface IngestCosts {
+  /** One delivery to a receiver (API Gateway, the function, its store requests and logs). */
+  delivery: Usage;
+  deliveryNote: string;
+  /** One sequencer invocation integrating a batch of 1 and of FULL_BATCH events, and one finding nothing (the minute's schedule). */
+  batchOfOne: Usage;
+  batchOfMany: Usage;
+  idleTick: Usage;
+  batchNotes: string[];
+}
+
+async function ingestCosts(root: string, aws: BenchAws, facts: StackFacts, state: MixState): Promise<IngestCosts> {
+  const receivers: ReceiverPool = await startReceivers(root, aws, 1);
+  const sequencer = await startSequencer(root, aws);
+  try {
+    const lifecycle = functionFacts(facts, operation('receiveLifecycleEvent').operationId);
+    const seq = functionFacts(facts, SEQUENCER);
+    // Warm both: a first delivery and its batch.
+    await sendAll(receivers, state.deliveries({ events: 2, references: REFERENCES, hotShare: 0, seed: 1, integratedMeanwhile: true }), 1);
+    await drainSequencer(sequencer);
+
+    const deliveries: Measured[] = [];
+    let receipt: APIGatewayProxyResult | undefined;
+    const deliver = async (count: number, seed: number) => {
+      for (const d of state.deliveries({ events: count, references: REFERENCES, hotShare: 0.25, seed, integratedMeanwhile: true })) {
+        const { invocation, used } = await measured(aws, () => receivers.deliver(d));
+        if (invocation.result.statusCode !== 202) throw new Error(`a delivery answered ${invocation.result.statusCode}: ${invocation.result.body}`);
+        receipt = invocation.result;
+        deliveries.push(used);
+      }
+    };
+    const sequence = async (expected: number) => {
+      const { invocation, used } = await measured(aws, () => sequencer.invoke<SequencerSummary>(scheduledEvent()));
+      if (invocation.result.sequenced !== expected || invocation.result.batches !== 1) throw new Error(`a run integrated ${invocation.result.sequenced} of ${expected} in ${invocation.result.batches} batches`);
+      return used;
+    };
+
+    const single: Measured[] = [];
+    for (let i = 0; i < SINGLE_BATCHES; i++) {
+      await deliver(1, 100 + i);
+      single.push(await sequence(1));
+    }
+    await deliver(FULL_BATCH, 200);
+    const many = await sequence(FULL_BATCH);
+    const idle = (await measured(aws, () => sequencer.invoke<SequencerSummary>(scheduledEvent()))).used;
+
+    const d = typical(deliveries);
+    const dLambda = lambdaUsage(lifecycle, d);
+    const wire = wireBytes(receipt!);
+    const access = facts.accessLog ? accessLogLine(facts.accessLog.format, { method: 'POST', resourcePath: '/v1/lifecycle/events', path: '/v1/lifecycle/events', status: 202, responseLength: wire.sent }) : undefined;
+    const delivery: Usage = { apiGatewayRequests: 1, apiGatewayBytesOut: wire.sent, dynamodbReadUnits: d.readUnits, dynamodbWriteUnits: d.writeUnits, ...dLambda.usage, ...logUsage(lifecycle, d, dLambda.billed, access, facts.accessLog?.logClass) };
+
+    const batchUsage = (m: Measured) => {
+      const l = lambdaUsage(seq, m);
+      return {
+        usage: { dynamodbReadUnits: m.readUnits, dynamodbWriteUnits: m.writeUnits, s3Gets: m.s3Gets, s3Puts: m.s3Puts, kmsAsymmetricRequests: m.kmsRequests, ...l.usage, ...logUsage(seq, m, l.billed) } as Usage,
+        note: `${round(m.readUnits, 1)} RU, ${round(m.writeUnits, 1)} WU, ${round(m.s3Puts, 1)} S3 PUT, ${round(m.s3Gets, 1)} S3 GET, ${round(m.kmsRequests, 1)} KMS Sign, ${round(m.cpuMs, 1)} ms CPU and ${round(m.sequential.dynamodb, 0)}+${round(m.sequential.s3, 0)}+${round(m.sequential.kms, 0)} calls one after another (DynamoDB+S3+KMS) -> ${l.billed} ms billed at ${seq.memoryMb} MB, ${logBytes(m.logText).events} log lines`,
+      };
+    };
+    const one = batchUsage(typical(single));
+    const full = batchUsage(many);
+    const tick = batchUsage(idle);
+    return {
+      delivery,
+      deliveryNote: `${round(d.readUnits, 2)} RU, ${round(d.writeUnits, 2)} WU, ${round(d.cpuMs, 2)} ms CPU -> ${dLambda.billed} ms billed at ${lifecycle.memoryMb} MB, ${logBytes(d.logText).events} log lines (${logBytes(d.logText).bytes} B)`,
+      batchOfOne: one.usage,
+      batchOfMany: full.usage,
+      idleTick: tick.usage,
+      batchNotes: [`batch of 1: ${one.note}`, `batch of ${FULL_BATCH}: ${full.note}`, `nothing waiting: ${tick.note}`],
+    };
+  } finally {
+    await receivers.close();
+    await sequencer.close();
+  }
+}
+
+/** Per event, when the sequencer's batches hold `n` events: a batch's cost grows linearly between the measured batches of 1 and FULL_BATCH. */
+function perEvent(ingest: IngestCosts, n: number): Usage {
+  const slope = addUsage(ingest.batchOfMany, ingest.batchOfOne, -1);
+  const batch = addUsage(ingest.batchOfOne, slope, (n - 1) / (FULL_BATCH - 1));
+  return addUsage(ingest.delivery, batch, 1 / n);
+}
+
+const usd = (n: number) => round(n, n < 10 ? 3 : 2);
+
+/** Reads a month, by route: a mix of what people scan and what relying parties fetch (docs/capacity.md). */
+const READ_MIX: Record<string, number> = {
+  'object read': 0.55,
+  'object read, busy reference': 0.05,
+  'trust receipt page': 0.2,
+  'commercial proof': 0.1,
+  'credential verify': 0.05,
+  ledger: 0.04,
+  tile: 0.01,
+};
+
+const DEPLOYMENTS = [
+  { name: 'small', reads: 1_000_000, events: 100_000 },
+  { name: 'medium', reads: 30_000_000, events: 3_000_000 },
+  { name: 'large', reads: 1_000_000_000, events: 100_000_000 },
+];
+
+/** The stream hands the sequencer what arrived within 2 s (its batching window), at most a batch's worth. */
+export function eventsPerBatch(eventsPerMonth: number, windowSeconds = 2, batchSize = FULL_BATCH): number {
+  return Math.min(batchSize, Math.max(1, (eventsPerMonth / SECONDS_PER_MONTH) * windowSeconds));
+}
+
+function monthlyRows(prices: PriceTable, facts: StackFacts, reads: ReadCost[], ingest: IngestCosts): BenchRow[] {
+  const fixed: Bill = {
+    'CloudWatch alarms': facts.alarms * (prices.prices.cloudwatchAlarmMonth.usd / prices.prices.cloudwatchAlarmMonth.per),
+    'custom metric (oldest pending event)': prices.prices.cloudwatchCustomMetricMonth.usd,
+    'KMS keys': facts.kmsKeys * prices.prices.kmsKeyMonth.usd,
+    'Secrets Manager secrets': facts.secrets * prices.prices.secretsManagerSecretMonth.usd,
+  };
+  const ticks = scaled(price(ingest.idleTick, prices), SECONDS_PER_MONTH / 60);
+  const rows: BenchRow[] = [];
+  for (const d of DEPLOYMENTS) {
+    for (const hitRatio of [0, 0.95]) {
+      let usage: Usage = {};
+      for (const r of reads) {
+        const share = READ_MIX[r.name] ?? 0;
+        usage = addUsage(usage, hitRatio > 0 ? throughEdge(r.origin, r.viewerBytes, hitRatio) : r.origin, share * d.reads);
+      }
+      const n = eventsPerBatch(d.events);
+      usage = addUsage(usage, perEvent(ingest, n), d.events);
+      const bill: Bill = { ...price(usage, prices), 'sequencer schedule (every minute)': total(ticks) };
+      for (const [k, v] of Object.entries(fixed)) bill[k] = v;
+      rows.push({
+        metric: `month of a ${d.name} deployment, ${hitRatio > 0 ? `behind an edge at ${hitRatio * 100}% hits` : 'no edge (today)'}`,
+        value: usd(total(bill)),
+        unit: '$/month',
+        note: `${d.reads.toLocaleString('en-US')} reads (${Object.entries(READ_MIX).map(([k, v]) => `${round(v * 100, 0)}% ${k}`).join(', ')}), ${d.events.toLocaleString('en-US')} events one per delivery (${round(n, 1)} a sequencer batch); first-tier prices, storage not counted: ${itemized(bill, 2)}`,
+      });
+    }
+  }
+  return rows;
+}
+
+async function run(ctx: BenchContext): Promise<BenchRow[]> {
+  const began = performance.now();
+  const progress = (what: string) => process.stderr.write(`cost: ${what} (${round((performance.now() - began) / 1000, 1)} s)\n`);
+  const prices = loadPrices();
+  const facts = stackFacts();
+  progress('the stack synthesized');
+  const aws = await startBenchAws(ctx.root, 'cost-records');
+  try {
+    const anchor = new Date(Date.now() - 15 * 60_000);
+    await aws.load([...demoDocument(anchor).records, ...mixRecords(REFERENCES, anchor)]);
+    progress('loaded');
+    const state = new MixState(new Date(anchor.getTime() + 60_000), 50);
+    // The busy reference's reads are priced with the history a busy reference has: the mix first.
+    const warmReceivers = await startReceivers(ctx.root, aws, 2);
+    const warmSequencer = await startSequencer(ctx.root, aws);
+    try {
+      await sendAll(warmReceivers, state.deliveries({ events: 120, references: REFERENCES, hotShare: 0.75, seed: 30 }), 2);
+      await drainSequencer(warmSequencer);
+    } finally {
+      await warmReceivers.close();
+      await warmSequencer.close();
+    }
+    progress('the busy references filled');
+    const reads = await readCosts(ctx.root, aws, facts);
+    progress('the reads measured');
+    const ingest = await ingestCosts(ctx.root, aws, facts, state);
+    progress('the deliveries and batches measured');
+
+    const rows: BenchRow[] = [];
+    const perMillion = (u: Usage) => scaled(price(u, prices), MILLION);
+    for (const r of reads) {
+      const bill = perMillion(r.origin);
+      rows.push({ metric: `per million origin reads: ${r.name}`, value: usd(total(bill)), unit: '$', note: `${itemized(bill)}; ${r.note}` });
+    }
+    const object = reads.find((r) => r.name === 'object read')!;
+    const objectBill = perMillion(object.origin);
+    const { 'API Gateway requests': gateway, 'API Gateway data transfer out': transfer, ...rest } = objectBill;
+    rows.push({ metric: 'per million origin object reads, all but API Gateway', value: usd(total(rest)), unit: '$', note: `${itemized(rest)}; API Gateway adds $${usd(gateway ?? 0)} of requests and $${usd(transfer ?? 0)} of data transfer` });
+    const logs = (objectBill['CloudWatch Logs'] ?? 0) + (objectBill['CloudWatch Logs (infrequent access)'] ?? 0);
+    rows.push({ metric: 'CloudWatch Logs per million origin object reads', value: usd(logs), unit: '$', note: object.note });
+    if ((object.origin.logBytesStandard ?? 0) > 0) {
+      // What the Standard-class bytes (API Gateway's access log line, today) would cost in the Infrequent Access class.
+      const { logBytesStandard, ...others } = object.origin;
+      const moved = perMillion({ ...others, logBytesInfrequentAccess: (others.logBytesInfrequentAccess ?? 0) + logBytesStandard! });
+      const { 'API Gateway requests': _g, 'API Gateway data transfer out': _t, ...movedRest } = moved;
+      rows.push({ metric: 'per million origin object reads, all but API Gateway, every log group Infrequent Access', value: usd(total(movedRest)), unit: '$', note: `what the Standard class's ${logBytesStandard} B a read (the access log) would cost at the Infrequent Access price: ${itemized(movedRest)}` });
+    }
+    for (const hit of EDGE_HIT_RATIOS) {
+      for (const r of reads) {
+        const bill = perMillion(throughEdge(r.origin, r.viewerBytes, hit));
+        rows.push({ metric: `per million reads at ${hit * 100}% edge hits: ${r.name}`, value: usd(total(bill)), unit: '$', note: `CloudFront's price for every read, the origin's for ${round((1 - hit) * 100, 0)}%: ${itemized(bill)}` });
+      }
+    }
+
+    const delivery = perMillion(ingest.delivery);
+    rows.push({ metric: 'per million deliveries at the receiver', value: usd(total(delivery)), unit: '$', note: `${itemized(delivery)}; ${ingest.deliveryNote}` });
+    for (const n of [FULL_BATCH, 1]) {
+      const bill = perMillion(perEvent(ingest, n));
+      rows.push({ metric: `per million events, one per delivery, sequencer batches of ${n}`, value: usd(total(bill)), unit: '$', note: itemized(bill) });
+    }
+    for (const [name, usage, note] of [
+      ['a sequencer batch of 1', ingest.batchOfOne, ingest.batchNotes[0]],
+      [`a sequencer batch of ${FULL_BATCH}`, ingest.batchOfMany, ingest.batchNotes[1]],
+      ['a sequencer run with nothing waiting (the minute\'s schedule)', ingest.idleTick, ingest.batchNotes[2]],
+    ] as const) {
+      const bill = price(usage, prices);
+      rows.push({ metric: `per thousand: ${name}`, value: usd(total(bill) * 1000), unit: '$', note: `${itemized(scaled(bill, 1000))}; ${note}` });
+    }
+    rows.push(...monthlyRows(prices, facts, reads, ingest));
+    rows.push({ metric: 'prices', value: Object.values(prices.prices).filter((p) => p.assumption).length, unit: 'assumed prices', note: `bench/prices.json, ${prices.region}, checked ${prices.checked}; assumed: ${Object.entries(prices.prices).filter(([, p]) => p.assumption).map(([k]) => k).join(', ')}` });
+    return rows;
+  } finally {
+    await aws.close();
+  }
+}
+
+export const section: BenchSection = { name: 'cost', run, timeoutMs: 8 * 60_000 };

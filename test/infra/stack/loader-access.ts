@@ -1,0 +1,24 @@
+import { LEDGER_LOG } from '../../../functions/contract/site-paths';
+import { grantsOf, logicalIdOf } from '../support';
+import { bucketId, ofType, resources, stack } from './template';
+
+/** lib/stack/loader-access.ts: the role the loader signs in as. */
+
+describe('the loader role', () => {
+  test('the loader may write and read the tile log below its prefix only; the deployments never prune it', () => {
+    const loaderGrants = grantsOf(resources, logicalIdOf(stack, stack.loader.role)).filter((g) => JSON.stringify(g.resource).includes(bucketId));
+    expect(new Set(loaderGrants.map((g) => g.action))).toEqual(new Set(['s3:GetObject', 's3:PutObject']));
+    for (const g of loaderGrants) expect(JSON.stringify(g.resource)).toMatch(new RegExp(`/${LEDGER_LOG.keyPrefix}\\*"`));
+    // Each deployment syncs (and prunes) only its own extensions; no tile log key ends in one.
+    const deployments = ofType('Custom::CDKBucketDeployment');
+    expect(deployments.length).toBeGreaterThan(0);
+    const tileKeys = ['checkpoint', 'checkpoints/34', 'tile/0/000', 'tile/0/x001/000.p/34', 'tile/entries/000.p/7', 'tile/1/000.p/1'].map((k) => `${LEDGER_LOG.keyPrefix}${k}`);
+    for (const [, d] of deployments) {
+      expect(d.Properties.Exclude).toEqual(['*']);
+      for (const pattern of d.Properties.Include as string[]) {
+        const re = new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`);
+        for (const key of tileKeys) expect([pattern, key, re.test(key)]).toEqual([pattern, key, false]);
+      }
+    }
+  });
+});

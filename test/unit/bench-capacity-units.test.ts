@@ -1,0 +1,203 @@
+import {
+  indexWrites,
+  itemSize,
+  keyClass,
+  numberSize,
+  priceFailedConditionalWrite,
+  priceItemRead,
+  priceItemsRead,
+  priceItemWrite,
+  readUnits,
+  writeUnits,
+  type IndexSchema,
+  type Item,
+  type TableSchema,
+} from '../../bench/lib/capacity/units';
+import { classFigures, ingestCeiling } from '../../bench/sections/capacity';
+import type { AccountingSnapshot } from '../../bench/lib/capacity/aws-proxy';
+
+/**
+ * The capacity bench's calculator against DynamoDB's documentation: the size rules of "DynamoDB
+ * item sizes and formats", the worked examples of "DynamoDB read and write operations" (and of the
+ * on-demand and provisioned pricing pages), and the index write rules of "Global secondary
+ * indexes" (provisioned throughput considerations).
+ */
+const KB = 1024;
+/** An item of exactly `bytes` bytes: a one-letter name and a string value. */
+const itemOf = (bytes: number, extra: Item = {}): Item => ({ ...extra, v: { S: 'x'.repeat(bytes - 1 - itemSize(extra)) } });
+
+describe('item sizes', () => {
+  test('a string is its name and its UTF-8 bytes; a binary its raw bytes, not its base64 text', () => {
+    expect(itemSize({ name: { S: 'value' } })).toBe(4 + 5);
+    expect(itemSize({ 'naïve': { S: 'ü€' } })).toBe(6 + 5);
+    expect(itemSize({ b: { B: Buffer.from([1, 2, 3, 4, 5]).toString('base64') } })).toBe(1 + 5);
+  });
+
+  test('a number: about one byte per two significant digits, plus one; leading and trailing zeroes do not count', () => {
+    expect(numberSize('7')).toBe(2);
+    expect(numberSize('12')).toBe(2);
+    expect(numberSize('123')).toBe(3);
+    expect(numberSize('1000')).toBe(2);
+    expect(numberSize('0.00123')).toBe(3);
+    expect(numberSize('-12345678901234567890')).toBe(11);
+    expect(numberSize('0')).toBe(1);
+    expect(itemSize({ count: { N: '2099' } })).toBe(5 + 3);
+  });
+
+  test('null and Boolean: one byte; List and Map: 3 bytes, one per element, and the elements (a Map element with its name)', () => {
+    expect(itemSize({ ok: { BOOL: true }, gone: { NULL: true } })).toBe(2 + 1 + 4 + 1);
+    expect(itemSize({ l: { L: [] } })).toBe(1 + 3);
+    expect(itemSize({ l: { L: [{ S: 'ab' }, { N: '1' }] } })).toBe(1 + 3 + (1 + 2) + (1 + 2));
+    expect(itemSize({ m: { M: { k: { S: 'ab' } } } })).toBe(1 + 3 + (1 + 1 + 2));
+    expect(itemSize({ s: { SS: ['a', 'bc'] }, n: { NS: ['10', '123'] } })).toBe(1 + 3 + 1 + (2 + 3));
+  });
+
+  test('an item of eight attributes weighs what the published calculators (zaccharles/dynamodb-calculator, ddbitemsizer) say: 141 bytes', () => {
+    const item: Item = {
+      itemType: { S: 'SLOT' },
+      id: { S: 'abc1231' },
+      hostName: { S: 'Harry Mason' },
+      timeSlot: { S: 'February 23, 1999' },
+      slotStatus: { S: 'OPEN' },
+      createdAt: { S: 'February 1, 1999' },
+      updatedAt: { S: 'February 1, 1999' },
+      expiresAt: { N: '2099' },
+    };
+    expect(itemSize(item)).toBe(141);
+  });
+});
+
+describe('read units (the developer guide\'s worked examples)', () => {
+  const table: TableSchema = { name: 't', partitionKey: 'pk', sortKey: 'sk', indexes: [] };
+  const key = { pk: { S: 'P' }, sk: { S: '#' } };
+
+  test('GetItem rounds the item up to 4 KB: 3.5 KB is one unit strongly consistent, 10 KB three; eventually consistent half', () => {
+    expect(readUnits(3.5 * KB, 'strong')).toBe(1);
+    expect(readUnits(3.5 * KB, 'eventual')).toBe(0.5);
+    expect(readUnits(10 * KB, 'strong')).toBe(3);
+    expect(priceItemRead(table, key, itemOf(3500, key), 'eventual').readUnits).toBe(0.5);
+  });
+
+  test('an 8 KB item: two units strongly consistent, one eventually consistent, four transactional', () => {
+    expect(readUnits(8 * KB, 'strong')).toBe(2);
+    expect(readUnits(8 * KB, 'eventual')).toBe(1);
+    expect(readUnits(8 * KB, 'transactional')).toBe(4);
+  });
+
+  test('a read of an item that does not exist still costs one unit (half eventually consistent)', () => {
+    expect(priceItemRead(table, key, undefined, 'strong')).toMatchObject({ readUnits: 1, itemsRead: 0, partitionKey: 'P' });
+    expect(priceItemRead(table, key, undefined, 'eventual').readUnits).toBe(0.5);
+  });
+
+  test('BatchGetItem rounds each item: 1.5 KB and 6.5 KB cost 12 KB (three units), not 8 KB', () => {
+    const units = [1.5 * KB, 6.5 * KB].map((bytes, i) => priceItemRead(table, { pk: { S: `P${i}` }, sk: { S: '#' } }, itemOf(bytes), 'strong').readUnits);
+    expect(units.reduce((a, b) => a + b)).toBe(3);
+  });
+
+  test('Query sums what it read, then rounds: 10 items of 40.8 KB are 44 KB (11 units); 1,500 items of 64 bytes 96 KB (24 units); 80 KB eventually consistent 10 units', () => {
+    const tenItems = Array.from({ length: 10 }, () => itemOf(Math.round((40.8 * KB) / 10)));
+    expect(priceItemsRead(table, 'P', tenItems, 'strong').readUnits).toBe(11);
+    const small = Array.from({ length: 1500 }, () => itemOf(64));
+    expect(priceItemsRead(table, 'P', small, 'strong').readUnits).toBe(24);
+    expect(readUnits(80 * KB, 'eventual')).toBe(10);
+  });
+
+  test('an index query of 8 entries of 2,000 bytes: 16,000 bytes round to 16 KB, eventually consistent: 2 units, on the index\'s partition', () => {
+    const entries = Array.from({ length: 8 }, () => itemOf(2000));
+    expect(priceItemsRead(table, 'PENDING', entries, 'eventual', 'pending')).toMatchObject({ readUnits: 2, index: 'pending', partitionKey: 'PENDING' });
+  });
+});
+
+describe('write units', () => {
+  const table: TableSchema = { name: 't', partitionKey: 'pk', sortKey: 'sk', indexes: [] };
+  const key = { pk: { S: 'R#a' }, sk: { S: 'T#1' } };
+
+  test('an item rounds up to 1 KB: 500 bytes one unit, 1.6 KB two; BatchWriteItem of 500 bytes and 3.5 KB five units, not four', () => {
+    expect(writeUnits(500)).toBe(1);
+    expect(writeUnits(1.6 * KB)).toBe(2);
+    expect(writeUnits(500) + writeUnits(3.5 * KB)).toBe(5);
+  });
+
+  test('a transactional write costs twice: a 3 KB item six units (provisioned pricing example)', () => {
+    expect(writeUnits(3 * KB, true)).toBe(6);
+    expect(writeUnits(1 * KB)).toBe(1);
+  });
+
+  test('PutItem and UpdateItem on the larger of the item before and after; DeleteItem on the deleted item', () => {
+    const big = itemOf(3 * KB, key);
+    const small = itemOf(200, key);
+    expect(priceItemWrite(table, big, small)[0].writeUnits).toBe(3);
+    expect(priceItemWrite(table, small, big)[0].writeUnits).toBe(3);
+    expect(priceItemWrite(table, undefined, small)[0].writeUnits).toBe(1);
+    expect(priceItemWrite(table, big, undefined)[0]).toMatchObject({ writeUnits: 3, partitionKey: 'R#a', sortKey: 'T#1' });
+  });
+
+  test('a failed conditional write: the new item\'s units when an item exists (a 2 KB item: two), one unit when none does', () => {
+    expect(priceFailedConditionalWrite(table, key, itemOf(100, key), itemOf(2 * KB, key)).writeUnits).toBe(2);
+    expect(priceFailedConditionalWrite(table, key, undefined, itemOf(2 * KB, key)).writeUnits).toBe(1);
+  });
+});
+
+describe('index writes', () => {
+  const pending: IndexSchema = { name: 'pending', partitionKey: 'queue', sortKey: 'receivedAt', projection: { type: 'KEYS_ONLY' } };
+  const table: TableSchema = { name: 't', partitionKey: 'pk', sortKey: 'sk', indexes: [pending] };
+  const base: Item = { pk: { S: 'P#a' }, sk: { S: '#' }, receivedAt: { S: '2026-01-01T00:00:00.000Z' }, body: { S: 'x'.repeat(1500) } };
+  const waiting: Item = { ...base, queue: { S: 'PENDING' } };
+
+  test('a new item that defines the index key: one write, by the projected entry\'s size (keys only: not the 1.5 KB body)', () => {
+    expect(indexWrites(undefined, waiting, pending, table)).toEqual([{ table: 't', index: 'pending', partitionKey: 'PENDING', readUnits: 0, writeUnits: 1, indexWrite: 'insert' }]);
+  });
+
+  test('an item that leaves the index (its key attribute removed): one delete; one that never was in it: nothing', () => {
+    expect(indexWrites(waiting, base, pending, table)).toMatchObject([{ indexWrite: 'delete', writeUnits: 1, partitionKey: 'PENDING' }]);
+    expect(indexWrites(base, { ...base, body: { S: 'y' } }, pending, table)).toEqual([]);
+  });
+
+  test('a changed index key: a delete and a put (two writes), each on its partition', () => {
+    const moved = { ...waiting, queue: { S: 'LATER' } };
+    expect(indexWrites(waiting, moved, pending, table).map((c) => [c.indexWrite, c.partitionKey])).toEqual([
+      ['delete', 'PENDING'],
+      ['insert', 'LATER'],
+    ]);
+  });
+
+  test('a change of a projected attribute only: one write; of an attribute the index does not hold: none', () => {
+    const include: IndexSchema = { ...pending, projection: { type: 'INCLUDE', attributes: ['status'] } };
+    const withStatus = { ...waiting, status: { S: 'A' } };
+    expect(indexWrites(withStatus, { ...withStatus, status: { S: 'B' } }, include, table)).toMatchObject([{ indexWrite: 'update', writeUnits: 1 }]);
+    expect(indexWrites(withStatus, { ...withStatus, body: { S: 'other' } }, include, table)).toEqual([]);
+  });
+
+  test('an index that projects everything pays for the whole entry; a table write lists its index writes after its own', () => {
+    const all: IndexSchema = { ...pending, projection: { type: 'ALL' } };
+    const charges = priceItemWrite({ ...table, indexes: [all] }, undefined, waiting);
+    expect(charges.map((c) => [c.index ?? 'table', c.writeUnits])).toEqual([
+      ['table', 2],
+      ['pending', 2],
+    ]);
+  });
+});
+
+describe('key classes and ceilings', () => {
+  test('a key\'s class is its leading characters up to the first #', () => {
+    expect([keyClass('R#ORD-1'), keyClass('P#src#event:ab'), keyClass('L#LOG'), keyClass('PENDING'), keyClass('#')]).toEqual(['R#', 'P#', 'L#', 'PENDING', '#']);
+  });
+
+  test('per class: the sum of its partitions and its hottest key; the ceiling is the event rate at which that key reaches 1,000 WU/s or 3,000 RU/s', () => {
+    const snapshot = {
+      partitions: [
+        { table: 't', partitionKey: 'R#a', readUnits: 30, writeUnits: 10, requests: 1 },
+        { table: 't', partitionKey: 'R#b', readUnits: 3, writeUnits: 40, requests: 1 },
+        { table: 't', index: 'pending', partitionKey: 'PENDING', readUnits: 1, writeUnits: 200, requests: 1 },
+      ],
+    } as unknown as AccountingSnapshot;
+    const [pendingClass, records] = classFigures(snapshot);
+    expect(records).toMatchObject({ name: 'R#', read: 33, write: 50, keys: 2, hottestWrite: { key: 'R#b', units: 40 }, hottestRead: { key: 'R#a', units: 30 } });
+    expect(pendingClass.name).toBe('index pending');
+    // 100 events: the pending partition takes 2 WU per event, so 500 events/s fill its 1,000 WU/s.
+    expect(ingestCeiling(pendingClass, 100)).toEqual({ eventsPerSecond: 500, bound: 'write' });
+    // R#b: 0.4 WU per event -> 2,500/s; R#a: 0.3 RU per event -> 10,000/s: writes bind.
+    expect(ingestCeiling(records, 100)).toEqual({ eventsPerSecond: 2500, bound: 'write' });
+    expect(ingestCeiling({ hottestRead: { key: 'x', units: 60 }, hottestWrite: { key: 'x', units: 1 } }, 100)).toEqual({ eventsPerSecond: 5000, bound: 'read' });
+  });
+});

@@ -1,0 +1,130 @@
+import { ACCESS_LOG_FIELDS, accessLogFormat } from '../../lib/stack/public-api';
+import {
+  accessLogLine,
+  addUsage,
+  billedMs,
+  gbSeconds,
+  GB,
+  itemized,
+  loadPrices,
+  logBytes,
+  platformLines,
+  price,
+  scaled,
+  throughEdge,
+  total,
+  type PriceTable,
+} from '../../bench/lib/cost/model';
+import { eventsPerBatch } from '../../bench/sections/cost';
+
+/**
+ * The cost bench's arithmetic (bench/lib/cost/model.ts) and its price table (bench/prices.json):
+ * each line item is the usage times the table's price, data in GB of 2^30 bytes, Lambda's duration
+ * in GB-seconds of the billed milliseconds, a log event its bytes and its overhead.
+ */
+const prices = loadPrices();
+/** A table of round prices, so the arithmetic is checked apart from today's prices. */
+const ROUND: PriceTable = {
+  ...prices,
+  prices: Object.fromEntries(Object.entries(prices.prices).map(([name, p]) => [name, { ...p, usd: 1, per: 1 }])),
+};
+
+describe('the price table', () => {
+  test('is dated, names its region and currency, and every price has an AWS source and a unit', () => {
+    expect(prices.region).toBe('us-east-1');
+    expect(prices.currency).toBe('USD');
+    expect(prices.checked).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    for (const [name, p] of Object.entries(prices.prices)) {
+      expect({ name, source: p.source }).toEqual({ name, source: expect.stringMatching(/^https:\/\/(aws\.amazon\.com|docs\.aws\.amazon\.com)\//) });
+      expect(p.usd).toBeGreaterThan(0);
+      expect(p.per).toBeGreaterThan(0);
+      expect(p.unit.length).toBeGreaterThan(0);
+    }
+  });
+
+  test('the figures the bill rests on: a REST call $3.50 a million, an Arm GB-second $0.0000133334, a read unit $0.125 and a write unit $0.625 a million, a logged GB $0.50', () => {
+    const perMillion = (name: string) => (prices.prices[name].usd / prices.prices[name].per) * 1e6;
+    expect(perMillion('apiGatewayRestRequest')).toBeCloseTo(3.5);
+    expect(perMillion('dynamodbReadRequestUnit')).toBeCloseTo(0.125);
+    expect(perMillion('dynamodbWriteRequestUnit')).toBeCloseTo(0.625);
+    expect(prices.prices.lambdaArmGbSecond.usd).toBe(0.0000133334);
+    expect(prices.prices.logsStandardIngestGb.usd).toBe(0.5);
+    expect(prices.prices.logsInfrequentAccessIngestGb.usd).toBe(0.25);
+  });
+});
+
+describe('a bill', () => {
+  test('prices each usage by its line: units times the price per unit, bytes per GB of 2^30', () => {
+    const bill = price({ apiGatewayRequests: 2, dynamodbReadUnits: 3, logBytesStandard: GB / 2, cloudfrontBytesOut: GB }, ROUND);
+    expect(bill).toEqual({ 'API Gateway requests': 2, 'DynamoDB reads': 3, 'CloudWatch Logs': 0.5, 'CloudFront data transfer out': 1 });
+    expect(total(bill)).toBe(6.5);
+  });
+
+  test('a million object reads at today\'s prices: one REST call and one read unit each are $3.50 and $0.125', () => {
+    const bill = scaled(price({ apiGatewayRequests: 1, dynamodbReadUnits: 1 }, prices), 1e6);
+    expect(bill['API Gateway requests']).toBeCloseTo(3.5, 6);
+    expect(bill['DynamoDB reads']).toBeCloseTo(0.125, 6);
+    expect(itemized(bill)).toBe('API Gateway requests $3.500, DynamoDB reads $0.125');
+  });
+
+  test('usages add with a weight; nothing used costs nothing', () => {
+    expect(addUsage({ lambdaRequests: 1 }, { lambdaRequests: 2, s3Puts: 4 }, 0.5)).toEqual({ lambdaRequests: 2, s3Puts: 2 });
+    expect(price({}, prices)).toEqual({});
+  });
+});
+
+describe('Lambda duration', () => {
+  test('CPU time stretched to the function\'s share of a vCPU (1,769 MB is one), plus each call\'s wait, rounded up to the millisecond', () => {
+    // 10 ms of CPU at 512 MB: 34.55 ms; one DynamoDB call, 5 ms: 40 ms.
+    expect(billedMs(10, 512, { dynamodb: 1 })).toBe(40);
+    // A function with a vCPU or more runs at this machine's speed.
+    expect(billedMs(10, 2048, { dynamodb: 2, s3: 1, kms: 1 })).toBe(10 + 10 + 20 + 10);
+    expect(billedMs(0, 512, {})).toBe(1);
+  });
+
+  test('GB-seconds: memory in GB times seconds', () => {
+    expect(gbSeconds(512, 1000)).toBe(0.5);
+    expect(gbSeconds(1024, 250)).toBe(0.25);
+  });
+});
+
+describe('log bytes', () => {
+  test('each line is a log event: its bytes, its newline and 26 bytes of overhead', () => {
+    expect(logBytes('a\nbb\n')).toEqual({ events: 2, bytes: 1 + 1 + 26 + (2 + 1 + 26) });
+    expect(logBytes('')).toEqual({ events: 0, bytes: 0 });
+    expect(logBytes('ü\n').bytes).toBe(2 + 1 + 26);
+  });
+
+  test('Lambda\'s own lines: START, END and REPORT in plain text; platform.start and platform.report in JSON at INFO; none at WARN', () => {
+    const text = platformLines({ logFormat: 'Text', systemLogLevel: null }, 512, 12.3);
+    expect(text.split('\n').filter(Boolean).map((line) => line.split(' ')[0])).toEqual(['START', 'END', 'REPORT']);
+    expect(text).toContain('Billed Duration: 13 ms\tMemory Size: 512 MB');
+    const json = platformLines({ logFormat: 'JSON', systemLogLevel: 'INFO' }, 1024, 3);
+    expect(json.split('\n').filter(Boolean).map((line) => JSON.parse(line).type)).toEqual(['platform.start', 'platform.report']);
+    expect(platformLines({ logFormat: 'JSON', systemLogLevel: 'WARN' }, 512, 3)).toBe('');
+  });
+
+  test('an access log line is the stage\'s format with the request\'s values: one JSON object', () => {
+    const line = accessLogLine(accessLogFormat(), { method: 'GET', resourcePath: '/v1/objects/{reference}', path: '/v1/objects/ORD-1', status: 200, responseLength: 2048 });
+    const parsed = JSON.parse(line);
+    expect(Object.keys(parsed)).toEqual(Object.keys(ACCESS_LOG_FIELDS));
+    expect(parsed).toMatchObject({ httpMethod: 'GET', resourcePath: '/v1/objects/{reference}', path: '/live/v1/objects/ORD-1', status: 200, responseLength: '2048' });
+  });
+});
+
+describe('an edge and the sequencer\'s batches', () => {
+  test('behind an edge every read is a CloudFront request and sends the viewer\'s bytes; only the misses reach the origin, whose bytes to CloudFront are free', () => {
+    const origin = { apiGatewayRequests: 1, apiGatewayBytesOut: 2000, lambdaRequests: 1, dynamodbReadUnits: 1 };
+    const edge = throughEdge(origin, 1500, 0.95);
+    expect(Object.keys(edge).sort()).toEqual(['apiGatewayRequests', 'cloudfrontBytesOut', 'cloudfrontRequests', 'dynamodbReadUnits', 'lambdaRequests']);
+    expect(edge).toMatchObject({ cloudfrontRequests: 1, cloudfrontBytesOut: 1500 });
+    for (const key of ['apiGatewayRequests', 'lambdaRequests', 'dynamodbReadUnits'] as const) expect(edge[key]).toBeCloseTo(0.05, 12);
+    expect(throughEdge(origin, 1500, 0)).toMatchObject({ apiGatewayRequests: 1, lambdaRequests: 1 });
+  });
+
+  test('events per batch: what arrives in the stream\'s 2 s window, between 1 and 100', () => {
+    expect(eventsPerBatch(100_000)).toBe(1);
+    expect(eventsPerBatch(100_000_000)).toBeCloseTo(76.1, 1);
+    expect(eventsPerBatch(10_000_000_000)).toBe(100);
+  });
+});
