@@ -44,7 +44,8 @@ async function serveAssembly(dir: string, demo: boolean, port: number | undefine
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
   const runner = await startAssemblyRunner({ assemblyDir: dir, demo, port, accessLogs: process.env.ACCESS_LOGS === '1' });
   const u = runner.invokeUrl;
-  console.log(`${runner.stackName} from ${dir} on ${u} (the stage's invoke URL)
+  const others = Object.entries(runner.urls).filter(([, url]) => url !== u);
+  console.log(`${runner.stackName} from ${dir} on ${u} (the stage's invoke URL)${others.map(([id, url]) => `\n${id} on ${url}`).join('')}
 
 Not emulated: ${runner.notEmulated.length === 0 ? 'nothing' : `\n  ${describeNotEmulated(runner.notEmulated).join('\n  ')}`}
 ${demo ? `\nDemo data loaded as the loader role; ledger verifier key (the local KMS key): ${runner.verifierKey}\n` : '\nThe table is empty and every event source gated, as after a first deployment (--demo loads the demo data).\n'}

@@ -112,6 +112,11 @@ export function physicalResources(template: CfnTemplate, account: LocalAccount, 
         const name = typeof props.LogGroupName === 'string' ? props.LogGroupName : generatedName(account, id, 512);
         return { ref: name, attributes: { Arn: arn('logs', `log-group:${name}:*`) } };
       }
+      case 'AWS::CloudFront::Distribution': {
+        // An id like E2QWRUHAPOMQZL and a domain like d111111abcdef8.cloudfront.net (lib/assembly/edge/ serves it).
+        const distributionId = `E${suffix(id, 13)}`;
+        return { ref: distributionId, attributes: { Id: distributionId, DomainName: `d${suffix(`${id}/domain`, 13).toLowerCase()}.cloudfront.net` } };
+      }
       case 'AWS::Events::Rule': {
         const name = named('Name', 64);
         return { ref: name, attributes: { Arn: arn('events', `rule/${name}`) } };

@@ -15,6 +15,7 @@ import { DEFAULT_ACCOUNT, physicalResources, type LocalAccount } from './physica
 import { bucketDeployments } from './provisioners/bucket-deployments';
 import { buckets } from './provisioners/buckets';
 import { demo } from './provisioners/demo';
+import { edge } from './provisioners/edge';
 import { functions } from './provisioners/functions';
 import { iamPolicies } from './provisioners/iam-policies';
 import { kmsKeys } from './provisioners/kms-keys';
@@ -44,7 +45,7 @@ export { describeNotEmulated, type NotEmulated } from './not-emulated';
  * functions use the tables, keys and queues; the API the functions; the bucket deployments the
  * API's URL; the demo's load comes before the triggers, which deliver only what follows it).
  */
-export const PROVISIONERS: readonly Provisioner[] = [tables, buckets, secrets, kmsKeys, queues, iamPolicies, functions, restApi, bucketDeployments, demo, streamTriggers, schedules];
+export const PROVISIONERS: readonly Provisioner[] = [tables, buckets, secrets, kmsKeys, queues, iamPolicies, functions, restApi, edge, bucketDeployments, demo, streamTriggers, schedules];
 
 export interface AssemblyRunnerOptions extends DeploymentOptions {
   assemblyDir: string;

@@ -1,4 +1,4 @@
-import { DefaultStackSynthesizer, Validations, type CfnResource, type Stack } from 'aws-cdk-lib';
+import { DefaultStackSynthesizer, Token, Validations, type CfnResource, type Stack } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 import { LEDGER_LOG } from '../../functions/contract/site-paths';
 
@@ -10,6 +10,8 @@ export interface AcknowledgedStack extends Stack {
   loader: { role: IConstruct };
   ingress: { secret: IConstruct };
   publicApi: { api: IConstruct };
+  edge?: { distribution: IConstruct };
+  settings: { verificationDomain: string; generalDomain: string; wafRateLimit: number | null };
 }
 
 const acknowledge = (scope: IConstruct, id: string, reason: string) => Validations.of(scope).acknowledge({ id, reason });
@@ -17,6 +19,9 @@ const acknowledge = (scope: IConstruct, id: string, reason: string) => Validatio
 const LAMBDA_RUNTIME_REASON =
   'Node.js 22 (LTS, supported by Lambda until 2027) is the runtime the bundles are built for (esbuild target node22) and measured on by npm run bench; ' +
   'moving to a newer runtime is one constant in lib/stack/bundling.ts, made when the toolchain is checked on it.';
+
+/** A stack attribute as cdk-nag writes it in a finding: the value when the stack is bound to one, else the pseudo parameter. */
+const known = (value: string, pseudo: string) => (Token.isUnresolved(value) ? pseudo : value);
 
 /** CDK's BucketDeployment provider: a singleton function at stack level, created by aws-cdk-lib. */
 function acknowledgeBucketDeploymentProvider(stack: AcknowledgedStack): void {
@@ -39,12 +44,36 @@ function acknowledgeBucketDeploymentProvider(stack: AcknowledgedStack): void {
     'Action::s3:List*',
     'Action::s3:DeleteObject*',
     'Action::s3:Abort*',
-    `Resource::arn:<AWS::Partition>:s3:::cdk-${qualifier}-assets-<AWS::AccountId>-<AWS::Region>/*`,
+    // The asset bucket's ARN holds the partition, account and region: literal where the stack is bound to them.
+    `Resource::arn:${known(stack.partition, '<AWS::Partition>')}:s3:::cdk-${qualifier}-assets-${known(stack.account, '<AWS::AccountId>')}-${known(stack.region, '<AWS::Region>')}/*`,
     `Resource::<${catalogueBucket}.Arn>/*`,
   ]) {
     acknowledge(provider, `AwsSolutions-IAM5[${finding}]`, syncReason);
   }
   acknowledge(provider, 'AwsSolutions-L1', 'The runtime of aws-cdk-lib\'s BucketDeployment provider is chosen by the library and not configurable; it runs only during deployments.');
+}
+
+/** The distribution: what a public, read-only service chooses not to have, and what the defaults make. */
+function acknowledgeEdge(stack: AcknowledgedStack, distribution: IConstruct): void {
+  acknowledge(
+    distribution,
+    'AwsSolutions-CFR1',
+    'A public verification service answers whoever holds a reference, wherever they scan it: no country is refused. A deployment that must restrict countries adds a geo restriction or a WAF geo match rule.',
+  );
+  if (stack.settings.wafRateLimit === null) {
+    acknowledge(
+      distribution,
+      'AwsSolutions-CFR2',
+      'The per-client rate limit is a WAF web ACL with a fixed monthly cost, created with context wafRateLimit=N (docs/deploy.md#capacity-per-route); without it the method throttles and the receivers\' reserved concurrency bound what a flood can take.',
+    );
+  }
+  if (!stack.settings.verificationDomain && !stack.settings.generalDomain) {
+    acknowledge(
+      distribution,
+      'AwsSolutions-CFR4',
+      'Without custom domains the distribution answers on its own *.cloudfront.net name, whose certificate and viewer TLS policy CloudFront manages (not configurable); with context verificationDomain/generalDomain the distribution takes its own certificate and requires TLSv1.2_2021.',
+    );
+  }
 }
 
 /**
@@ -97,8 +126,10 @@ export function acknowledgeFindings(stack: AcknowledgedStack): void {
   acknowledge(
     api,
     'AwsSolutions-APIG3',
-    'A public, read-only API without authentication to abuse: stage throttling bounds the request rate; a WAF web ACL (a fixed monthly cost) can be associated with the stage where a deployment needs IP or bot rules.',
+    'A public, read-only API without authentication to abuse: stage and method throttles bound the request rate at the API, and the per-client rate limit is a WAF web ACL on the distribution in front of it (context wafRateLimit), not on the stage.',
   );
+  if (stack.edge) acknowledgeEdge(stack, stack.edge.distribution);
+
   const cloudWatchRole = api.node.tryFindChild('CloudWatchRole');
   if (cloudWatchRole) {
     acknowledge(

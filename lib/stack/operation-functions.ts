@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import path from 'node:path';
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
@@ -10,6 +11,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { PENDING_PK_PREFIX, RECORD_PK_PREFIX } from '../../functions/store/layout';
 import { Construct } from 'constructs';
 import type { Operation } from '../../functions/contract/operation';
+import { originsOfPath, originUrl, type Origins } from '../contract/origins';
 import { BUNDLE_AWS_SDK, BUNDLE_OPTIONS, CREDENTIALS_ESBUILD_ARGS, FUNCTION_TIMEOUT_SECONDS } from './bundling';
 import { lambdaLogging, loggingEnvironment, ROUTE_LOG_GROUP, type LogSettings } from './logging';
 
@@ -29,12 +31,24 @@ export interface OperationFunctionsProps {
   ledgerVerifierKeys: string;
   logging: LogSettings;
   logRetention: RetentionDays;
-  publicBaseUrl: string;
   releaseCommit: string;
+  /** Concurrent executions reserved for each receiver (access `ingress-write`); 0: none. */
+  receiverReservedConcurrency: number;
   /** Deployment settings by name; a function receives only those its operation declares. */
   activationSettings: Record<string, string>;
   /** The receivers' verification keys (docs/ingress.md#keys); read only by ingress-write functions. */
   ingressSecrets: ISecret;
+}
+
+/** Lambda's limit on a function name. */
+const FUNCTION_NAME_LIMIT = 64;
+
+/** `<stack>-<operationId>`, shortened with a digest of the whole when it would pass Lambda's 64 characters. */
+export function operationFunctionName(stackName: string, operationId: string): string {
+  const name = `${stackName}-${operationId}`;
+  if (name.length <= FUNCTION_NAME_LIMIT) return name;
+  const digest = createHash('sha256').update(name).digest('hex').slice(0, 8);
+  return `${name.slice(0, FUNCTION_NAME_LIMIT - digest.length - 1)}-${digest}`;
 }
 
 /**
@@ -49,11 +63,28 @@ export interface OperationFunctionsProps {
  */
 export class OperationFunctions extends Construct {
   readonly byOperationId = new Map<string, NodejsFunction>();
+  /** Each function's name, a literal fixed at synth (`<stack>-<operationId>`), which the API's import document names. */
+  readonly nameByOperationId = new Map<string, string>();
+  private readonly operations: LambdaOperation[];
 
   constructor(scope: Construct, id: string, props: OperationFunctionsProps) {
     super(scope, id);
-    for (const op of lambdaOperations(props.operations)) {
+    this.operations = lambdaOperations(props.operations);
+    for (const op of this.operations) {
+      this.nameByOperationId.set(op.operationId, operationFunctionName(Stack.of(this).stackName, op.operationId));
       this.byOperationId.set(op.operationId, this.operationFunction(op, props));
+    }
+  }
+
+  /**
+   * Absolute URLs in answers come from here, never from a request's Host: each function is given
+   * the public origin its routes belong to (PUBLIC_BASE_URL, lib/contract/origins.ts), known only
+   * once the distribution (or the API) that serves them exists.
+   */
+  usePublicOrigins(origins: Origins): void {
+    for (const op of this.operations) {
+      const [own] = originsOfPath(op.path);
+      this.byOperationId.get(op.operationId)!.addEnvironment('PUBLIC_BASE_URL', originUrl(origins, own));
     }
   }
 
@@ -69,8 +100,6 @@ export class OperationFunctions extends Construct {
 
     const environment: Record<string, string> = {
       ...loggingEnvironment(props.logging),
-      // Always named, empty until an origin is configured: a function then refuses to make links (503 ORIGIN_NOT_CONFIGURED).
-      PUBLIC_BASE_URL: props.publicBaseUrl,
       ...(props.releaseCommit ? { RELEASE_COMMIT: props.releaseCommit } : {}),
     };
     for (const name of op.integration.settings ?? []) {
@@ -112,8 +141,12 @@ export class OperationFunctions extends Construct {
         break;
     }
 
+    const receiver = op.integration.access === 'ingress-write';
     return new NodejsFunction(scope, 'Function', {
+      functionName: this.nameByOperationId.get(op.operationId),
       description: `${op.method} ${op.path} (${op.operationId})`,
+      // The write path keeps capacity of its own: a read flood cannot take the account's concurrency from it.
+      ...(receiver && props.receiverReservedConcurrency > 0 ? { reservedConcurrentExecutions: props.receiverReservedConcurrency } : {}),
       entry: path.join(props.projectRoot, op.integration.entry),
       projectRoot: props.projectRoot,
       depsLockFilePath: path.join(props.projectRoot, 'package-lock.json'),

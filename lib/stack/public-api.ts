@@ -1,5 +1,5 @@
 import { Aws, RemovalPolicy, Size, Stack } from 'aws-cdk-lib';
-import { AccessLogFormat, ApiDefinition, EndpointType, LogGroupLogDestination, MethodLoggingLevel, SpecRestApi } from 'aws-cdk-lib/aws-apigateway';
+import { AccessLogFormat, ApiDefinition, EndpointType, LogGroupLogDestination, MethodLoggingLevel, SpecRestApi, type MethodDeploymentOptions } from 'aws-cdk-lib/aws-apigateway';
 import type { IRole } from 'aws-cdk-lib/aws-iam';
 import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
@@ -7,17 +7,27 @@ import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import type { Operation } from '../../functions/contract/operation';
-import { buildImportDocument, type IntegrationTargets } from '../contract/import-document';
+import { buildImportDocument, gatewayPath, type IntegrationTargets } from '../contract/import-document';
 import { lambdaOperations } from './operation-functions';
+import { routeClassOf } from './route-classes';
+import type { StackSettings } from './settings';
 
 export interface PublicApiProps {
   operations: readonly Operation[];
   functions: ReadonlyMap<string, IFunction>;
+  /**
+   * Each Lambda operation's function name, as a literal. The import document names the functions
+   * by name, never by a reference to them: the functions learn the public origin from the
+   * distribution, whose origin is this API, so a reference from the API back to them would close
+   * a loop CloudFormation cannot create (function -> distribution -> API -> function).
+   */
+  functionNames: ReadonlyMap<string, string>;
   bucket: IBucket;
   documentReadRole: IRole;
   stageName: string;
   throttleRateLimit: number;
   throttleBurstLimit: number;
+  routeThrottles: StackSettings['routeThrottles'];
   logRetention: RetentionDays;
   cloudWatchRole: boolean;
 }
@@ -51,6 +61,29 @@ export function accessLogFormat(): string {
   return `{${parts.join(',')}}`;
 }
 
+/**
+ * Execution logs for errors only, no request or response bodies, no per-method metrics: the
+ * stage's settings, repeated on every method setting (a method's own setting replaces the stage's,
+ * it does not add to it).
+ */
+const STAGE_METHOD_LOGGING = { loggingLevel: MethodLoggingLevel.ERROR, dataTraceEnabled: false, metricsEnabled: false } as const;
+
+/**
+ * Method throttles by route class, keyed as CDK's methodOptions take them (`<resource path>/<method>`):
+ * every method of a classed route (HEAD beside each GET) gets its class's rate and burst, in a
+ * token bucket of its own. What no class covers (preflights, undeclared methods) keeps the stage's.
+ */
+export function methodThrottles(operations: readonly Operation[], throttles: StackSettings['routeThrottles']): Record<string, MethodDeploymentOptions> {
+  const out: Record<string, MethodDeploymentOptions> = {};
+  for (const op of operations) {
+    const { rateLimit, burstLimit } = throttles[routeClassOf(op).throttle];
+    for (const method of op.method === 'GET' ? ['GET', 'HEAD'] : [op.method]) {
+      out[`${gatewayPath(op)}/${method}`] = { ...STAGE_METHOD_LOGGING, throttlingRateLimit: rateLimit, throttlingBurstLimit: burstLimit };
+    }
+  }
+  return out;
+}
+
 /** execute-api resource path of an operation: path parameters become wildcards. */
 function executeApiPath(path: string): string {
   return path.replace(/\{[^}]+\}/g, '*');
@@ -72,9 +105,10 @@ export class PublicApi extends Construct {
     super(scope, id);
     const targets: IntegrationTargets = {
       lambdaUri: (op) => {
-        const fn = props.functions.get(op.operationId);
-        if (!fn) throw new Error(`no function for the Lambda operation ${op.operationId}`);
-        return `arn:${Aws.PARTITION}:apigateway:${Aws.REGION}:lambda:path/2015-03-31/functions/${fn.functionArn}/invocations`;
+        const name = props.functionNames.get(op.operationId);
+        if (!name) throw new Error(`no function for the Lambda operation ${op.operationId}`);
+        const functionArn = `arn:${Aws.PARTITION}:lambda:${Aws.REGION}:${Aws.ACCOUNT_ID}:function:${name}`;
+        return `arn:${Aws.PARTITION}:apigateway:${Aws.REGION}:lambda:path/2015-03-31/functions/${functionArn}/invocations`;
       },
       documentUri: (key) => `arn:${Aws.PARTITION}:apigateway:${Aws.REGION}:s3:path/${props.bucket.bucketName}/${key}`,
       documentRole: props.documentReadRole.roleArn,
@@ -99,13 +133,12 @@ export class PublicApi extends Construct {
         stageName: props.stageName,
         throttlingRateLimit: props.throttleRateLimit,
         throttlingBurstLimit: props.throttleBurstLimit,
+        methodOptions: methodThrottles(props.operations, props.routeThrottles),
         accessLogDestination: new LogGroupLogDestination(this.accessLogs),
         accessLogFormat: AccessLogFormat.custom(accessLogFormat()),
-        // Execution logs for errors only; request and response bodies are never logged.
-        loggingLevel: MethodLoggingLevel.ERROR,
-        dataTraceEnabled: false,
-        // Per-method detailed metrics are billed per metric (dozens of routes); the API-level metrics are enough.
-        metricsEnabled: false,
+        // Execution logs for errors only; request and response bodies are never logged. Per-method
+        // detailed metrics are billed per metric (dozens of routes); the API-level metrics are enough.
+        ...STAGE_METHOD_LOGGING,
       },
     });
 

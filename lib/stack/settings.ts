@@ -3,6 +3,10 @@ import type { Node } from 'constructs';
 import { LEDGER_LOG } from '../../functions/contract/site-paths';
 import { isValidKeyName } from '#verify/checks/note';
 
+/** The route classes with method throttles of their own (lib/stack/route-classes.ts). */
+export const THROTTLE_CLASSES = ['read', 'sandbox', 'receiver'] as const;
+export type ThrottleClass = (typeof THROTTLE_CLASSES)[number];
+
 /** Everything a deployment may choose through CDK context (`cdk deploy -c key=value` or cdk.json). */
 export interface StackSettings {
   /** DynamoDB deletion protection; on unless a development stack turns it off. */
@@ -20,10 +24,36 @@ export interface StackSettings {
    * sampling, POWERTOOLS_LOGGER_SAMPLE_RATE); 0 turns sampling off.
    */
   logSampleRate: number;
-  /** Steady request rate (requests per second) the stage admits across all methods. */
+  /**
+   * The stage's default throttle (requests per second, and burst): the safety net for every method
+   * without a route class of its own (CORS preflights, methods a path does not declare, unknown paths).
+   */
   throttleRateLimit: number;
-  /** Burst the stage admits above the steady rate. */
   throttleBurstLimit: number;
+  /**
+   * Method throttles of the route classes (lib/stack/route-classes.ts): every method of a class
+   * gets a token bucket of this rate and burst of its own (API Gateway applies stage throttles per
+   * method), so a flood on one route takes nothing from another (docs/deploy.md#capacity-per-route).
+   */
+  routeThrottles: Record<ThrottleClass, { rateLimit: number; burstLimit: number }>;
+  /**
+   * Concurrent executions reserved for each receiver (0: none): a read flood can never take the
+   * account's concurrency from the write path. Lambda keeps 100 executions of the account unreserved.
+   */
+  receiverReservedConcurrency: number;
+  /** A CloudFront distribution in front of the API and the tile log (docs/deploy.md#the-edge); false: the API alone. */
+  edge: boolean;
+  /**
+   * Host names the distribution answers on (custom domains), each with a DNS-validated certificate
+   * and alias records in the hosted zone below. One given: it serves both origins.
+   */
+  verificationDomain: string;
+  generalDomain: string;
+  /** The Route 53 hosted zone of the custom domains, by id and name (no look-up: synth stays offline). */
+  hostedZoneId: string;
+  hostedZoneName: string;
+  /** Requests one client (IP address) may make in a minute before the edge's web ACL answers 429; null: no web ACL. */
+  wafRateLimit: number | null;
   /** API Gateway stage name (the first path segment of the invoke URL). */
   stageName: string;
   /**
@@ -84,6 +114,18 @@ export const DEFAULT_SETTINGS: StackSettings = {
   logSampleRate: 0.01,
   throttleRateLimit: 100,
   throttleBurstLimit: 200,
+  routeThrottles: {
+    read: { rateLimit: 500, burstLimit: 1000 },
+    sandbox: { rateLimit: 20, burstLimit: 40 },
+    receiver: { rateLimit: 100, burstLimit: 200 },
+  },
+  receiverReservedConcurrency: 10,
+  edge: true,
+  verificationDomain: '',
+  generalDomain: '',
+  hostedZoneId: '',
+  hostedZoneName: '',
+  wafRateLimit: null,
   stageName: 'live',
   apiGatewayCloudWatchRole: true,
   logRetentionDays: RetentionDays.ONE_MONTH,
@@ -197,6 +239,84 @@ function asImportSource(value: unknown): StackSettings['importFrom'] {
   return { bucket: match[1], keyPrefix: prefix === '' || prefix.endsWith('/') ? prefix : `${prefix}/` };
 }
 
+function asNonNegativeInteger(key: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (value === '' || !Number.isInteger(n) || n < 0) throw new Error(`context '${key}' must be a whole number (0 or more), not ${JSON.stringify(value)}`);
+  return n;
+}
+
+/** A DNS host name as a custom domain is written (lower case, no scheme, no trailing dot). */
+function asHostName(key: string, value: unknown): string {
+  const host = asString(key, value, '').trim().toLowerCase();
+  if (host && !/^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/.test(host)) {
+    throw new Error(`context '${key}' must be a host name such as verify.example.org (no scheme, path or port), not ${JSON.stringify(host)}`);
+  }
+  return host;
+}
+
+/** WAF's rate-based rules count from 10 requests per window (AWS WAF developer guide, rate-based rule statement). */
+export const WAF_MINIMUM_RATE_LIMIT = 10;
+
+/**
+ * The custom domains and their hosted zone: both or neither of the zone's id and name; every
+ * domain inside the zone; an origin given beside a domain must be that domain's https URL.
+ */
+function domainSettings(node: Node, edge: boolean, verificationOriginGiven: string, generalOriginGiven: string) {
+  const verificationDomain = asHostName('verificationDomain', node.tryGetContext('verificationDomain'));
+  const generalDomain = asHostName('generalDomain', node.tryGetContext('generalDomain'));
+  const hostedZoneId = asString('hostedZoneId', node.tryGetContext('hostedZoneId'), '').trim();
+  const hostedZoneName = asString('hostedZoneName', node.tryGetContext('hostedZoneName'), '').trim().toLowerCase().replace(/\.$/, '');
+  const domains = [verificationDomain, generalDomain].filter(Boolean);
+  if (domains.length === 0) {
+    if (hostedZoneId || hostedZoneName) throw new Error(`context 'hostedZoneId' and 'hostedZoneName' go with 'verificationDomain' or 'generalDomain'`);
+    return { verificationDomain, generalDomain, hostedZoneId, hostedZoneName, verificationOrigin: verificationOriginGiven, generalOrigin: generalOriginGiven };
+  }
+  if (!edge) throw new Error(`context 'verificationDomain' and 'generalDomain' are attached to the edge's distribution: not with edge=false (front the API with your own domain and set verificationOrigin/generalOrigin)`);
+  if (!hostedZoneId || !hostedZoneName) throw new Error(`context 'verificationDomain'/'generalDomain' need 'hostedZoneId' and 'hostedZoneName' (the Route 53 zone that validates the certificate and holds the alias records)`);
+  if (!/^Z[A-Z0-9]{1,32}$/.test(hostedZoneId)) throw new Error(`context 'hostedZoneId' must be a Route 53 hosted zone id (Z...), not ${JSON.stringify(hostedZoneId)}`);
+  for (const [key, domain] of [['verificationDomain', verificationDomain], ['generalDomain', generalDomain]] as const) {
+    if (domain && domain !== hostedZoneName && !domain.endsWith(`.${hostedZoneName}`)) throw new Error(`context '${key}' (${domain}) is not in the hosted zone ${hostedZoneName}`);
+  }
+  // One domain given serves both origins.
+  const originOf = (key: string, given: string, domain: string) => {
+    const url = `https://${domain || domains[0]}`;
+    if (given && given !== url) throw new Error(`context '${key}' (${given}) contradicts the domain the distribution answers on (${url}): give one of them`);
+    return url;
+  };
+  return {
+    verificationDomain,
+    generalDomain,
+    hostedZoneId,
+    hostedZoneName,
+    verificationOrigin: originOf('verificationOrigin', verificationOriginGiven, verificationDomain),
+    generalOrigin: originOf('generalOrigin', generalOriginGiven, generalDomain),
+  };
+}
+
+function asWafRateLimit(value: unknown, edge: boolean): number | null {
+  if (value === undefined || value === '' || value === null) return null;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < WAF_MINIMUM_RATE_LIMIT || n > 2_000_000_000) {
+    throw new Error(`context 'wafRateLimit' must be a whole number of requests per client and minute from ${WAF_MINIMUM_RATE_LIMIT}, not ${JSON.stringify(value)}`);
+  }
+  if (!edge) throw new Error(`context 'wafRateLimit' is a web ACL on the edge's distribution: not with edge=false`);
+  return n;
+}
+
+/** The method throttles of each route class: `-c readRateLimit=500 -c readBurstLimit=1000`, and so on. */
+function routeThrottlesFrom(node: Node): StackSettings['routeThrottles'] {
+  const out = {} as StackSettings['routeThrottles'];
+  for (const name of THROTTLE_CLASSES) {
+    const fallback = DEFAULT_SETTINGS.routeThrottles[name];
+    out[name] = {
+      rateLimit: asPositiveInteger(`${name}RateLimit`, node.tryGetContext(`${name}RateLimit`), fallback.rateLimit),
+      burstLimit: asPositiveInteger(`${name}BurstLimit`, node.tryGetContext(`${name}BurstLimit`), fallback.burstLimit),
+    };
+  }
+  return out;
+}
+
 /** Reads and checks the settings; a wrong value stops the synth with the key named. */
 export function settingsFrom(node: Node): StackSettings {
   const get = (key: keyof StackSettings) => node.tryGetContext(key);
@@ -206,7 +326,9 @@ export function settingsFrom(node: Node): StackSettings {
   if (!/^[A-Za-z0-9_]{1,64}$/.test(stageName)) throw new Error(`context 'stageName' must be 1-64 letters, digits or underscores`);
   const publicBaseUrl = asString('publicBaseUrl', get('publicBaseUrl'), DEFAULT_SETTINGS.publicBaseUrl);
   if (publicBaseUrl && !/^https:\/\/[^\s/]+(\/[^\s]*)?$/.test(publicBaseUrl)) throw new Error(`context 'publicBaseUrl' must be an https URL`);
-  const verificationOrigin = asHttpsUrl('verificationOrigin', get('verificationOrigin'));
+  const edge = asBoolean('edge', node.tryGetContext('edge'), DEFAULT_SETTINGS.edge);
+  const domains = domainSettings(node, edge, asHttpsUrl('verificationOrigin', get('verificationOrigin')), asHttpsUrl('generalOrigin', get('generalOrigin')));
+  const verificationOrigin = domains.verificationOrigin;
   const releaseCommit = asString('releaseCommit', get('releaseCommit'), DEFAULT_SETTINGS.releaseCommit);
   if (releaseCommit && !/^[0-9a-f]{7,64}$/.test(releaseCommit)) throw new Error(`context 'releaseCommit' must be a commit id (hex)`);
   const alarmTopicArn = asTopicArn(get('alarmTopicArn'));
@@ -225,13 +347,21 @@ export function settingsFrom(node: Node): StackSettings {
     logSampleRate: asRate('logSampleRate', get('logSampleRate'), DEFAULT_SETTINGS.logSampleRate),
     throttleRateLimit: asPositiveInteger('throttleRateLimit', get('throttleRateLimit'), DEFAULT_SETTINGS.throttleRateLimit),
     throttleBurstLimit: asPositiveInteger('throttleBurstLimit', get('throttleBurstLimit'), DEFAULT_SETTINGS.throttleBurstLimit),
+    routeThrottles: routeThrottlesFrom(node),
+    receiverReservedConcurrency: asNonNegativeInteger('receiverReservedConcurrency', get('receiverReservedConcurrency'), DEFAULT_SETTINGS.receiverReservedConcurrency),
+    edge,
+    verificationDomain: domains.verificationDomain,
+    generalDomain: domains.generalDomain,
+    hostedZoneId: domains.hostedZoneId,
+    hostedZoneName: domains.hostedZoneName,
+    wafRateLimit: asWafRateLimit(node.tryGetContext('wafRateLimit'), edge),
     stageName,
     apiGatewayCloudWatchRole: asBoolean('apiGatewayCloudWatchRole', get('apiGatewayCloudWatchRole'), DEFAULT_SETTINGS.apiGatewayCloudWatchRole),
     logRetentionDays: asRetention(get('logRetentionDays'), DEFAULT_SETTINGS.logRetentionDays),
     publicBaseUrl: publicBaseUrl.replace(/\/+$/, ''),
     verificationOrigin,
     ledgerOrigin: asLedgerOrigin(get('ledgerOrigin'), verificationOrigin || publicBaseUrl.replace(/\/+$/, '')),
-    generalOrigin: asHttpsUrl('generalOrigin', get('generalOrigin')),
+    generalOrigin: domains.generalOrigin,
     importFrom: asImportSource(get('importFrom')),
   };
 }

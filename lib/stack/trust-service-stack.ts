@@ -4,10 +4,13 @@ import { Annotations, CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Origins } from '../contract/origins';
 import { buildOriginDocuments, ORIGIN_DOCUMENTS, keyOf } from '../publish/site';
 import { canonicalSources } from '../publish/sources';
+import type { ICertificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { Construct } from 'constructs';
+import type { Operation } from '../../functions/contract/operation';
 import { operations as contractOperations } from '../../functions/contract/operations';
 import { SITE_DIR } from '../local/documents';
 import { Catalogue } from './catalogue';
+import { Edge } from './edge';
 import { IngressSecrets } from './ingress-secrets';
 import { LoaderAccess } from './loader-access';
 import { acknowledgeFindings } from './nag-acknowledgements';
@@ -15,6 +18,7 @@ import { OperationFunctions } from './operation-functions';
 import { OperatorAlarms } from './operator-alarms';
 import { PublicApi } from './public-api';
 import { RecordTable } from './record-table';
+import { edgeRouting } from './route-classes';
 import { LedgerSigningKey, Sequencer } from './sequencer';
 import { settingsFrom, type StackSettings } from './settings';
 
@@ -23,6 +27,8 @@ export const PROJECT_ROOT = path.resolve(__dirname, '../..');
 export interface TrustServiceStackProps extends StackProps {
   /** The build output published to the catalogue bucket (default: dist/site). */
   siteDir?: string;
+  /** What the edge takes from us-east-1 (lib/stack/edge-us-east-1.ts): the custom domains' certificate, the web ACL's ARN. */
+  edgeUsEast1?: { certificate?: ICertificate; webAclArn?: string };
 }
 
 /**
@@ -41,6 +47,8 @@ export class TrustServiceStack extends Stack {
   readonly sequencer: Sequencer;
   readonly ingress: IngressSecrets;
   readonly publicApi: PublicApi;
+  /** The CloudFront distribution in front of the API and the tile log; absent with context edge=false. */
+  readonly edge?: Edge;
   readonly origins: Origins;
   readonly alarms: OperatorAlarms;
 
@@ -68,9 +76,8 @@ export class TrustServiceStack extends Stack {
       ledgerVerifierKeys: settings.ledgerVerifierKeys,
       logging: settings,
       logRetention: settings.logRetentionDays,
-      // The origin the functions make their links from (PUBLIC_BASE_URL): the verification origin, where the links lead.
-      publicBaseUrl: settings.verificationOrigin || settings.publicBaseUrl,
       releaseCommit: settings.releaseCommit,
+      receiverReservedConcurrency: settings.receiverReservedConcurrency,
       activationSettings: settings.activationSettings,
     });
     this.ledgerKey = new LedgerSigningKey(this, 'LedgerSigningKey');
@@ -100,19 +107,20 @@ export class TrustServiceStack extends Stack {
     this.publicApi = new PublicApi(this, 'PublicApi', {
       operations,
       functions: this.functions.byOperationId,
+      functionNames: this.functions.nameByOperationId,
       bucket: this.catalogue.bucket,
       documentReadRole: this.catalogue.apiReadRole,
       stageName: settings.stageName,
       throttleRateLimit: settings.throttleRateLimit,
       throttleBurstLimit: settings.throttleBurstLimit,
+      routeThrottles: settings.routeThrottles,
       logRetention: settings.logRetentionDays,
       cloudWatchRole: settings.apiGatewayCloudWatchRole,
     });
 
-    // The origins the published contract and catalogue name: context for custom domains, else the API's own URL.
-    const fallback = settings.publicBaseUrl || this.publicApi.url;
-    this.origins = { verificationOrigin: settings.verificationOrigin || fallback, generalOrigin: settings.generalOrigin || fallback };
-    this.catalogue.publishOriginDocuments(buildOriginDocuments(canonicalSources(), this.origins));
+    if (settings.edge) this.edge = this.edgeOf(settings, props.edgeUsEast1, operations);
+
+    this.origins = this.publishOrigins(settings);
 
     new CfnOutput(this, 'VerificationOrigin', { value: this.origins.verificationOrigin, description: 'Verification origin named in the published contract.' });
     new CfnOutput(this, 'GeneralOrigin', { value: this.origins.generalOrigin, description: 'General origin named in the published contract.' });
@@ -142,5 +150,38 @@ export class TrustServiceStack extends Stack {
     new CfnOutput(this, 'IngressSecretsArn', { value: this.ingress.secret.secretArn, description: 'Receivers\' verification keys: {"<sourceId>": "whsec_..." | "whpk_..."} (docs/ingress.md).' });
 
     acknowledgeFindings(this);
+  }
+
+  /**
+   * The origins the published contract and catalogue name, and the functions build absolute URLs
+   * from: context (custom domains), else the distribution's own domain, else the API's own URL.
+   * Each function is given its routes' origin; the documents that name the origins are built with them.
+   */
+  private publishOrigins(settings: StackSettings): Origins {
+    const fallback = settings.publicBaseUrl || (this.edge ? this.edge.url : this.publicApi.url);
+    const origins = { verificationOrigin: settings.verificationOrigin || fallback, generalOrigin: settings.generalOrigin || fallback };
+    this.functions.usePublicOrigins(origins);
+    this.catalogue.publishOriginDocuments(buildOriginDocuments(canonicalSources(), origins));
+    return origins;
+  }
+
+  /** The CloudFront distribution in front of the API and the tile log, with the custom domains' certificate and the web ACL from us-east-1. */
+  private edgeOf(settings: StackSettings, fromUsEast1: TrustServiceStackProps['edgeUsEast1'], operations: readonly Operation[]): Edge {
+    const domainNames = [...new Set([settings.verificationDomain, settings.generalDomain].filter(Boolean))];
+    const certificate = fromUsEast1?.certificate;
+    if (domainNames.length > 0 && !certificate) throw new Error('custom domains need their certificate from the us-east-1 stack (lib/stack/app.ts creates it)');
+    const edge = new Edge(this, 'Edge', {
+      routing: edgeRouting(operations),
+      restApiId: this.publicApi.api.restApiId,
+      stageName: settings.stageName,
+      logBucket: this.catalogue.bucket,
+      logKeyPrefix: LEDGER_LOG.keyPrefix,
+      accessLogBucket: this.catalogue.accessLogBucket,
+      ...(certificate ? { domains: { names: domainNames, certificate, hostedZoneId: settings.hostedZoneId, hostedZoneName: settings.hostedZoneName } } : {}),
+      ...(fromUsEast1?.webAclArn ? { webAclArn: fromUsEast1.webAclArn } : {}),
+    });
+    new CfnOutput(this, 'EdgeUrl', { value: edge.url, description: 'The public entry: the CloudFront distribution in front of the API and the ledger tile log.' });
+    new CfnOutput(this, 'DistributionDomainName', { value: edge.distribution.distributionDomainName, description: 'The distribution\'s own domain (custom domains are aliases of it).' });
+    return edge;
   }
 }

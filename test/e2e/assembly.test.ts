@@ -41,7 +41,8 @@ beforeAll(async () => {
     startAssemblyRunner({ assemblyDir, demo: true, anchor, log: (line) => logLines.push(line), scheduleTimers: false }),
     startTestService(anchor),
   ]);
-}, 240_000);
+  // The shared synthesis may take up to its own wait limit (5 min, test/support/synth.ts) on a busy machine; then the runner starts.
+}, 420_000);
 
 afterAll(async () => {
   await runner?.close();
@@ -266,6 +267,99 @@ test("the sequencer's role stripped of kms:Sign: nothing is signed, nothing is l
   expect(await treeSize()).toBeGreaterThan(sizeBefore);
   expect(await status()).toBe('SUSPENDED');
 }, 90_000);
+
+describe('the CloudFront distribution, served by its behaviours', () => {
+  /** The distribution's local URL (the runner's server for the template's AWS::CloudFront::Distribution). */
+  const edge = () => Object.entries(runner.urls).find(([id]) => template().Resources[id]?.Type === 'AWS::CloudFront::Distribution')![1];
+  const distributionOf = (t: CfnTemplate) => Object.values(t.Resources).find((r) => r.Type === 'AWS::CloudFront::Distribution')!.Properties!.DistributionConfig;
+
+  test('every example answers through the edge as it does at the stage (the API behind it)', async () => {
+    const examples = (await call(runner.invokeUrl, 'GET', '/developers/sandbox/examples.json')).json;
+    const calls: Array<{ method: string; url: string; body?: string }> = [
+      ...examples.tryIt.map((t: { method: string; url: string }) => ({ method: t.method, url: t.url })),
+      ...examples.examples.map((e: { method: string; path: string; body: unknown }) => ({ method: e.method, url: e.path, body: JSON.stringify(e.body) })),
+    ];
+    const ledger = (await call(runner.invokeUrl, 'GET', '/v1/ledger')).json;
+    const differences: string[] = [];
+    for (const c of calls) {
+      const [viaEdge, atStage] = [await call(edge(), c.method, c.url, c.body), await call(runner.invokeUrl, c.method, c.url, c.body)];
+      const what = `${c.method} ${c.url}`;
+      if (viaEdge.status !== atStage.status) differences.push(`${what}: ${viaEdge.status} through the edge, ${atStage.status} at the stage`);
+      if (viaEdge.contentType !== atStage.contentType || viaEdge.cacheControl !== atStage.cacheControl) differences.push(`${what}: headers differ`);
+      if (normalized(viaEdge.body, edge(), ledger) !== normalized(atStage.body, runner.invokeUrl, ledger)) differences.push(`${what}: bodies differ`);
+    }
+    expect(differences).toEqual([]);
+  }, 120_000);
+
+  test('the functions build their links on the distribution\'s URL, the one the stack gave them', async () => {
+    const object = await call(runner.invokeUrl, 'GET', `/v1/objects/${DEMO_OBJECTS.current}`);
+    expect(object.body).toContain(edge());
+    expect(object.body).not.toMatch(/cloudfront\.net/);
+    expect(runner.outputs.EdgeUrl).toBe(edge());
+  });
+
+  test('the tile log comes from the bucket, read as this distribution (its bucket policy statement removed: 403; a missing tile: 404)', async () => {
+    const atStage = await call(runner.invokeUrl, 'GET', '/ledger/checkpoint');
+    const viaEdge = await fetch(`${edge()}/ledger/checkpoint`, { headers: { origin: 'https://monitor.example' } });
+    expect([viaEdge.status, await viaEdge.text()]).toEqual([200, atStage.body]);
+    expect(viaEdge.headers.get('cache-control')).toBe(atStage.cacheControl);
+    expect(viaEdge.headers.get('access-control-allow-origin')).toBe('*');
+    expect(viaEdge.headers.get('x-content-type-options')).toBe('nosniff');
+    const size = Number(atStage.body.split('\n')[1]);
+    const partial = `/ledger/tile/0/000.p/${size % 256}`;
+    expect((await call(edge(), 'GET', partial)).status).toBe(200);
+    expect((await call(edge(), 'GET', '/ledger/tile/0/x999/999')).status).toBe(404);
+
+    const unread = tamperedCopy((t) => {
+      for (const policy of Object.values(t.Resources).filter((r) => r.Type === 'AWS::S3::BucketPolicy')) {
+        const document = policy.Properties!.PolicyDocument;
+        document.Statement = document.Statement.filter((s: { Principal?: { Service?: string } }) => s.Principal?.Service !== 'cloudfront.amazonaws.com');
+      }
+    });
+    runner.deployPolicies(unread);
+    try {
+      expect((await call(edge(), 'GET', '/ledger/checkpoint')).status).toBe(403);
+      expect((await call(edge(), 'GET', '/ledger/tile/0/x999/999')).status).toBe(403);
+    } finally {
+      runner.deployPolicies(assemblyDir);
+    }
+    expect((await call(edge(), 'GET', '/ledger/checkpoint')).status).toBe(200);
+  });
+
+  test('the negotiation function runs at the edge: the page speaks the language the header asks for, and its errors take the form Accept asks for', async () => {
+    const german = await fetch(`${edge()}/trust-receipt/${DEMO_OBJECTS.current}`, { headers: { accept: 'text/html', 'accept-language': 'it;q=1, de-AT;q=0.8' } });
+    expect([german.status, german.headers.get('content-language')]).toEqual([200, 'de']);
+    await german.arrayBuffer();
+    const missing = `/trust-receipt/ORD-2099-9999`;
+    const forBrowser = await fetch(`${edge()}${missing}`, { headers: { accept: 'text/html,application/xhtml+xml,*/*;q=0.8' } });
+    const forScript = await fetch(`${edge()}${missing}`);
+    expect([forBrowser.status, forBrowser.headers.get('content-type')?.split(';')[0]]).toEqual([404, 'text/html']);
+    expect([forScript.status, forScript.headers.get('content-type')?.split(';')[0]]).toEqual([404, 'application/problem+json']);
+    await Promise.all([forBrowser.arrayBuffer(), forScript.arrayBuffer()]);
+  });
+
+  test('a template whose tile behaviour points at the API is refused before anything is served, naming the pattern', async () => {
+    const misrouted = tamperedCopy((t) => {
+      const config = distributionOf(t);
+      const apiOrigin = config.Origins.find((o: { CustomOriginConfig?: unknown }) => o.CustomOriginConfig).Id;
+      config.CacheBehaviors.find((b: { PathPattern: string }) => b.PathPattern === '/ledger/*').TargetOriginId = apiOrigin;
+    });
+    await expect(startAssemblyRunner({ assemblyDir: misrouted, log: () => undefined, scheduleTimers: false })).rejects.toThrow(
+      /the behaviour \/ledger\/\* sends GET \/ledger\/checkpoint to the REST API .* reads it from the bucket/,
+    );
+  }, 60_000);
+
+  test('and so is one whose API routes would be asked of the bucket', async () => {
+    const misrouted = tamperedCopy((t) => {
+      const config = distributionOf(t);
+      const bucketOrigin = config.Origins.find((o: { S3OriginConfig?: unknown }) => o.S3OriginConfig).Id;
+      config.CacheBehaviors.find((b: { PathPattern: string }) => b.PathPattern === '/v1/*').TargetOriginId = bucketOrigin;
+    });
+    await expect(startAssemblyRunner({ assemblyDir: misrouted, log: () => undefined, scheduleTimers: false })).rejects.toThrow(
+      /patterns \/v1\/\*\):\n.*the behaviour \/v1\/\* sends GET \/v1\/objects\/\{reference\} to the bucket .* must go to the REST API at its stage \/live/s,
+    );
+  }, 60_000);
+});
 
 test('stage throttling answers 429 as the THROTTLED gateway response defines; compression from the minimum size for clients that accept it', async () => {
   const compressed = await fetch(`${runner.invokeUrl}/developers/openapi.json`, { headers: { 'accept-encoding': 'gzip' } });

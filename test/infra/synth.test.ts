@@ -4,6 +4,7 @@ import { operations } from '../../functions/contract/operations';
 import { STACK_NAME } from '../../lib/stack/app';
 import { lambdaOperations } from '../../lib/stack/operation-functions';
 import { cardRuntimeIn } from '../support/bundle';
+import { cfnLintErrors } from '../support/cfn-lint';
 import { synthesizedAssembly, type Synthesis } from '../support/synth';
 
 /**
@@ -29,6 +30,10 @@ test('cdk synth writes one stack and a clean validation report', () => {
     expect(violations).toEqual([]);
   }
 });
+
+test('cfn-lint finds no error in the synthesized template (its warnings are CDK\'s redundant DependsOn)', async () => {
+  expect(await cfnLintErrors([path.join(outdir, `${STACK_NAME}.template.json`)])).toEqual([]);
+}, 120_000);
 
 test('every function (each Lambda operation and the sequencer) is bundled locally: minified index.js with an external source map, no sources embedded', () => {
   const template = JSON.parse(readFileSync(path.join(outdir, `${STACK_NAME}.template.json`), 'utf8'));

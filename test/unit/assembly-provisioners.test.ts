@@ -31,6 +31,13 @@ test('the REST API is served before the bucket deployments (which name its URL),
   expect(demo).toBeLessThan(position('AWS::Events::Rule'));
 });
 
+test('the distribution is served after the REST API (its origin) and before the bucket deployments (which name its URL) and any invocation', () => {
+  const position = (type: string) => PROVISIONERS.findIndex((p) => p.types.includes(type));
+  expect(position('AWS::CloudFront::Distribution')).toBeGreaterThan(position('AWS::ApiGateway::RestApi'));
+  expect(position('AWS::CloudFront::Distribution')).toBeLessThan(position('Custom::CDKBucketDeployment'));
+  expect(position('AWS::CloudFront::Distribution')).toBeLessThan(position('AWS::Lambda::EventSourceMapping'));
+});
+
 test('a resource no provisioner takes is named with why it needs nothing here; one whose condition does not hold is not named at all', () => {
   const template: CfnTemplate = {
     Conditions: { Never: { 'Fn::Equals': ['a', 'b'] } },

@@ -66,6 +66,8 @@ export interface Deployment {
   readonly functions: LocalFunctions;
   /** Set by the REST API provisioner. */
   api?: LocalApi;
+  /** Set by the edge provisioner: text with the distribution's published URL made its local one (for the documents deployed after it). */
+  localize?: (text: string) => string;
   /** The base URL of every server a provisioner started for a resource of the template (the REST API's stage, a distribution), by logical id. */
   readonly urls: Map<string, string>;
   /** With --demo: the verifier key the read functions trust (the KMS stand-in's key). */

@@ -1,6 +1,6 @@
 import { NODE_MAJOR, nodeOptionsFor } from '../../../lib/stack/bundling';
 import { DEFAULT_SETTINGS } from '../../../lib/stack/settings';
-import { grantsOf, referencedIds } from '../support';
+import { grantsOf, logicalIdOf, referencedIds } from '../support';
 import { bucketId, functionOf, ingressSecretId, lambdaOps, loaderRoleId, LOG_ACTIONS, ofType, PENDING_ONLY, receivers, RECORDS_ONLY, resources, sequencerId, sequencerRoleId, stack, tableId } from './template';
 
 /** lib/stack/operation-functions.ts: one function per Lambda operation of the contract table, and what each may reach. */
@@ -104,7 +104,10 @@ describe('grants: each function reaches exactly what its access names', () => {
       // Sandbox and other self-contained operations: no grant, and no resource even named to them.
       expect(resourceGrants).toEqual([]);
       for (const name of RESOURCE_VARIABLES) expect(env).not.toHaveProperty(name);
-      for (const value of Object.values(env)) expect(typeof value).toBe('string');
+      // Literal values only, but the public origin, which is the distribution's domain (no resource of the function's).
+      const { PUBLIC_BASE_URL: publicBaseUrl, ...others } = env;
+      for (const value of Object.values(others)) expect(typeof value).toBe('string');
+      expect(referencedIds(publicBaseUrl)).toEqual([logicalIdOf(stack, stack.edge!.distribution)]);
     }
     expect(id).toBeTruthy();
   });

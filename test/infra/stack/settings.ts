@@ -20,7 +20,7 @@ describe('context settings', () => {
     });
     custom.template.hasResourceProperties('AWS::ApiGateway::Stage', {
       StageName: 'v2',
-      MethodSettings: [Match.objectLike({ ThrottlingRateLimit: 7, ThrottlingBurstLimit: 9 })],
+      MethodSettings: Match.arrayWith([Match.objectLike({ ResourcePath: '/*', ThrottlingRateLimit: 7, ThrottlingBurstLimit: 9 })]),
     });
     for (const op of lambdaOps.filter((o) => o.integration.access === 'table-read')) {
       const fn = custom.stack.functions.byOperationId.get(op.operationId)!;

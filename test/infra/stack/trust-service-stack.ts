@@ -1,8 +1,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { createApp } from '../../../lib/stack/app';
-import { DEFAULT_SETTINGS } from '../../../lib/stack/settings';
-import { documentKeys, fixtureSite, referencedIds, SKIP_BUNDLING } from '../support';
+import { documentKeys, fixtureSite, logicalIdOf, referencedIds, SKIP_BUNDLING } from '../support';
 import { apiIdOf, deadLettersId, json, ledgerKeyId, loaderRoleId, stack, synthesized, tableId } from './template';
 
 /** lib/stack/trust-service-stack.ts: the stack's outputs and the origins it publishes. */
@@ -14,7 +13,8 @@ describe('the stack outputs', () => {
     expect(json.Outputs.LedgerKeyArn.Value).toEqual({ 'Fn::GetAtt': [ledgerKeyId, 'Arn'] });
     expect(json.Outputs.LedgerSigningKeySecretArn).toBeUndefined();
     expect(json.Outputs.SequencerDeadLetterQueueUrl.Value).toEqual({ Ref: deadLettersId });
-    expect(json.Outputs.ApiUrl).toBeDefined();
+    // The API's own URL stays an output: the edge's origin, and the public entry with edge=false.
+    expect(referencedIds(json.Outputs.ApiUrl.Value)).toContain(apiIdOf(stack));
   });
 });
 
@@ -22,22 +22,19 @@ describe('the two origins named by the published contract and catalogue', () => 
   const jsonDeployment = (j: typeof json) =>
     Object.values(j.Resources).find((r) => r.Type === 'Custom::CDKBucketDeployment' && r.Properties.SystemMetadata['content-type'] === 'application/json')!;
 
-  test('by default both are the deployed API\'s own URL, filled in at deploy time', () => {
+  test('by default both are the distribution\'s own domain, filled in at deploy time', () => {
+    const distributionId = logicalIdOf(stack, stack.edge!.distribution);
     for (const origin of [stack.origins.verificationOrigin, stack.origins.generalOrigin]) {
-      const resolved = stack.resolve(origin);
-      expect(referencedIds(resolved)).toEqual([apiIdOf(stack)]);
-      expect(JSON.stringify(resolved)).toContain('{"Ref":"AWS::Region"}');
-      expect(JSON.stringify(resolved)).toMatch(/^\{"Fn::Join":\["",\["https:\/\/",/);
-      expect(JSON.stringify(resolved)).toContain(`.execute-api.`);
-      expect(JSON.stringify(resolved)).toMatch(new RegExp(`/${DEFAULT_SETTINGS.stageName}"\\]\\]\\}$`));
+      expect(stack.resolve(origin)).toEqual({ 'Fn::Join': ['', ['https://', { 'Fn::GetAtt': [distributionId, 'DomainName'] }]] });
     }
-    // The origin documents go with the JSON deployment as data whose markers are the API's id, region and stage.
+    // The origin documents go with the JSON deployment as data whose markers are the distribution's domain.
     const deployment = jsonDeployment(json);
     expect(deployment.Properties.SourceObjectKeys.length).toBe(1 + stack.catalogue.originKeys.length);
-    expect(referencedIds(deployment.Properties.SourceMarkers)).toContain(apiIdOf(stack));
+    expect(referencedIds(deployment.Properties.SourceMarkers)).toContain(distributionId);
     expect(stack.catalogue.originKeys).toEqual(['developers/openapi.json', 'developers/catalogue.json']);
     for (const key of stack.catalogue.originKeys) expect(stack.catalogue.originDocuments.get(key)).toBeDefined();
-    expect(JSON.stringify(json.Outputs.VerificationOrigin.Value)).toContain(apiIdOf(stack));
+    expect(JSON.stringify(json.Outputs.VerificationOrigin.Value)).toContain(distributionId);
+    // Without the edge: the API's own URL (test/infra/edge.test.ts).
   });
 
   test('the build output\'s copies of those documents (local origins) are not deployed; every other document is', () => {
