@@ -42,7 +42,7 @@ import {
   type PriceTable,
   type Usage,
 } from '../lib/cost/model';
-import { SEQUENCER, stackFacts, type FunctionFacts, type StackFacts } from '../lib/cost/stack-facts';
+import { SEQUENCER, stackFacts, synthesizedTemplate, type FunctionFacts, type StackFacts } from '../lib/cost/stack-facts';
 import type { FunctionProcess, Invocation } from '../lib/lambda-process';
 import { median, round } from '../lib/stats';
 import type { BenchContext, BenchRow, BenchSection } from '../lib/types';
@@ -142,13 +142,16 @@ function functionFacts(facts: StackFacts, id: string): FunctionFacts {
 
 interface ReadCost {
   name: string;
+  /** What a read that reaches the origin costs behind the edge (the stack's defaults: no API access log). */
   origin: Usage;
+  /** The same read with the API as the public entry (edge=false: the stage writes its access log line). */
+  bareOrigin: Usage;
   /** Bytes the viewer receives (the edge's data transfer out). */
   viewerBytes: number;
   note: string;
 }
 
-async function readCosts(root: string, aws: BenchAws, facts: StackFacts): Promise<ReadCost[]> {
+async function readCosts(root: string, aws: BenchAws, facts: StackFacts, bare: StackFacts): Promise<ReadCost[]> {
   const out: ReadCost[] = [];
   const functions = new Map<string, FunctionProcess>();
   try {
@@ -170,13 +173,15 @@ async function readCosts(root: string, aws: BenchAws, facts: StackFacts): Promis
       const wire = wireBytes(result!);
       const lambda = lambdaUsage(config, m);
       const event = route.event();
-      const access = facts.accessLog ? accessLogLine(facts.accessLog.format, { method: 'GET', resourcePath: op.path, path: event.path, status: 200, responseLength: wire.sent }) : undefined;
-      const logs = logUsage(config, m, lambda.billed, access, facts.accessLog?.logClass);
+      const accessOf = (f: StackFacts) => (f.accessLog ? accessLogLine(f.accessLog.format, { method: 'GET', resourcePath: op.path, path: event.path, status: 200, responseLength: wire.sent }) : undefined);
+      const originOf = (f: StackFacts): Usage => ({ apiGatewayRequests: 1, apiGatewayBytesOut: wire.sent, dynamodbReadUnits: m.readUnits, ...lambda.usage, ...logUsage(config, m, lambda.billed, accessOf(f), f.accessLog?.logClass) });
+      const access = accessOf(bare);
       out.push({
         name: route.name,
         viewerBytes: wire.sent,
-        origin: { apiGatewayRequests: 1, apiGatewayBytesOut: wire.sent, dynamodbReadUnits: m.readUnits, ...lambda.usage, ...logs },
-        note: `${m.readUnits} RU, ${round(m.cpuMs, 2)} ms CPU -> ${lambda.billed} ms billed at ${config.memoryMb} MB ${config.architecture}, ${logBytes(m.logText).events} log lines of the function (${logBytes(m.logText).bytes} B billed) + Lambda's (${config.logFormat}${config.systemLogLevel ? ` ${config.systemLogLevel}` : ''}, ${logBytes(platformLines(config, config.memoryMb, lambda.billed)).bytes} B) in ${config.logClass}${access ? ` + access log ${logBytes(`${access}\n`).bytes} B in ${facts.accessLog!.logClass}` : ''}; answer ${wire.raw} B, ${wire.sent} B sent`,
+        origin: originOf(facts),
+        bareOrigin: originOf(bare),
+        note: `${m.readUnits} RU, ${round(m.cpuMs, 2)} ms CPU -> ${lambda.billed} ms billed at ${config.memoryMb} MB ${config.architecture}, ${logBytes(m.logText).events} log lines of the function (${logBytes(m.logText).bytes} B billed) + Lambda's (${config.logFormat}${config.systemLogLevel ? ` ${config.systemLogLevel}` : ''}, ${logBytes(platformLines(config, config.memoryMb, lambda.billed)).bytes} B) in ${config.logClass}${access ? `; without the edge + access log ${logBytes(`${access}\n`).bytes} B in ${bare.accessLog!.logClass}` : ''}; answer ${wire.raw} B, ${wire.sent} B sent`,
       });
     }
   } finally {
@@ -188,13 +193,20 @@ async function readCosts(root: string, aws: BenchAws, facts: StackFacts): Promis
   try {
     const tile = await (await s3.send(new GetObjectCommand({ Bucket: BENCH_BUCKET, Key: `${LEDGER_LOG.keyPrefix}tile/0/000` }))).Body!.transformToByteArray();
     const sent = tile.length + GATEWAY_HEADER_BYTES;
-    const access = facts.accessLog ? accessLogLine(facts.accessLog.format, { method: 'GET', resourcePath: `${LEDGER_LOG.path}tile/{tilePath}`, path: `${LEDGER_LOG.path}tile/0/000`, status: 200, responseLength: sent }) : undefined;
-    const accessBytes = access ? logBytes(`${access}\n`).bytes : 0;
+    const accessBytesOf = (f: StackFacts) =>
+      f.accessLog ? logBytes(`${accessLogLine(f.accessLog.format, { method: 'GET', resourcePath: `${LEDGER_LOG.path}tile/{tilePath}`, path: `${LEDGER_LOG.path}tile/0/000`, status: 200, responseLength: sent })}\n`).bytes : 0;
+    const originOf = (f: StackFacts): Usage => ({
+      apiGatewayRequests: 1,
+      apiGatewayBytesOut: sent,
+      s3Gets: 1,
+      ...(f.accessLog?.logClass === 'INFREQUENT_ACCESS' ? { logBytesInfrequentAccess: accessBytesOf(f) } : { logBytesStandard: accessBytesOf(f) }),
+    });
     out.push({
       name: 'tile',
       viewerBytes: sent,
-      origin: { apiGatewayRequests: 1, apiGatewayBytesOut: sent, s3Gets: 1, ...(facts.accessLog?.logClass === 'INFREQUENT_ACCESS' ? { logBytesInfrequentAccess: accessBytes } : { logBytesStandard: accessBytes }) },
-      note: `a full hash tile (${tile.length} B, not compressible) from the bucket through API Gateway's S3 integration: one S3 GET, no function; access log ${accessBytes} B`,
+      origin: originOf(facts),
+      bareOrigin: originOf(bare),
+      note: `a full hash tile (${tile.length} B, not compressible) from the bucket through API Gateway's S3 integration: one S3 GET, no function; without the edge an access log line of ${accessBytesOf(bare)} B`,
     });
   } finally {
     s3.destroy();
@@ -323,14 +335,14 @@ function monthlyRows(prices: PriceTable, facts: StackFacts, reads: ReadCost[], i
       let usage: Usage = {};
       for (const r of reads) {
         const share = READ_MIX[r.name] ?? 0;
-        usage = addUsage(usage, hitRatio > 0 ? throughEdge(r.origin, r.viewerBytes, hitRatio) : r.origin, share * d.reads);
+        usage = addUsage(usage, hitRatio > 0 ? throughEdge(r.origin, r.viewerBytes, hitRatio) : r.bareOrigin, share * d.reads);
       }
       const n = eventsPerBatch(d.events);
       usage = addUsage(usage, perEvent(ingest, n), d.events);
       const bill: Bill = { ...price(usage, prices), 'sequencer schedule (every minute)': total(ticks) };
       for (const [k, v] of Object.entries(fixed)) bill[k] = v;
       rows.push({
-        metric: `month of a ${d.name} deployment, ${hitRatio > 0 ? `behind an edge at ${hitRatio * 100}% hits` : 'no edge (today)'}`,
+        metric: `month of a ${d.name} deployment, ${hitRatio > 0 ? `behind an edge at ${hitRatio * 100}% hits` : 'no edge (edge=false)'}`,
         value: usd(total(bill)),
         unit: '$/month',
         note: `${d.reads.toLocaleString('en-US')} reads (${Object.entries(READ_MIX).map(([k, v]) => `${round(v * 100, 0)}% ${k}`).join(', ')}), ${d.events.toLocaleString('en-US')} events one per delivery (${round(n, 1)} a sequencer batch); first-tier prices, storage not counted: ${itemized(bill, 2)}`,
@@ -345,7 +357,8 @@ async function run(ctx: BenchContext): Promise<BenchRow[]> {
   const progress = (what: string) => process.stderr.write(`cost: ${what} (${round((performance.now() - began) / 1000, 1)} s)\n`);
   const prices = loadPrices();
   const facts = stackFacts();
-  progress('the stack synthesized');
+  const bare = stackFacts(synthesizedTemplate({ edge: 'false' }));
+  progress('the stack synthesized (with and without the edge)');
   const aws = await startBenchAws(ctx.root, 'cost-records');
   try {
     const anchor = new Date(Date.now() - 15 * 60_000);
@@ -363,7 +376,7 @@ async function run(ctx: BenchContext): Promise<BenchRow[]> {
       await warmSequencer.close();
     }
     progress('the busy references filled');
-    const reads = await readCosts(ctx.root, aws, facts);
+    const reads = await readCosts(ctx.root, aws, facts, bare);
     progress('the reads measured');
     const ingest = await ingestCosts(ctx.root, aws, facts, state);
     progress('the deliveries and batches measured');
@@ -377,15 +390,17 @@ async function run(ctx: BenchContext): Promise<BenchRow[]> {
     const object = reads.find((r) => r.name === 'object read')!;
     const objectBill = perMillion(object.origin);
     const { 'API Gateway requests': gateway, 'API Gateway data transfer out': transfer, ...rest } = objectBill;
-    rows.push({ metric: 'per million origin object reads, all but API Gateway', value: usd(total(rest)), unit: '$', note: `${itemized(rest)}; API Gateway adds $${usd(gateway ?? 0)} of requests and $${usd(transfer ?? 0)} of data transfer` });
+    rows.push({ metric: 'per million origin object reads, all but API Gateway', value: usd(total(rest)), unit: '$', note: `behind the edge (the stack's default: CloudFront's standard logs, no API access log); ${itemized(rest)}; API Gateway adds $${usd(gateway ?? 0)} of requests and $${usd(transfer ?? 0)} of data transfer` });
     const logs = (objectBill['CloudWatch Logs'] ?? 0) + (objectBill['CloudWatch Logs (infrequent access)'] ?? 0);
     rows.push({ metric: 'CloudWatch Logs per million origin object reads', value: usd(logs), unit: '$', note: object.note });
-    if ((object.origin.logBytesStandard ?? 0) > 0) {
-      // What the Standard-class bytes (API Gateway's access log line, today) would cost in the Infrequent Access class.
-      const { logBytesStandard, ...others } = object.origin;
+    const { 'API Gateway requests': _bg, 'API Gateway data transfer out': _bt, ...bareRest } = perMillion(object.bareOrigin);
+    rows.push({ metric: 'per million object reads without the edge (edge=false), all but API Gateway', value: usd(total(bareRest)), unit: '$', note: `the API the public entry, its stage writing the access log: ${itemized(bareRest)}` });
+    if ((object.bareOrigin.logBytesStandard ?? 0) > 0) {
+      // What the Standard-class bytes (API Gateway's access log line) would cost in the Infrequent Access class.
+      const { logBytesStandard, ...others } = object.bareOrigin;
       const moved = perMillion({ ...others, logBytesInfrequentAccess: (others.logBytesInfrequentAccess ?? 0) + logBytesStandard! });
       const { 'API Gateway requests': _g, 'API Gateway data transfer out': _t, ...movedRest } = moved;
-      rows.push({ metric: 'per million origin object reads, all but API Gateway, every log group Infrequent Access', value: usd(total(movedRest)), unit: '$', note: `what the Standard class's ${logBytesStandard} B a read (the access log) would cost at the Infrequent Access price: ${itemized(movedRest)}` });
+      rows.push({ metric: 'per million object reads without the edge, all but API Gateway, every log group Infrequent Access', value: usd(total(movedRest)), unit: '$', note: `what the Standard class's ${logBytesStandard} B a read (the access log) would cost at the Infrequent Access price: ${itemized(movedRest)}` });
     }
     for (const hit of EDGE_HIT_RATIOS) {
       for (const r of reads) {

@@ -9,7 +9,7 @@ export interface AcknowledgedStack extends Stack {
   catalogue: { bucket: IConstruct; apiReadRole: IConstruct };
   loader: { role: IConstruct };
   ingress: { secret: IConstruct };
-  publicApi: { api: IConstruct };
+  publicApi: { api: IConstruct & { deploymentStage: IConstruct }; accessLogs: IConstruct | undefined };
   edge?: { distribution: IConstruct };
   settings: { verificationDomain: string; generalDomain: string; wafRateLimit: number | null };
 }
@@ -129,6 +129,14 @@ export function acknowledgeFindings(stack: AcknowledgedStack): void {
     'A public, read-only API without authentication to abuse: stage and method throttles bound the request rate at the API, and the per-client rate limit is a WAF web ACL on the distribution in front of it (context wafRateLimit), not on the stage.',
   );
   if (stack.edge) acknowledgeEdge(stack, stack.edge.distribution);
+  if (!stack.publicApi.accessLogs) {
+    acknowledge(
+      api.deploymentStage,
+      'AwsSolutions-APIG1',
+      'Behind the distribution CloudFront\'s standard logs record every request, hit or miss (the access log bucket, cloudfront/), and the functions log every refusal and failure with its correlation id; ' +
+        'the stage\'s own access log would be a second record of the misses and most of what an origin read costs in logs. Context apiAccessLog=true writes it too (docs/deploy.md#logs).',
+    );
+  }
 
   const cloudWatchRole = api.node.tryFindChild('CloudWatchRole');
   if (cloudWatchRole) {

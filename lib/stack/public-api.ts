@@ -30,6 +30,8 @@ export interface PublicApiProps {
   routeThrottles: StackSettings['routeThrottles'];
   logRetention: RetentionDays;
   cloudWatchRole: boolean;
+  /** Whether the stage writes its access log (settings.apiAccessLog). */
+  accessLog: boolean;
 }
 
 /**
@@ -95,7 +97,8 @@ function executeApiPath(path: string): string {
  */
 export class PublicApi extends Construct {
   readonly api: SpecRestApi;
-  readonly accessLogs: LogGroup;
+  /** The stage's access log group; undefined when the stage writes none (behind the edge by default). */
+  readonly accessLogs: LogGroup | undefined;
   readonly executionLogs: LogGroup;
   readonly definition: Record<string, unknown>;
   /** https://{api}.execute-api.{region}.{suffix}/{stage}: the base URL of the deployed API (a deploy-time value). */
@@ -115,7 +118,8 @@ export class PublicApi extends Construct {
     };
     this.definition = buildImportDocument(targets);
 
-    this.accessLogs = new LogGroup(this, 'AccessLogs', { retention: props.logRetention, removalPolicy: RemovalPolicy.DESTROY });
+    const accessLogs = props.accessLog ? new LogGroup(this, 'AccessLogs', { retention: props.logRetention, removalPolicy: RemovalPolicy.DESTROY }) : undefined;
+    this.accessLogs = accessLogs;
     this.api = new SpecRestApi(this, 'Api', {
       apiDefinition: ApiDefinition.fromInline(this.definition),
       // API Gateway's metrics are keyed by the API's name (and stage), so the alarms need one no other API of the account has.
@@ -134,8 +138,7 @@ export class PublicApi extends Construct {
         throttlingRateLimit: props.throttleRateLimit,
         throttlingBurstLimit: props.throttleBurstLimit,
         methodOptions: methodThrottles(props.operations, props.routeThrottles),
-        accessLogDestination: new LogGroupLogDestination(this.accessLogs),
-        accessLogFormat: AccessLogFormat.custom(accessLogFormat()),
+        ...(accessLogs ? { accessLogDestination: new LogGroupLogDestination(accessLogs), accessLogFormat: AccessLogFormat.custom(accessLogFormat()) } : {}),
         // Execution logs for errors only; request and response bodies are never logged. Per-method
         // detailed metrics are billed per metric (dozens of routes); the API-level metrics are enough.
         ...STAGE_METHOD_LOGGING,

@@ -54,6 +54,13 @@ export interface StackSettings {
   hostedZoneName: string;
   /** Requests one client (IP address) may make in a minute before the edge's web ACL answers 429; null: no web ACL. */
   wafRateLimit: number | null;
+  /**
+   * Whether the API stage writes its access log (one JSON line a request, docs/deploy.md#logs).
+   * Behind the edge CloudFront's standard logs record every request, hit or miss, in the access log
+   * bucket, so the API's own line would be a second record of what misses the cache, and most of
+   * what an origin read costs in logs: off there unless asked for; on without the edge.
+   */
+  apiAccessLog: boolean;
   /** API Gateway stage name (the first path segment of the invoke URL). */
   stageName: string;
   /**
@@ -126,6 +133,8 @@ export const DEFAULT_SETTINGS: StackSettings = {
   hostedZoneId: '',
   hostedZoneName: '',
   wafRateLimit: null,
+  // The default follows `edge` (settingsFrom): off behind the distribution, on without it.
+  apiAccessLog: false,
   stageName: 'live',
   apiGatewayCloudWatchRole: true,
   logRetentionDays: RetentionDays.ONE_MONTH,
@@ -355,6 +364,7 @@ export function settingsFrom(node: Node): StackSettings {
     hostedZoneId: domains.hostedZoneId,
     hostedZoneName: domains.hostedZoneName,
     wafRateLimit: asWafRateLimit(node.tryGetContext('wafRateLimit'), edge),
+    apiAccessLog: asBoolean('apiAccessLog', get('apiAccessLog'), !edge),
     stageName,
     apiGatewayCloudWatchRole: asBoolean('apiGatewayCloudWatchRole', get('apiGatewayCloudWatchRole'), DEFAULT_SETTINGS.apiGatewayCloudWatchRole),
     logRetentionDays: asRetention(get('logRetentionDays'), DEFAULT_SETTINGS.logRetentionDays),

@@ -116,6 +116,7 @@ export class TrustServiceStack extends Stack {
       routeThrottles: settings.routeThrottles,
       logRetention: settings.logRetentionDays,
       cloudWatchRole: settings.apiGatewayCloudWatchRole,
+      accessLog: settings.apiAccessLog,
     });
 
     if (settings.edge) this.edge = this.edgeOf(settings, props.edgeUsEast1, operations);

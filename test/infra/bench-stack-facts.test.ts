@@ -16,8 +16,9 @@ test('every Lambda operation of the contract and the sequencer are found, with t
   expect(facts.functions.get(SEQUENCER)).toMatchObject({ memoryMb: SEQUENCER_MEMORY_MB, architecture: 'arm64' });
 });
 
-test('the access log, the alarms, the ledger key and the receivers\' secret are counted', () => {
-  expect(facts.accessLog?.format).toContain('$context.requestId');
+test('the access log (only without the edge, by default), the alarms, the ledger key and the receivers\' secret are counted', () => {
+  expect(facts.accessLog).toBeNull();
+  expect(stackFacts(synthesizedTemplate({ edge: 'false' })).accessLog?.format).toContain('$context.requestId');
   expect(facts.alarms).toBeGreaterThan(0);
   expect(facts.kmsKeys).toBe(1);
   expect(facts.secrets).toBe(1);

@@ -42,8 +42,8 @@ interface Resource {
   Properties?: Record<string, any>;
 }
 
-/** The stack's template at its default settings. */
-export function synthesizedTemplate(): Record<string, Resource> {
+/** The stack's template at its default settings, or with the context given (edge=false). */
+export function synthesizedTemplate(context: Record<string, string> = {}): Record<string, Resource> {
   const siteDir = mkdtempSync(path.join(os.tmpdir(), 'bench-site-'));
   try {
     // The build output the stack publishes: every document the contract serves.
@@ -53,7 +53,7 @@ export function synthesizedTemplate(): Record<string, Resource> {
       mkdirSync(path.dirname(file), { recursive: true });
       writeFileSync(file, '{}');
     }
-    const { app, stack } = createApp({ context: { 'aws:cdk:bundling-stacks': [] } }, { siteDir });
+    const { app, stack } = createApp({ context: { 'aws:cdk:bundling-stacks': [], ...context } }, { siteDir });
     const assembly = app.synth();
     return (assembly.getStackArtifact(stack.artifactId).template as { Resources: Record<string, Resource> }).Resources;
   } finally {

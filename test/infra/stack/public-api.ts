@@ -11,6 +11,9 @@ import { bucketId, functionOf, lambdaOps, ofType, resources, stack, synthesized 
 
 /** lib/stack/public-api.ts: the REST API imported from the contract table, and its stage. */
 
+/** The access log asked for behind the edge, the account's logging role left to the account: one synthesis for both tests. */
+const ACCESS_LOG_WITHOUT_ROLE = { apiAccessLog: 'true', apiGatewayCloudWatchRole: 'false' };
+
 describe('REST API imported from the contract table', () => {
   const [[apiId, api]] = ofType('AWS::ApiGateway::RestApi');
   const body = api.Properties.Body;
@@ -159,7 +162,7 @@ describe('REST API imported from the contract table', () => {
     }
   });
 
-  test('stage: throttling, JSON access logs with the request id, error execution logs without bodies', () => {
+  test('stage: throttling, error execution logs without bodies; behind the edge no access log (CloudFront\'s standard logs record every request)', () => {
     const [[, stage]] = ofType('AWS::ApiGateway::Stage');
     expect(stage.Properties.StageName).toBe(DEFAULT_SETTINGS.stageName);
     // The stage's default; the route classes' method throttles beside it (test/infra/capacity.test.ts).
@@ -173,14 +176,25 @@ describe('REST API imported from the contract table', () => {
         DataTraceEnabled: false,
       }),
     ]);
-    const format: string = stage.Properties.AccessLogSetting.Format;
+    expect(stage.Properties.AccessLogSetting).toBeUndefined();
+    expect(stack.publicApi.accessLogs).toBeUndefined();
+    expect(stack.edge).toBeDefined();
+  });
+
+  test.each([
+    ['without the edge', { edge: 'false' }],
+    ['behind the edge, asked for', ACCESS_LOG_WITHOUT_ROLE],
+  ])('%s: JSON access logs with the request id, in a log group with retention', (_, context) => {
+    const { stack: withLog, json: written } = synthesized(context);
+    const stage = Object.values(written.Resources).find((r) => r.Type === 'AWS::ApiGateway::Stage')!;
+    const format: string = stage.Properties!.AccessLogSetting.Format;
     // Substituting every $context variable must leave valid JSON (a '-' for a missing value included).
     const sample = JSON.parse(format.replace(/\$context\.[A-Za-z.]+/g, (v) => (v === '$context.status' ? '200' : '-')));
     expect(Object.keys(sample)).toEqual(Object.keys(ACCESS_LOG_FIELDS));
     expect(format).toContain('"requestId":"$context.requestId"');
-    const destination = JSON.stringify(stage.Properties.AccessLogSetting.DestinationArn);
-    expect(destination).toContain(logicalIdOf(stack, stack.publicApi.accessLogs));
-    expect(resources[logicalIdOf(stack, stack.publicApi.accessLogs)].Properties.RetentionInDays).toBe(DEFAULT_SETTINGS.logRetentionDays);
+    const group = logicalIdOf(withLog, withLog.publicApi.accessLogs!);
+    expect(JSON.stringify(stage.Properties!.AccessLogSetting.DestinationArn)).toContain(group);
+    expect(written.Resources[group].Properties!.RetentionInDays).toBe(DEFAULT_SETTINGS.logRetentionDays);
   });
 
   test('the execution log group exists before the stage, with retention', () => {
@@ -193,8 +207,8 @@ describe('REST API imported from the contract table', () => {
   test('the account CloudWatch role is set by default (logs need it), retained, and can be left to the account', () => {
     const [[, account]] = ofType('AWS::ApiGateway::Account');
     expect(account.DeletionPolicy).toBe('Retain');
-    const withoutRole = synthesized({ apiGatewayCloudWatchRole: 'false' });
+    const withoutRole = synthesized(ACCESS_LOG_WITHOUT_ROLE);
     withoutRole.template.resourceCountIs('AWS::ApiGateway::Account', 0);
-    withoutRole.template.hasResourceProperties('AWS::ApiGateway::Stage', { AccessLogSetting: Match.anyValue() });
+    withoutRole.template.hasResourceProperties('AWS::ApiGateway::Stage', { AccessLogSetting: Match.anyValue(), MethodSettings: Match.arrayWith([Match.objectLike({ LoggingLevel: 'ERROR' })]) });
   });
 });
