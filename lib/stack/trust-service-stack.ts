@@ -115,8 +115,7 @@ export class TrustServiceStack extends Stack {
       throttleBurstLimit: settings.throttleBurstLimit,
       routeThrottles: settings.routeThrottles,
       logRetention: settings.logRetentionDays,
-      cloudWatchRole: settings.apiGatewayCloudWatchRole,
-      accessLog: settings.apiAccessLog,
+      cloudWatchRole: settings.apiGatewayCloudWatchRole, accessLog: settings.apiAccessLog,
     });
 
     if (settings.edge) this.edge = this.edgeOf(settings, props.edgeUsEast1, operations);
