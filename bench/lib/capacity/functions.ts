@@ -34,7 +34,8 @@ export function deployedLogEnvironment(): Record<string, string> {
 export async function startDeployedFunction(root: string, aws: BenchAws, entry: string, access: Access, name: string): Promise<FunctionProcess> {
   const out = path.join(aws.work, 'bundles', name);
   const { file } = await bundle(entry, out, root);
-  const env: Record<string, string> = { ...aws.awsEnvironment(), ...deployedLogEnvironment(), TABLE_NAME: aws.table, HOME: out };
+  // PUBLIC_BASE_URL: the origin a deployment configures, which the functions make their links from.
+  const env: Record<string, string> = { ...aws.awsEnvironment(), ...deployedLogEnvironment(), TABLE_NAME: aws.table, HOME: out, PUBLIC_BASE_URL: 'https://trust.example.org' };
   if (access === 'table-read') env.LEDGER_VERIFIER_KEYS = aws.kms.verifierKey(BENCH_ORIGIN);
   // On AWS the receivers read their keys from Secrets Manager (INGRESS_SECRETS_ARN), once per execution environment.
   if (access === 'ingress-write') env.INGRESS_SECRETS_FILE = DEV_INGRESS_SECRETS_FILE;
