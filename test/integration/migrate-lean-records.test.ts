@@ -64,7 +64,7 @@ function layoutBefore(items: readonly Item[]): Item[] {
     if (!sk.startsWith('T#')) return [item];
     const at = sk.slice(2, sk.lastIndexOf('#'));
     const whole = (text: string) => text.replaceAll('\u0001', JSON.stringify(at));
-    const before: Item = { pk: item.pk, sk: item.sk, at: { S: at }, entry: { S: whole(item.entry.S!) }, view: { S: whole(item.view.S!) }, head: { S: heads.get(`${item.pk.S}|${item.version.N}`)! } };
+    const before: Item = { pk: item.pk, sk: item.sk, at: { S: at }, entry: { S: whole(item.e.S!) }, view: { S: whole(item.w.S!) }, head: { S: heads.get(`${item.pk.S}|${item.v.N}`)! } };
     const eventKey = marks.get(`${item.pk.S}|${sk.slice(2)}`);
     if (eventKey) before.eventKey = { S: eventKey };
     return [before];

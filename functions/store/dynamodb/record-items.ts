@@ -9,6 +9,8 @@ export type Item = Record<string, AttributeValue>;
  * A record's items (layout.ts): its genesis; one lean item per timeline entry (the entry and the
  * view as JSON text, the number of the version in force); one item per version (its head as JSON
  * text); and, for an entry an event made, the event's identity in an item of its own.
+ * An item of the layout before (each entry item self-sufficient: `at`, `entry`, `view`, `head`,
+ * `eventKey`) is still read as it is: lib/migrate/steps/lean-records.ts rewrites them.
  *
  * Every byte of an entry item is paid for on every read of every window that shows it (a Query's
  * read units are the sum of its items' sizes, docs/semantics.md#storage), so the entry's own
@@ -17,6 +19,13 @@ export type Item = Record<string, AttributeValue>;
  * character (JSON.stringify escapes them), so the substitution is exact both ways.
  */
 const INSTANT_MARK = '\u0001';
+/**
+ * A lean entry item's attribute names, one letter each for the same reason (an item's size counts
+ * its attribute names): the entry's JSON, the view's JSON, the number of the version in force.
+ */
+const ENTRY_TEXT = 'e';
+const VIEW_TEXT = 'w';
+const VERSION_NUMBER = 'v';
 const withoutInstant = (json: string, at: string): string => json.replaceAll(JSON.stringify(at), INSTANT_MARK);
 const withInstant = (text: string, at: string): string => (text.includes(INSTANT_MARK) ? text.replaceAll(INSTANT_MARK, JSON.stringify(at)) : text);
 
@@ -39,9 +48,9 @@ export function leanEntryItem(reference: string, parts: Pick<EntryParts, 'id' | 
   const item: Item = {
     pk: { S: recordPk(reference) },
     sk: { S: parts.id },
-    entry: { S: withoutInstant(parts.entryText, parts.at) },
-    view: { S: withoutInstant(parts.viewText, parts.at) },
-    version: { N: String(parts.version) },
+    [ENTRY_TEXT]: { S: withoutInstant(parts.entryText, parts.at) },
+    [VIEW_TEXT]: { S: withoutInstant(parts.viewText, parts.at) },
+    [VERSION_NUMBER]: { N: String(parts.version) },
   };
   // Only when the key's instant is not the entry's (never written so by the stores' own keys).
   if (instantOfKey(parts.id) !== parts.at) item.at = { S: parts.at };
@@ -83,7 +92,7 @@ export function entryPartsOf(item: Item): EntryParts {
     const headText = item.head.S;
     return { id, at, entryText: item.entry!.S!, viewText: item.view!.S!, version: versionOfHead(JSON.parse(headText)), headText, eventKey: item.eventKey?.S };
   }
-  return { id, at, entryText: withInstant(item.entry!.S!, at), viewText: withInstant(item.view!.S!, at), version: Number(item.version!.N!) };
+  return { id, at, entryText: withInstant(item[ENTRY_TEXT]!.S!, at), viewText: withInstant(item[VIEW_TEXT]!.S!, at), version: Number(item[VERSION_NUMBER]!.N!) };
 }
 
 export const headPartsOf = (item: Item): { sk: string; version: number; headText: string } => ({ sk: item.sk!.S!, version: Number(item.version!.N!), headText: item.head!.S! });

@@ -10,13 +10,18 @@ import { tableMetaItem } from '../write';
 
 /** Timelines read at once by one readTimelines call (each is a few Queries sent together). */
 const READ_CONCURRENCY = 8;
+/**
+ * BatchWriteItems in flight at once within each step of a write (heads and marks, entries, geneses),
+ * unless the writer says otherwise: the order that matters is between the steps, not within one.
+ */
+const WRITE_CONCURRENCY = 8;
 
 /**
  * The record store in a DynamoDB table (layout.ts): one partition per record. The read path's
  * window is record-windows.ts; the writers read strongly consistent, geneses in BatchGetItems of
- * 100 keys, timelines in Queries run together; writes are BatchWriteItems of 25: new versions'
- * heads and event marks first, then the entries (a reader never meets an entry whose head is not
- * stored), then the geneses.
+ * 100 keys, timelines in Queries run together; writes are BatchWriteItems of 25, in three steps
+ * (new versions' heads and event marks, then the entries, so a reader never meets an entry whose
+ * head is not stored; then the geneses), the requests of a step sent together.
  */
 export function dynamoRecordStore(client: DynamoDBClient, table: string): RecordStore {
   return {
@@ -37,9 +42,10 @@ export function dynamoRecordStore(client: DynamoDBClient, table: string): Record
 
     async write(changes, options = {}) {
       const { heads, entries, geneses } = recordChangeParts(changes);
-      await putItems(client, table, heads, undefined, options);
-      await putItems(client, table, entries, undefined, options);
-      await putItems(client, table, geneses, undefined, options);
+      const inParallel = { concurrency: options.concurrency ?? WRITE_CONCURRENCY };
+      await putItems(client, table, heads, undefined, inParallel);
+      await putItems(client, table, entries, undefined, inParallel);
+      await putItems(client, table, geneses, undefined, inParallel);
     },
 
     async markSchema() {
