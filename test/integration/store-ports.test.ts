@@ -85,6 +85,11 @@ describe.each(IMPLEMENTATIONS)('the record store, %s', (_name, make) => {
     const part = timelines.get('ORD-2')!;
     expect([part.before?.at, part.entries.map((e) => e.at)]).toEqual([minute(0), [minute(10), minute(20)]]);
     expect(part.entries[0]).toEqual({ id: expect.any(String), at: minute(10), entry: wholeRecord('ORD-2').entries[1].entry, view: { state: 'PLACED' }, head: wholeRecord('ORD-2').entries[1].head, eventKey: null });
+    // From an instant with more entries after it than one page of the table's reads, and none before.
+    const all = (await stores.records.readTimelines([{ reference: 'ORD-1', from: minute(0) }])).get('ORD-1')!;
+    expect(all.before).toBeNull();
+    expect(all.entries).toEqual(timelines.get('ORD-1')!.entries);
+    expect(all.after).toBe(timelines.get('ORD-1')!.after);
   });
 
   test('a change: stored entries written again under their ids, new ones after the part they were derived from (after those of the same instant), the genesis as the events left it; twice is once', async () => {

@@ -119,25 +119,45 @@ class TimelineItems {
 }
 
 /**
+ * A record's items of `prefix` at or after `boundary`, in key order, and the newest one before it:
+ * read newest first, two to a page, so the common case (events newer than every entry: nothing at
+ * or after the boundary, or one) is one request; more items after the boundary than the first page
+ * holds are read with the one before it, together, in one more round trip.
+ */
+async function fromBoundary(client: DynamoDBClient, table: string, reference: string, prefix: string, boundary: string): Promise<{ onward: Item[]; prior: Item | null }> {
+  const first = await client.send(new QueryCommand(rangeQuery(table, reference, prefix, `${prefix}~`, { newestFirst: true, limit: 2, consistent: true })));
+  const items = first.Items ?? [];
+  const below = items.findIndex((item) => item.sk!.S! < boundary);
+  if (below >= 0) return { onward: items.slice(0, below).reverse(), prior: items[below] };
+  if (!first.LastEvaluatedKey) return { onward: items.reverse(), prior: null };
+  const lowest = items[items.length - 1].sk!.S!;
+  const rest: Item[] = [];
+  const [prior] = await Promise.all([
+    client.send(new QueryCommand(rangeQuery(table, reference, prefix, boundary, { newestFirst: true, limit: 1, consistent: true }))),
+    (async () => {
+      for await (const page of paginateQuery({ client }, rangeQuery(table, reference, boundary, lowest, { consistent: true }))) rest.push(...(page.Items ?? []).filter((item) => item.sk!.S! !== lowest));
+    })(),
+  ]);
+  return { onward: [...rest, ...items.reverse()], prior: prior.Items?.[0] ?? null };
+}
+
+/**
  * One record's timeline, strongly consistent: whole (one paginated Query of the partition), or from
  * an instant (the entry just before it and every entry at or after it, with the heads and event
- * marks of the same stretch: Queries sent together, however long the history before). Null when no
- * entry is stored under the reference.
+ * marks of the same stretch: a Query of each sent together, however long the history before).
+ * Null when no entry is stored under the reference.
  */
 async function readTimeline(client: DynamoDBClient, table: string, request: TimelineRequest): Promise<StoredTimeline | null> {
   const read = new TimelineItems();
-  const readAll = async (input: QueryCommandInput) => {
-    for await (const page of paginateQuery({ client }, { ...input, ConsistentRead: true })) read.add(page.Items ?? []);
-  };
   let before: EntryParts | null = null;
-  if (request.from === null) await readAll({ TableName: table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': { S: recordPk(request.reference) } } });
-  else {
+  if (request.from === null) {
+    const input: QueryCommandInput = { TableName: table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': { S: recordPk(request.reference) } }, ConsistentRead: true };
+    for await (const page of paginateQuery({ client }, input)) read.add(page.Items ?? []);
+  } else {
     const tail = `${canonicalInstant(request.from)}#`;
-    const prior = (prefix: string) => client.send(new QueryCommand(rangeQuery(table, request.reference, prefix, `${prefix}${tail}`, { newestFirst: true, limit: 1, consistent: true })));
-    const onward = (prefix: string) => readAll(rangeQuery(table, request.reference, `${prefix}${tail}`, `${prefix}~`));
-    const [priorEntry, priorHead, priorMark] = await Promise.all([prior(ENTRY_SK_PREFIX), prior(HEAD_SK_PREFIX), prior(EVENT_MARK_SK_PREFIX), ...[ENTRY_SK_PREFIX, HEAD_SK_PREFIX, EVENT_MARK_SK_PREFIX].map(onward)]);
-    read.add([...(priorHead.Items ?? []), ...(priorMark.Items ?? [])]);
-    before = priorEntry.Items?.[0] ? entryPartsOf(priorEntry.Items[0]) : null;
+    const [entries, heads, marks] = await Promise.all([ENTRY_SK_PREFIX, HEAD_SK_PREFIX, EVENT_MARK_SK_PREFIX].map((prefix) => fromBoundary(client, table, request.reference, prefix, `${prefix}${tail}`)));
+    read.add([...entries.onward, ...heads.onward, ...marks.onward, ...[heads.prior, marks.prior].filter((item): item is Item => item !== null)]);
+    before = entries.prior ? entryPartsOf(entries.prior) : null;
   }
   const headOf = (version: number) => headOfVersion(client, table, request.reference, version);
   const entries: StoredTimelineEntry[] = [];
