@@ -366,7 +366,7 @@ async function storeRequestsPerRead(ctx: BenchContext, service: LocalService): P
         metric: `store requests per object read: ${reference} (${label})`,
         value: perRead,
         unit: 'requests/read',
-        note: `${perRead === 1 ? '' : 'NOT 1, the design requires exactly one; '}${2 * READS_COUNTED} HTTP reads (current and asOf), every HTTP request the SDK sent to the store counted`,
+        note: `${perRead === 2 ? '' : 'NOT 2, the design sends exactly two together (the entries and the head in force: one round trip); '}${2 * READS_COUNTED} HTTP reads (current and asOf), every HTTP request the SDK sent to the store counted`,
       });
     }
   } finally {

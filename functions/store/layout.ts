@@ -3,13 +3,17 @@
  *
  * One partition per record: pk = "R#" + reference.
  *   sk = "#"                      genesis item: the record exists (kind); sorts before every entry
- *   sk = "T#" + at + "#" + seq    one item per timeline entry, `at` as UTC ISO-8601 with
- *                                 milliseconds, so sort order is time order
- * Each entry item is self-sufficient: it carries the public entry, the cumulative view at that
- * instant (state, last authority observation) and the record version in force with its evidence.
- * So the view at any instant is the newest entry at or before it, and one descending Query with
- * `sk <= cut` returns that view, the timeline window below it, and (for short histories or an
- * instant before the first entry) the genesis item: one request, whatever the history length.
+ *   sk = "T#" + at + "#" + seq    one lean item per timeline entry, `at` as UTC ISO-8601 with
+ *                                 milliseconds, so sort order is time order: the public entry, the
+ *                                 view at that instant and the number of the version in force
+ *   sk = "V#" + at + "#" + seq    one item per version: its head and evidence, stored once, under the
+ *                                 position of the first entry it is in force at
+ *   sk = "W#" + at + "#" + seq    the identity of the event that made the entry at the same position
+ *                                 (what only the sequencer reads, kept out of the read path's items)
+ * The view at any instant is the newest entry at or before it with the newest head at or before it:
+ * two Queries whose keys follow from the reference and the instant alone, sent together (one round
+ * trip, whatever the history's length; docs/semantics.md#storage). "V#" and "W#" sort after every
+ * "T#" key, so the window's descending Query from an instant meets entries, then the genesis item.
  *
  * The table's own metadata lives at pk = "S#TABLE", sk = "#".
  *
@@ -54,19 +58,44 @@ export function entrySk(at: string, seq: number): string {
 /** The sequence number in an entry's sort key (entrySk), which keeps entries of the same instant apart. */
 export const entrySeqOf = (sk: string): number => Number(sk.slice(sk.lastIndexOf('#') + 1));
 
-/** Where entries derived from these go: after the highest sequence number among them (RecordChange.after). */
-export const positionAfter = (entries: readonly { id: string }[]): string => String(entries.reduce((highest, e) => Math.max(highest, entrySeqOf(e.id)), -1));
+/** Leading characters of each kind of a record's items (layout above). */
+export const ENTRY_SK_PREFIX = 'T#';
+export const HEAD_SK_PREFIX = 'V#';
+export const EVENT_MARK_SK_PREFIX = 'W#';
+/** The key of the item of `prefix` at an entry's position (the same instant and sequence number). */
+export const atPositionOf = (entrySk: string, prefix: string): string => `${prefix}${entrySk.slice(ENTRY_SK_PREFIX.length)}`;
+
+const versionOf = (head: unknown): number | null => {
+  const version = (head as { version?: unknown } | null | undefined)?.version;
+  return typeof version === 'number' ? version : null;
+};
+
+/**
+ * Where entries derived from these go (RecordChange.after): after the highest sequence number among
+ * them; and which versions they show, whose heads are therefore stored already ("3@1,2").
+ */
+export function positionAfter(entries: readonly { id: string; head?: unknown }[]): string {
+  const highest = entries.reduce((h, e) => Math.max(h, entrySeqOf(e.id)), -1);
+  const versions = [...new Set(entries.map((e) => versionOf(e.head)).filter((v): v is number => v !== null))].sort((a, b) => a - b);
+  return versions.length > 0 ? `${highest}@${versions.join(',')}` : String(highest);
+}
+
+/** What positionAfter wrote: the highest sequence number and the versions whose heads are stored. */
+export function parsePosition(after: string): { seq: number; storedVersions: Set<number> } {
+  const [seq, versions] = after.split('@');
+  return { seq: Number(seq), storedVersions: new Set(versions ? versions.split(',').map(Number) : []) };
+}
 
 /** Sort keys for a change's entries: a stored one keeps its own, a new one comes after `after` (absent: numbered in order from 0). */
 export function sortKeysOf(entries: readonly { id: string | null; at: string }[], after: string | undefined): string[] {
   if (after === undefined) return entries.map((e, seq) => e.id ?? entrySk(e.at, seq));
-  let seq = Number(after);
+  let seq = parsePosition(after).seq;
   return entries.map((e) => e.id ?? entrySk(e.at, ++seq));
 }
 
-/** Upper bound (inclusive) for entries at or before `at`. '~' sorts after every digit. */
-export function cutSk(at: string): string {
-  return `T#${canonicalInstant(at)}#~`;
+/** Upper bound (inclusive) for items of `prefix` at or before `at` (entries by default). '~' sorts after every digit. */
+export function cutSk(at: string, prefix = ENTRY_SK_PREFIX): string {
+  return `${prefix}${canonicalInstant(at)}#~`;
 }
 
 /** RFC 3339 with any offset -> UTC ISO-8601 with milliseconds (the stored, sortable form). */

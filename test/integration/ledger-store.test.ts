@@ -169,7 +169,7 @@ describe('the loader and the log in the table', () => {
 });
 
 describe('reading a commercial proof', () => {
-  it('is one DynamoDB request, and the handler verifies with the configured key', async () => {
+  it('is one round trip to DynamoDB (the entries and the head in force, two Queries sent together), and the handler verifies with the configured key', async () => {
     process.env.LEDGER_VERIFIER_KEYS = signer.verifierKey;
     process.env.PUBLIC_BASE_URL = 'https://api.example';
     const requests: string[] = [];
@@ -192,7 +192,7 @@ describe('reading a commercial proof', () => {
       isBase64Encoded: false,
     } as unknown as APIGatewayProxyEvent;
     const result = await getCommercialProof(event, { awsRequestId: 'req-1' } as Context);
-    expect(requests).toEqual(['QueryCommand']);
+    expect(requests).toEqual(['QueryCommand', 'QueryCommand']);
     const body = JSON.parse(result.body);
     expect(result.statusCode).toBe(200);
     expect(body.verification).toMatchObject({ proofVerified: true, verifyUrl: `https://api.example/verify?reference=${DEMO_PROOFS.stale}` });

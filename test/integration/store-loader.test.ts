@@ -79,26 +79,38 @@ describe('loader validation', () => {
 
 describe('store reads', () => {
   let requests: { name: string; input: Record<string, unknown> }[] = [];
+  /** When each request was sent and answered, in order: what tells requests sent together from requests one after another. */
+  let events: string[] = [];
   beforeAll(() => {
     storeClient().middlewareStack.add(
       (next, context) => async (args) => {
         requests.push({ name: String(context.commandName), input: args.input as Record<string, unknown> });
-        return next(args);
+        events.push('sent');
+        const out = await next(args);
+        events.push('answered');
+        return out;
       },
       { step: 'initialize', name: 'countRequests' },
     );
   });
   beforeEach(() => {
     requests = [];
+    events = [];
   });
 
-  it('reads a long history in exactly one Query, asOf as a key condition, never a filter', async () => {
+  /** One round trip: every request sent before the first answer came, each a Query with key conditions only. */
+  const expectOneRoundTrip = () => {
+    expect(events.indexOf('answered')).toBe(requests.length);
+    expect(requests.map((r) => r.name)).toEqual(['QueryCommand', 'QueryCommand']);
+    for (const r of requests) expect(r.input.FilterExpression).toBeUndefined();
+  };
+
+  it('reads a long history in one round trip (the entries and the head in force, sent together), asOf as a key condition, never a filter', async () => {
     const asOf = new Date(ANCHOR.getTime() - 1000 * 3600 * 1000).toISOString();
     const window = await environmentRecords().readWindow(DEMO_OBJECTS.longHistory, asOf, 50);
-    expect(requests).toHaveLength(1);
-    expect(requests[0].name).toBe('QueryCommand');
-    expect(requests[0].input.KeyConditionExpression).toBe('pk = :pk AND sk <= :cut');
-    expect(requests[0].input.FilterExpression).toBeUndefined();
+    // The entries and the head in force, two Queries sent together.
+    expectOneRoundTrip();
+    expect(requests.map((r) => r.input.KeyConditionExpression)).toEqual(['pk = :pk AND sk <= :cut', 'pk = :pk AND sk BETWEEN :from AND :to']);
     expect(window.entries).toHaveLength(50);
     expect(window.more).toBe(true);
     expect(window.entries.every((e) => e.at <= asOf)).toBe(true);
@@ -109,7 +121,7 @@ describe('store reads', () => {
 
   it('returns the whole short history with the genesis item and no more flag', async () => {
     const window = await environmentRecords().readWindow(DEMO_OBJECTS.current, ANCHOR.toISOString(), 50);
-    expect(requests).toHaveLength(1);
+    expectOneRoundTrip();
     expect(window).toMatchObject({ exists: true, kind: 'OBJECT', more: false });
     expect(window.entries).toHaveLength(6);
   });
@@ -117,9 +129,10 @@ describe('store reads', () => {
   it('knows a record exists even before its first entry, and tells an unknown reference apart', async () => {
     const early = await environmentRecords().readWindow(DEMO_OBJECTS.current, '2000-01-01T00:00:00Z', 50);
     expect(early).toMatchObject({ exists: true, kind: 'OBJECT', entries: [], more: false });
+    expectOneRoundTrip();
     const missing = await environmentRecords().readWindow('NO-SUCH-REF', ANCHOR.toISOString(), 50);
     expect(missing).toMatchObject({ exists: false, kind: null, entries: [] });
-    expect(requests).toHaveLength(2);
+    expect(requests).toHaveLength(4);
   });
 
   it('stores the long-history object with all its entries', async () => {

@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { QueryCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { verifyNote, parseVerifierKey } from '../../functions/domain/ledger/node-crypto';
@@ -85,6 +85,11 @@ describe.each(IMPLEMENTATIONS)('the record store, %s', (_name, make) => {
     const part = timelines.get('ORD-2')!;
     expect([part.before?.at, part.entries.map((e) => e.at)]).toEqual([minute(0), [minute(10), minute(20)]]);
     expect(part.entries[0]).toEqual({ id: expect.any(String), at: minute(10), entry: wholeRecord('ORD-2').entries[1].entry, view: { state: 'PLACED' }, head: wholeRecord('ORD-2').entries[1].head, eventKey: null });
+    // From an instant with more entries after it than one page of the table's reads, and none before.
+    const all = (await stores.records.readTimelines([{ reference: 'ORD-1', from: minute(0) }])).get('ORD-1')!;
+    expect(all.before).toBeNull();
+    expect(all.entries).toEqual(timelines.get('ORD-1')!.entries);
+    expect(all.after).toBe(timelines.get('ORD-1')!.after);
   });
 
   test('a change: stored entries written again under their ids, new ones after the part they were derived from (after those of the same instant), the genesis as the events left it; twice is once', async () => {
@@ -117,12 +122,77 @@ describe.each(IMPLEMENTATIONS)('the record store, %s', (_name, make) => {
     expect((await stores.records.readGeneses(['ORD-1'])).get('ORD-1')).toEqual({ kind: 'OBJECT', highestVersion: 3, setAside: ['event-c'], changedByEvents: true, loadDigest: null });
   });
 
+  test('a window reads one head, the newest entry\'s version\'s: its entries of that version share it, an older one of another version has none to give', async () => {
+    await stores.records.write([wholeRecord('ORD-1')]);
+    const window = await stores.records.readWindow('ORD-1', minute(59), 5);
+    expect(window.entries.map((e) => e.at)).toEqual([minute(20), minute(10), minute(0)]);
+    expect(window.entries[0].head).toEqual(wholeRecord('ORD-1').entries[2].head);
+    expect(window.entries[1].view).toEqual({ state: 'PLACED' });
+    expect(() => window.entries[1].head).toThrow(/another version/);
+    const earlier = await stores.records.readWindow('ORD-1', minute(15), 5);
+    expect(earlier.entries.map((e) => e.head)).toEqual([wholeRecord('ORD-1').entries[0].head, wholeRecord('ORD-1').entries[0].head]);
+    expect(JSON.parse(JSON.stringify(window.entries))).toEqual([
+      { at: minute(20), entry: wholeRecord('ORD-1').entries[2].entry, view: { state: 'SHIPPED' }, head: wholeRecord('ORD-1').entries[2].head },
+      { at: minute(10), entry: wholeRecord('ORD-1').entries[1].entry, view: { state: 'PLACED' } },
+      { at: minute(0), entry: wholeRecord('ORD-1').entries[0].entry, view: { state: 'PLACED' } },
+    ]);
+  });
+
+  test('a version has one head: a change giving one version two different heads is refused, and nothing of it is written', async () => {
+    const record = wholeRecord('ORD-1');
+    record.entries[1].head = { ...(record.entries[0].head as object), evidence: { different: true } };
+    await expect(stores.records.write([record])).rejects.toThrow(/version 1 is given two different heads/);
+    expect((await stores.records.readWindow('ORD-1', minute(59), 5)).exists).toBe(false);
+  });
+
+  test('a version in force again after another (its head stored before the other\'s) is read with its own head, by the window and the writers', async () => {
+    await stores.records.write([wholeRecord('ORD-1')]);
+    const part = (await stores.records.readTimelines([{ reference: 'ORD-1', from: minute(20) }])).get('ORD-1')!;
+    expect(part.before?.head.version).toBe(1);
+    const v1 = part.before!.head;
+    await stores.records.write([{ reference: 'ORD-1', kind: 'OBJECT', after: part.after, entries: [{ id: null, at: minute(30), entry: { at: minute(30), type: 'STATE_CHANGED', state: 'PLACED' }, view: { state: 'PLACED' }, head: v1, eventKey: 'event-back' }] }]);
+    const window = await stores.records.readWindow('ORD-1', minute(59), 5);
+    expect(window.entries.map((e) => e.at)).toEqual([minute(30), minute(20), minute(10), minute(0)]);
+    expect(window.entries[0].head).toEqual(v1);
+    expect(window.entries[0].headText).toBe(JSON.stringify(v1));
+    expect(() => window.entries[1].head).toThrow(/another version/);
+    expect(window.entries[2].head).toEqual(v1);
+    const from = (await stores.records.readTimelines([{ reference: 'ORD-1', from: minute(25) }])).get('ORD-1')!;
+    expect([from.before?.head.version, from.entries.map((e) => [e.head, e.eventKey])]).toEqual([2, [[v1, 'event-back']]]);
+  });
+
   test('what is written is what was given then: a writer changing its objects afterwards changes nothing stored', async () => {
     const change = wholeRecord('ORD-1');
     await stores.records.write([change]);
     (change.entries[0].head as { content: { state: string } }).content.state = 'CHANGED LATER';
     const [first] = (await stores.records.readTimelines([{ reference: 'ORD-1', from: null }])).get('ORD-1')!.entries;
     expect(first.head.content.state).toBe('PLACED');
+  });
+});
+
+describe('the record store\'s items in the table', () => {
+  test('a version\'s head is stored once, at the first entry it is in force at; an entry item holds its entry, view and version, the event that made it an item of its own', async () => {
+    const table = `ports-${tables++}`;
+    await ensureTable(client, table);
+    const { records } = tableStores(client, table);
+    await records.write([wholeRecord('ORD-1')]);
+    const part = (await records.readTimelines([{ reference: 'ORD-1', from: minute(20) }])).get('ORD-1')!;
+    const v2 = part.entries[0].head;
+    const entry = { id: null, at: minute(30), entry: { at: minute(30), type: 'AUTHORITY_OBSERVED', state: 'SHIPPED' }, view: { state: 'SHIPPED', lastObservedAt: minute(30) }, head: v2, eventKey: 'P#service-platform#event:x' };
+    await records.write([{ reference: 'ORD-1', kind: 'OBJECT', after: part.after, entries: [entry] }]);
+    const out = await client.send(new QueryCommand({ TableName: table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': { S: 'R#ORD-1' } } }));
+    const items = out.Items ?? [];
+    expect(items.map((i) => i.sk.S!.replace(/\d{4}-.*Z/, 'AT'))).toEqual(['#', 'T#AT#0000000', 'T#AT#0000001', 'T#AT#0000002', 'T#AT#0000003', 'V#AT#0000000', 'V#AT#0000002', 'W#AT#0000003']);
+    const heads = items.filter((i) => i.sk.S!.startsWith('V#'));
+    expect(heads.map((i) => [i.version.N, JSON.parse(i.head.S!)])).toEqual([['1', wholeRecord('ORD-1').entries[0].head], ['2', v2]]);
+    const lean = items.find((i) => i.sk.S!.endsWith('0000003'))!;
+    expect(Object.keys(lean).sort()).toEqual(['e', 'pk', 'sk', 'v', 'w']);
+    // The entry's own instant, which its key holds, is one character in its text.
+    expect(lean.e.S).toBe('{"at":\u0001,"type":"AUTHORITY_OBSERVED","state":"SHIPPED"}');
+    expect(lean.w.S).toBe('{"state":"SHIPPED","lastObservedAt":\u0001}');
+    expect(items.find((i) => i.sk.S!.startsWith('W#'))!.eventKey.S).toBe('P#service-platform#event:x');
+    const [read] = (await records.readTimelines([{ reference: 'ORD-1', from: minute(30) }])).get('ORD-1')!.entries;
+    expect(read).toEqual({ ...entry, id: lean.sk.S });
   });
 });
 

@@ -1,27 +1,120 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { StoredTimelineEntry } from '../../domain/kinds/kind';
 import type { GenesisToWrite, RecordGenesis } from '../ports/records';
-import { canonicalInstant, GENESIS_SK, recordPk } from '../layout';
+import { atPositionOf, canonicalInstant, ENTRY_SK_PREFIX, EVENT_MARK_SK_PREFIX, GENESIS_SK, HEAD_SK_PREFIX, recordPk } from '../layout';
 
 export type Item = Record<string, AttributeValue>;
 
 /**
- * A record's items (layout.ts): its genesis and one self-sufficient item per timeline entry, the
- * entry, the view and the head as JSON text.
+ * A record's items (layout.ts): its genesis; one lean item per timeline entry (the entry and the
+ * view as JSON text, the number of the version in force); one item per version (its head as JSON
+ * text); and, for an entry an event made, the event's identity in an item of its own.
+ * An item of the layout before (each entry item self-sufficient: `at`, `entry`, `view`, `head`,
+ * `eventKey`) is still read as it is: lib/migrate/steps/lean-records.ts rewrites them.
+ *
+ * Every byte of an entry item is paid for on every read of every window that shows it (a Query's
+ * read units are the sum of its items' sizes, docs/semantics.md#storage), so the entry's own
+ * instant, which its key already holds, is not repeated in its text: each occurrence of the JSON
+ * string of the instant is written as one control character. JSON text never holds a raw control
+ * character (JSON.stringify escapes them), so the substitution is exact both ways.
  */
+const INSTANT_MARK = '\u0001';
+/**
+ * A lean entry item's attribute names, one letter each for the same reason (an item's size counts
+ * its attribute names): the entry's JSON, the view's JSON, the number of the version in force.
+ */
+const ENTRY_TEXT = 'e';
+const VIEW_TEXT = 'w';
+const VERSION_NUMBER = 'v';
+const withoutInstant = (json: string, at: string): string => json.replaceAll(JSON.stringify(at), INSTANT_MARK);
+const withInstant = (text: string, at: string): string => (text.includes(INSTANT_MARK) ? text.replaceAll(INSTANT_MARK, JSON.stringify(at)) : text);
 
-/** One timeline entry item; `eventKey` names the event that made it (the sequencer's guard against integrating it twice). */
-export function entryItem(reference: string, sk: string, e: { at: string; entry: unknown; view: unknown; head: unknown; eventKey?: string | null }): Item {
+/** The instant in an entry's sort key (entrySk). */
+const instantOfKey = (sk: string): string => sk.slice(ENTRY_SK_PREFIX.length, sk.lastIndexOf('#'));
+
+/** A head's version number: what an entry item names its head by (layout.ts: one head per version). */
+export function versionOfHead(head: unknown): number {
+  const version = (head as { version?: unknown } | null | undefined)?.version;
+  if (typeof version !== 'number') throw new TypeError(`a stored head carries its version number: ${JSON.stringify(head)?.slice(0, 200)}`);
+  return version;
+}
+
+/** One lean timeline entry item. */
+export const entryItem = (reference: string, sk: string, e: { at: string; entry: unknown; view: unknown; head: unknown }): Item =>
+  leanEntryItem(reference, { id: sk, at: canonicalInstant(e.at), entryText: JSON.stringify(e.entry), viewText: JSON.stringify(e.view), version: versionOfHead(e.head) });
+
+/** The lean entry item of an entry's texts as stored (the entry and the view JSON, whole). */
+export function leanEntryItem(reference: string, parts: Pick<EntryParts, 'id' | 'at' | 'entryText' | 'viewText' | 'version'>): Item {
   const item: Item = {
     pk: { S: recordPk(reference) },
-    sk: { S: sk },
-    at: { S: canonicalInstant(e.at) },
-    entry: { S: JSON.stringify(e.entry) },
-    view: { S: JSON.stringify(e.view) },
-    head: { S: JSON.stringify(e.head) },
+    sk: { S: parts.id },
+    [ENTRY_TEXT]: { S: withoutInstant(parts.entryText, parts.at) },
+    [VIEW_TEXT]: { S: withoutInstant(parts.viewText, parts.at) },
+    [VERSION_NUMBER]: { N: String(parts.version) },
   };
-  if (e.eventKey) item.eventKey = { S: e.eventKey };
+  // Only when the key's instant is not the entry's (never written so by the stores' own keys).
+  if (instantOfKey(parts.id) !== parts.at) item.at = { S: parts.at };
   return item;
+}
+
+/** A version's head item, at the position of the first entry it is in force at. */
+export const headItem = (reference: string, entrySk: string, version: number, headText: string): Item => ({
+  pk: { S: recordPk(reference) },
+  sk: { S: atPositionOf(entrySk, HEAD_SK_PREFIX) },
+  version: { N: String(version) },
+  head: { S: headText },
+});
+
+/** The identity of the event that made the entry at `entrySk` (the sequencer's guard against integrating it twice). */
+export const eventMarkItem = (reference: string, entrySk: string, eventKey: string): Item => ({
+  pk: { S: recordPk(reference) },
+  sk: { S: atPositionOf(entrySk, EVENT_MARK_SK_PREFIX) },
+  eventKey: { S: eventKey },
+});
+
+/** What an entry item holds, its texts as stored; `headText` only on an item of the layout before heads were stored once (it carried its head). */
+export interface EntryParts {
+  id: string;
+  at: string;
+  entryText: string;
+  viewText: string;
+  version: number;
+  headText?: string;
+  /** Only on an item of the layout before event marks: the event it carried. */
+  eventKey?: string;
+}
+
+export function entryPartsOf(item: Item): EntryParts {
+  const id = item.sk!.S!;
+  const at = item.at?.S ?? instantOfKey(id);
+  if (item.head?.S !== undefined) {
+    // An item of the layout before: self-sufficient, its texts whole.
+    const headText = item.head.S;
+    return { id, at, entryText: item.entry!.S!, viewText: item.view!.S!, version: versionOfHead(JSON.parse(headText)), headText, eventKey: item.eventKey?.S };
+  }
+  return { id, at, entryText: withInstant(item[ENTRY_TEXT]!.S!, at), viewText: withInstant(item[VIEW_TEXT]!.S!, at), version: Number(item[VERSION_NUMBER]!.N!) };
+}
+
+export const headPartsOf = (item: Item): { sk: string; version: number; headText: string } => ({ sk: item.sk!.S!, version: Number(item.version!.N!), headText: item.head!.S! });
+
+/** The entry at `parts`' position with its head (by its version) and the event that made it, if any. */
+export const timelineEntryOf = (parts: EntryParts, headText: string, eventKey: string | null): StoredTimelineEntry => ({
+  id: parts.id,
+  at: parts.at,
+  entry: JSON.parse(parts.entryText),
+  view: JSON.parse(parts.viewText),
+  head: JSON.parse(headText),
+  eventKey,
+});
+
+/** Whether a record item is a genesis, an entry, a head or an event mark. */
+export function itemClass(item: Item): 'genesis' | 'entry' | 'head' | 'mark' | 'other' {
+  const sk = item.sk?.S ?? '';
+  if (sk === GENESIS_SK) return 'genesis';
+  if (sk.startsWith(ENTRY_SK_PREFIX)) return 'entry';
+  if (sk.startsWith(HEAD_SK_PREFIX)) return 'head';
+  if (sk.startsWith(EVENT_MARK_SK_PREFIX)) return 'mark';
+  return 'other';
 }
 
 /**
@@ -36,15 +129,6 @@ export function genesisItem(reference: string, kind: string, genesis: GenesisToW
   if (genesis.loadDigest !== undefined) item.loadDigest = { S: genesis.loadDigest };
   return item;
 }
-
-export const entryOf = (item: Item): StoredTimelineEntry => ({
-  id: item.sk!.S!,
-  at: item.at!.S!,
-  entry: JSON.parse(item.entry!.S!),
-  view: JSON.parse(item.view!.S!),
-  head: JSON.parse(item.head!.S!),
-  eventKey: item.eventKey?.S ?? null,
-});
 
 export const genesisOf = (item: Item): RecordGenesis => ({
   kind: item.kind?.S ?? null,

@@ -1,78 +1,85 @@
-import { QueryCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { QueryCommand, type DynamoDBClient, type QueryCommandInput } from '@aws-sdk/client-dynamodb';
 import { logger } from '../../logging/logger';
 import { StoreUnavailable } from '../errors';
-import { cutSk, GENESIS_SK, recordPk } from '../layout';
-import type { RecordWindow, RecordWindows, StoredEntry } from '../ports/records';
+import { cutSk, GENESIS_SK, HEAD_SK_PREFIX, recordPk } from '../layout';
+import type { RecordWindow, RecordWindows } from '../ports/records';
+import { WindowEntry } from '../window-entry';
+import { entryPartsOf, headPartsOf, type Item } from './record-items';
+
+/** The query of a record's items of one kind between two keys (inclusive), as record-windows and records.ts send it. */
+export function rangeQuery(table: string, reference: string, from: string, to: string, options: { newestFirst?: boolean; limit?: number; consistent?: boolean } = {}): QueryCommandInput {
+  return {
+    TableName: table,
+    KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
+    ExpressionAttributeValues: { ':pk': { S: recordPk(reference) }, ':from': { S: from }, ':to': { S: to } },
+    ScanIndexForward: !options.newestFirst,
+    Limit: options.limit,
+    ConsistentRead: options.consistent,
+  };
+}
 
 /**
- * A stored entry whose view and head (its state and its evidence, the larger part) are parsed
- * when first read. Every entry's timeline part is shown, but only the newest entry's view and head
- * are read: parsing the others was most of a 50-entry read's CPU time and garbage.
+ * The head of `version` when the newest head at or before an instant was another's (a version
+ * brought back, or a write under way): every head of the record, newest first, strongly consistent,
+ * until one of that version. Rare, and a second round trip.
  */
-class StoredItemEntry<E, V, H> implements StoredEntry<E, V, H> {
-  #view: V | undefined;
-  #head: H | undefined;
+export async function headOfVersion(client: DynamoDBClient, table: string, reference: string, version: number): Promise<string | null> {
+  let start: Item | undefined;
+  do {
+    const out = await client.send(new QueryCommand({ ...rangeQuery(table, reference, HEAD_SK_PREFIX, `${HEAD_SK_PREFIX}~`, { newestFirst: true, consistent: true }), ExclusiveStartKey: start }));
+    const found = (out.Items ?? []).map(headPartsOf).find((h) => h.version === version);
+    if (found) return found.headText;
+    start = out.LastEvaluatedKey;
+  } while (start);
+  return null;
+}
 
-  constructor(
-    readonly at: string,
-    readonly entry: E,
-    private readonly viewText: string,
-    readonly headText: string,
-  ) {}
-
-  get view(): V {
-    return (this.#view ??= JSON.parse(this.viewText) as V);
-  }
-
-  get head(): H {
-    return (this.#head ??= JSON.parse(this.headText) as H);
-  }
-
-  /** Serialises as the plain entry it stands for. */
-  toJSON(): StoredEntry<E, V, H> {
-    return { at: this.at, entry: this.entry, view: this.view, head: this.head };
+async function send<T>(what: string, request: () => Promise<T>): Promise<T> {
+  try {
+    return await request();
+  } catch (error) {
+    throw new StoreUnavailable(what, { cause: error });
   }
 }
 
 /**
- * The read path's window of a record in the table: one Query, descending, `sk <= cut`, Limit
- * window + 2 (the window, one to tell whether more exist, and room for the genesis item), whatever
- * the history's length. Eventually consistent.
+ * The read path's window of a record in the table: one round trip, whatever the history's length,
+ * eventually consistent. Two Queries sent together, each keyed by the reference and the instant
+ * alone: the entries, descending, `sk <= cut`, Limit window + 1 (the window and one to tell whether
+ * more exist; a short history's genesis item comes with them), and the newest head at or before
+ * the instant, Limit 1: the head of the newest entry's version, unless a version was brought back
+ * after another (then headOfVersion, a second trip). docs/semantics.md#storage.
  */
 export function dynamoRecordWindows(client: DynamoDBClient, table: string): RecordWindows {
   return {
     async readWindow<E, V, H>(reference: string, at: string, limit: number): Promise<RecordWindow<E, V, H>> {
-      let items;
       const started = performance.now();
-      try {
-        const out = await client.send(
-          new QueryCommand({
-            TableName: table,
-            KeyConditionExpression: 'pk = :pk AND sk <= :cut',
-            ExpressionAttributeValues: { ':pk': { S: recordPk(reference) }, ':cut': { S: cutSk(at) } },
-            ScanIndexForward: false,
-            Limit: limit + 2,
-          }),
-        );
-        items = out.Items ?? [];
-      } catch (error) {
-        throw new StoreUnavailable('Query record window', { cause: error });
-      }
+      const [entriesOut, headOut] = await send('Query record window', () =>
+        Promise.all([
+          client.send(new QueryCommand({ TableName: table, KeyConditionExpression: 'pk = :pk AND sk <= :cut', ExpressionAttributeValues: { ':pk': { S: recordPk(reference) }, ':cut': { S: cutSk(at) } }, ScanIndexForward: false, Limit: limit + 1 })),
+          client.send(new QueryCommand(rangeQuery(table, reference, HEAD_SK_PREFIX, cutSk(at, HEAD_SK_PREFIX), { newestFirst: true, limit: 1 }))),
+        ]),
+      );
+      const items = entriesOut.Items ?? [];
       logger.debug('store read', { operation: 'Query record window', items: items.length, ms: Math.round(performance.now() - started) });
-      const entries: StoredEntry<E, V, H>[] = [];
       let kind: string | null = null;
+      const parts = [];
       for (const item of items) {
-        if (item.sk?.S === GENESIS_SK) {
-          kind = item.kind?.S ?? null;
-          continue;
-        }
-        entries.push(new StoredItemEntry<E, V, H>(item.at!.S!, JSON.parse(item.entry!.S!), item.view!.S!, item.head!.S!));
+        if (item.sk?.S === GENESIS_SK) kind = item.kind?.S ?? null;
+        else parts.push(entryPartsOf(item));
       }
-      const more = entries.length > limit;
-      if (more) entries.length = limit;
+      const more = parts.length > limit;
+      if (more) parts.length = limit;
+      const newest = parts[0];
+      let headText = newest?.headText;
+      if (newest && headText === undefined) {
+        const head = headOut.Items?.[0] ? headPartsOf(headOut.Items[0]) : null;
+        headText = head?.version === newest.version ? head.headText : ((await send('Query head of version', () => headOfVersion(client, table, reference, newest.version))) ?? undefined);
+        if (headText === undefined) throw new StoreUnavailable(`Query record window: no head of version ${newest.version} of ${reference} (a write under way)`);
+      }
+      const entries = parts.map((p) => new WindowEntry<E, V, H>(p.at, JSON.parse(p.entryText) as E, p.viewText, p.headText ?? (p.version === newest.version ? headText : undefined)));
       kind ??= entries.length > 0 ? ((entries[0].head as { kind?: string }).kind ?? null) : null;
       return { exists: items.length > 0, kind, entries, more };
     },
-
   };
 }

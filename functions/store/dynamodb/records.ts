@@ -1,20 +1,27 @@
-import { paginateQuery, QueryCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { paginateQuery, QueryCommand, type DynamoDBClient, type QueryCommandInput } from '@aws-sdk/client-dynamodb';
 import type { StoredTimelineEntry } from '../../domain/kinds/kind';
 import { batchGetItems, WRITER_READ } from '../batch-get';
-import { canonicalInstant, GENESIS_SK, positionAfter, recordPk, sortKeysOf } from '../layout';
+import { atPositionOf, canonicalInstant, ENTRY_SK_PREFIX, EVENT_MARK_SK_PREFIX, GENESIS_SK, HEAD_SK_PREFIX, parsePosition, positionAfter, recordPk, sortKeysOf } from '../layout';
 import type { RecordChange, RecordStore, StoredTimeline, TimelineRequest } from '../ports/records';
-import { dynamoRecordWindows } from './record-windows';
+import { headOfVersion, rangeQuery, dynamoRecordWindows } from './record-windows';
 import { forEachConcurrently, putItems } from './put-items';
-import { entryItem, entryOf, genesisItem, genesisOf, type Item } from './record-items';
+import { entryItem, entryPartsOf, eventMarkItem, genesisItem, genesisOf, headItem, headPartsOf, itemClass, timelineEntryOf, versionOfHead, type EntryParts, type Item } from './record-items';
 import { tableMetaItem } from '../write';
 
-/** Timelines read at once by one readTimelines call (each is a Query or two). */
+/** Timelines read at once by one readTimelines call (each is a few Queries sent together). */
 const READ_CONCURRENCY = 8;
+/**
+ * BatchWriteItems in flight at once within each step of a write (heads and marks, entries, geneses),
+ * unless the writer says otherwise: the order that matters is between the steps, not within one.
+ */
+const WRITE_CONCURRENCY = 8;
 
 /**
  * The record store in a DynamoDB table (layout.ts): one partition per record. The read path's
  * window is record-windows.ts; the writers read strongly consistent, geneses in BatchGetItems of
- * 100 keys, timelines in Queries run together; writes are BatchWriteItems of 25.
+ * 100 keys, timelines in Queries run together; writes are BatchWriteItems of 25, in three steps
+ * (new versions' heads and event marks, then the entries, so a reader never meets an entry whose
+ * head is not stored; then the geneses), the requests of a step sent together.
  */
 export function dynamoRecordStore(client: DynamoDBClient, table: string): RecordStore {
   return {
@@ -34,9 +41,11 @@ export function dynamoRecordStore(client: DynamoDBClient, table: string): Record
     },
 
     async write(changes, options = {}) {
-      const { entries, geneses } = recordChangeItems(changes);
-      await putItems(client, table, entries, undefined, options);
-      await putItems(client, table, geneses, undefined, options);
+      const { heads, entries, geneses } = recordChangeParts(changes);
+      const inParallel = { concurrency: options.concurrency ?? WRITE_CONCURRENCY };
+      await putItems(client, table, heads, undefined, inParallel);
+      await putItems(client, table, entries, undefined, inParallel);
+      await putItems(client, table, geneses, undefined, inParallel);
     },
 
     async markSchema() {
@@ -45,49 +54,115 @@ export function dynamoRecordStore(client: DynamoDBClient, table: string): Record
   };
 }
 
-/** The items of record changes: every change's entries, then the geneses (written after all of them). */
-export function recordChangeItems(changes: readonly RecordChange[]): { entries: Item[]; geneses: Item[] } {
-  const entries = changes.flatMap((change) => {
-    const keys = sortKeysOf(change.entries, change.after);
-    return change.entries.map((e, i) => entryItem(change.reference, keys[i], e));
+/**
+ * The items of one change: its entries (lean), the event marks of those an event made, and the head
+ * of every version it shows whose head is not stored yet (one the part it was derived from did not
+ * show; every version, for a record written whole), at the first entry the version is in force at.
+ * A version has one head: a change giving two for one is refused.
+ */
+function changeItems(change: RecordChange): { heads: Item[]; marks: Item[]; entries: Item[] } {
+  const keys = sortKeysOf(change.entries, change.after);
+  const stored = change.after === undefined ? new Set<number>() : parsePosition(change.after).storedVersions;
+  const firstOf = new Map<number, { sk: string; text: string }>();
+  const marks: Item[] = [];
+  const entries = change.entries.map((e, i) => {
+    const version = versionOfHead(e.head);
+    const text = JSON.stringify(e.head);
+    const seen = firstOf.get(version);
+    if (seen && seen.text !== text) throw new Error(`${change.reference}: version ${version} is given two different heads`);
+    if (!seen || keys[i] < seen.sk) firstOf.set(version, { sk: keys[i], text });
+    if (e.eventKey) marks.push(eventMarkItem(change.reference, keys[i], e.eventKey));
+    return entryItem(change.reference, keys[i], e);
   });
+  const heads = [...firstOf].filter(([version]) => !stored.has(version)).map(([version, first]) => headItem(change.reference, first.sk, version, first.text));
+  return { heads, marks, entries };
+}
+
+/** The items of record changes in the order they are written: heads and event marks, then entries, then geneses (after all of them). */
+export function recordChangeParts(changes: readonly RecordChange[]): { heads: Item[]; entries: Item[]; geneses: Item[] } {
+  const parts = changes.map(changeItems);
   const geneses = changes.flatMap((change) => (change.genesis ? [genesisItem(change.reference, change.kind, change.genesis)] : []));
-  return { entries, geneses };
+  return { heads: parts.flatMap((p) => [...p.heads, ...p.marks]), entries: parts.flatMap((p) => p.entries), geneses };
+}
+
+/** The same items as one list before the geneses (what the ledger's journal and a table image keep, in this order). */
+export function recordChangeItems(changes: readonly RecordChange[]): { entries: Item[]; geneses: Item[] } {
+  const { heads, entries, geneses } = recordChangeParts(changes);
+  return { entries: [...heads, ...entries], geneses };
+}
+
+/** A record's items read by a writer, sorted into entries, heads by version and event marks by position. */
+class TimelineItems {
+  readonly entries: EntryParts[] = [];
+  readonly heads = new Map<number, string>();
+  readonly marks = new Map<string, string>();
+
+  add(items: readonly Item[]): void {
+    for (const item of items) {
+      const kind = itemClass(item);
+      if (kind === 'entry') this.entries.push(entryPartsOf(item));
+      else if (kind === 'head') this.heads.set(headPartsOf(item).version, item.head!.S!);
+      else if (kind === 'mark') this.marks.set(item.sk!.S!, item.eventKey!.S!);
+    }
+  }
+
+  /** The entry with its head and its event; a head not among those read is read (headOfVersion). */
+  async timelineEntry(parts: EntryParts, headOf: (version: number) => Promise<string | null>): Promise<StoredTimelineEntry> {
+    let headText = parts.headText ?? this.heads.get(parts.version);
+    if (headText === undefined) {
+      headText = (await headOf(parts.version)) ?? undefined;
+      if (headText === undefined) throw new Error(`no head of version ${parts.version} is stored for the entry ${parts.id}`);
+      this.heads.set(parts.version, headText);
+    }
+    return timelineEntryOf(parts, headText, parts.eventKey ?? this.marks.get(atPositionOf(parts.id, EVENT_MARK_SK_PREFIX)) ?? null);
+  }
 }
 
 /**
- * One record's timeline, strongly consistent: whole (one paginated Query), or from an instant (the
- * entry just before it and every entry at or after it: two Queries at once, however long the
- * history before). Null when no entry is stored under the reference.
+ * A record's items of `prefix` at or after `boundary`, in key order, and the newest one before it:
+ * read newest first, two to a page, so the common case (events newer than every entry: nothing at
+ * or after the boundary, or one) is one request; more items after the boundary than the first page
+ * holds are read with the one before it, together, in one more round trip.
+ */
+async function fromBoundary(client: DynamoDBClient, table: string, reference: string, prefix: string, boundary: string): Promise<{ onward: Item[]; prior: Item | null }> {
+  const first = await client.send(new QueryCommand(rangeQuery(table, reference, prefix, `${prefix}~`, { newestFirst: true, limit: 2, consistent: true })));
+  const items = first.Items ?? [];
+  const below = items.findIndex((item) => item.sk!.S! < boundary);
+  if (below >= 0) return { onward: items.slice(0, below).reverse(), prior: items[below] };
+  if (!first.LastEvaluatedKey) return { onward: items.reverse(), prior: null };
+  const lowest = items[items.length - 1].sk!.S!;
+  const rest: Item[] = [];
+  const [prior] = await Promise.all([
+    client.send(new QueryCommand(rangeQuery(table, reference, prefix, boundary, { newestFirst: true, limit: 1, consistent: true }))),
+    (async () => {
+      for await (const page of paginateQuery({ client }, rangeQuery(table, reference, boundary, lowest, { consistent: true }))) rest.push(...(page.Items ?? []).filter((item) => item.sk!.S! !== lowest));
+    })(),
+  ]);
+  return { onward: [...rest, ...items.reverse()], prior: prior.Items?.[0] ?? null };
+}
+
+/**
+ * One record's timeline, strongly consistent: whole (one paginated Query of the partition), or from
+ * an instant (the entry just before it and every entry at or after it, with the heads and event
+ * marks of the same stretch: a Query of each sent together, however long the history before).
+ * Null when no entry is stored under the reference.
  */
 async function readTimeline(client: DynamoDBClient, table: string, request: TimelineRequest): Promise<StoredTimeline | null> {
-  const pk = { S: recordPk(request.reference) };
-  const items: Item[] = [];
-  const readAll = async (condition: string, values: Item) => {
-    for await (const page of paginateQuery({ client }, { TableName: table, KeyConditionExpression: condition, ExpressionAttributeValues: { ':pk': pk, ...values }, ConsistentRead: true })) {
-      items.push(...(page.Items ?? []).filter((item) => item.sk?.S !== GENESIS_SK));
-    }
-  };
-  let before: StoredTimelineEntry | null = null;
-  if (request.from === null) await readAll('pk = :pk', {});
-  else {
-    const boundary = { S: `T#${canonicalInstant(request.from)}#` };
-    const [prior] = await Promise.all([
-      client.send(
-        new QueryCommand({
-          TableName: table,
-          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :boundary',
-          ExpressionAttributeValues: { ':pk': pk, ':first': { S: 'T#' }, ':boundary': boundary },
-          ScanIndexForward: false,
-          Limit: 1,
-          ConsistentRead: true,
-        }),
-      ),
-      readAll('pk = :pk AND sk > :boundary', { ':boundary': boundary }),
-    ]);
-    before = prior.Items?.[0] ? entryOf(prior.Items[0]) : null;
+  const read = new TimelineItems();
+  let before: EntryParts | null = null;
+  if (request.from === null) {
+    const input: QueryCommandInput = { TableName: table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': { S: recordPk(request.reference) } }, ConsistentRead: true };
+    for await (const page of paginateQuery({ client }, input)) read.add(page.Items ?? []);
+  } else {
+    const tail = `${canonicalInstant(request.from)}#`;
+    const [entries, heads, marks] = await Promise.all([ENTRY_SK_PREFIX, HEAD_SK_PREFIX, EVENT_MARK_SK_PREFIX].map((prefix) => fromBoundary(client, table, request.reference, prefix, `${prefix}${tail}`)));
+    read.add([...entries.onward, ...heads.onward, ...marks.onward, ...[heads.prior, marks.prior].filter((item): item is Item => item !== null)]);
+    before = entries.prior ? entryPartsOf(entries.prior) : null;
   }
-  const entries = items.map(entryOf);
-  if (!before && entries.length === 0) return null;
-  return { before, entries, after: positionAfter(before ? [before, ...entries] : entries) };
+  const headOf = (version: number) => headOfVersion(client, table, request.reference, version);
+  const entries: StoredTimelineEntry[] = [];
+  for (const parts of read.entries) entries.push(await read.timelineEntry(parts, headOf));
+  const prior = before ? await read.timelineEntry(before, headOf) : null;
+  if (!prior && entries.length === 0) return null;
+  return { before: prior, entries, after: positionAfter(prior ? [prior, ...entries] : entries) };
 }

@@ -1,6 +1,7 @@
 import type { StoredTimelineEntry } from '../../domain/kinds/kind';
 import { canonicalInstant, positionAfter, sortKeysOf } from '../layout';
 import type { RecordChange, RecordGenesis, RecordStore, RecordWindow, StoredEntry, StoredTimeline } from '../ports/records';
+import { WindowEntry } from '../window-entry';
 
 /** An entry as the memory keeps it: the parts as JSON text, read back as fresh objects, as a table gives them. */
 interface KeptEntry {
@@ -17,6 +18,9 @@ interface KeptRecord {
   /** By id; ids sort in timeline order (layout.ts entrySk). */
   entries: Map<string, KeptEntry>;
 }
+
+/** A head's version number (the table keeps one head per version: functions/store/layout.ts). */
+const versionOf = (headText: string): number => (JSON.parse(headText) as { version: number }).version;
 
 const inOrder = (record: KeptRecord): KeptEntry[] => [...record.entries.values()].sort((a, b) => (a.id < b.id ? -1 : 1));
 const timelineEntry = (e: KeptEntry): StoredTimelineEntry => ({ id: e.id, at: e.at, entry: JSON.parse(e.entry), view: JSON.parse(e.view), head: JSON.parse(e.head), eventKey: e.eventKey });
@@ -42,7 +46,9 @@ export class MemoryRecordStore implements RecordStore {
     const cut = Date.parse(canonicalInstant(at));
     const entries = record ? inOrder(record).filter((e) => Date.parse(e.at) <= cut).reverse() : [];
     if (!record || (!record.genesis && entries.length === 0)) return { exists: false, kind: null, entries: [], more: false };
-    const window: StoredEntry<E, V, H>[] = entries.slice(0, limit).map((e) => ({ at: e.at, entry: JSON.parse(e.entry), view: JSON.parse(e.view), head: JSON.parse(e.head), headText: e.head }));
+    // As the table: one head read, the newest entry's version's (a version's head is stored once).
+    const newestVersion = entries[0] ? versionOf(entries[0].head) : null;
+    const window: StoredEntry<E, V, H>[] = entries.slice(0, limit).map((e) => new WindowEntry<E, V, H>(e.at, JSON.parse(e.entry) as E, e.view, versionOf(e.head) === newestVersion ? e.head : undefined));
     const kind = record.genesis?.kind ?? (window[0] ? ((window[0].head as { kind?: string }).kind ?? null) : null);
     return { exists: true, kind, entries: window, more: entries.length > limit };
   }
@@ -74,6 +80,12 @@ export class MemoryRecordStore implements RecordStore {
     for (const change of changes) {
       const record = this.recordOf(change.reference);
       const ids = sortKeysOf(change.entries, change.after);
+      const heads = new Map<number, string>();
+      for (const e of change.entries) {
+        const text = JSON.stringify(e.head);
+        if ((heads.get(versionOf(text)) ?? text) !== text) throw new Error(`${change.reference}: version ${versionOf(text)} is given two different heads`);
+        heads.set(versionOf(text), text);
+      }
       change.entries.forEach((e, i) => {
         record.entries.set(ids[i], { id: ids[i], at: canonicalInstant(e.at), entry: JSON.stringify(e.entry), view: JSON.stringify(e.view), head: JSON.stringify(e.head), eventKey: e.eventKey ?? null });
       });

@@ -9,7 +9,11 @@ import type { Head, StoredTimelineEntry } from '../../domain/kinds/kind';
  * Guarantees every implementation keeps (test/integration/store-ports.test.ts holds the DynamoDB and
  * the in-memory ones to them):
  *  - readWindow is the read path's one round trip, whatever the history's length. It may miss a
- *    write made in the last second (eventually consistent), never returns part of an entry.
+ *    write made in the last second (eventually consistent), never returns part of an entry. It
+ *    reads one head, the newest entry's version's: the window's entries of that version carry it,
+ *    an older entry of another version throws when asked for its head (a version's head is stored
+ *    once; what the read path shows of older entries is their entry and view).
+ *  - A version has one head: a change giving two different heads for one version is refused.
  *  - readGeneses and readTimelines are the writers' reads: strongly consistent (they see every write
  *    that resolved before they were called), many references in one call; a record without a
  *    genesis (readGeneses) or without an entry (readTimelines) is absent from the answer.
