@@ -4,7 +4,6 @@ import { component } from './registry';
 import { Instant, Reference } from './schemas/common';
 import type { SecurityScheme } from './operation';
 import {
-  INGRESS_BATCH_MAX_BODY_BYTES,
   INGRESS_BATCH_MAX_EVENTS,
   INGRESS_BATCH_MEDIA_TYPE,
   INGRESS_EFFECTS,
@@ -100,9 +99,8 @@ export type IngressReceipt = z.infer<typeof IngressReceipt>;
 function batchOf(id: string, event: z.ZodType, description: string): z.ZodType {
   return component(id, z.array(event).max(INGRESS_BATCH_MAX_EVENTS), description);
 }
-const BATCH_BODY = `CloudEvents' JSON batch format (${INGRESS_BATCH_MEDIA_TYPE}): a JSON array of at most ${INGRESS_BATCH_MAX_EVENTS} events, at most ${INGRESS_BATCH_MAX_BODY_BYTES} bytes, signed once as one delivery. Each item is read, judged and stored on its own: an item that is not a valid event is refused in the answer, never the others.`;
-export const LifecycleFeedBatch = batchOf('LifecycleFeedBatch', LifecycleFeedEvent, `Many events of the lifecycle feed in one delivery: ${BATCH_BODY}`);
-export const SourceWebhookBatch = batchOf('SourceWebhookBatch', SourceWebhookEvent, `Many events from an external source in one delivery: ${BATCH_BODY}`);
+export const LifecycleFeedBatch = batchOf('LifecycleFeedBatch', LifecycleFeedEvent, `Events of the lifecycle feed in one delivery (${INGRESS_BATCH_MEDIA_TYPE}).`);
+export const SourceWebhookBatch = batchOf('SourceWebhookBatch', SourceWebhookEvent, `Events from an external source in one delivery (${INGRESS_BATCH_MEDIA_TYPE}).`);
 
 /** An item's problem in a batch's answer: RFC 9457 problem details of the one event, as it would be answered alone. */
 const ItemProblem = z
@@ -150,10 +148,15 @@ export const IngressBatchReceipt = component(
       accepted: z.number().int().min(0),
       alreadyStored: z.number().int().min(0),
       refused: z.number().int().min(0),
-      items: z.array(IngressBatchItem).max(INGRESS_BATCH_MAX_EVENTS).describe('One per event of the batch, in the batch\'s order.'),
+      items: z
+        .array(IngressBatchItem)
+        .max(INGRESS_BATCH_MAX_EVENTS)
+        .describe(
+          'One per event, in the batch\'s order. The delivery is answered 200 once every event is answered (a 207-like answer: what became of each event is in its item, a refused event never sinks the others); a retry of the same webhook-id answers the same items, with where each stored event\'s sequencing stands now.',
+        ),
     })
     .strict(),
-  'The answer to a batch: 200 once every event is answered, each with its own result (a 207-like answer: the status of the delivery, the items say what became of each event). A retry of the same webhook-id answers the same items, saying where each stored event\'s sequencing stands now.',
+  'The answer to a batch: one item per event, each with its own result.',
 );
 export type IngressBatchReceipt = z.infer<typeof IngressBatchReceipt>;
 

@@ -1,6 +1,5 @@
 import type { IngressReceipt } from '../../contract/ingress';
 import type { StoredDelivery, StoredEvent } from '../../store/ports/pending';
-import { StoreUnavailable } from '../../store/errors';
 import type { BatchItem } from './batch-body';
 import { eventContentDigest, eventIdentityDigest } from './identity';
 import { isStoredBatch, receiptOf, withSequencing, type Delivery, type Note, type Outcome, type ReceiverStores, type RefusalCode } from './receive';
@@ -22,7 +21,7 @@ import { currentRecordOf, decide, type CurrentRecord } from './rules';
  *   4. every accepted event is claimed by its own conditional write, all at once;
  *   5. the delivery's answer is stored once under its webhook-id (one conditional write, compact:
  *      what an item was, not its receipt), then 200 with every item's answer.
- * A claim the store did not acknowledge leaves its event not stored: the delivery is answered 503
+ * A claim the store did not acknowledge (whatever the failure) leaves its event not stored: the delivery is answered 503
  * with the items (those stored say so) and its answer is not kept, so the sender's retry (the same
  * webhook-id) completes it: the events stored by the first attempt are answered ACCEPTED from their
  * items (their receipt names this webhook-id), the others are judged and claimed; none is stored twice.
@@ -124,7 +123,6 @@ export async function receiveBatch(stores: ReceiverStores, delivery: Delivery, i
   const recordOf = new Map<string, CurrentRecord>(records.map((r) => (r as PromiseFulfilledResult<readonly [string, CurrentRecord]>).value));
   const plans = planItems(delivery, items, identities, events, recordOf);
   const claims = await settleAtMost(plans, CALLS_AT_ONCE, (plan, index) => (plan.kind === 'claim' ? claimItem(stores, delivery, items[index], identities[index]!, plan.receipt) : Promise.resolve(null)));
-  for (const claim of claims) if (claim.status === 'rejected' && !(claim.reason instanceof StoreUnavailable)) throw claim.reason;
   // A claim lost to a concurrent delivery of the same event: that event is what is stored.
   claims.forEach((claim, index) => {
     if (claim.status === 'fulfilled' && claim.value && !claim.value.claimed) plans[index] = { kind: 'stored', event: claim.value.stored };
@@ -134,6 +132,9 @@ export async function receiveBatch(stores: ReceiverStores, delivery: Delivery, i
     if (plan.kind === 'duplicate') answers[index] = duplicateAnswer(answers[plan.of], index);
   });
   const notes = notesOf(delivery, answers);
+  // A claim that did not resolve was not acknowledged, whatever the store said: the event is answered NOT_STORED, and the reason logged.
+  const failed = claims.flatMap((c) => (c.status === 'rejected' ? [c.reason as Error] : []));
+  if (failed.length > 0) notes.push({ level: 'warn', message: 'events not stored', fields: { sourceId: delivery.sourceId, webhookId: delivery.webhookId, count: failed.length, error: failed[0]?.name, detail: failed[0]?.message } });
   if (answers.some((a) => a.result === 'NOT_STORED')) return { status: 503, items: answers, receivedAt: delivery.receivedAt, notes };
 
   const kept: KeptBatch = { batch: 1, receivedAt: delivery.receivedAt, items: plans.map((plan, index) => keptItem(plan, answers[index])) };
