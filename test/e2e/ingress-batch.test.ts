@@ -1,6 +1,7 @@
 // First: the service's functions log WARN lines here (the Powertools Logger reads its level when it is made).
 import '../support/log-level-warn';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -159,6 +160,37 @@ test('a store that stops mid-batch: the events stored are listed, the rest answe
   const entries = (await wholeRecord(stores.records, DEMO_OBJECTS.stale))!;
   for (const event of events) expect(entries.filter((e) => e.at === (event.data as { observedAt: string }).observedAt)).toHaveLength(1);
 });
+
+/** Runs `npm run emit` (its script, as npm runs it) against the service; its exit code and output. */
+function emit(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile('npx', ['tsx', 'bin/emit.ts', ...args, '--url', service.url], { cwd: path.resolve(__dirname, '../..'), timeout: 60_000 }, (error, stdout, stderr) =>
+      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    );
+  });
+}
+
+test('npm run emit sends a batch (--batch N, or a file of events), signed once, and prints each event\'s result', async () => {
+  const sent = await emit([OBSERVED, DEMO_OBJECTS.stale, 'objectType=WARRANTY', 'state=ACTIVE', '--batch', '3', '--at', justBefore(300_000)]);
+  expect(sent.stdout).toContain('a batch');
+  expect(sent.stdout).toMatch(/-> 200/);
+  expect(sent.stdout.match(/^ {2}\d: ACCEPTED/gm)).toHaveLength(3);
+  expect(sent.code).toBe(0);
+
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'emit-file-'));
+  try {
+    const file = path.join(dir, 'events.json');
+    const good = buildEvent(OBSERVED, DEMO_OBJECTS.stale, { objectType: 'WARRANTY', state: 'ACTIVE' }, justBefore(290_000));
+    await writeFile(file, JSON.stringify([good, buildEvent(STATE_CHANGED, DEMO_OBJECTS.revoked, { state: 'SHIPPED' }, justBefore(290_000))], null, 2));
+    const mixed = await emit(['--file', file]);
+    expect(mixed.stdout).toMatch(/^ {2}0: ACCEPTED/m);
+    expect(mixed.stdout).toMatch(/^ {2}1: REFUSED \S+ TRANSITION_FORBIDDEN/m);
+    expect(mixed.code).toBe(1);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+  await drain();
+}, 120_000);
 
 test('seeded random batch bodies, signed, are answered 200, 413 or 422, never 500', async () => {
   const valid = fc.integer({ min: 0, max: 400 }).map((n) => buildEvent(OBSERVED, DEMO_OBJECTS.stale, { objectType: 'WARRANTY', state: 'ACTIVE' }, justBefore(400_000 - n), `fuzz-${n}`));
