@@ -61,7 +61,7 @@ export async function startReceivers(root: string, aws: BenchAws, count = RECEIV
   let next = 0;
   return {
     deliver: (d) => {
-      const headers = { 'content-type': 'application/cloudevents+json', ...signedHeaders(d.body, [secrets[d.sourceId]]) };
+      const headers = { 'content-type': d.contentType ?? 'application/cloudevents+json', ...signedHeaders(d.body, [secrets[d.sourceId]]) };
       const isLifecycle = d.path === lifecycle.path;
       const event = apiEvent('POST', isLifecycle ? lifecycle.path : webhook.path, d.path, { pathParameters: isLifecycle ? null : { sourceId: d.sourceId }, headers, body: d.body });
       const pool = isLifecycle ? pools.lifecycle : pools.webhook;

@@ -1,7 +1,8 @@
 /**
  * cost (docs/capacity.md#the-cost-model): dollars per million origin reads of each main route, per
  * million reads behind an edge at 90% and 95% hits, per million ingested events (one per delivery,
- * the sequencer's batches holding 1 and 100 events), and a month of a small, a medium and a large
+ * the sequencer's batches holding 1 and 100 events; and in deliveries of 100, CloudEvents' JSON
+ * batch format), each with the receiver's and the sequencer's share by line item, and a month of a small, a medium and a large
  * deployment; itemized, from quantities measured in this run and the dated price table
  * bench/prices.json (us-east-1).
  *
@@ -22,7 +23,7 @@ import { demoDocument } from '../../fixtures/demo';
 import { LEDGER_LOG } from '../../functions/contract/site-paths';
 import type { AccountingSnapshot } from '../lib/capacity/aws-proxy';
 import { drainSequencer, scheduledEvent, startDeployedFunction, startSequencer, type SequencerSummary } from '../lib/capacity/functions';
-import { MixState, mixRecords } from '../lib/capacity/mix';
+import { asBatch, MixState, mixRecords } from '../lib/capacity/mix';
 import { COST_ROUTES, operation } from '../lib/capacity/routes';
 import { BENCH_BUCKET, startBenchAws, type BenchAws } from '../lib/capacity/stand-ins';
 import {
@@ -219,6 +220,9 @@ interface IngestCosts {
   /** One delivery to a receiver (API Gateway, the function, its store requests and logs). */
   delivery: Usage;
   deliveryNote: string;
+  /** One delivery of FULL_BATCH events (CloudEvents' JSON batch format) to a receiver. */
+  batchDelivery: Usage;
+  batchDeliveryNote: string;
   /** One sequencer invocation integrating a batch of 1 and of FULL_BATCH events, and one finding nothing (the minute's schedule). */
   batchOfOne: Usage;
   batchOfMany: Usage;
@@ -260,6 +264,7 @@ async function ingestCosts(root: string, aws: BenchAws, facts: StackFacts, state
     await deliver(FULL_BATCH, 200);
     const many = await sequence(FULL_BATCH);
     const idle = (await measured(aws, () => sequencer.invoke<SequencerSummary>(scheduledEvent()))).used;
+    const batched = await deliverBatches(aws, receivers, sequencer, state);
 
     const d = typical(deliveries);
     const dLambda = lambdaUsage(lifecycle, d);
@@ -277,7 +282,14 @@ async function ingestCosts(root: string, aws: BenchAws, facts: StackFacts, state
     const one = batchUsage(typical(single));
     const full = batchUsage(many);
     const tick = batchUsage(idle);
+    const b = typical(batched.used);
+    const bLambda = lambdaUsage(lifecycle, b);
+    const bWire = wireBytes(batched.answer);
+    const bAccess = facts.accessLog ? accessLogLine(facts.accessLog.format, { method: 'POST', resourcePath: '/v1/lifecycle/events', path: '/v1/lifecycle/events', status: 200, responseLength: bWire.sent }) : undefined;
+    const batchDelivery: Usage = { apiGatewayRequests: 1, apiGatewayBytesOut: bWire.sent, dynamodbReadUnits: b.readUnits, dynamodbWriteUnits: b.writeUnits, ...bLambda.usage, ...logUsage(lifecycle, b, bLambda.billed, bAccess, facts.accessLog?.logClass) };
     return {
+      batchDelivery,
+      batchDeliveryNote: `${FULL_BATCH} events in one delivery: ${round(b.readUnits, 1)} RU, ${round(b.writeUnits, 1)} WU, ${round(b.cpuMs, 1)} ms CPU and ${round(b.sequential.dynamodb, 1)} DynamoDB calls one after another -> ${bLambda.billed} ms billed at ${lifecycle.memoryMb} MB, ${logBytes(b.logText).events} log lines (${logBytes(b.logText).bytes} B); answer ${bWire.raw} B, ${bWire.sent} B sent`,
       delivery,
       deliveryNote: `${round(d.readUnits, 2)} RU, ${round(d.writeUnits, 2)} WU, ${round(d.cpuMs, 2)} ms CPU -> ${dLambda.billed} ms billed at ${lifecycle.memoryMb} MB, ${logBytes(d.logText).events} log lines (${logBytes(d.logText).bytes} B)`,
       batchOfOne: one.usage,
@@ -291,11 +303,51 @@ async function ingestCosts(root: string, aws: BenchAws, facts: StackFacts, state
   }
 }
 
+/** BATCH_DELIVERIES deliveries of FULL_BATCH events each (the mix's objects, one source), measured one at a time; each must have every event accepted. */
+const BATCH_DELIVERIES = 3;
+async function deliverBatches(aws: BenchAws, receivers: ReceiverPool, sequencer: FunctionProcess, state: MixState): Promise<{ used: Measured[]; answer: APIGatewayProxyResult }> {
+  const used: Measured[] = [];
+  let answer: APIGatewayProxyResult | undefined;
+  for (let i = 0; i < BATCH_DELIVERIES; i++) {
+    // No hot share: the hot references include a commercial proof, whose snapshots come from another source.
+    const batch = asBatch(state.deliveries({ events: FULL_BATCH, references: REFERENCES, hotShare: 0, seed: 300 + i, integratedMeanwhile: true }));
+    const { invocation, used: u } = await measured(aws, () => receivers.deliver(batch));
+    const body = JSON.parse(invocation.result.body) as { accepted?: number };
+    if (invocation.result.statusCode !== 200 || body.accepted !== FULL_BATCH) throw new Error(`a batch delivery answered ${invocation.result.statusCode}: ${invocation.result.body.slice(0, 500)}`);
+    answer = invocation.result;
+    used.push(u);
+    // Integrated before the next batch, whose changes follow from these.
+    await drainSequencer(sequencer);
+  }
+  return { used, answer: answer! };
+}
+
 /** Per event, when the sequencer's batches hold `n` events: a batch's cost grows linearly between the measured batches of 1 and FULL_BATCH. */
-function perEvent(ingest: IngestCosts, n: number): Usage {
+function perEvent(ingest: IngestCosts, n: number, delivery: 'one' | 'batch' = 'one'): Usage {
+  return addUsage(receiverShare(ingest, delivery), sequencerShare(ingest, n));
+}
+
+/** A delivery's share of an event: a whole delivery of one, or a hundredth of a delivery of FULL_BATCH. */
+const receiverShare = (ingest: IngestCosts, delivery: 'one' | 'batch'): Usage => (delivery === 'one' ? ingest.delivery : addUsage({}, ingest.batchDelivery, 1 / FULL_BATCH));
+
+/** A sequencer batch's share of an event when it holds `n` events (its cost grows linearly between the measured batches of 1 and FULL_BATCH). */
+function sequencerShare(ingest: IngestCosts, n: number): Usage {
   const slope = addUsage(ingest.batchOfMany, ingest.batchOfOne, -1);
-  const batch = addUsage(ingest.batchOfOne, slope, (n - 1) / (FULL_BATCH - 1));
-  return addUsage(ingest.delivery, batch, 1 / n);
+  return addUsage({}, addUsage(ingest.batchOfOne, slope, (n - 1) / (FULL_BATCH - 1)), 1 / n);
+}
+
+/** Each part of an event's price as dollars per million and its share: the receiver's delivery and the sequencer's batch, each by line item. */
+function shares(prices: PriceTable, receiver: Usage, sequencer: Usage): string {
+  const r = scaled(price(receiver, prices), MILLION);
+  const q = scaled(price(sequencer, prices), MILLION);
+  const all = total(r) + total(q);
+  const part = (name: string, bill: Bill) =>
+    `${name} $${usd(total(bill))} (${round((100 * total(bill)) / all, 1)}%: ${Object.entries(bill)
+      .filter(([, v]) => v > 0)
+      .sort(([, a], [, b]) => b - a)
+      .map(([k, v]) => `${k} $${usd(v)} ${round((100 * v) / all, 1)}%`)
+      .join(', ')})`;
+  return `${part('receiver', r)}; ${part('sequencer', q)}`;
 }
 
 const usd = (n: number) => round(n, n < 10 ? 3 : 2);
@@ -414,8 +466,17 @@ async function run(ctx: BenchContext): Promise<BenchRow[]> {
     rows.push({ metric: 'per million deliveries at the receiver', value: usd(total(delivery)), unit: '$', note: `${itemized(delivery)}; ${ingest.deliveryNote}` });
     for (const n of [FULL_BATCH, 1]) {
       const bill = perMillion(perEvent(ingest, n));
-      rows.push({ metric: `per million events, one per delivery, sequencer batches of ${n}`, value: usd(total(bill)), unit: '$', note: itemized(bill) });
+      rows.push({ metric: `per million events, one per delivery, sequencer batches of ${n}`, value: usd(total(bill)), unit: '$', note: `${itemized(bill)}; by part: ${shares(prices, receiverShare(ingest, 'one'), sequencerShare(ingest, n))}` });
     }
+    const batchDelivery = perMillion(ingest.batchDelivery);
+    rows.push({ metric: `per million deliveries of ${FULL_BATCH} events at the receiver`, value: usd(total(batchDelivery)), unit: '$', note: `${itemized(batchDelivery)}; ${ingest.batchDeliveryNote}` });
+    const batched = perMillion(perEvent(ingest, FULL_BATCH, 'batch'));
+    rows.push({
+      metric: `per million events, in deliveries of ${FULL_BATCH}, sequencer batches of ${FULL_BATCH}`,
+      value: usd(total(batched)),
+      unit: '$',
+      note: `${itemized(batched)}; by part: ${shares(prices, receiverShare(ingest, 'batch'), sequencerShare(ingest, FULL_BATCH))}`,
+    });
     for (const [name, usage, note] of [
       ['a sequencer batch of 1', ingest.batchOfOne, ingest.batchNotes[0]],
       [`a sequencer batch of ${FULL_BATCH}`, ingest.batchOfMany, ingest.batchNotes[1]],

@@ -15,6 +15,29 @@ export const REPLAY_WINDOW_SECONDS = 5 * 60;
 export const INGRESS_MAX_BODY_BYTES = 16 * 1024;
 
 /**
+ * Many events in one delivery: CloudEvents' JSON batch format (JSON Event Format 1.0, section 4: a
+ * JSON array of structured-mode events, this media type). The media type chooses the reading: a
+ * body sent as application/cloudevents+json or application/json is one event.
+ */
+export const INGRESS_BATCH_MEDIA_TYPE = 'application/cloudevents-batch+json';
+
+/**
+ * At most this many events in one batch (413 above it): their reads go out together (BatchGetItem
+ * takes 100 keys a request; the requests and the records' Queries are sent at once) and their
+ * writes at once, so a full batch is answered in about three store round trips, far inside API
+ * Gateway's 29 s and the receiver's timeout.
+ */
+export const INGRESS_BATCH_MAX_EVENTS = 100;
+
+/**
+ * A batch body is at most 1 MiB (413 above it): 100 events of the usual few hundred bytes fit many
+ * times over, and each event keeps INGRESS_MAX_BODY_BYTES as its own limit. Far below what API
+ * Gateway (10 MB) and a synchronous Lambda invocation (6 MB) take, so a refusal is the service's
+ * own problem details, never the platform's.
+ */
+export const INGRESS_BATCH_MAX_BODY_BYTES = 1024 * 1024;
+
+/**
  * A webhook-id: 1 to 128 characters of letters, digits, '_' and '-' (Standard Webhooks ids such as
  * msg_2KWPBgLlAfxdpx2AI54pPJ85f4W, UUIDs). Never a '.': the signed content is `id.timestamp.body`.
  */

@@ -4,6 +4,8 @@ import { component } from './registry';
 import { Instant, Reference } from './schemas/common';
 import type { SecurityScheme } from './operation';
 import {
+  INGRESS_BATCH_MAX_EVENTS,
+  INGRESS_BATCH_MEDIA_TYPE,
   INGRESS_EFFECTS,
   INGRESS_SOURCES,
   LIFECYCLE_SOURCE_ID,
@@ -92,6 +94,71 @@ export const IngressReceipt = component(
   'The event is durably stored (one conditional write, once per event: its CloudEvents source and id) and waits for the sequencer; a retry of the same webhook-id, or the same event under another, answers the same receipt, saying where its sequencing stands.',
 );
 export type IngressReceipt = z.infer<typeof IngressReceipt>;
+
+/** A receiver's batch body (CloudEvents JSON batch format): a JSON array of its events. */
+function batchOf(id: string, event: z.ZodType, description: string): z.ZodType {
+  return component(id, z.array(event).max(INGRESS_BATCH_MAX_EVENTS), description);
+}
+export const LifecycleFeedBatch = batchOf('LifecycleFeedBatch', LifecycleFeedEvent, `Events of the lifecycle feed in one delivery (${INGRESS_BATCH_MEDIA_TYPE}).`);
+export const SourceWebhookBatch = batchOf('SourceWebhookBatch', SourceWebhookEvent, `Events from an external source in one delivery (${INGRESS_BATCH_MEDIA_TYPE}).`);
+
+/** An item's problem in a batch's answer: RFC 9457 problem details of the one event, as it would be answered alone. */
+const ItemProblem = z
+  .object({
+    type: z.string(),
+    title: z.string(),
+    status: z.number().int(),
+    detail: z.string(),
+    code: z.string(),
+  })
+  .loose()
+  .describe('RFC 9457 problem details for this event alone (its code as a delivery of the event alone would be answered, with the same members: field and errors, eventSource and eventId, ...).');
+
+export const BATCH_RESULTS = ['ACCEPTED', 'ALREADY_STORED', 'REFUSED', 'NOT_STORED'] as const;
+
+export const IngressBatchItem = component(
+  'IngressBatchItem',
+  z
+    .object({
+      index: z.number().int().min(0).describe('The position of the event in the batch, from 0.'),
+      result: z
+        .enum(BATCH_RESULTS)
+        .describe(
+          'ACCEPTED: stored by this delivery, waiting for the sequencer. ALREADY_STORED: the same event (source, id and content) was stored before, by another delivery or earlier in this batch; it has no second effect. REFUSED: not stored; problem says why. NOT_STORED: only in a 503 answer: the store did not acknowledge it; retry the delivery.',
+        ),
+      status: z.number().int().describe('The status this event alone would have been answered: 202, or the problem\'s.'),
+      eventSource: z.string().optional().describe('The event\'s CloudEvents source, when the item could be read as an event.'),
+      eventId: z.string().optional().describe('The event\'s CloudEvents id, when the item could be read as an event.'),
+      receipt: IngressReceipt.optional().describe('ACCEPTED and ALREADY_STORED: the event\'s receipt (its first delivery\'s, with where its sequencing stands now).'),
+      problem: ItemProblem.optional(),
+    })
+    .strict(),
+  'One event of a batch and its own answer.',
+);
+
+export const IngressBatchReceipt = component(
+  'IngressBatchReceipt',
+  z
+    .object({
+      schemaVersion: z.literal('svc.ingress-batch-receipt.v1'),
+      sourceId: z.string(),
+      webhookId: z.string(),
+      receivedAt: Instant.describe('When the delivery was first received.'),
+      events: z.number().int().min(0).max(INGRESS_BATCH_MAX_EVENTS),
+      accepted: z.number().int().min(0),
+      alreadyStored: z.number().int().min(0),
+      refused: z.number().int().min(0),
+      items: z
+        .array(IngressBatchItem)
+        .max(INGRESS_BATCH_MAX_EVENTS)
+        .describe(
+          'One per event, in the batch\'s order. The delivery is answered 200 once every event is answered (a 207-like answer: what became of each event is in its item, a refused event never sinks the others); a retry of the same webhook-id answers the same items, with where each stored event\'s sequencing stands now.',
+        ),
+    })
+    .strict(),
+  'The answer to a batch: one item per event, each with its own result.',
+);
+export type IngressBatchReceipt = z.infer<typeof IngressBatchReceipt>;
 
 /**
  * The Standard Webhooks headers every delivery carries, as the receivers declare them (required

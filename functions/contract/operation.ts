@@ -58,9 +58,17 @@ export interface Operation {
   /** What a caller must present, as an OpenAPI security scheme; none: public (`security: []`). */
   security?: SecurityScheme;
   /** JSON request body (sandbox POSTs, receivers); mediaTypes default to application/json. */
-  requestBody?: { schema: z.ZodType; required: boolean; mediaTypes?: readonly string[] };
+  requestBody?: {
+    schema: z.ZodType;
+    required: boolean;
+    mediaTypes?: readonly string[];
+    /** Further media types the body may be sent in, each with its own schema (the receivers' batches). */
+    alternatives?: readonly { mediaType: string; schema: z.ZodType }[];
+  };
   /** The success response: 200 unless `status` says otherwise (202 for the receivers). */
   response: { schema: z.ZodType; mediaType?: ResponseMediaType; status?: 200 | 202 };
+  /** Another success answer, for another form of request (a receiver's 200 to a batch), as JSON. */
+  alsoAnswers?: { status: 200; schema: z.ZodType; description: string };
   /** Statuses answered with an ErrorResponse (problem details), beyond the 200. */
   errors: number[];
   /**

@@ -13,6 +13,8 @@ export interface RequestGuardOptions {
    * instead of being read as something the caller did not declare.
    */
   jsonBody?: true;
+  /** A larger limit than MAX_BODY_BYTES for an operation that takes larger bodies (the receivers' batches); the operation checks its own limits below it. */
+  maxBodyBytes?: number;
 }
 
 /**
@@ -33,8 +35,9 @@ export function requestGuards(options: RequestGuardOptions = {}): HttpMiddleware
       refuseUnknownQueryParameters(event.resource, event.queryStringParameters);
       const request = context.httpRequest!;
       if (request.body === null) return;
-      if (Buffer.byteLength(request.body, 'utf8') > MAX_BODY_BYTES) {
-        throw new Problem('PAYLOAD_TOO_LARGE', `The request body exceeds ${MAX_BODY_BYTES} bytes.`, { maxBodyBytes: MAX_BODY_BYTES });
+      const limit = options.maxBodyBytes ?? MAX_BODY_BYTES;
+      if (Buffer.byteLength(request.body, 'utf8') > limit) {
+        throw new Problem('PAYLOAD_TOO_LARGE', `The request body exceeds ${limit} bytes.`, { maxBodyBytes: limit });
       }
       if (options.jsonBody && request.body.length > 0 && !isJsonMediaType(request.headers['content-type'])) {
         throw new Problem('UNSUPPORTED_MEDIA_TYPE', 'The request body must be JSON, sent with Content-Type: application/json.', {

@@ -132,6 +132,7 @@ function parameters(op: Operation): Json[] {
 /** Declared responses of a proxy method: documentation only (the function's answer passes as is), so no models. */
 function proxyResponses(op: Operation): Json {
   const responses: Json = { [String(op.response.status ?? 200)]: { description: op.summary } };
+  if (op.alsoAnswers) responses[String(op.alsoAnswers.status)] = { description: op.alsoAnswers.description };
   if (op.method === 'GET') responses['304'] = { description: 'Not modified' };
   for (const status of errorStatuses(op)) responses[String(status)] = { description: 'Problem details (application/problem+json)' };
   return responses;

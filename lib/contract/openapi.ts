@@ -119,6 +119,13 @@ export function operationObject(op: Operation, target: Target): Json {
       content: { [mediaType]: { schema: schemaRef(op.response.schema, target) } },
     },
   };
+  if (op.alsoAnswers) {
+    responses[String(op.alsoAnswers.status)] = {
+      description: op.alsoAnswers.description,
+      headers: { 'x-correlation-id': { $ref: '#/components/headers/CorrelationId' } },
+      content: { 'application/json': { schema: schemaRef(op.alsoAnswers.schema, target) } },
+    };
+  }
   if (op.method === 'GET') {
     responses['304'] = { description: 'Not modified: the If-None-Match ETag matches.', headers: { 'x-correlation-id': { $ref: '#/components/headers/CorrelationId' }, ...conditionalHeaders(op) } };
   }
@@ -142,7 +149,8 @@ export function operationObject(op: Operation, target: Target): Json {
   if (op.requestBody) {
     const schema = schemaRef(op.requestBody.schema, target);
     const mediaTypes = op.requestBody.mediaTypes ?? ['application/json'];
-    object.requestBody = { required: op.requestBody.required, content: Object.fromEntries(mediaTypes.map((type) => [type, { schema }])) };
+    const alternatives = (op.requestBody.alternatives ?? []).map((a) => [a.mediaType, { schema: schemaRef(a.schema, target) }]);
+    object.requestBody = { required: op.requestBody.required, content: Object.fromEntries([...mediaTypes.map((type) => [type, { schema }]), ...alternatives]) };
   }
   return object;
 }

@@ -72,6 +72,14 @@ export function devSecrets(file: string): Record<string, string> {
   return Object.fromEntries(Object.entries(parsed).filter((e): e is [string, string] => typeof e[1] === 'string' && e[1].startsWith('whsec_')));
 }
 
+/**
+ * `count` events of `type` about `reference` for one batch delivery, each with its own id and its
+ * own instant (1 ms apart, the last `at`), so each is an event of its own.
+ */
+export function buildBatch(type: string, reference: string, fields: Record<string, string>, count: number, at: Date = new Date()): Record<string, unknown>[] {
+  return Array.from({ length: count }, (_, i) => buildEvent(type, reference, fields, new Date(at.getTime() - (count - 1 - i)).toISOString()));
+}
+
 /** Signs and POSTs a body to a running service; returns the status and the parsed answer. */
 export async function deliver(baseUrl: string, path: string, body: string, headers: Record<string, string>): Promise<{ status: number; headers: Headers; body: any }> {
   const res = await fetch(`${baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/cloudevents+json', ...headers }, body });

@@ -4,6 +4,7 @@ import type { Duplex } from 'node:stream';
 import path from 'node:path';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { operations } from '../../functions/contract/operations';
+import { INGRESS_BATCH_MAX_BODY_BYTES } from '../../functions/contract/ingress-values';
 import { MAX_BODY_BYTES } from '../../functions/http/request-guards';
 import { problemResult } from '../../functions/http/problem-details';
 import { answerMayBeShared, correlationIdFrom } from '../../functions/http/correlation';
@@ -147,10 +148,12 @@ export async function startLocalServer(options: LocalServerOptions = {}): Promis
     }
     const { operation } = found;
 
-    const body = await readBody(req, MAX_BODY_BYTES, options.bodyTimeoutMs ?? BODY_TIMEOUT_MS);
+    // The receivers take batches of events (their own limit, checked again by the function); every other operation MAX_BODY_BYTES.
+    const maxBodyBytes = operation.integration.kind === 'lambda' && operation.integration.access === 'ingress-write' ? INGRESS_BATCH_MAX_BODY_BYTES : MAX_BODY_BYTES;
+    const body = await readBody(req, maxBodyBytes, options.bodyTimeoutMs ?? BODY_TIMEOUT_MS);
     if (body.kind === 'aborted') return void res.destroy();
     if (body.kind === 'too-large') {
-      return refuse(new Problem('PAYLOAD_TOO_LARGE', `The request body exceeds ${MAX_BODY_BYTES} bytes.`, { maxBodyBytes: MAX_BODY_BYTES }), operation.path, true);
+      return refuse(new Problem('PAYLOAD_TOO_LARGE', `The request body exceeds ${maxBodyBytes} bytes.`, { maxBodyBytes }), operation.path, true);
     }
     if (body.kind === 'timeout') return refuse(new Problem('REQUEST_TIMEOUT', 'The request body was not received in time.'), operation.path, true);
 

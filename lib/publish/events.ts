@@ -10,6 +10,7 @@ import {
   EVENT_CONTENT_TYPE,
   type EventContract,
 } from '../../functions/contract/events';
+import { INGRESS_BATCH_MAX_BODY_BYTES, INGRESS_BATCH_MAX_EVENTS, INGRESS_BATCH_MEDIA_TYPE } from '../../functions/contract/ingress-values';
 import { INGRESS_SOURCES } from '../../functions/contract/ingress';
 import { CONTRACT_VERSION, SERVICE_NAME } from '../../functions/contract/service';
 import type { PublishSources } from './sources';
@@ -106,7 +107,28 @@ function jsonSchema(schema: z.ZodType): Json {
 
 const RECEIVE_SUMMARY =
   'one CloudEvents 1.0 structured-mode event per POST, signed with Standard Webhooks (v1 HMAC-SHA256 or v1a Ed25519), ' +
-  'answered 202 once durably stored, then integrated by the sequencer once per event (its CloudEvents source and id: a delivery of a stored event is answered as its first); see docs/ingress.md.';
+  'answered 202 once durably stored, then integrated by the sequencer once per event (its CloudEvents source and id: a delivery of a stored event is answered as its first); ' +
+  `or many in one POST (the batch message: CloudEvents' JSON batch format, ${INGRESS_BATCH_MEDIA_TYPE}, at most ${INGRESS_BATCH_MAX_EVENTS} events signed once), ` +
+  'answered 200 with each event\'s own result; see docs/ingress.md.';
+
+/**
+ * The batch message of a received event type: a JSON array of its events (CloudEvents' JSON batch
+ * format), as a receiver takes it, with an example of two events (the second an hour later).
+ */
+function batchMessage(contract: EventContract, example: Json): Json {
+  const time = '2026-01-15T10:30:00Z';
+  const data = { ...(example.data as Json) };
+  for (const field of ['changedAt', 'observedAt']) if (field in data) data[field] = time;
+  const later: Json = { ...example, id: eventId(contract.type, String(example.subject), time), time, data };
+  return {
+    name: `${contract.name}Batch`,
+    title: `${contract.title} (many in one delivery)`,
+    summary: `Many ${contract.title.toLowerCase()} events in one delivery: a JSON array of at most ${INGRESS_BATCH_MAX_EVENTS} events, at most ${INGRESS_BATCH_MAX_BODY_BYTES} bytes, signed once (one webhook-id); each event keeps its own identity, rules and answer.`,
+    contentType: INGRESS_BATCH_MEDIA_TYPE,
+    payload: { type: 'array', maxItems: INGRESS_BATCH_MAX_EVENTS, items: { $ref: `#/components/schemas/${contract.name}Event` } },
+    examples: [{ name: `${contract.name}BatchExample`, summary: 'Two events in one delivery.', payload: [example, later] }],
+  };
+}
 
 /** The HTTP operation of the contract table that receives an event type, and the source that sends it. */
 function receiverOf(sources: PublishSources, type: string): { operationId: string; method: string; path: string; sourceId: string } | null {
@@ -162,12 +184,15 @@ export function buildAsyncApi(sources: PublishSources): Json {
     };
     const receiver = receiverOf(sources, contract.type);
     if (receiver) {
+      const batch = batchMessage(contract, messages[name].examples[0].payload);
+      messages[batch.name] = batch;
+      channels[name].messages[batch.name] = { $ref: `#/components/messages/${batch.name}` };
       operations[`receive${name}`] = {
         action: 'receive',
         channel: { $ref: `#/channels/${name}` },
         title: `Receive ${contract.title.toLowerCase()} (${receiver.operationId})`,
         summary: `${receiver.method} ${receiver.path} from source ${receiver.sourceId}: ${RECEIVE_SUMMARY}`,
-        messages: [{ $ref: `#/channels/${name}/messages/${name}` }],
+        messages: [{ $ref: `#/channels/${name}/messages/${name}` }, { $ref: `#/channels/${name}/messages/${batch.name}` }],
         'x-svc-operation-id': receiver.operationId,
       };
     }

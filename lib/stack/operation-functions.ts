@@ -56,7 +56,7 @@ export function operationFunctionName(stackName: string, operationId: string): s
  * and its `access` decides everything it can reach:
  *   table-read  -> dynamodb:GetItem, BatchGetItem and Query on the record table (TABLE_NAME, LEDGER_VERIFIER_KEYS)
  *   bucket-read -> s3:GetObject on the catalogue bucket's objects (CATALOGUE_BUCKET)
- *   ingress-write -> dynamodb:PutItem and GetItem on pending-event items only (leading key "P#"),
+ *   ingress-write -> dynamodb:PutItem, GetItem and BatchGetItem on pending-event items only (leading key "P#"),
  *                  dynamodb:Query on record partitions only (leading key "R#"), and
  *                  secretsmanager:GetSecretValue on the ingress secret (TABLE_NAME, INGRESS_SECRETS_ARN)
  *   none        -> nothing but its own logs (the sandbox: no resource is even named to it)
@@ -122,7 +122,7 @@ export class OperationFunctions extends Construct {
         role.addToPolicy(
           new PolicyStatement({
             sid: 'WritePendingEventsOnly',
-            actions: ['dynamodb:PutItem', 'dynamodb:GetItem'],
+            actions: ['dynamodb:PutItem', 'dynamodb:GetItem', 'dynamodb:BatchGetItem'],
             resources: [props.table.tableArn],
             conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${PENDING_PK_PREFIX}*`] } },
           }),

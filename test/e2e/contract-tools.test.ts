@@ -117,10 +117,15 @@ describe('asyncapi.json and events/example.json', () => {
     expect(errors).toEqual([]);
     expect(document).toBeDefined();
     expect(document!.version()).toBe('3.0.0');
-    expect(document!.messages().all().map((m) => m.name()).sort()).toEqual(['AuthorityObserved', 'CommercialProofSourceModified', 'CommercialSourceSnapshot', 'CredentialStatusChanged', 'ObjectStateChanged']);
-    // The receivers are the operations that receive the canonical events they accept.
-    const received = document!.operations().all().filter((o) => o.action() === 'receive').map((o) => o.id()).sort();
-    expect(received).toEqual(['receiveAuthorityObserved', 'receiveCommercialSourceSnapshot', 'receiveCredentialStatusChanged', 'receiveObjectStateChanged']);
+    // Each event a receiver takes has a second message: many of them in one delivery (CloudEvents' JSON batch format).
+    const received = ['AuthorityObserved', 'CommercialSourceSnapshot', 'CredentialStatusChanged', 'ObjectStateChanged'];
+    expect(document!.messages().all().map((m) => m.name()).sort()).toEqual([...received, 'CommercialProofSourceModified', ...received.map((n) => `${n}Batch`)].sort());
+    // The receivers are the operations that receive the canonical events they accept, one at a time or in a batch.
+    const receiving = document!.operations().all().filter((o) => o.action() === 'receive');
+    expect(receiving.map((o) => o.id()).sort()).toEqual(received.map((n) => `receive${n}`));
+    for (const operation of receiving) {
+      expect(operation.messages().all().map((m) => m.contentType())).toEqual(['application/cloudevents+json', 'application/cloudevents-batch+json']);
+    }
   });
 
   test('events/example.json is a valid CloudEvent (cloudevents SDK) with specversion 1.0', () => {
@@ -138,12 +143,16 @@ describe('asyncapi.json and events/example.json', () => {
     expect(wrong.specversion).not.toBe('1.0');
   });
 
-  test('every AsyncAPI message example is a valid CloudEvent too', () => {
+  test('every AsyncAPI message example is a valid CloudEvent too (each event of a batch example)', () => {
     const asyncapi = doc('developers/asyncapi.json');
     for (const message of Object.values(asyncapi.components.messages) as any[]) {
       for (const example of message.examples) {
-        expect(example.payload.specversion).toBe('1.0');
-        expect(new CloudEvent(example.payload).validate()).toBe(true);
+        const events = message.contentType === 'application/cloudevents-batch+json' ? example.payload : [example.payload];
+        expect(events.length).toBeGreaterThan(0);
+        for (const event of events) {
+          expect(event.specversion).toBe('1.0');
+          expect(new CloudEvent(event).validate()).toBe(true);
+        }
       }
     }
   });

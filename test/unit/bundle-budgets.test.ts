@@ -39,9 +39,9 @@ const KIND_BUDGETS: Record<Kind, number> = {
   'no-I/O': 0.13,
   // The same, and the body checks generated from the contract (functions/generated/bodies.ts).
   'no-I/O, JSON body': 0.13,
-  // The DynamoDB client, Secrets Manager for the source keys, Standard Webhooks, and the body
-  // checks generated from the canonical event schemas (functions/generated/bodies.ts).
-  receiver: 0.81,
+  // The DynamoDB client, Secrets Manager for the source keys, Standard Webhooks, the body checks
+  // generated from the canonical event schemas (functions/generated/bodies.ts), and batches.
+  receiver: 0.86,
 };
 
 const FUNCTION_BUDGETS: Record<string, number> = {
@@ -73,8 +73,10 @@ const FUNCTION_BUDGETS: Record<string, number> = {
   // The route index lives here alone now (the landing no longer carries it): 0.132x measured.
   getDeveloperLanding: 0.14,
   getApiReference: 0.08,
-  receiveLifecycleEvent: 0.81,
-  receiveSourceWebhook: 0.81,
+  // Many events in one delivery (reading the array, receiving each event, the batch's answer, the
+  // BatchGetItem of the identities): 10.8 KiB, 0.033x; 0.834x and 0.836x measured with it (0.80x before).
+  receiveLifecycleEvent: 0.86,
+  receiveSourceWebhook: 0.86,
   // Over its kind's budget: it carries the whole asset catalogue as data (functions/generated/assets.ts),
   // as JSON text (its quotes escaped: 4 KiB more than an object literal, about half its start's work less),
   // and the tag filter's check, an enum of the catalogue's 47 tags (0.262x measured with both).

@@ -59,6 +59,15 @@ export interface Delivery {
   sourceId: string;
   path: string;
   body: string;
+  /** The body's media type: one event (application/cloudevents+json) unless it says a batch. */
+  contentType?: string;
+}
+
+/** Deliveries of one source as one batch delivery (CloudEvents' JSON batch format): the events' bodies in one array. */
+export function asBatch(deliveries: readonly Delivery[]): Delivery {
+  const [first] = deliveries;
+  if (deliveries.some((d) => d.sourceId !== first.sourceId)) throw new Error('a batch holds the events of one source');
+  return { ...first, reference: `${deliveries.length} events`, body: `[${deliveries.map((d) => d.body).join(',')}]`, contentType: 'application/cloudevents-batch+json' };
 }
 
 /**

@@ -1,6 +1,12 @@
 import { defineOperations } from '../operation';
 import {
+  INGRESS_BATCH_MAX_BODY_BYTES,
+  INGRESS_BATCH_MAX_EVENTS,
+  INGRESS_BATCH_MEDIA_TYPE,
   INGRESS_MAX_BODY_BYTES,
+  IngressBatchReceipt,
+  LifecycleFeedBatch,
+  SourceWebhookBatch,
   INGRESS_SECRETS_SETTING,
   IngressReceipt,
   LifecycleFeedEvent,
@@ -27,7 +33,12 @@ const SIGNED =
   'whatever its webhook-id, and has no second effect; the same source and id with other content is 409 EVENT_ID_REUSED. ' +
   'A webhook-id is answered once: a retry answers what the first delivery was answered; reused for another body it is 409 WEBHOOK_ID_REUSED. ' +
   '202 is answered only once the event is durably stored; the sequencer then integrates it into the record it names and the ledger ' +
-  '(one signed checkpoint per batch), and a retry says where that stands (sequencing PENDING, SEQUENCED or SET_ASIDE).';
+  '(one signed checkpoint per batch), and a retry says where that stands (sequencing PENDING, SEQUENCED or SET_ASIDE). ' +
+  `Many events in one delivery: a body sent as ${INGRESS_BATCH_MEDIA_TYPE} (CloudEvents' JSON batch format) is a JSON array of at most ${INGRESS_BATCH_MAX_EVENTS} events ` +
+  `(at most ${INGRESS_BATCH_MAX_BODY_BYTES} bytes, each event at most ${INGRESS_MAX_BODY_BYTES}), signed once; each event keeps its own identity, rules and answer, ` +
+  'and the delivery is answered 200 with one item per event (ACCEPTED, ALREADY_STORED or REFUSED with its problem details): a bad event never sinks the good ones. ' +
+  'A batch whose accepted events could not all be stored is answered 503 with the items (the retry, under the same webhook-id, completes it; nothing is stored twice).';
+const BATCH_ANSWER = { status: 200, schema: IngressBatchReceipt, description: `A batch (${INGRESS_BATCH_MEDIA_TYPE}) answered: one item per event, each with its own result.` } as const;
 const SETTINGS = [INGRESS_SECRETS_SETTING] as const;
 const MEDIA_TYPES = ['application/cloudevents+json', 'application/json'] as const;
 
@@ -44,8 +55,9 @@ export const ingressOperations = defineOperations([
     liveState: 'READY',
     requiredHeaders: WEBHOOK_HEADER_SCHEMAS,
     security: STANDARD_WEBHOOKS_SECURITY,
-    requestBody: { schema: LifecycleFeedEvent, required: true, mediaTypes: MEDIA_TYPES },
+    requestBody: { schema: LifecycleFeedEvent, required: true, mediaTypes: MEDIA_TYPES, alternatives: [{ mediaType: INGRESS_BATCH_MEDIA_TYPE, schema: LifecycleFeedBatch }] },
     response: { schema: IngressReceipt, status: 202 },
+    alsoAnswers: BATCH_ANSWER,
     errors: [400, 401, 404, 409, 413, 415, 422, 503],
     integration: { kind: 'lambda', entry: 'functions/handlers/receive-lifecycle-event.ts', access: 'ingress-write', settings: SETTINGS },
   },
@@ -62,8 +74,9 @@ export const ingressOperations = defineOperations([
     pathParams: { sourceId: SourceId },
     requiredHeaders: WEBHOOK_HEADER_SCHEMAS,
     security: STANDARD_WEBHOOKS_SECURITY,
-    requestBody: { schema: SourceWebhookEvent, required: true, mediaTypes: MEDIA_TYPES },
+    requestBody: { schema: SourceWebhookEvent, required: true, mediaTypes: MEDIA_TYPES, alternatives: [{ mediaType: INGRESS_BATCH_MEDIA_TYPE, schema: SourceWebhookBatch }] },
     response: { schema: IngressReceipt, status: 202 },
+    alsoAnswers: BATCH_ANSWER,
     errors: [400, 401, 404, 409, 413, 415, 422, 503],
     integration: { kind: 'lambda', entry: 'functions/handlers/receive-webhook.ts', access: 'ingress-write', settings: SETTINGS },
   },

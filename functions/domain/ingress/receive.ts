@@ -5,6 +5,9 @@ import type { CanonicalEvent } from './event';
 import { eventContentDigest, eventIdentityDigest } from './identity';
 import { currentRecordOf, decide } from './rules';
 
+/** A batch's answer as its webhook-id keeps it (receive-batch.ts): a webhook-id is answered in the form it was first delivered in. */
+export const isStoredBatch = (answer: unknown): boolean => typeof answer === 'object' && answer !== null && 'batch' in answer;
+
 /**
  * A verified delivery, received once per event (docs/ingress.md#exactly-once-per-event,
  * #idempotency-and-durability): the one operation a receiver runs after reading the body. Pure
@@ -78,7 +81,7 @@ export async function receiveDelivery(stores: ReceiverStores, delivery: Delivery
   return { outcome, replayed: false, notes: [{ level: 'info', message: 'event stored', fields: { sourceId: delivery.sourceId, webhookId: delivery.webhookId, eventId: event.id, eventSource: event.source } }] };
 }
 
-function receiptOf(delivery: Delivery, event: CanonicalEvent, effect: IngressReceipt['effect']): IngressReceipt {
+export function receiptOf(delivery: Delivery, event: CanonicalEvent, effect: IngressReceipt['effect']): IngressReceipt {
   return {
     schemaVersion: 'svc.ingress-receipt.v1',
     status: 'ACCEPTED',
@@ -103,7 +106,7 @@ async function refuse(pending: ReceivedEvents, delivery: Delivery, outcome: Excl
 
 /** A webhook-id answered before: the same answer for the same body (an accepted event's where its sequencing stands now), else 409. */
 function answerAgain(delivery: Delivery, earlier: StoredDelivery): ReceiverAnswer {
-  if (earlier.bodySha256 !== delivery.bodySha256) {
+  if (earlier.bodySha256 !== delivery.bodySha256 || isStoredBatch(earlier.answer)) {
     const detail = `webhook-id '${delivery.webhookId}' was already delivered with another body; a new event needs a new webhook-id.`;
     return { outcome: { status: 409, code: 'WEBHOOK_ID_REUSED', detail, extra: { webhookId: delivery.webhookId } }, replayed: false, notes: [] };
   }
@@ -140,7 +143,7 @@ async function answerForStoredEvent(
 }
 
 /** A retried accepted delivery is answered as before, saying where its sequencing stands now. */
-function withSequencing(outcome: Outcome, stored: StoredEvent): Outcome {
+export function withSequencing(outcome: Outcome, stored: StoredEvent): Outcome {
   if (outcome.status !== 202 || stored.sequencing === 'PENDING') return outcome;
   const receipt: IngressReceipt = { ...outcome.receipt, sequencing: stored.sequencing };
   if (stored.sequencedAt) receipt.sequencedAt = stored.sequencedAt;

@@ -1,10 +1,14 @@
 import { ConditionalCheckFailedException, GetItemCommand, PutItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { BATCH_GET_KEYS, batchGetItems } from '../batch-get';
 import { StoreUnavailable } from '../errors';
 import { eventPk, GENESIS_SK, pendingPk } from '../layout';
 import type { ReceivedEvents } from '../ports/pending';
 import { answerItem, deliveryOf, eventItem, eventOf, type Item } from './pending-items';
 
 const NEW = { expression: 'attribute_not_exists(pk)' };
+
+/** A receiver answers while its sender waits: unprocessed keys are asked for again soon, a few times. */
+const RECEIVER_READ = { consistentRead: true, maxAttempts: 4, backoffMs: 10 };
 
 /**
  * The receivers' part of the pending store in the table (pending-items.ts): every write one
@@ -64,6 +68,30 @@ export function dynamoReceivedEvents(client: DynamoDBClient, table: string): Rec
     },
     async refuse(delivery) {
       const earlier = await putUnless({ ...answerItem(delivery), sequencing: { S: 'REFUSED' } }, NEW, 'pending delivery');
+      return earlier ? { stored: false, earlier: deliveryOf(earlier) } : { stored: true };
+    },
+    async lookUpBatch(delivery, identityDigests) {
+      // The delivery's key and every distinct identity's (BatchGetItem refuses a key twice), 100 keys a request, the requests sent together.
+      const keys = [...new Set([pendingPk(delivery.sourceId, delivery.webhookId), ...identityDigests.map((d) => eventPk(delivery.sourceId, d))])];
+      const chunks = Array.from({ length: Math.ceil(keys.length / BATCH_GET_KEYS) }, (_, i) => keys.slice(i * BATCH_GET_KEYS, (i + 1) * BATCH_GET_KEYS));
+      let items: Item[];
+      try {
+        items = (await Promise.all(chunks.map((chunk) => batchGetItems(client, table, chunk.map((pk) => ({ pk: { S: pk }, sk: { S: GENESIS_SK } })), RECEIVER_READ)))).flat();
+      } catch (error) {
+        throw error instanceof StoreUnavailable ? error : new StoreUnavailable('BatchGetItem events', { cause: error });
+      }
+      const byKey = new Map(items.map((item) => [item.pk!.S!, item]));
+      const noted = byKey.get(pendingPk(delivery.sourceId, delivery.webhookId));
+      return {
+        delivery: noted ? deliveryOf(noted) : null,
+        events: identityDigests.map((d) => {
+          const item = byKey.get(eventPk(delivery.sourceId, d));
+          return item ? eventOf(item) : null;
+        }),
+      };
+    },
+    async answerOnce(delivery) {
+      const earlier = await putUnless(answerItem(delivery), NEW, 'pending delivery');
       return earlier ? { stored: false, earlier: deliveryOf(earlier) } : { stored: true };
     },
   };

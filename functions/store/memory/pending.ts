@@ -65,6 +65,15 @@ export class MemoryPendingStore implements PendingStore {
     return { stored: true as const };
   }
 
+  async lookUpBatch(delivery: { sourceId: string; webhookId: string }, identityDigests: readonly string[]) {
+    const kept = this.deliveries.get(pendingPk(delivery.sourceId, delivery.webhookId));
+    return { delivery: kept ? this.storedDelivery(kept) : null, events: identityDigests.map((digest) => this.storedEvent(eventPk(delivery.sourceId, digest))) };
+  }
+
+  async answerOnce(delivery: DeliveryAnswer) {
+    return this.refuse(delivery);
+  }
+
   private waiting(): [string, KeptEvent][] {
     return [...this.events].filter(([, e]) => e.sequencing === 'PENDING').sort(([ak, a], [bk, b]) => (a.event.receivedAt < b.event.receivedAt ? -1 : a.event.receivedAt > b.event.receivedAt ? 1 : ak < bk ? -1 : 1));
   }

@@ -20,6 +20,10 @@
  *    (eventually consistent: readEvents tells).
  *  - readEvents is strongly consistent and answers in the order asked (an unknown key is left out); settle is durable when it resolves, an event settled is
  *    listed no more, and settling again with the same outcome changes nothing.
+ *  - lookUpBatch is lookUp for a delivery carrying many events (CloudEvents' batch format): what is
+ *    stored for its webhook-id and for each identity, in the order given, strongly consistent,
+ *    read together (not one after another). answerOnce stores a delivery's answer as refuse does
+ *    (compare-and-set), for a delivery whose events are stored on their own (a batch's).
  *  - Every method may be called concurrently. A store that does not answer throws StoreUnavailable.
  */
 export interface PendingStore extends ReceivedEvents, WaitingEvents {}
@@ -30,6 +34,8 @@ export interface ReceivedEvents {
   claim(event: NewEvent): Promise<{ claimed: true; key: string } | { claimed: false; stored: StoredEvent }>;
   noteDelivery(delivery: DeliveryAnswer, eventKey: string): Promise<void>;
   refuse(delivery: DeliveryAnswer): Promise<{ stored: true } | { stored: false; earlier: StoredDelivery }>;
+  lookUpBatch(delivery: { sourceId: string; webhookId: string }, identityDigests: readonly string[]): Promise<{ delivery: StoredDelivery | null; events: (StoredEvent | null)[] }>;
+  answerOnce(delivery: DeliveryAnswer): Promise<{ stored: true } | { stored: false; earlier: StoredDelivery }>;
 }
 
 /** The sequencer's part of the pending store. */

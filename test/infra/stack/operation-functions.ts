@@ -75,6 +75,7 @@ describe('grants: each function reaches exactly what its access names', () => {
       const table = resourceGrants.filter((g) => g.action.startsWith('dynamodb:'));
       expect(table.map((g) => [g.action, g.condition]).sort()).toEqual(
         [
+          ['dynamodb:BatchGetItem', PENDING_ONLY],
           ['dynamodb:GetItem', PENDING_ONLY],
           ['dynamodb:PutItem', PENDING_ONLY],
           ['dynamodb:Query', RECORDS_ONLY],
