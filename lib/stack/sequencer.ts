@@ -12,7 +12,7 @@ import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { PENDING_PK_PREFIX, PENDING_QUEUE } from '../../functions/store/layout';
+import { PENDING_PK_PREFIX, PENDING_QUEUE_PREFIX } from '../../functions/store/layout';
 import { PENDING_INDEX, TABLE_KEYS } from '../../functions/store/write';
 import { BUNDLE_AWS_SDK, BUNDLE_OPTIONS, CREDENTIALS_ESBUILD_ARGS } from './bundling';
 import { lambdaLogging, loggingEnvironment, type LogSettings } from './logging';
@@ -201,7 +201,7 @@ export class Sequencer extends Construct {
             // What waits for the sequencer (an accepted event), not what only notes a delivery of it.
             dynamodb: {
               Keys: { [TABLE_KEYS.partitionKey]: { S: FilterRule.beginsWith(PENDING_PK_PREFIX) } },
-              NewImage: { [PENDING_INDEX.partitionKey]: { S: FilterRule.isEqual(PENDING_QUEUE) } },
+              NewImage: { [PENDING_INDEX.partitionKey]: { S: FilterRule.beginsWith(PENDING_QUEUE_PREFIX) } },
             },
           }),
         ],

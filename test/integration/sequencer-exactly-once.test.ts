@@ -5,7 +5,7 @@ import { sequenceAll } from '../../functions/ledger-writer/sequencer';
 import { formatSignerKey, signerFromKey } from '../../functions/ledger-writer/signer';
 import { directoryTileStore } from '../../functions/ledger-writer/tile-store';
 import { tableStores, type TableStores } from '../../functions/store/dynamodb';
-import { GENESIS_SK, PENDING_INDEX, PENDING_QUEUE } from '../../functions/store/layout';
+import { GENESIS_SK, PENDING_INDEX, pendingQueue } from '../../functions/store/layout';
 import { buildEvent } from '../../lib/ingress/emit';
 import { localClient } from '../../lib/local/service';
 import { startDemoTable, type DemoTable } from '../support/demo-table';
@@ -45,9 +45,9 @@ async function waitingAgain(key: string): Promise<void> {
     new UpdateItemCommand({
       TableName: TABLE,
       Key: { pk: { S: key }, sk: { S: GENESIS_SK } },
-      UpdateExpression: 'SET #queue = :queue, sequencing = :pending REMOVE sequencedAt, outcome',
+      UpdateExpression: 'SET #queue = :queue, sequencing = :pending REMOVE sequencedAt, outcome, expiresAt',
       ExpressionAttributeNames: { '#queue': PENDING_INDEX.partitionKey },
-      ExpressionAttributeValues: { ':queue': { S: PENDING_QUEUE }, ':pending': { S: 'PENDING' } },
+      ExpressionAttributeValues: { ':queue': { S: pendingQueue(key) }, ':pending': { S: 'PENDING' } },
     }),
   );
 }

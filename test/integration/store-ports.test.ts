@@ -217,7 +217,9 @@ describe.each(IMPLEMENTATIONS)('the ledger\'s head, leaves and journal, %s', (_n
   test('leaves and hash tiles: stored, read back in order a page at a time, a missing one refused; the edge tiles and the read path\'s tiles by name', async () => {
     const { leaves, published } = stores.ledger;
     const leaf = (index: number) => ({ index, leafHash: Buffer.alloc(32, index), reference: `R-${index}`, version: 1 });
-    await leaves.write([leaf(0), leaf(1), leaf(2)], [{ level: 0, index: 0, hashes: Buffer.alloc(96, 7) }]);
+    // The leaves are the level-0 tile's hashes: what a writer reads them from.
+    const level0 = (count: number) => Buffer.concat(Array.from({ length: count }, (_, i) => leaf(i).leafHash));
+    await leaves.write([leaf(0), leaf(1), leaf(2)], [{ level: 0, index: 0, hashes: level0(3) }]);
     const read: number[] = [];
     await leaves.forEachLeaf(3, (hash, index) => void read.push(hash[0] * 10 + index));
     expect(read).toEqual([0, 11, 22]);
