@@ -33,6 +33,9 @@ import { LedgerLockedError } from '../store/errors';
 /** Written to stdout in CloudWatch embedded metric format after every run; the stack alarms on it (docs/deploy.md#operating). */
 const metrics = new Metrics({ namespace: PENDING_AGE_METRIC.namespace, serviceName: SERVICE_NAME });
 
+/** Requests to one service in flight at once (a batch of a few hundred records reads each one's timeline at once). */
+const MAX_SOCKETS = 256;
+
 /** A batch must be able to finish inside the invocation: none is started with less time left. */
 const TIME_FOR_A_BATCH_MS = 20_000;
 
@@ -78,7 +81,9 @@ function environmentFromSettings(): SequencerEnvironment {
   const origin = setting('LEDGER_ORIGIN');
   const bucket = setting('LEDGER_TILES_BUCKET');
   // Writes are batches of items with proofs: more patient than the read path's client.
-  made ??= { stores: tableStores(new DynamoDBClient({ maxAttempts: 4 }), table), tiles: bucketTileStore(new S3Client({}), bucket, process.env.LEDGER_TILES_PREFIX ?? 'ledger/') };
+  // A batch sends its reads and writes together (hundreds at once): more sockets than the SDK's 50.
+  const requestHandler = { httpAgent: { maxSockets: MAX_SOCKETS }, httpsAgent: { maxSockets: MAX_SOCKETS } };
+  made ??= { stores: tableStores(new DynamoDBClient({ maxAttempts: 4, requestHandler }), table), tiles: bucketTileStore(new S3Client({}), bucket, process.env.LEDGER_TILES_PREFIX ?? 'ledger/') };
   return {
     table,
     ...made,

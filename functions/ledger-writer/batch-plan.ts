@@ -109,9 +109,16 @@ export async function planBatch(stores: { records: RecordStore; pending: Pending
 /** A record is read whole when its kind says so, or when its genesis does not know its highest version. */
 const wholeRead = (rules: ReturnType<typeof timelineOf>, genesis: RecordGenesis): boolean => rules?.readsWhole === true || genesis.highestVersion === null;
 
-/** The records' timelines, each from the earliest instant its events state (whole when it must be read whole), in one call. */
-function readParts(records: RecordStore, wanted: readonly { reference: string; genesis: RecordGenesis; from: string }[]): Promise<Map<string, StoredTimeline>> {
-  return records.readTimelines(wanted.map(({ reference, genesis, from }) => ({ reference, from: wholeRead(timelineOf(genesis.kind), genesis) ? null : from })));
+/** Timelines asked of the record store in one call; the calls of a batch are sent together, so every timeline is read at once. */
+const TIMELINES_PER_CALL = 8;
+
+/** The records' timelines, each from the earliest instant its events state (whole when it must be read whole), all at once. */
+async function readParts(records: RecordStore, wanted: readonly { reference: string; genesis: RecordGenesis; from: string }[]): Promise<Map<string, StoredTimeline>> {
+  const requests = wanted.map(({ reference, genesis, from }) => ({ reference, from: wholeRead(timelineOf(genesis.kind), genesis) ? null : from }));
+  const calls: (typeof requests)[] = [];
+  for (let at = 0; at < requests.length; at += TIMELINES_PER_CALL) calls.push(requests.slice(at, at + TIMELINES_PER_CALL));
+  const parts = await Promise.all(calls.map((call) => records.readTimelines(call)));
+  return new Map(parts.flatMap((part) => [...part]));
 }
 
 /**

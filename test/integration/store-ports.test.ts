@@ -252,6 +252,9 @@ describe.each(IMPLEMENTATIONS)('the ledger\'s head, leaves and journal, %s', (_n
     expect((await stores.records.readGeneses(['ORD-9'])).get('ORD-9')).toMatchObject({ loadDigest: 'digest-1' });
     expect((await stores.pending.readEvents([claim.key]))[0].sequencing).toBe('SEQUENCED');
     await journal.write(8, { records: [], settlements: [] });
+    // Marking another size done (a writer late to mark its own) leaves a newer batch's journal unfinished.
+    await journal.markDone(7);
+    expect(await journal.unfinished()).toBe(true);
     await journal.markDone(8);
     expect(await journal.unfinished()).toBe(false);
   });

@@ -1,4 +1,4 @@
-import { GetItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { batchGetItems, WRITER_READ } from '../batch-get';
 import { LEDGER_ITEM_SK, LEDGER_JOURNAL_PK, ledgerJournalChunkSk, ledgerJournalChunksPk } from '../layout';
 import type { JournaledWrites, LedgerJournal } from '../ports/ledger';
@@ -102,7 +102,20 @@ export function dynamoJournal(client: DynamoDBClient, table: string): LedgerJour
   /** The chunks of the last batch this process marked done: removed while the next batch's journal is written (no round trip of their own). */
   let done: { treeSize: number; chunks: number } | null = null;
   const markDone = async (treeSize: number, chunks = written?.treeSize === treeSize ? written.chunks : 0) => {
-    await putItems(client, table, [headerItem({ treeSize, chunks: 0, done: true })]);
+    // Only the header of this size: a writer marking done while it releases the lease must never mark a newer batch's journal.
+    try {
+      await client.send(
+        new UpdateItemCommand({
+          TableName: table,
+          Key: headerKey(),
+          UpdateExpression: 'SET done = :done, chunks = :none',
+          ConditionExpression: 'treeSize = :size',
+          ExpressionAttributeValues: { ':done': { BOOL: true }, ':none': { N: '0' }, ':size': { N: String(treeSize) } },
+        }),
+      );
+    } catch (error) {
+      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    }
     if (chunks > 0) done = { treeSize, chunks };
     if (written?.treeSize === treeSize) written = null;
   };

@@ -57,8 +57,10 @@ export function dynamoLedgerLock(client: DynamoDBClient, table: string): LedgerL
         throw error;
       }
     },
-    async publish(lockId, head) {
+    async recordCheckpoint(head) {
       await client.send(new PutItemCommand({ TableName: table, Item: ledgerCheckpointItem(head) }));
+    },
+    async publish(lockId, head) {
       await client
         .send(
         new UpdateItemCommand({

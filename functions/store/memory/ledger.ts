@@ -34,8 +34,10 @@ export function memoryLedger(stores: { records: RecordStore; pending: PendingSto
       stored = { ...(stored ?? { origin: null, treeSize: 0, checkpoint: null, updatedAt: null }), lock: { id: lockId, since: lease.at, until } };
       return structuredClone(stored);
     },
-    async publish(lockId, head) {
+    async recordCheckpoint(head) {
       checkpoints.set(head.treeSize, head.checkpoint);
+    },
+    async publish(lockId, head) {
       if (stored?.lock?.id !== lockId) throw new LeaseLostError(lockId);
       stored = { ...stored, origin: head.origin, treeSize: head.treeSize, checkpoint: head.checkpoint, updatedAt: head.at };
     },
@@ -77,7 +79,8 @@ export function memoryLedger(stores: { records: RecordStore; pending: PendingSto
       return true;
     },
     async markDone(treeSize) {
-      journal = { treeSize, done: true, writes: null };
+      // Only the journal of this size (as the table's conditional update).
+      if (journal?.treeSize === treeSize) journal = { treeSize, done: true, writes: null };
     },
     unfinished: async () => journal?.done === false,
   };
