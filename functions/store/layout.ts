@@ -108,8 +108,10 @@ export function canonicalInstant(at: string): string {
  *                                            so no item per leaf is kept
  *   pk = "L#C#" + size(12), sk = "#"         every checkpoint published, by tree size
  *   pk = "L#J", sk = "#"                     the batch journal's header (dynamodb/journal.ts)
- *   pk = "L#J#" + treeSize(12), sk = chunk(6)
- *                                            a batch's journal chunks, removed once the batch is done
+ *   pk = "L#J#" + treeSize(12) + "#" + chunk(6), sk = "#"
+ *                                            a batch's journal chunks, each alone in its partition (a
+ *                                            batch's journal is a few dozen write units), removed once
+ *                                            the batch is done
  * The layout before (every item under pk = "L#LOG": leaves "E#", checkpoints "C#", tiles "T#",
  * journal "J#") is moved by `npm run migrate` (lib/migrate).
  */
@@ -121,5 +123,4 @@ const pad12 = (n: number): string => String(n).padStart(12, '0');
 export const ledgerCheckpointPk = (treeSize: number): string => `L#C#${pad12(treeSize)}`;
 export const ledgerTilePk = (level: number, index: number): string => `L#T#${String(level).padStart(2, '0')}#${pad12(index)}`;
 export const LEDGER_JOURNAL_PK = 'L#J';
-export const ledgerJournalChunksPk = (treeSize: number): string => `L#J#${pad12(treeSize)}`;
-export const ledgerJournalChunkSk = (chunk: number): string => String(chunk).padStart(6, '0');
+export const ledgerJournalChunkPk = (treeSize: number, chunk: number): string => `L#J#${pad12(treeSize)}#${String(chunk).padStart(6, '0')}`;

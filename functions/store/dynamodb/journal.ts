@@ -1,6 +1,6 @@
 import { GetItemCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { batchGetItems, WRITER_READ } from '../batch-get';
-import { LEDGER_ITEM_SK, LEDGER_JOURNAL_PK, ledgerJournalChunkSk, ledgerJournalChunksPk } from '../layout';
+import { LEDGER_ITEM_SK, LEDGER_JOURNAL_PK, ledgerJournalChunkPk } from '../layout';
 import type { JournaledWrites, LedgerJournal } from '../ports/ledger';
 import { tableMetaItem } from '../write';
 import { settledItem } from './pending';
@@ -12,7 +12,7 @@ type Item = Record<string, AttributeValue>;
 
 /**
  * The batch journal in the table (layout.ts), each batch's chunks in a partition of their own:
- *   pk = "L#J#" + treeSize(12), sk = chunk(6)
+ *   pk = "L#J#" + treeSize(12) + "#" + chunk(6), sk = "#"
  *                             the items a batch writes after its head, a few hundred per chunk, as
  *                             gzip-compressed JSON (binary): the items repeat their evidence and
  *                             checkpoint text, so a chunk is a fraction of its items' size to
@@ -28,8 +28,12 @@ type Item = Record<string, AttributeValue>;
  */
 /** node:zlib when a journal is first written or read (process.getBuiltinModule: not at a function's start, which reads never pay for). */
 const zlib = (): typeof import('node:zlib') => process.getBuiltinModule('node:zlib');
-/** Uncompressed JSON per chunk: below DynamoDB's 400 KB item limit even if gzip could not shrink it at all. */
-const JOURNAL_CHUNK_BYTES = 300_000;
+/**
+ * Uncompressed JSON per chunk: below DynamoDB's 400 KB item limit even if gzip could not shrink it
+ * at all, and small enough that a chunk (a few KB compressed, a few write units) is a small share
+ * of its partition's 1,000 write units a second.
+ */
+const JOURNAL_CHUNK_BYTES = 100_000;
 /** How long an unfinished batch's chunks outlive it at most: as long as a failed batch's description is kept (lib/stack/sequencer.ts). */
 const CHUNK_RETENTION_DAYS = 14;
 /** Chunk and item writes in flight at once. */
@@ -42,7 +46,7 @@ interface JournalHeader {
 }
 
 const headerKey = (): Item => ({ pk: { S: LEDGER_JOURNAL_PK }, sk: { S: LEDGER_ITEM_SK } });
-const chunkKey = (treeSize: number, chunk: number): Item => ({ pk: { S: ledgerJournalChunksPk(treeSize) }, sk: { S: ledgerJournalChunkSk(chunk) } });
+const chunkKey = (treeSize: number, chunk: number): Item => ({ pk: { S: ledgerJournalChunkPk(treeSize, chunk) }, sk: { S: LEDGER_ITEM_SK } });
 
 const headerItem = (header: JournalHeader): Item => ({
   ...headerKey(),
@@ -92,10 +96,10 @@ export function dynamoJournal(client: DynamoDBClient, table: string): LedgerJour
   const readItems = async (header: JournalHeader): Promise<Item[]> => {
     if (header.chunks === 0) return [];
     const keys = Array.from({ length: header.chunks }, (_, chunk) => chunkKey(header.treeSize, chunk));
-    const found = new Map((await batchGetItems(client, table, keys, WRITER_READ)).map((chunk) => [chunk.sk!.S!, chunk] as const));
+    const found = new Map((await batchGetItems(client, table, keys, WRITER_READ)).map((chunk) => [chunk.pk!.S!, chunk] as const));
     return keys.flatMap((key) => {
-      const chunk = found.get(key.sk!.S!);
-      if (!chunk?.items?.B) throw new Error(`the journal of the batch publishing ${header.treeSize} is missing chunk ${key.sk!.S}`);
+      const chunk = found.get(key.pk!.S!);
+      if (!chunk?.items?.B) throw new Error(`the journal of the batch publishing ${header.treeSize} is missing its chunk ${key.pk!.S}`);
       return JSON.parse(zlib().gunzipSync(chunk.items.B).toString('utf8')) as Item[];
     });
   };
