@@ -30,6 +30,13 @@ export const SEQUENCER_TIMEOUT_SECONDS = 60;
 /** Events per stream invocation: many events share one checkpoint signature and one tile write. */
 export const STREAM_BATCH_SIZE = 100;
 
+/**
+ * A batch is cut by count (STREAM_BATCH_SIZE) or by time, whichever comes first: the stream
+ * gathers new events for at most this long before it invokes the sequencer, so a quiet hour
+ * still integrates each event within about a second and a busy one fills every batch.
+ */
+export const STREAM_BATCHING_WINDOW_SECONDS = 1;
+
 /** How often the schedule drains the pending index (the safety net for stream batches that failed). */
 export const SEQUENCER_SCHEDULE_MINUTES = 1;
 
@@ -188,7 +195,7 @@ export class Sequencer extends Construct {
         // From the oldest record the stream holds: nothing written while the mapping was being created is skipped.
         startingPosition: StartingPosition.TRIM_HORIZON,
         batchSize: STREAM_BATCH_SIZE,
-        maxBatchingWindow: Duration.seconds(2),
+        maxBatchingWindow: Duration.seconds(STREAM_BATCHING_WINDOW_SECONDS),
         bisectBatchOnError: true,
         retryAttempts: 3,
         // A record the stream could not hand over within an hour is left to the schedule (it is still pending in the table).
