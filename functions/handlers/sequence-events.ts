@@ -8,7 +8,7 @@ import { SERVICE_NAME } from '../contract/service';
 import { logger } from '../logging/logger';
 import { kmsCheckpointSigner } from '../ledger-writer/kms-signer';
 import { oldestPendingAge, PENDING_AGE_METRIC } from '../ledger-writer/pending-age';
-import { sequencePending } from '../ledger-writer/sequencer';
+import { DEFAULT_BATCH_SIZE, sequencePending } from '../ledger-writer/sequencer';
 import type { CheckpointSigner } from '../ledger-writer/signer';
 import { bucketTileStore, type TileStore } from '../ledger-writer/tile-store';
 import { tableStores, type TableStores } from '../store/dynamodb';
@@ -121,7 +121,11 @@ export async function runSequencer(environment: SequencerEnvironment, event: Seq
       summary.appended += run.appended;
       summary.treeSize = run.treeSize ?? summary.treeSize;
       for (const [key, reason] of Object.entries(run.reasons)) logger.warn('delivery set aside', { delivery: key, reason });
-      if (run.deliveries === 0) break;
+      // A batch that was not full took everything listed: what arrives now wakes the sequencer through the stream (or the schedule).
+      if (run.deliveries < DEFAULT_BATCH_SIZE) {
+        nothingWaits = run.deliveries > 0;
+        break;
+      }
     }
   } catch (error) {
     if (error instanceof LedgerLockedError) {

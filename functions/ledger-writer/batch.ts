@@ -40,10 +40,12 @@ export interface BatchOptions extends LedgerWriterOptions {
  *      read again by `prepare`;
  *   3. `prepare` appends the new record versions and seals the log (one signature per batch), and
  *      returns the record changes, each new version carrying its inclusion proof;
- *   4. store the new hash tiles and (when journaled) the batch's journal, together;
- *   5. publish the new tile log and head (conditional on the lease);
- *   6. write the records (beside the tile log's `checkpoint`), then the schema mark and the settled
- *      events, then mark the journal done while the lease is released.
+ *   4. store the new hash tiles, the tile log's new tiles and bundles and (when journaled) the
+ *      batch's journal, together;
+ *   5. publish the head (conditional on the lease);
+ *   6. write the entries (beside the tile log's `checkpoint` and the checkpoint's history), then
+ *      the geneses, the schema mark and the settled events (an event reads as settled only once
+ *      its entry is written), then mark the journal done while the lease is released.
  * Safe to stop at any step: before 5 no record was written and nothing published refers to the new
  * leaves (the next batch overwrites them and prepares again from the same records); after 5 the
  * journal holds exactly what remains to write. No leaf is logged twice (content already logged
@@ -71,11 +73,15 @@ export async function runLedgerBatch<T, P = undefined>(
       ledger.writeNewLeaves(),
       journaled ? journal.write(ledger.log.size, { records: prepared.records, settlements: prepared.settlements, schema: prepared.schema }) : null,
     ]);
-    const publication = await ledger.publish(async () => {
-      await options.records.write(prepared.records, { concurrency: options.recordsConcurrency });
-      if (prepared.schema) await options.records.markSchema();
-    });
-    if (prepared.settlements.length > 0) await options.pending!.settle(prepared.settlements);
+    // The entries first (beside the tile log's checkpoint); then the geneses, the schema mark and the settled events together.
+    const entries = prepared.records.filter((c) => c.entries.length > 0).map((c) => ({ ...c, genesis: undefined }));
+    const geneses = prepared.records.filter((c) => c.genesis).map((c) => ({ ...c, entries: [] }));
+    const publication = await ledger.publish(() => options.records.write(entries, { concurrency: options.recordsConcurrency }));
+    await Promise.all([
+      options.records.write(geneses, { concurrency: options.recordsConcurrency }),
+      prepared.schema ? options.records.markSchema() : null,
+      prepared.settlements.length > 0 ? options.pending!.settle(prepared.settlements) : null,
+    ]);
     // Marked done while the lease goes: a writer stopped between the two finishes the journal again (its writes are idempotent).
     await Promise.all([journaled ? journal.markDone(ledger.log.size) : null, ledger.release()]);
     return { result: prepared.result, ledger: publication };

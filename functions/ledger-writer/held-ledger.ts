@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { LedgerStores } from '../store/ports/ledger';
 import { decodeEntryBundle, entriesStart, tilePath, TILE_WIDTH } from '#verify/node/tlog-tiles';
-import { partialHashTiles } from '../domain/ledger/tiles';
+import { partialHashTiles, type LogResource } from '../domain/ledger/tiles';
 import { AppendOnlyLog, LedgerIntegrityError } from './log';
 import { writeLogResources, type TileStore } from './tile-store';
 import type { CheckpointSigner } from './signer';
@@ -69,6 +69,8 @@ export interface LedgerPublication {
  */
 export class HeldLedger {
   private released = false;
+  /** The tile log's resources of this batch's growth (computed once the log is sealed). */
+  private resources: LogResource[] = [];
 
   private constructor(
     private readonly options: LedgerWriterOptions,
@@ -105,16 +107,30 @@ export class HeldLedger {
     }
   }
 
-  /** Stores the leaves appended (before any record that refers to them) and the hash tiles they grew (what consistency proofs are read from). */
+  /**
+   * Stores, before the head is published, what it will refer to: the hash tiles the new leaves grew
+   * in the table (the leaves are their level-0 hashes; consistency proofs are read from them) and
+   * the tile log's new tiles and bundles (new paths, or partial ones at their own .p/<W> path),
+   * sent together. Nothing here is reachable until the head names the new size.
+   */
   async writeNewLeaves(): Promise<void> {
-    await this.options.ledger.leaves.write(this.log.newLeaves, this.log.grownHashTiles, (written, total) => this.options.onProgress?.('writing leaves', written, total));
+    const appended = this.log.newLeaves.length > 0;
+    if (appended && this.options.tiles) {
+      await this.log.seal();
+      this.resources = this.log.tileResources(this.previous);
+    }
+    const immutable = this.resources.filter((r) => r.path !== 'checkpoint');
+    await Promise.all([
+      this.options.ledger.leaves.write(this.log.newLeaves, this.log.grownHashTiles, (written, total) => this.options.onProgress?.('writing leaves', written, total)),
+      this.options.tiles && immutable.length > 0 ? writeLogResources(this.options.tiles, immutable, (done) => this.options.onProgress?.('writing tiles', done, this.resources.length)) : null,
+    ]);
   }
 
   /**
-   * Publishes the new checkpoint when anything was appended; the lease is kept until release().
-   * In order, each step's writes sent together: the new tiles and bundles (new paths, or partial
-   * ones at their own .p/<W> path) and the checkpoint's history item; the head; then the tile log's
-   * `checkpoint` and `afterHead` (the batch's record writes) at once.
+   * Publishes the new checkpoint when anything was appended (after writeNewLeaves); the lease is
+   * kept until release(). The head first (conditional on the lease), then at once: the tile log's
+   * `checkpoint`, the checkpoint's history item and `afterHead` (the batch's record writes). A
+   * writer stopped before those finishes them on its next batch (republishCheckpoint).
    */
   async publish(afterHead: () => Promise<void> = async () => undefined): Promise<LedgerPublication | null> {
     if (this.log.size === 0) {
@@ -124,16 +140,12 @@ export class HeldLedger {
     const appended = this.log.newLeaves.length;
     const checkpoint = await this.log.seal();
     if (appended > 0) {
-      const resources = this.options.tiles ? this.log.tileResources(this.previous) : [];
-      const progress = (done: number) => this.options.onProgress?.('writing tiles', done, resources.length);
       const head = { origin: this.log.origin, treeSize: this.log.size, checkpoint, at: new Date().toISOString() };
-      await Promise.all([
-        this.options.tiles ? writeLogResources(this.options.tiles, resources.filter((r) => r.path !== 'checkpoint'), progress) : null,
-        this.options.ledger.lock.recordCheckpoint(head),
-      ]);
       await this.options.ledger.lock.publish(this.lockId, head);
+      const last = this.resources.filter((r) => r.path === 'checkpoint');
       await Promise.all([
-        this.options.tiles ? writeLogResources(this.options.tiles, resources.filter((r) => r.path === 'checkpoint'), () => progress(resources.length)) : null,
+        this.options.tiles && last.length > 0 ? writeLogResources(this.options.tiles, last, () => this.options.onProgress?.('writing tiles', this.resources.length, this.resources.length)) : null,
+        this.options.ledger.lock.recordCheckpoint(head),
         afterHead(),
       ]);
       this.log.markPublished(checkpoint);
@@ -153,7 +165,11 @@ export class HeldLedger {
   async republishCheckpoint(): Promise<void> {
     const { tiles } = this.options;
     const note = this.log.published.checkpoint;
-    if (!tiles || !note) return;
+    if (!note) return;
+    // Its history item too (written beside the tile log's checkpoint, so it may be what was stopped).
+    const head = await this.options.ledger.lock.read();
+    if (head?.origin && head.updatedAt) await this.options.ledger.lock.recordCheckpoint({ origin: head.origin, treeSize: this.log.published.size, checkpoint: note, at: head.updatedAt });
+    if (!tiles) return;
     if ((await tiles.read('checkpoint'))?.toString('utf8').startsWith(note)) return;
     await writeLogResources(tiles, [{ path: 'checkpoint', bytes: Buffer.from(note, 'utf8'), immutable: false }]);
   }
