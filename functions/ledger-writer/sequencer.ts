@@ -21,7 +21,11 @@ import { LogCache, type LedgerWriterOptions } from './held-ledger';
  * written and runs again from the same records; killed after, the next writer finishes its journal.
  */
 
-export const DEFAULT_BATCH_SIZE = 100;
+/**
+ * Events per batch at most: a batch is cut by this count or by time (what the stream gathered in a
+ * second, lib/stack/sequencer.ts), whichever comes first; its round trips do not grow with it.
+ */
+export const DEFAULT_BATCH_SIZE = 500;
 /** The sequencer's lease: longer than a batch takes (and than its Lambda may run), so only a dead sequencer's lease runs out. */
 export const SEQUENCER_LEASE_MS = 90_000;
 /** Record write requests (BatchWriteItems of 25) in flight at once: a batch's entries in one round trip or two. */
@@ -30,7 +34,7 @@ const RECORD_WRITE_CONCURRENCY = 16;
 export interface SequencerOptions extends Omit<LedgerWriterOptions, 'leaseMs' | 'unlock'> {
   records: RecordStore;
   pending: PendingStore;
-  /** Events per batch (default 100). */
+  /** Events per batch (default DEFAULT_BATCH_SIZE). */
   batchSize?: number;
   /** Events known to be waiting (a stream batch's new items), taken before the pending store is asked. */
   waiting?: readonly string[];
