@@ -25,7 +25,7 @@ import { LogCache, type LedgerWriterOptions } from './held-ledger';
  * Events per batch at most: a batch is cut by this count or by time (what the stream gathered in a
  * second, lib/stack/sequencer.ts), whichever comes first; its round trips do not grow with it.
  */
-export const DEFAULT_BATCH_SIZE = 500;
+export const DEFAULT_BATCH_SIZE = 100;
 /** The sequencer's lease: longer than a batch takes (and than its Lambda may run), so only a dead sequencer's lease runs out. */
 export const SEQUENCER_LEASE_MS = 90_000;
 /** Record write requests (BatchWriteItems of 25) in flight at once: a batch's entries in one round trip or two. */

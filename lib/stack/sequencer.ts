@@ -28,7 +28,7 @@ export const SEQUENCER_ENTRY = 'functions/handlers/sequence-events.ts';
 export const SEQUENCER_TIMEOUT_SECONDS = 60;
 
 /** Events per stream invocation: many events share one checkpoint signature and one tile write. */
-export const STREAM_BATCH_SIZE = 500;
+export const STREAM_BATCH_SIZE = 100;
 
 /**
  * A batch is cut by count (STREAM_BATCH_SIZE) or by time, whichever comes first: the stream
