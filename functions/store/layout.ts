@@ -24,6 +24,8 @@
  * so a receiver can never write a record, the ledger or the table's metadata.
  */
 export const GENESIS_SK = '#';
+/** The table's TTL attribute (lib/stack/record-table.ts): epoch seconds after which DynamoDB may delete the item. Only bookkeeping carries it. */
+export const TTL_ATTRIBUTE = 'expiresAt';
 export const TABLE_META_PK = 'S#TABLE';
 export const TABLE_SCHEMA_VERSION = 'svc.table.v1';
 

@@ -1,5 +1,7 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { GENESIS_SK, PENDING_INDEX, pendingPk, pendingQueue } from '../layout';
+import { GENESIS_SK, PENDING_INDEX, pendingPk, pendingQueue, TTL_ATTRIBUTE } from '../layout';
+
+export { TTL_ATTRIBUTE } from '../layout';
 import type { DeliveryAnswer, NewEvent, Sequencing, SequencingOutcome, Settlement, StoredDelivery, StoredEvent, WaitingEvent } from '../ports/pending';
 
 export type Item = Record<string, AttributeValue>;
@@ -34,8 +36,6 @@ export function answerItem(d: DeliveryAnswer): Item {
   return { ...answerAttributes(d), [TTL_ATTRIBUTE]: { N: String(expiry(d.receivedAt, DELIVERY_RETENTION_DAYS)) } };
 }
 
-/** The table's TTL attribute (lib/stack/record-table.ts): epoch seconds after which DynamoDB may delete the item. Only bookkeeping carries it. */
-export const TTL_ATTRIBUTE = 'expiresAt';
 /** How long a delivery's answer is kept: longer than any sender's retry schedule (Standard Webhooks senders retry for about a day and a half). */
 export const DELIVERY_RETENTION_DAYS = 7;
 /** How long an integrated event's item is kept after the sequencer settled it: a replay in this time is answered as its first delivery was. */
