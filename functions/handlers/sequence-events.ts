@@ -8,7 +8,7 @@ import { SERVICE_NAME } from '../contract/service';
 import { logger } from '../logging/logger';
 import { kmsCheckpointSigner } from '../ledger-writer/kms-signer';
 import { oldestPendingAge, PENDING_AGE_METRIC } from '../ledger-writer/pending-age';
-import { sequencePending } from '../ledger-writer/sequencer';
+import { DEFAULT_BATCH_SIZE, sequencePending } from '../ledger-writer/sequencer';
 import type { CheckpointSigner } from '../ledger-writer/signer';
 import { bucketTileStore, type TileStore } from '../ledger-writer/tile-store';
 import { tableStores, type TableStores } from '../store/dynamodb';
@@ -32,6 +32,9 @@ import { LedgerLockedError } from '../store/errors';
  */
 /** Written to stdout in CloudWatch embedded metric format after every run; the stack alarms on it (docs/deploy.md#operating). */
 const metrics = new Metrics({ namespace: PENDING_AGE_METRIC.namespace, serviceName: SERVICE_NAME });
+
+/** Requests to one service in flight at once (a batch of a few hundred records reads each one's timeline at once). */
+const MAX_SOCKETS = 256;
 
 /** A batch must be able to finish inside the invocation: none is started with less time left. */
 const TIME_FOR_A_BATCH_MS = 20_000;
@@ -78,7 +81,9 @@ function environmentFromSettings(): SequencerEnvironment {
   const origin = setting('LEDGER_ORIGIN');
   const bucket = setting('LEDGER_TILES_BUCKET');
   // Writes are batches of items with proofs: more patient than the read path's client.
-  made ??= { stores: tableStores(new DynamoDBClient({ maxAttempts: 4 }), table), tiles: bucketTileStore(new S3Client({}), bucket, process.env.LEDGER_TILES_PREFIX ?? 'ledger/') };
+  // A batch sends its reads and writes together (hundreds at once): more sockets than the SDK's 50.
+  const requestHandler = { httpAgent: { maxSockets: MAX_SOCKETS }, httpsAgent: { maxSockets: MAX_SOCKETS } };
+  made ??= { stores: tableStores(new DynamoDBClient({ maxAttempts: 4, requestHandler }), table), tiles: bucketTileStore(new S3Client({}), bucket, process.env.LEDGER_TILES_PREFIX ?? 'ledger/') };
   return {
     table,
     ...made,
@@ -116,7 +121,11 @@ export async function runSequencer(environment: SequencerEnvironment, event: Seq
       summary.appended += run.appended;
       summary.treeSize = run.treeSize ?? summary.treeSize;
       for (const [key, reason] of Object.entries(run.reasons)) logger.warn('delivery set aside', { delivery: key, reason });
-      if (run.deliveries === 0) break;
+      // A batch that was not full took everything listed: what arrives now wakes the sequencer through the stream (or the schedule).
+      if (run.deliveries < DEFAULT_BATCH_SIZE) {
+        nothingWaits = run.deliveries > 0;
+        break;
+      }
     }
   } catch (error) {
     if (error instanceof LedgerLockedError) {

@@ -35,9 +35,10 @@ export interface BatchPlan {
 
 /**
  * What a batch of events does to the records (docs/ingress.md#the-sequencer, steps 3 and 4), read
- * through the ports in a few calls whatever the number of records: every record's genesis in one
- * call, the events set aside for them in one, their timelines in one (each from the earliest
- * instant its events state, with the entry in force then; whole when its kind says so); then the
+ * through the ports in a few round trips whatever the number of records: every record's genesis
+ * and, at once, its timeline from the earliest instant its new events state (with the entry in
+ * force then); the events set aside for them; the timelines again only where that was not enough
+ * (whole when its kind says so, or from an earlier instant a set-aside event states); then the
  * same for the records derived from them (a credential's status lists). The pure rules integrate
  * the events (functions/domain/ingress/integrate.ts, the kinds); every new version is logged, one
  * checkpoint signed, and each new version given its inclusion proof.
@@ -50,16 +51,25 @@ export async function planBatch(stores: { records: RecordStore; pending: Pending
     const event = eventOf(e);
     byReference.set(event.reference, [...(byReference.get(event.reference) ?? []), event]);
   }
-  const geneses = await stores.records.readGeneses([...byReference.keys()]);
+  // The geneses, and at once each timeline from the earliest instant its new events state (what
+  // most records need); read again below only where the genesis or earlier events ask for more.
+  const guessed = new Map([...byReference].map(([reference, list]) => [reference, earliestOf(list)] as const));
+  const [geneses, early] = await Promise.all([
+    stores.records.readGeneses([...byReference.keys()]),
+    readTimelinesAtOnce(stores.records, [...guessed].map(([reference, from]) => ({ reference, from }))),
+  ]);
   // Events set aside for these records before are tried again with the new ones, all in instant
   // order: one set aside only because an earlier event had not arrived yet is integrated now.
   const parkedKeys = [...geneses.values()].flatMap((g) => g.setAside);
   const parked = parkedKeys.length > 0 ? (await stores.pending.readEvents(parkedKeys)).filter((e) => e.sequencing === 'SET_ASIDE') : [];
   const all = new Map([...byReference].map(([reference, list]) => [reference, [...list, ...parked.filter((e) => e.event.reference === reference).map(eventOf)]] as const));
-  const timelines = await readParts(stores.records, [...all].flatMap(([reference, list]) => {
+  const wanted = [...all].flatMap(([reference, list]) => {
     const genesis = geneses.get(reference);
-    return genesis ? [{ reference, genesis, from: earliestOf(list) }] : [];
-  }));
+    return genesis ? [{ reference, from: wholeRead(timelineOf(genesis.kind), genesis) ? null : earliestOf(list) }] : [];
+  });
+  const again = wanted.filter((w) => w.from === null || w.from !== guessed.get(w.reference));
+  const timelines = new Map([...early].filter(([reference]) => !again.some((w) => w.reference === reference)));
+  for (const [reference, timeline] of await readTimelinesAtOnce(stores.records, again)) timelines.set(reference, timeline);
 
   const plans: RecordPlan[] = [];
   /** Per derived record (a status list): what the records projected onto it must show, and the earliest instant their events state. */
@@ -109,9 +119,15 @@ export async function planBatch(stores: { records: RecordStore; pending: Pending
 /** A record is read whole when its kind says so, or when its genesis does not know its highest version. */
 const wholeRead = (rules: ReturnType<typeof timelineOf>, genesis: RecordGenesis): boolean => rules?.readsWhole === true || genesis.highestVersion === null;
 
-/** The records' timelines, each from the earliest instant its events state (whole when it must be read whole), in one call. */
-function readParts(records: RecordStore, wanted: readonly { reference: string; genesis: RecordGenesis; from: string }[]): Promise<Map<string, StoredTimeline>> {
-  return records.readTimelines(wanted.map(({ reference, genesis, from }) => ({ reference, from: wholeRead(timelineOf(genesis.kind), genesis) ? null : from })));
+/** Timelines asked of the record store in one call; the calls of a batch are sent together, so every timeline is read at once. */
+const TIMELINES_PER_CALL = 8;
+
+/** The timelines asked (each from an instant, or whole), all at once. */
+async function readTimelinesAtOnce(records: RecordStore, requests: readonly { reference: string; from: string | null }[]): Promise<Map<string, StoredTimeline>> {
+  const calls: (typeof requests)[] = [];
+  for (let at = 0; at < requests.length; at += TIMELINES_PER_CALL) calls.push(requests.slice(at, at + TIMELINES_PER_CALL));
+  const parts = await Promise.all(calls.map((call) => records.readTimelines(call)));
+  return new Map(parts.flatMap((part) => [...part]));
 }
 
 /**

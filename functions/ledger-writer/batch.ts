@@ -31,37 +31,59 @@ export interface BatchOptions extends LedgerWriterOptions {
 
 /**
  * The one way anything is written into the log and the records (the loader and the event
- * sequencer both run here), under the log's single-writer lease, through the storage ports:
- *   1. take the lease; open the log (from its right edge; checked against the signed checkpoint);
+ * sequencer both run here), under the log's single-writer lease, through the storage ports, each
+ * step's calls sent together so that a batch's round trips do not grow with its size:
+ *   1. take the lease; open the log (from its right edge; checked against the signed checkpoint),
+ *      and at once read the journal's header and whatever `prefetch` reads (the batch's events);
  *   2. finish the journal of a batch that published its head but stopped before writing everything
- *      (and the tile log's `checkpoint`, if it stopped before that);
+ *      (and the tile log's `checkpoint`, if it stopped before that); what was prefetched is then
+ *      read again by `prepare`;
  *   3. `prepare` appends the new record versions and seals the log (one signature per batch), and
  *      returns the record changes, each new version carrying its inclusion proof;
- *   4. store the new leaves and hash tiles, then (when journaled) the batch's journal;
- *   5. publish the new tile log and head (conditional on the lease);
- *   6. write the records, then the schema mark and the settled events, then mark the journal done;
- *   7. release the lease.
+ *   4. store the new hash tiles, the tile log's new tiles and bundles and (when journaled) the
+ *      batch's journal, together;
+ *   5. publish the head (conditional on the lease);
+ *   6. write the entries (beside the tile log's `checkpoint` and the checkpoint's history), then
+ *      the geneses, the schema mark and the settled events (an event reads as settled only once
+ *      its entry is written), then mark the journal done while the lease is released.
  * Safe to stop at any step: before 5 no record was written and nothing published refers to the new
  * leaves (the next batch overwrites them and prepares again from the same records); after 5 the
  * journal holds exactly what remains to write. No leaf is logged twice (content already logged
  * keeps its leaf) and none is lost. A writer that dies holding the lease blocks others only until
  * the lease runs out.
  */
-export async function runLedgerBatch<T>(options: BatchOptions, prepare: (log: AppendOnlyLog) => Promise<PreparedBatch<T>>): Promise<BatchOutcome<T>> {
-  const ledger = await HeldLedger.open(options);
+export async function runLedgerBatch<T, P = undefined>(
+  options: BatchOptions,
+  prepare: (log: AppendOnlyLog, prefetched: P | undefined) => Promise<PreparedBatch<T>>,
+  prefetch?: () => Promise<P>,
+): Promise<BatchOutcome<T>> {
   const { journal } = options.ledger;
+  const { ledger, alongside } = await HeldLedger.open(options, () => Promise.all([journal.unfinished(), prefetch ? prefetch() : undefined]));
   try {
+    let [unfinished, prefetched] = alongside;
     // A batch stopped after publishing its head may have stopped before the tile log's `checkpoint` too.
-    if (await journal.finish(ledger.log.size)) await ledger.republishCheckpoint();
-    const prepared = await prepare(ledger.log);
-    await ledger.writeNewLeaves();
+    if (unfinished && (await journal.finish(ledger.log.size))) {
+      await ledger.republishCheckpoint();
+      // The journal settled events: what was read before it is stale.
+      prefetched = undefined;
+    }
+    const prepared = await prepare(ledger.log, prefetched);
     const journaled = options.journal === true || (options.journal === 'when-appending' && ledger.log.hasUnpublished);
-    if (journaled) await journal.write(ledger.log.size, { records: prepared.records, settlements: prepared.settlements, schema: prepared.schema });
-    const publication = await ledger.publish();
-    await options.records.write(prepared.records, { concurrency: options.recordsConcurrency });
-    if (prepared.schema) await options.records.markSchema();
-    if (prepared.settlements.length > 0) await options.pending!.settle(prepared.settlements);
-    if (journaled) await journal.markDone(ledger.log.size);
+    await Promise.all([
+      ledger.writeNewLeaves(),
+      journaled ? journal.write(ledger.log.size, { records: prepared.records, settlements: prepared.settlements, schema: prepared.schema }) : null,
+    ]);
+    // The entries first (beside the tile log's checkpoint); then the geneses, the schema mark and the settled events together.
+    const entries = prepared.records.filter((c) => c.entries.length > 0).map((c) => ({ ...c, genesis: undefined }));
+    const geneses = prepared.records.filter((c) => c.genesis).map((c) => ({ ...c, entries: [] }));
+    const publication = await ledger.publish(() => options.records.write(entries, { concurrency: options.recordsConcurrency }));
+    await Promise.all([
+      options.records.write(geneses, { concurrency: options.recordsConcurrency }),
+      prepared.schema ? options.records.markSchema() : null,
+      prepared.settlements.length > 0 ? options.pending!.settle(prepared.settlements) : null,
+    ]);
+    // Marked done while the lease goes: a writer stopped between the two finishes the journal again (its writes are idempotent).
+    await Promise.all([journaled ? journal.markDone(ledger.log.size) : null, ledger.release()]);
     return { result: prepared.result, ledger: publication };
   } finally {
     await ledger.release();

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { LedgerStores } from '../store/ports/ledger';
-import { decodeEntryBundle, tilePath } from '#verify/node/tlog-tiles';
-import { partialHashTiles } from '../domain/ledger/tiles';
+import { decodeEntryBundle, entriesStart, tilePath, TILE_WIDTH } from '#verify/node/tlog-tiles';
+import { partialHashTiles, type LogResource } from '../domain/ledger/tiles';
 import { AppendOnlyLog, LedgerIntegrityError } from './log';
 import { writeLogResources, type TileStore } from './tile-store';
 import type { CheckpointSigner } from './signer';
@@ -69,6 +69,8 @@ export interface LedgerPublication {
  */
 export class HeldLedger {
   private released = false;
+  /** The tile log's resources of this batch's growth (computed once the log is sealed). */
+  private resources: LogResource[] = [];
 
   private constructor(
     private readonly options: LedgerWriterOptions,
@@ -78,63 +80,80 @@ export class HeldLedger {
     private readonly previous: Buffer[],
   ) {}
 
-  static async open(options: LedgerWriterOptions): Promise<HeldLedger> {
-    const { lock, leaves } = options.ledger;
+  /**
+   * Takes the lease, then reads at once everything the writer opens from: the log (the kept one,
+   * the leaves appended since, or the right edge's hash tiles), the tile log's last partial bundle,
+   * and whatever `alongside` reads (the batch's own first reads: they need the lease, not the log).
+   */
+  static async open<T = undefined>(options: LedgerWriterOptions, alongside?: () => Promise<T>): Promise<{ ledger: HeldLedger; alongside: T }> {
+    const { lock } = options.ledger;
     const lockId = options.lockId ?? randomUUID();
     const head = await lock.acquire(lockId, { at: new Date().toISOString(), leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS, force: options.unlock, replacing: options.replacingLock });
     try {
       if (head.origin && head.origin !== options.signer.name) {
         throw new Error(`the table's log is ${head.origin}, but the signing key is for ${options.signer.name}`);
       }
-      const progress = (read: number, total: number) => options.onProgress?.('reading leaves', read, total);
-      const kept = options.cache?.take(leaves, options.signer.name) ?? null;
-      let log: AppendOnlyLog;
-      if (kept && kept.published.size === head.treeSize && kept.published.checkpoint === head.checkpoint) {
-        log = kept;
-      } else if (kept && head.checkpoint && kept.published.size < head.treeSize) {
-        const appended: Buffer[] = [];
-        await leaves.forEachLeaf(head.treeSize, (leaf) => void appended.push(leaf), progress, kept.published.size);
-        kept.extendWithStored(appended, head.checkpoint);
-        log = kept;
-      } else if (head.treeSize > 0) {
-        // No kept log serves: open it from its right edge, the few hash tiles the store keeps
-        // (O(log n) reads). A load run again does not need the leaves to recognise content already
-        // logged: it reuses the evidence stored with each record (lib/loader/evidence.ts).
-        const tiles = await leaves.readEdgeTiles(partialHashTiles(head.treeSize));
-        log = AppendOnlyLog.fromRightEdge(options.signer, head.treeSize, (level) => tiles.get(level) ?? null, head.checkpoint);
-      } else {
-        log = new AppendOnlyLog(options.signer, { leaves: [], checkpoint: head.checkpoint });
-      }
-      // Read (and check) the tile log before anything is written: a store that disagrees stops the writer here.
-      const previous = options.tiles ? await previousBundleEntries(log, options.tiles) : [];
+      const [log, previous, early] = await Promise.all([
+        openLog(options, head),
+        options.tiles ? previousBundleEntriesAt(head.treeSize, options.tiles) : [],
+        alongside ? alongside() : (undefined as T),
+      ]);
+      // Check the tile log against the table before anything is written: a store that disagrees stops the writer here.
       if (options.tiles) log.checkPreviousEntries(previous);
-      return new HeldLedger(options, lockId, log, previous);
+      return { ledger: new HeldLedger(options, lockId, log, previous), alongside: early };
     } catch (error) {
       await lock.release(lockId);
       throw error;
     }
   }
 
-  /** Stores the leaves appended (before any record that refers to them) and the hash tiles they grew (what consistency proofs are read from). */
+  /**
+   * Stores, before the head is published, what it will refer to: the hash tiles the new leaves grew
+   * in the table (the leaves are their level-0 hashes; consistency proofs are read from them) and
+   * the tile log's new tiles and bundles (new paths, or partial ones at their own .p/<W> path),
+   * sent together. Nothing here is reachable until the head names the new size.
+   */
   async writeNewLeaves(): Promise<void> {
-    await this.options.ledger.leaves.write(this.log.newLeaves, this.log.grownHashTiles, (written, total) => this.options.onProgress?.('writing leaves', written, total));
+    const appended = this.log.newLeaves.length > 0;
+    if (appended && this.options.tiles) {
+      await this.log.seal();
+      this.resources = this.log.tileResources(this.previous);
+    }
+    const immutable = this.resources.filter((r) => r.path !== 'checkpoint');
+    await Promise.all([
+      this.options.ledger.leaves.write(this.log.newLeaves, this.log.grownHashTiles, (written, total) => this.options.onProgress?.('writing leaves', written, total)),
+      this.options.tiles && immutable.length > 0 ? writeLogResources(this.options.tiles, immutable, (done) => this.options.onProgress?.('writing tiles', done, this.resources.length)) : null,
+    ]);
   }
 
-  /** Publishes the new checkpoint when anything was appended; the lease is kept until release(). */
-  async publish(): Promise<LedgerPublication | null> {
-    if (this.log.size === 0) return null;
+  /**
+   * Publishes the new checkpoint when anything was appended (after writeNewLeaves); the lease is
+   * kept until release(). The head first (conditional on the lease), then at once: the tile log's
+   * `checkpoint`, the checkpoint's history item and `afterHead` (the batch's record writes). A
+   * writer stopped before those finishes them on its next batch (republishCheckpoint).
+   */
+  async publish(afterHead: () => Promise<void> = async () => undefined): Promise<LedgerPublication | null> {
+    if (this.log.size === 0) {
+      await afterHead();
+      return null;
+    }
     const appended = this.log.newLeaves.length;
     const checkpoint = await this.log.seal();
     if (appended > 0) {
-      // Tiles and bundles first (new paths, or partial ones at their own .p/<W> path), the head, then `checkpoint`.
-      const resources = this.options.tiles ? this.log.tileResources(this.previous) : [];
-      const progress = (done: number) => this.options.onProgress?.('writing tiles', done, resources.length);
-      if (this.options.tiles) await writeLogResources(this.options.tiles, resources.filter((r) => r.path !== 'checkpoint'), progress);
-      await this.options.ledger.lock.publish(this.lockId, { origin: this.log.origin, treeSize: this.log.size, checkpoint, at: new Date().toISOString() });
-      if (this.options.tiles) await writeLogResources(this.options.tiles, resources.filter((r) => r.path === 'checkpoint'), () => progress(resources.length));
+      const head = { origin: this.log.origin, treeSize: this.log.size, checkpoint, at: new Date().toISOString() };
+      await this.options.ledger.lock.publish(this.lockId, head);
+      const last = this.resources.filter((r) => r.path === 'checkpoint');
+      await Promise.all([
+        this.options.tiles && last.length > 0 ? writeLogResources(this.options.tiles, last, () => this.options.onProgress?.('writing tiles', this.resources.length, this.resources.length)) : null,
+        this.options.ledger.lock.recordCheckpoint(head),
+        afterHead(),
+      ]);
       this.log.markPublished(checkpoint);
+    } else {
+      await afterHead();
     }
-    this.options.cache?.keep(this.options.ledger.leaves, this.log);
+    // Only the log's right edge is kept for the next batch: memory stays bounded however long the log.
+    this.options.cache?.keep(this.options.ledger.leaves, this.log.rightEdge());
     return { origin: this.log.origin, treeSize: this.log.size, appended, checkpoint, verifierKey: this.options.signer.verifierKey };
   }
 
@@ -146,7 +165,11 @@ export class HeldLedger {
   async republishCheckpoint(): Promise<void> {
     const { tiles } = this.options;
     const note = this.log.published.checkpoint;
-    if (!tiles || !note) return;
+    if (!note) return;
+    // Its history item too (written beside the tile log's checkpoint, so it may be what was stopped).
+    const head = await this.options.ledger.lock.read();
+    if (head?.origin && head.updatedAt) await this.options.ledger.lock.recordCheckpoint({ origin: head.origin, treeSize: this.log.published.size, checkpoint: note, at: head.updatedAt });
+    if (!tiles) return;
     if ((await tiles.read('checkpoint'))?.toString('utf8').startsWith(note)) return;
     await writeLogResources(tiles, [{ path: 'checkpoint', bytes: Buffer.from(note, 'utf8'), immutable: false }]);
   }
@@ -160,12 +183,38 @@ export class HeldLedger {
 }
 
 /**
- * The entries of the published size's partial bundle, read back from the tile store (a writer's
- * new bundles extend it). A store without it does not belong to the log.
+ * The log to extend, as the head says it stands: the one this process kept (extended by the leaves
+ * another writer appended since, checked against the signed checkpoint), or its right edge (the
+ * few hash tiles the store keeps: O(log n) reads). A load run again does not need the leaves to
+ * recognise content already logged: it reuses the evidence stored with each record (lib/loader/evidence.ts).
  */
-export async function previousBundleEntries(log: AppendOnlyLog, tiles: TileStore): Promise<Buffer[]> {
-  const bundle = log.previousBundle;
-  if (!bundle) return [];
+async function openLog(options: LedgerWriterOptions, head: { treeSize: number; checkpoint: string | null }): Promise<AppendOnlyLog> {
+  const { leaves } = options.ledger;
+  const progress = (read: number, total: number) => options.onProgress?.('reading leaves', read, total);
+  const kept = options.cache?.take(leaves, options.signer.name) ?? null;
+  if (kept && kept.published.size === head.treeSize && kept.published.checkpoint === head.checkpoint) return kept;
+  if (kept && head.checkpoint && kept.published.size < head.treeSize) {
+    const appended: Buffer[] = [];
+    await leaves.forEachLeaf(head.treeSize, (leaf) => void appended.push(leaf), progress, kept.published.size);
+    kept.extendWithStored(appended, head.checkpoint);
+    return kept;
+  }
+  if (head.treeSize > 0) {
+    const tiles = await leaves.readEdgeTiles(partialHashTiles(head.treeSize));
+    return AppendOnlyLog.fromRightEdge(options.signer, head.treeSize, (level) => tiles.get(level) ?? null, head.checkpoint);
+  }
+  return new AppendOnlyLog(options.signer, { leaves: [], checkpoint: head.checkpoint });
+}
+
+/**
+ * The entries of the partial bundle of a log of `size` entries, read back from the tile store (a
+ * writer's new bundles extend it); none when `size` ends a bundle. A store without it does not
+ * belong to the log.
+ */
+async function previousBundleEntriesAt(size: number, tiles: TileStore): Promise<Buffer[]> {
+  const start = entriesStart(size);
+  if (size === start) return [];
+  const bundle = { level: 'entries' as const, index: start / TILE_WIDTH, width: size - start };
   const bytes = await tiles.read(tilePath(bundle));
   if (!bytes) {
     throw new LedgerIntegrityError(
@@ -174,3 +223,6 @@ export async function previousBundleEntries(log: AppendOnlyLog, tiles: TileStore
   }
   return decodeEntryBundle(bytes);
 }
+
+/** The entries of the published size's partial bundle of `log` (previousBundleEntriesAt its published size). */
+export const previousBundleEntries = (log: AppendOnlyLog, tiles: TileStore): Promise<Buffer[]> => previousBundleEntriesAt(log.published.size, tiles);

@@ -1,7 +1,7 @@
 import { canonicalBytes } from '#verify/checks/canonical';
 import { leafHash } from '#verify/node/hashing';
 import { entriesStart, hashTileBytes, tilesAddedBetween, TILE_WIDTH, type TileCoordinate } from '#verify/node/tlog-tiles';
-import { tileResources, type LogResource } from '../domain/ledger/tiles';
+import { partialHashTiles, tileResources, type LogResource } from '../domain/ledger/tiles';
 import { checkpointText, parseCheckpointText } from '#verify/checks/checkpoint';
 import { encodeBase64 } from '#verify/checks/encoding';
 import { EVIDENCE_FORMAT, type LogEvidence } from '#verify/checks/evidence-format';
@@ -128,6 +128,18 @@ export class AppendOnlyLog {
     this.checkStoredHistory(checkpoint);
     this.publishedSize = this.tree.size;
     this.publishedCheckpoint = checkpoint;
+  }
+
+  /**
+   * The published log as its right edge alone (the partial hash tile of each level), checked
+   * against its signed checkpoint: what a writer keeps between batches, so memory does not grow
+   * with the log. Nothing may be unpublished.
+   */
+  rightEdge(): AppendOnlyLog {
+    if (this.hasUnpublished) throw new LedgerIntegrityError('a log with unpublished leaves has no published right edge');
+    if (this.size === 0) return this;
+    const tiles = new Map(partialHashTiles(this.size).map((tile) => [tile.level, hashTileBytes(this.tree, tile)] as const));
+    return AppendOnlyLog.fromRightEdge(this.signer, this.size, (level) => tiles.get(level) ?? null, this.publishedCheckpoint);
   }
 
   /** Leaves appended since the log was opened, to store before the new checkpoint is published. */

@@ -21,14 +21,20 @@ import { LogCache, type LedgerWriterOptions } from './held-ledger';
  * written and runs again from the same records; killed after, the next writer finishes its journal.
  */
 
+/**
+ * Events per batch at most: a batch is cut by this count or by time (what the stream gathered in a
+ * second, lib/stack/sequencer.ts), whichever comes first; its round trips do not grow with it.
+ */
 export const DEFAULT_BATCH_SIZE = 100;
 /** The sequencer's lease: longer than a batch takes (and than its Lambda may run), so only a dead sequencer's lease runs out. */
 export const SEQUENCER_LEASE_MS = 90_000;
+/** Record write requests (BatchWriteItems of 25) in flight at once: a batch's entries in one round trip or two. */
+const RECORD_WRITE_CONCURRENCY = 16;
 
 export interface SequencerOptions extends Omit<LedgerWriterOptions, 'leaseMs' | 'unlock'> {
   records: RecordStore;
   pending: PendingStore;
-  /** Events per batch (default 100). */
+  /** Events per batch (default DEFAULT_BATCH_SIZE). */
   batchSize?: number;
   /** Events known to be waiting (a stream batch's new items), taken before the pending store is asked. */
   waiting?: readonly string[];
@@ -58,40 +64,52 @@ const processLogCache = new LogCache();
 /** Runs one batch; null when nothing was waiting. */
 export async function sequencePending(options: SequencerOptions): Promise<SequencerRun | null> {
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
-  const listed = await options.pending.listWaiting(batchSize);
-  const candidates = [...new Set([...(options.waiting ?? []), ...listed])].slice(0, batchSize);
+  const known = [...new Set(options.waiting ?? [])];
+  // The index is asked only for what the stream did not bring; with it, whether a stopped batch left a journal (one round trip).
+  const [listed, unfinished] = await Promise.all([known.length < batchSize ? options.pending.listWaiting(batchSize) : [], options.ledger.journal.unfinished()]);
+  const candidates = [...new Set([...known, ...listed])].slice(0, batchSize);
   // Nothing waiting: still finish a batch that stopped after publishing (its journal), if any.
-  if (candidates.length === 0 && !(await options.ledger.journal.unfinished())) return null;
+  if (candidates.length === 0 && !unfinished) return null;
 
-  const { result, ledger } = await runLedgerBatch({ cache: processLogCache, ...options, leaseMs: options.leaseMs ?? SEQUENCER_LEASE_MS, journal: true }, async (log) => {
-    const waiting = async (keys: readonly string[]) => (keys.length === 0 ? [] : (await options.pending.readEvents(keys)).filter((e) => e.sequencing === 'PENDING'));
-    let events = await waiting(candidates);
-    // The candidates were listed before the lease was taken: another writer (or the journal of a
-    // stopped batch, just finished) may have integrated them since. Ask again.
-    if (events.length === 0) events = await waiting(await options.pending.listWaiting(batchSize));
-    const plan = await planBatch(options, events, log);
-    const at = new Date().toISOString();
-    const settle = (event: WaitingEvent): Settlement => {
-      const outcome = plan.outcomes.get(event.key) ?? { key: event.key, sequenced: false, reason: 'the sequencer reached no decision' };
-      return { event, outcome: outcome.sequenced ? { sequenced: true, version: outcome.version } : { sequenced: false, reason: outcome.reason }, at };
-    };
-    // An event set aside before is settled again only when it is integrated now.
-    const retriedNow = plan.retried.filter((e) => plan.outcomes.get(e.key)?.sequenced);
-    const outcomes = events.map((e) => plan.outcomes.get(e.key));
-    return {
-      records: plan.changes,
-      settlements: [...events, ...retriedNow].map(settle),
-      result: {
-        deliveries: events.length,
-        sequenced: outcomes.filter((o) => o?.sequenced).length + retriedNow.length,
-        setAside: outcomes.filter((o) => !o?.sequenced).length,
-        retried: retriedNow.length,
-        entriesWritten: plan.changes.reduce((n, c) => n + c.entries.length + (c.genesis ? 1 : 0), 0),
-        reasons: Object.fromEntries(outcomes.flatMap((o) => (o && !o.sequenced ? [[o.key, o.reason]] : []))),
-      },
-    };
-  });
+  const waiting = async (keys: readonly string[]) => (keys.length === 0 ? [] : (await options.pending.readEvents(keys)).filter((e) => e.sequencing === 'PENDING'));
+  const batch = { cache: processLogCache, ...options, leaseMs: options.leaseMs ?? SEQUENCER_LEASE_MS, journal: true, recordsConcurrency: RECORD_WRITE_CONCURRENCY };
+  const { result, ledger } = await runLedgerBatch(
+    batch,
+    async (log, prefetched) => {
+      // The candidates, read under the lease while the log was opened (read again if a stopped batch's journal was just finished).
+      let events = prefetched ?? (await waiting(candidates));
+      // The candidates were listed before the lease was taken: another writer (or the journal of a
+      // stopped batch, just finished) may have integrated them since. Ask again.
+      if (events.length === 0) events = await waiting(await options.pending.listWaiting(batchSize));
+      return settleBatch(events, await planBatch(options, events, log));
+    },
+    () => waiting(candidates),
+  );
   return { ...result, appended: ledger?.appended ?? 0, treeSize: ledger?.treeSize ?? null };
+}
+
+/** What a planned batch writes and settles, and what it reports. */
+function settleBatch(events: WaitingEvent[], plan: Awaited<ReturnType<typeof planBatch>>) {
+  const at = new Date().toISOString();
+  const settle = (event: WaitingEvent): Settlement => {
+    const outcome = plan.outcomes.get(event.key) ?? { key: event.key, sequenced: false, reason: 'the sequencer reached no decision' };
+    return { event, outcome: outcome.sequenced ? { sequenced: true, version: outcome.version } : { sequenced: false, reason: outcome.reason }, at };
+  };
+  // An event set aside before is settled again only when it is integrated now.
+  const retriedNow = plan.retried.filter((e) => plan.outcomes.get(e.key)?.sequenced);
+  const outcomes = events.map((e) => plan.outcomes.get(e.key));
+  return {
+    records: plan.changes,
+    settlements: [...events, ...retriedNow].map(settle),
+    result: {
+      deliveries: events.length,
+      sequenced: outcomes.filter((o) => o?.sequenced).length + retriedNow.length,
+      setAside: outcomes.filter((o) => !o?.sequenced).length,
+      retried: retriedNow.length,
+      entriesWritten: plan.changes.reduce((n, c) => n + c.entries.length + (c.genesis ? 1 : 0), 0),
+      reasons: Object.fromEntries(outcomes.flatMap((o) => (o && !o.sequenced ? [[o.key, o.reason]] : []))),
+    },
+  };
 }
 
 /** Runs batches until nothing is waiting (or `maxBatches`); what each did. */

@@ -20,26 +20,31 @@ export interface BatchGetOptions {
  * unprocessed (throttling) until `maxAttempts`, then StoreUnavailable. Missing items are absent.
  */
 export async function batchGetItems(client: DynamoDBClient, table: string, keys: readonly Item[], options: BatchGetOptions): Promise<Item[]> {
+  const chunks: Item[][] = [];
+  for (let at = 0; at < keys.length; at += BATCH_GET_KEYS) chunks.push(keys.slice(at, at + BATCH_GET_KEYS));
+  // Every chunk at once: a writer's reads of a few hundred keys take one round trip, not one per hundred.
+  return (await Promise.all(chunks.map((chunk) => batchGetChunk(client, table, chunk, options)))).flat();
+}
+
+async function batchGetChunk(client: DynamoDBClient, table: string, keys: Item[], options: BatchGetOptions): Promise<Item[]> {
   const items: Item[] = [];
-  for (let at = 0; at < keys.length; at += BATCH_GET_KEYS) {
-    let request: Item[] = keys.slice(at, at + BATCH_GET_KEYS);
-    for (let attempt = 0; request.length > 0; attempt++) {
-      if (attempt === options.maxAttempts) throw new StoreUnavailable(`BatchGetItem left keys unprocessed ${options.maxAttempts} times`);
-      if (attempt > 0 && options.backoffMs > 0) await new Promise((r) => setTimeout(r, options.backoffMs * 2 ** attempt));
-      const out = await client.send(
-        new BatchGetItemCommand({
-          RequestItems: {
-            [table]: {
-              Keys: request,
-              ConsistentRead: options.consistentRead,
-              ...(options.projection ? { ProjectionExpression: options.projection.expression, ExpressionAttributeNames: options.projection.names } : {}),
-            },
+  let request = keys;
+  for (let attempt = 0; request.length > 0; attempt++) {
+    if (attempt === options.maxAttempts) throw new StoreUnavailable(`BatchGetItem left keys unprocessed ${options.maxAttempts} times`);
+    if (attempt > 0 && options.backoffMs > 0) await new Promise((r) => setTimeout(r, options.backoffMs * 2 ** attempt));
+    const out = await client.send(
+      new BatchGetItemCommand({
+        RequestItems: {
+          [table]: {
+            Keys: request,
+            ConsistentRead: options.consistentRead,
+            ...(options.projection ? { ProjectionExpression: options.projection.expression, ExpressionAttributeNames: options.projection.names } : {}),
           },
-        }),
-      );
-      items.push(...(out.Responses?.[table] ?? []));
-      request = out.UnprocessedKeys?.[table]?.Keys ?? [];
-    }
+        },
+      }),
+    );
+    items.push(...(out.Responses?.[table] ?? []));
+    request = out.UnprocessedKeys?.[table]?.Keys ?? [];
   }
   return items;
 }

@@ -28,6 +28,8 @@
  * so a receiver can never write a record, the ledger or the table's metadata.
  */
 export const GENESIS_SK = '#';
+/** The table's TTL attribute (lib/stack/record-table.ts): epoch seconds after which DynamoDB may delete the item. Only bookkeeping carries it. */
+export const TTL_ATTRIBUTE = 'expiresAt';
 export const TABLE_META_PK = 'S#TABLE';
 export const TABLE_SCHEMA_VERSION = 'svc.table.v1';
 
@@ -35,11 +37,30 @@ export const TABLE_SCHEMA_VERSION = 'svc.table.v1';
  * The sparse index of deliveries waiting for the sequencer: only a pending item carries `queue`
  * (functions/store/dynamodb/pending-items.ts), and the sequencer removes it once the event is integrated or set
  * aside. Keys only: the sequencer reads the items themselves, strongly consistent.
+ *
+ * Its partition key is one of PENDING_SHARDS shards, `PENDING#<n>`, n from a hash of the event's key:
+ * an index partition takes at most 1,000 write units a second and every waiting event costs it two
+ * (its entry put, then removed), so one shard would cap ingest at 500 events/s. 64 shards hold
+ * 10,000 events/s at about 31% of a partition's limit each (docs/ingress.md#the-pending-index);
+ * the sequencer lists them with one Query per shard, all at once.
  */
 export const PENDING_INDEX = { name: 'pending', partitionKey: 'queue', sortKey: 'receivedAt' } as const;
 
-/** The value of PENDING_INDEX.partitionKey on an item while it waits for the sequencer (absent otherwise). */
-export const PENDING_QUEUE = 'PENDING';
+/** The shards of the pending index (PENDING_QUEUE_PREFIX + 0 .. PENDING_SHARDS - 1). */
+export const PENDING_SHARDS = 64;
+/** Leading characters of PENDING_INDEX.partitionKey on an item while it waits for the sequencer (absent otherwise). */
+export const PENDING_QUEUE_PREFIX = 'PENDING#';
+/** The index partition of an event waiting under `key`: a stable hash of the key, so every write of the event names the same shard. */
+export function pendingQueue(key: string): string {
+  // FNV-1a, 32 bits: uniform enough over SHA-256 digests, and no crypto module on the receivers' path.
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
+  return `${PENDING_QUEUE_PREFIX}${(hash >>> 0) % PENDING_SHARDS}`;
+}
+/** Every shard's partition key value, in order. */
+export const pendingQueues = (): string[] => Array.from({ length: PENDING_SHARDS }, (_, n) => `${PENDING_QUEUE_PREFIX}${n}`);
+/** The single partition of the pending index before it was sharded (a table migrated from it holds none: lib/migrate). */
+export const LEGACY_PENDING_QUEUE = 'PENDING';
 
 export const recordPk = (reference: string): string => `R#${reference}`;
 
@@ -106,20 +127,31 @@ export function canonicalInstant(at: string): string {
 }
 
 /**
- * The integrity log's items, in the same table under their own partition:
- *   pk = "L#LOG", sk = "#"                 head: origin, treeSize, the latest signed checkpoint,
- *                                          and, while a writer runs, its lease (lockId, lockedAt,
- *                                          lockUntil: after that instant another writer may take it)
- *   pk = "L#LOG", sk = "E#" + index(12)    one leaf: its hash, and the reference and version it logs
- *   pk = "L#LOG", sk = "C#" + size(12)     every checkpoint published, by tree size
- *   pk = "L#LOG", sk = "T#" + level(2) + "#" + index(12)
- *                                          a hash tile (C2SP tlog-tiles, the bytes of tile/<level>/<index>), grown in place while partial
- *   pk = "L#LOG", sk = "J#" and "J#" + chunk(6)
- *                                          the batch journal (dynamodb/journal.ts)
+ * The integrity log's items, in the same table, each kind under keys of its own so that no
+ * partition takes every batch's writes (docs/ledger.md#where-the-log-lives-in-the-table):
+ *   pk = "L#LOG", sk = "#"                   head: origin, treeSize, the latest signed checkpoint,
+ *                                            and, while a writer runs, its lease (lockId, lockedAt,
+ *                                            lockUntil: after that instant another writer may take it);
+ *                                            a few conditional writes a batch
+ *   pk = "L#T#" + level(2) + "#" + index(12), sk = "#"
+ *                                            a hash tile (C2SP tlog-tiles, the bytes of tile/<level>/<index>),
+ *                                            grown in place while partial; level 0 holds the leaf hashes,
+ *                                            so no item per leaf is kept
+ *   pk = "L#C#" + size(12), sk = "#"         every checkpoint published, by tree size
+ *   pk = "L#J", sk = "#"                     the batch journal's header (dynamodb/journal.ts)
+ *   pk = "L#J#" + treeSize(12) + "#" + chunk(6), sk = "#"
+ *                                            a batch's journal chunks, each alone in its partition (a
+ *                                            batch's journal is a few dozen write units), removed once
+ *                                            the batch is done
+ * The layout before (every item under pk = "L#LOG": leaves "E#", checkpoints "C#", tiles "T#",
+ * journal "J#") is moved by `npm run migrate` (lib/migrate).
  */
 export const LEDGER_PK = 'L#LOG';
 export const LEDGER_HEAD_SK = '#';
+/** The sort key of every ledger item that is alone in its partition. */
+export const LEDGER_ITEM_SK = '#';
 const pad12 = (n: number): string => String(n).padStart(12, '0');
-export const ledgerLeafSk = (index: number): string => `E#${pad12(index)}`;
-export const ledgerCheckpointSk = (treeSize: number): string => `C#${pad12(treeSize)}`;
-export const ledgerTileSk = (level: number, index: number): string => `T#${String(level).padStart(2, '0')}#${pad12(index)}`;
+export const ledgerCheckpointPk = (treeSize: number): string => `L#C#${pad12(treeSize)}`;
+export const ledgerTilePk = (level: number, index: number): string => `L#T#${String(level).padStart(2, '0')}#${pad12(index)}`;
+export const LEDGER_JOURNAL_PK = 'L#J';
+export const ledgerJournalChunkPk = (treeSize: number, chunk: number): string => `L#J#${pad12(treeSize)}#${String(chunk).padStart(6, '0')}`;

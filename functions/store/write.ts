@@ -20,6 +20,7 @@ export const TABLE_KEYS = {
 } as const;
 
 export { PENDING_INDEX } from './layout';
+export { TTL_ATTRIBUTE } from './layout';
 
 const PENDING_INDEX_DEFINITION = {
   IndexName: PENDING_INDEX.name,

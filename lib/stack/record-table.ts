@@ -2,7 +2,7 @@ import { Annotations, RemovalPolicy } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, InputCompressionType, InputFormat, ProjectionType, StreamViewType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
-import { PENDING_INDEX, TABLE_KEYS } from '../../functions/store/write';
+import { PENDING_INDEX, TABLE_KEYS, TTL_ATTRIBUTE } from '../../functions/store/write';
 
 export interface RecordTableProps {
   deletionProtection: boolean;
@@ -32,6 +32,8 @@ export class RecordTable extends Construct {
       removalPolicy: RemovalPolicy.RETAIN,
       // The sequencer's trigger reads only the new item (its key, for the filter); old images are never needed.
       stream: StreamViewType.NEW_IMAGE,
+      // Bookkeeping only carries it: delivery answers, integrated events, finished journal chunks (docs/deploy.md#what-is-kept-and-for-how-long).
+      timeToLiveAttribute: TTL_ATTRIBUTE,
       ...(props.importFrom
         ? {
             importSource: {

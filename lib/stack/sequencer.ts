@@ -12,7 +12,7 @@ import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { PENDING_PK_PREFIX, PENDING_QUEUE } from '../../functions/store/layout';
+import { PENDING_PK_PREFIX, PENDING_QUEUE_PREFIX } from '../../functions/store/layout';
 import { PENDING_INDEX, TABLE_KEYS } from '../../functions/store/write';
 import { BUNDLE_AWS_SDK, BUNDLE_OPTIONS, CREDENTIALS_ESBUILD_ARGS } from './bundling';
 import { lambdaLogging, loggingEnvironment, type LogSettings } from './logging';
@@ -29,6 +29,13 @@ export const SEQUENCER_TIMEOUT_SECONDS = 60;
 
 /** Events per stream invocation: many events share one checkpoint signature and one tile write. */
 export const STREAM_BATCH_SIZE = 100;
+
+/**
+ * A batch is cut by count (STREAM_BATCH_SIZE) or by time, whichever comes first: the stream
+ * gathers new events for at most this long before it invokes the sequencer, so a quiet hour
+ * still integrates each event within about a second and a busy one fills every batch.
+ */
+export const STREAM_BATCHING_WINDOW_SECONDS = 1;
 
 /** How often the schedule drains the pending index (the safety net for stream batches that failed). */
 export const SEQUENCER_SCHEDULE_MINUTES = 1;
@@ -188,7 +195,7 @@ export class Sequencer extends Construct {
         // From the oldest record the stream holds: nothing written while the mapping was being created is skipped.
         startingPosition: StartingPosition.TRIM_HORIZON,
         batchSize: STREAM_BATCH_SIZE,
-        maxBatchingWindow: Duration.seconds(2),
+        maxBatchingWindow: Duration.seconds(STREAM_BATCHING_WINDOW_SECONDS),
         bisectBatchOnError: true,
         retryAttempts: 3,
         // A record the stream could not hand over within an hour is left to the schedule (it is still pending in the table).
@@ -201,7 +208,7 @@ export class Sequencer extends Construct {
             // What waits for the sequencer (an accepted event), not what only notes a delivery of it.
             dynamodb: {
               Keys: { [TABLE_KEYS.partitionKey]: { S: FilterRule.beginsWith(PENDING_PK_PREFIX) } },
-              NewImage: { [PENDING_INDEX.partitionKey]: { S: FilterRule.isEqual(PENDING_QUEUE) } },
+              NewImage: { [PENDING_INDEX.partitionKey]: { S: FilterRule.beginsWith(PENDING_QUEUE_PREFIX) } },
             },
           }),
         ],

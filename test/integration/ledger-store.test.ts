@@ -13,6 +13,7 @@ import { parseVerifierKey, verifyEvidence, verifyNote } from '../../functions/do
 import type { RecordHead } from '../../functions/domain/record';
 import { storeClient } from '../../functions/store/client';
 import { LEDGER_PK } from '../../functions/store/layout';
+import { leafItems, levelZeroTiles } from '../support/ledger-items';
 import { LedgerLockedError } from '../../functions/store/errors';
 import { dynamoLedgerLock } from '../../functions/store/dynamodb/ledger-head';
 import { environmentPublishedLedger, environmentRecords } from '../../functions/store/environment';
@@ -49,8 +50,6 @@ async function scan(): Promise<Item[]> {
   return items;
 }
 const fingerprint = (items: Item[]) => items.map((i) => JSON.stringify(i, Object.keys(i).sort())).sort();
-const leafItems = (items: Item[]) =>
-  items.filter((i) => i.pk.S === LEDGER_PK && i.sk.S!.startsWith('E#')).sort((a, b) => a.sk.S!.localeCompare(b.sk.S!));
 const recordHeads = (items: Item[]) => items.filter((i) => i.pk.S!.startsWith('R#') && i.head).map((i) => JSON.parse(i.head.S!) as RecordHead);
 
 const load = (document: unknown, extra: Partial<Parameters<typeof loadDocument>[1]> = {}) =>
@@ -122,7 +121,7 @@ describe('the loader and the log in the table', () => {
     const stale = recordHeads(items).find((h) => h.reference === DEMO_OBJECTS.stale)!;
     expect(stale.content).toMatchObject({ title: 'Warranty W-0003 (renamed)' });
     expect(verifyEvidence(stale.content, stale.evidence!, KEYS).ok).toBe(true);
-    const historyItem = items.find((i) => i.pk.S === LEDGER_PK && i.sk.S === `C#${String(firstSize).padStart(12, '0')}`);
+    const historyItem = items.find((i) => i.pk.S === `L#C#${String(firstSize).padStart(12, '0')}` && i.sk.S === '#');
     expect(historyItem?.checkpoint.S).toBe(firstCheckpoint);
   });
 
@@ -149,16 +148,17 @@ describe('the loader and the log in the table', () => {
   });
 
   it('refuses to extend a log whose stored leaves were altered, or with another signing key', async () => {
-    const leaf = leafItems(await scan())[3];
-    const original = leaf.leafHash.B!;
+    // Leaf 3 is the fourth hash of the first level-0 tile.
+    const tile = levelZeroTiles(await scan())[0];
+    const original = tile.hashes.B!;
     const altered = Buffer.from(original);
-    altered[0] ^= 1;
+    altered[3 * 32] ^= 1;
     await client.send(
-      new UpdateItemCommand({ TableName: TABLE, Key: { pk: leaf.pk, sk: leaf.sk }, UpdateExpression: 'SET leafHash = :h', ExpressionAttributeValues: { ':h': { B: altered } } }),
+      new UpdateItemCommand({ TableName: TABLE, Key: { pk: tile.pk, sk: tile.sk }, UpdateExpression: 'SET hashes = :h', ExpressionAttributeValues: { ':h': { B: altered } } }),
     );
     await expect(load(demoDocument(ANCHOR))).rejects.toThrow(LedgerIntegrityError);
     await client.send(
-      new UpdateItemCommand({ TableName: TABLE, Key: { pk: leaf.pk, sk: leaf.sk }, UpdateExpression: 'SET leafHash = :h', ExpressionAttributeValues: { ':h': { B: original } } }),
+      new UpdateItemCommand({ TableName: TABLE, Key: { pk: tile.pk, sk: tile.sk }, UpdateExpression: 'SET hashes = :h', ExpressionAttributeValues: { ':h': { B: original } } }),
     );
     const stranger = signerFromKey(generateSignerKey('ledger-test.example/log'));
     await expect(load(demoDocument(ANCHOR), { signer: stranger })).rejects.toThrow(/not signed by this signing key/);

@@ -1,11 +1,11 @@
-import { GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { DeleteItemCommand, GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { DEMO_OBJECTS } from '../../fixtures/demo';
 import { verifyEvidence } from '../../functions/domain/ledger/node-crypto';
 import { sequenceAll } from '../../functions/ledger-writer/sequencer';
 import { formatSignerKey, signerFromKey } from '../../functions/ledger-writer/signer';
 import { directoryTileStore } from '../../functions/ledger-writer/tile-store';
 import { tableStores, type TableStores } from '../../functions/store/dynamodb';
-import { GENESIS_SK, PENDING_INDEX, PENDING_QUEUE } from '../../functions/store/layout';
+import { GENESIS_SK, PENDING_INDEX, pendingQueue } from '../../functions/store/layout';
 import { buildEvent } from '../../lib/ingress/emit';
 import { localClient } from '../../lib/local/service';
 import { startDemoTable, type DemoTable } from '../support/demo-table';
@@ -45,9 +45,9 @@ async function waitingAgain(key: string): Promise<void> {
     new UpdateItemCommand({
       TableName: TABLE,
       Key: { pk: { S: key }, sk: { S: GENESIS_SK } },
-      UpdateExpression: 'SET #queue = :queue, sequencing = :pending REMOVE sequencedAt, outcome',
+      UpdateExpression: 'SET #queue = :queue, sequencing = :pending REMOVE sequencedAt, outcome, expiresAt',
       ExpressionAttributeNames: { '#queue': PENDING_INDEX.partitionKey },
-      ExpressionAttributeValues: { ':queue': { S: PENDING_QUEUE }, ':pending': { S: 'PENDING' } },
+      ExpressionAttributeValues: { ':queue': { S: pendingQueue(key) }, ':pending': { S: 'PENDING' } },
     }),
   );
 }
@@ -83,4 +83,28 @@ test.each([
   expect(await wholeRecord(stores.records, REFERENCE)).toEqual(timeline);
   expect((await stores.ledger.lock.read())!.treeSize).toBe(size);
   expect(await outcomeOf(key)).toEqual(settled);
+});
+
+test('an integrated event whose bookkeeping expired (TTL) and that is sent again: claimed anew, but no second entry and no leaf; settled as integrated', async () => {
+  const at = new Date(Date.now() - 30_000 + received * 1000).toISOString();
+  // An authority's observation of the state the object is in (the tests above left it RETURNED).
+  const raw = JSON.stringify(buildEvent('svc.living-object.authority-observed.v1', REFERENCE, { state: 'RETURNED' }, at));
+  const key = await claimAccepted(stores.pending, { webhookId: `expiring-${received}`, raw, receivedAt: receivedAt() });
+  const [first] = await sequence();
+  expect([first.sequenced, first.reasons]).toEqual([1, {}]);
+  const item = (await client.send(new GetItemCommand({ TableName: TABLE, Key: { pk: { S: key }, sk: { S: GENESIS_SK } }, ConsistentRead: true }))).Item!;
+  // Integrated: DynamoDB may delete the item 30 days after it was settled.
+  expect(Number(item.expiresAt.N)).toBe(Math.floor(Date.parse(item.sequencedAt.S!) / 1000) + 30 * 86_400);
+  const timeline = (await wholeRecord(stores.records, REFERENCE))!;
+  const size = (await stores.ledger.lock.read())!.treeSize;
+
+  // As TTL deletes it; then the sender sends the same CloudEvent again, under a new webhook-id.
+  await client.send(new DeleteItemCommand({ TableName: TABLE, Key: { pk: { S: key }, sk: { S: GENESIS_SK } } }));
+  expect(await claimAccepted(stores.pending, { webhookId: `expiring-again-${received}`, raw, receivedAt: receivedAt() })).toBe(key);
+  const again = await sequence();
+  expect(again.map((r) => [r.deliveries, r.sequenced, r.appended])).toEqual([[1, 1, 0]]);
+  expect(await wholeRecord(stores.records, REFERENCE)).toEqual(timeline);
+  expect((await stores.ledger.lock.read())!.treeSize).toBe(size);
+  expect(timeline.filter((e) => e.eventKey === key)).toHaveLength(1);
+  expect((await outcomeOf(key)).outcome).toEqual({ sequenced: true, version: null });
 });

@@ -11,7 +11,7 @@ import { formatSignerKey, signerFromKey } from '../../functions/ledger-writer/si
 import { directoryTileStore } from '../../functions/ledger-writer/tile-store';
 import { statusListReference } from '../../functions/domain/credentials/model';
 import { tableStores } from '../../functions/store/dynamodb';
-import { GENESIS_SK, LEDGER_PK, PENDING_INDEX } from '../../functions/store/layout';
+import { GENESIS_SK, LEDGER_JOURNAL_PK, PENDING_INDEX } from '../../functions/store/layout';
 import { buildEvent } from '../../lib/ingress/emit';
 import { loadDocument } from '../../lib/loader/load';
 import { startEmbeddedStore, type EmbeddedStore } from '../../lib/local/embedded-store';
@@ -119,7 +119,7 @@ async function snapshot(table: string, tiles: string) {
       const item = (await client.send(new GetItemCommand({ TableName: table, Key: { pk: { S: key }, sk: { S: GENESIS_SK } }, ConsistentRead: true }))).Item!;
       deliveries.push({ sequencing: item.sequencing.S, outcome: item.outcome?.S, waiting: item[PENDING_INDEX.partitionKey] !== undefined });
     }
-    const journal = (await client.send(new GetItemCommand({ TableName: table, Key: { pk: { S: LEDGER_PK }, sk: { S: 'J#' } }, ConsistentRead: true }))).Item;
+    const journal = (await client.send(new GetItemCommand({ TableName: table, Key: { pk: { S: LEDGER_JOURNAL_PK }, sk: { S: '#' } }, ConsistentRead: true }))).Item;
     const files: Record<string, string> = {};
     for (const entry of await readdir(tiles, { recursive: true, withFileTypes: true })) {
       if (entry.isFile()) files[path.relative(tiles, path.join(entry.parentPath, entry.name))] = (await readFile(path.join(entry.parentPath, entry.name))).toString('base64');

@@ -287,7 +287,9 @@ describe.each(IMPLEMENTATIONS)('the ledger\'s head, leaves and journal, %s', (_n
   test('leaves and hash tiles: stored, read back in order a page at a time, a missing one refused; the edge tiles and the read path\'s tiles by name', async () => {
     const { leaves, published } = stores.ledger;
     const leaf = (index: number) => ({ index, leafHash: Buffer.alloc(32, index), reference: `R-${index}`, version: 1 });
-    await leaves.write([leaf(0), leaf(1), leaf(2)], [{ level: 0, index: 0, hashes: Buffer.alloc(96, 7) }]);
+    // The leaves are the level-0 tile's hashes: what a writer reads them from.
+    const level0 = (count: number) => Buffer.concat(Array.from({ length: count }, (_, i) => leaf(i).leafHash));
+    await leaves.write([leaf(0), leaf(1), leaf(2)], [{ level: 0, index: 0, hashes: level0(3) }]);
     const read: number[] = [];
     await leaves.forEachLeaf(3, (hash, index) => void read.push(hash[0] * 10 + index));
     expect(read).toEqual([0, 11, 22]);
@@ -320,6 +322,9 @@ describe.each(IMPLEMENTATIONS)('the ledger\'s head, leaves and journal, %s', (_n
     expect((await stores.records.readGeneses(['ORD-9'])).get('ORD-9')).toMatchObject({ loadDigest: 'digest-1' });
     expect((await stores.pending.readEvents([claim.key]))[0].sequencing).toBe('SEQUENCED');
     await journal.write(8, { records: [], settlements: [] });
+    // Marking another size done (a writer late to mark its own) leaves a newer batch's journal unfinished.
+    await journal.markDone(7);
+    expect(await journal.unfinished()).toBe(true);
     await journal.markDone(8);
     expect(await journal.unfinished()).toBe(false);
   });

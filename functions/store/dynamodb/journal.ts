@@ -1,31 +1,43 @@
-import { GetItemCommand, paginateQuery, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { LEDGER_PK } from '../layout';
+import { GetItemCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { batchGetItems, WRITER_READ } from '../batch-get';
+import { LEDGER_ITEM_SK, LEDGER_JOURNAL_PK, ledgerJournalChunkPk } from '../layout';
 import type { JournaledWrites, LedgerJournal } from '../ports/ledger';
 import { tableMetaItem } from '../write';
 import { settledItem } from './pending';
-import { putItems } from './put-items';
+import { deleteItems, putItems } from './put-items';
+import { TTL_ATTRIBUTE } from './pending-items';
 import { recordChangeItems } from './records';
 
 type Item = Record<string, AttributeValue>;
 
 /**
- * The batch journal in the table, beside the log's head (layout.ts):
- *   pk = "L#LOG", sk = "J#" + chunk(6)   the items a batch writes after its head, a few hundred per
- *                                        chunk, as gzip-compressed JSON (binary): the items repeat
- *                                        their evidence and checkpoint text, so a chunk is a fraction
- *                                        of its items' size to write, store and read
- *   pk = "L#LOG", sk = "J#"              the header, written after every chunk: the tree size the
- *                                        batch publishes, the number of chunks, and whether all its
- *                                        items are written
+ * The batch journal in the table (layout.ts), each batch's chunks in a partition of their own:
+ *   pk = "L#J#" + treeSize(12) + "#" + chunk(6), sk = "#"
+ *                             the items a batch writes after its head, a few hundred per chunk, as
+ *                             gzip-compressed JSON (binary): the items repeat their evidence and
+ *                             checkpoint text, so a chunk is a fraction of its items' size to
+ *                             write, store and read. Deleted by the writer's next journaled batch
+ *                             once the batch is done (and they carry a TTL, CHUNK_RETENTION_DAYS,
+ *                             for chunks no living writer remembers)
+ *   pk = "L#J", sk = "#"      the header: the tree size the batch publishes, the number of chunks,
+ *                             and whether all its items are written
+ * The chunks and the header are written together: the header counts only once the head is
+ * published at its size, which happens after both are stored (functions/ledger-writer/batch.ts).
  * The items are the very items the record and pending stores write for those changes (in the order
- * they write them), so finishing a journal is writing them. Overwritten by the next journaled batch.
+ * they write them), so finishing a journal is writing them.
  */
-const JOURNAL_SK = 'J#';
 /** node:zlib when a journal is first written or read (process.getBuiltinModule: not at a function's start, which reads never pay for). */
 const zlib = (): typeof import('node:zlib') => process.getBuiltinModule('node:zlib');
-const journalChunkSk = (chunk: number): string => `J#${String(chunk).padStart(6, '0')}`;
-/** Uncompressed JSON per chunk: below DynamoDB's 400 KB item limit even if gzip could not shrink it at all. */
-const JOURNAL_CHUNK_BYTES = 300_000;
+/**
+ * Uncompressed JSON per chunk: below DynamoDB's 400 KB item limit even if gzip could not shrink it
+ * at all, and small enough that a chunk (a few KB compressed, a few write units) is a small share
+ * of its partition's 1,000 write units a second.
+ */
+const JOURNAL_CHUNK_BYTES = 100_000;
+/** How long an unfinished batch's chunks outlive it at most: as long as a failed batch's description is kept (lib/stack/sequencer.ts). */
+const CHUNK_RETENTION_DAYS = 14;
+/** Chunk and item writes in flight at once. */
+const WRITE_CONCURRENCY = 16;
 
 interface JournalHeader {
   treeSize: number;
@@ -33,9 +45,11 @@ interface JournalHeader {
   done: boolean;
 }
 
+const headerKey = (): Item => ({ pk: { S: LEDGER_JOURNAL_PK }, sk: { S: LEDGER_ITEM_SK } });
+const chunkKey = (treeSize: number, chunk: number): Item => ({ pk: { S: ledgerJournalChunkPk(treeSize, chunk) }, sk: { S: LEDGER_ITEM_SK } });
+
 const headerItem = (header: JournalHeader): Item => ({
-  pk: { S: LEDGER_PK },
-  sk: { S: JOURNAL_SK },
+  ...headerKey(),
   treeSize: { N: String(header.treeSize) },
   chunks: { N: String(header.chunks) },
   done: { BOOL: header.done },
@@ -47,13 +61,14 @@ function itemsOf(writes: JournaledWrites): Item[] {
   return [...records.entries, ...records.geneses, ...(writes.schema ? [tableMetaItem()] : []), ...writes.settlements.map(settledItem)];
 }
 
-/** The journal of `items` for a batch publishing `treeSize`: chunk items, then the header (written in this order). */
-function journalItems(treeSize: number, items: readonly Item[]): Item[] {
+/** The chunks of `items` for a batch publishing `treeSize`. */
+function journalChunks(treeSize: number, items: readonly Item[]): Item[] {
   const chunks: Item[] = [];
+  const expiresAt = { N: String(Math.floor(Date.now() / 1000) + CHUNK_RETENTION_DAYS * 86_400) };
   let current: string[] = [];
   let bytes = 0;
   const flush = () => {
-    chunks.push({ pk: { S: LEDGER_PK }, sk: { S: journalChunkSk(chunks.length) }, items: { B: zlib().gzipSync(`[${current.join(',')}]`) } });
+    chunks.push({ ...chunkKey(treeSize, chunks.length), items: { B: zlib().gzipSync(`[${current.join(',')}]`) }, [TTL_ATTRIBUTE]: expiresAt });
     current = [];
     bytes = 0;
   };
@@ -67,43 +82,66 @@ function journalItems(treeSize: number, items: readonly Item[]): Item[] {
     bytes += text.length;
   }
   if (current.length > 0) flush();
-  return [...chunks, headerItem({ treeSize, chunks: chunks.length, done: false })];
+  return chunks;
 }
 
 export function dynamoJournal(client: DynamoDBClient, table: string): LedgerJournal {
+  /** The chunks this process last wrote (removed when that batch is marked done). */
+  let written: { treeSize: number; chunks: number } | null = null;
   const readHeader = async (): Promise<JournalHeader | null> => {
-    const out = await client.send(new GetItemCommand({ TableName: table, Key: { pk: { S: LEDGER_PK }, sk: { S: JOURNAL_SK } }, ConsistentRead: true }));
+    const out = await client.send(new GetItemCommand({ TableName: table, Key: headerKey(), ConsistentRead: true }));
     if (!out.Item) return null;
     return { treeSize: Number(out.Item.treeSize!.N), chunks: Number(out.Item.chunks!.N), done: out.Item.done?.BOOL === true };
   };
   const readItems = async (header: JournalHeader): Promise<Item[]> => {
-    const items: Item[] = [];
-    if (header.chunks === 0) return items;
-    const pages = paginateQuery(
-      { client },
-      {
-        TableName: table,
-        KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',
-        ExpressionAttributeValues: { ':pk': { S: LEDGER_PK }, ':first': { S: journalChunkSk(0) }, ':last': { S: journalChunkSk(header.chunks - 1) } },
-        ConsistentRead: true,
-      },
-    );
-    for await (const page of pages) for (const chunk of page.Items ?? []) items.push(...(JSON.parse(zlib().gunzipSync(chunk.items!.B!).toString('utf8')) as Item[]));
-    return items;
+    if (header.chunks === 0) return [];
+    const keys = Array.from({ length: header.chunks }, (_, chunk) => chunkKey(header.treeSize, chunk));
+    const found = new Map((await batchGetItems(client, table, keys, WRITER_READ)).map((chunk) => [chunk.pk!.S!, chunk] as const));
+    return keys.flatMap((key) => {
+      const chunk = found.get(key.pk!.S!);
+      if (!chunk?.items?.B) throw new Error(`the journal of the batch publishing ${header.treeSize} is missing its chunk ${key.pk!.S}`);
+      return JSON.parse(zlib().gunzipSync(chunk.items.B).toString('utf8')) as Item[];
+    });
   };
-  const markDone = (treeSize: number) => putItems(client, table, [headerItem({ treeSize, chunks: 0, done: true })]);
+  /** The chunks of the last batch this process marked done: removed while the next batch's journal is written (no round trip of their own). */
+  let done: { treeSize: number; chunks: number } | null = null;
+  const markDone = async (treeSize: number, chunks = written?.treeSize === treeSize ? written.chunks : 0) => {
+    // Only the header of this size: a writer marking done while it releases the lease must never mark a newer batch's journal.
+    try {
+      await client.send(
+        new UpdateItemCommand({
+          TableName: table,
+          Key: headerKey(),
+          UpdateExpression: 'SET done = :done, chunks = :none',
+          ConditionExpression: 'treeSize = :size',
+          ExpressionAttributeValues: { ':done': { BOOL: true }, ':none': { N: '0' }, ':size': { N: String(treeSize) } },
+        }),
+      );
+    } catch (error) {
+      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    }
+    if (chunks > 0) done = { treeSize, chunks };
+    if (written?.treeSize === treeSize) written = null;
+  };
   return {
     async write(treeSize, writes) {
-      await putItems(client, table, journalItems(treeSize, itemsOf(writes)));
+      const chunks = journalChunks(treeSize, itemsOf(writes));
+      const old = done && done.treeSize !== treeSize ? done : null;
+      await Promise.all([
+        putItems(client, table, [...chunks, headerItem({ treeSize, chunks: chunks.length, done: false })], undefined, { concurrency: WRITE_CONCURRENCY }),
+        old ? deleteItems(client, table, Array.from({ length: old.chunks }, (_, chunk) => chunkKey(old.treeSize, chunk)), WRITE_CONCURRENCY) : null,
+      ]);
+      if (old === done) done = null;
+      written = { treeSize, chunks: chunks.length };
     },
     async finish(publishedSize) {
       const header = await readHeader();
       if (!header || header.done || header.treeSize !== publishedSize) return false;
-      await putItems(client, table, await readItems(header));
-      await markDone(publishedSize);
+      await putItems(client, table, await readItems(header), undefined, { concurrency: WRITE_CONCURRENCY });
+      await markDone(publishedSize, header.chunks);
       return true;
     },
-    markDone,
+    markDone: (treeSize) => markDone(treeSize),
     async unfinished() {
       return (await readHeader())?.done === false;
     },

@@ -1,7 +1,7 @@
 import { ConditionalCheckFailedException, GetItemCommand, PutItemCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BATCH_GET_KEYS, batchGetItems } from '../batch-get';
 import { LeaseLostError, LedgerLockedError, StoreUnavailable } from '../errors';
-import { LEDGER_HEAD_SK, LEDGER_PK, ledgerCheckpointSk, ledgerTileSk } from '../layout';
+import { LEDGER_HEAD_SK, LEDGER_ITEM_SK, LEDGER_PK, ledgerCheckpointPk, ledgerTilePk } from '../layout';
 import { tileName, type LedgerHead, type LedgerLock, type PublishedHead, type PublishedLedger } from '../ports/ledger';
 
 type Item = Record<string, AttributeValue>;
@@ -22,7 +22,8 @@ function headFrom(item: Item | undefined): LedgerHead | null {
 /**
  * The log's head in the table (layout.ts: pk = "L#LOG", sk = "#"): its size, signed checkpoint and
  * the single writer's lease, changed only by conditional UpdateItems, so every change of it is a
- * compare-and-swap DynamoDB serializes.
+ * compare-and-swap DynamoDB serializes. A few writes a batch: the one key every batch touches.
+ * The checkpoint history is one item per published size, each under its own key.
  */
 export function dynamoLedgerLock(client: DynamoDBClient, table: string): LedgerLock {
   const read = async () => headFrom((await client.send(new GetItemCommand({ TableName: table, Key: headKey(), ConsistentRead: true }))).Item);
@@ -56,8 +57,10 @@ export function dynamoLedgerLock(client: DynamoDBClient, table: string): LedgerL
         throw error;
       }
     },
-    async publish(lockId, head) {
+    async recordCheckpoint(head) {
       await client.send(new PutItemCommand({ TableName: table, Item: ledgerCheckpointItem(head) }));
+    },
+    async publish(lockId, head) {
       await client
         .send(
         new UpdateItemCommand({
@@ -115,8 +118,8 @@ export function dynamoPublishedLedger(client: DynamoDBClient, table: string): Pu
     },
     async headWithTiles(tiles) {
       if (tiles.length + 1 > BATCH_GET_KEYS) throw new StoreUnavailable(`${tiles.length} tiles are more than one request reads`);
-      const names = new Map(tiles.map((t) => [ledgerTileSk(t.level, t.index), tileName(t)]));
-      const keys: Item[] = [headKey(), ...[...names.keys()].map((sk) => ({ pk: { S: LEDGER_PK }, sk: { S: sk } }))];
+      const names = new Map(tiles.map((t) => [ledgerTilePk(t.level, t.index), tileName(t)]));
+      const keys: Item[] = [headKey(), ...[...names.keys()].map((pk) => ({ pk: { S: pk }, sk: { S: LEDGER_ITEM_SK } }))];
       let items: Item[];
       try {
         // It answers a person, not a batch: three requests at most, without waiting between them.
@@ -128,8 +131,8 @@ export function dynamoPublishedLedger(client: DynamoDBClient, table: string): Pu
       const found = new Map<string, Uint8Array>();
       let head: LedgerHead | null = null;
       for (const item of items) {
-        if (item.sk?.S === LEDGER_HEAD_SK) head = headFrom(item);
-        else if (item.sk?.S && item.hashes?.B) found.set(names.get(item.sk.S)!, item.hashes.B);
+        if (item.pk?.S === LEDGER_PK && item.sk?.S === LEDGER_HEAD_SK) head = headFrom(item);
+        else if (item.pk?.S && item.hashes?.B) found.set(names.get(item.pk.S)!, item.hashes.B);
       }
       return { head, tiles: found };
     },
@@ -138,7 +141,7 @@ export function dynamoPublishedLedger(client: DynamoDBClient, table: string): Pu
 
 /** The checkpoint history's item for one published size. */
 export function ledgerCheckpointItem(head: { treeSize: number; checkpoint: string; at: string }): Item {
-  return { pk: { S: LEDGER_PK }, sk: { S: ledgerCheckpointSk(head.treeSize) }, checkpoint: { S: head.checkpoint }, at: { S: head.at } };
+  return { pk: { S: ledgerCheckpointPk(head.treeSize) }, sk: { S: LEDGER_ITEM_SK }, checkpoint: { S: head.checkpoint }, at: { S: head.at } };
 }
 
 /** The head item as a writer leaves it once it has published and released its lease (for a table made from an export). */

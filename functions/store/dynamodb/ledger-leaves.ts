@@ -1,64 +1,63 @@
-import { paginateQuery, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { batchGetItems, WRITER_READ } from '../batch-get';
-import { LEDGER_PK, ledgerLeafSk, ledgerTileSk } from '../layout';
-import type { HashTileToStore, LeafStore, LeafToStore } from '../ports/ledger';
+import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { BATCH_GET_KEYS, batchGetItems, WRITER_READ } from '../batch-get';
+import { LEDGER_ITEM_SK, ledgerTilePk } from '../layout';
+import type { HashTileToStore, LeafStore } from '../ports/ledger';
 import { putItems } from './put-items';
 
 type Item = Record<string, AttributeValue>;
 
+/** Leaves in one level-0 hash tile (C2SP tlog-tiles: 2^8 hashes of 32 bytes). */
+const TILE_WIDTH = 256;
+const HASH_BYTES = 32;
+/** Tile writes in flight at once: a batch grows a few tiles, a load thousands. */
+const WRITE_CONCURRENCY = 16;
+
+const tileKey = (level: number, index: number): Item => ({ pk: { S: ledgerTilePk(level, index) }, sk: { S: LEDGER_ITEM_SK } });
+
 /**
- * The log's leaves and hash tiles in the table (layout.ts), beside its head: leaves read a page at
- * a time (a writer checks a log of any size in bounded memory), the edge tiles in one strongly
- * consistent BatchGetItem, new leaves and tiles in BatchWriteItems.
+ * The log's hash tiles in the table, each in a partition of its own (layout.ts): no key takes
+ * every batch's writes. The leaves are the hashes of the level-0 tiles, so no item is kept per
+ * leaf: a writer reads leaves 100 tiles (25,600 leaves) a BatchGetItem, in bounded memory; the
+ * edge tiles in one strongly consistent BatchGetItem; new tiles in BatchWriteItems sent together.
  */
 export function dynamoLeafStore(client: DynamoDBClient, table: string): LeafStore {
   return {
     async forEachLeaf(treeSize, onLeaf, onProgress, from = 0) {
       if (treeSize <= from) return;
-      const pages = paginateQuery(
-        { client },
-        {
-          TableName: table,
-          KeyConditionExpression: 'pk = :pk AND sk BETWEEN :first AND :last',
-          ExpressionAttributeValues: { ':pk': { S: LEDGER_PK }, ':first': { S: ledgerLeafSk(from) }, ':last': { S: ledgerLeafSk(treeSize - 1) } },
-          ProjectionExpression: 'sk, leafHash',
-          ConsistentRead: true,
-        },
-      );
+      const first = Math.floor(from / TILE_WIDTH);
+      const last = Math.floor((treeSize - 1) / TILE_WIDTH);
       let next = from;
-      for await (const page of pages) {
-        for (const item of page.Items ?? []) {
-          if (item.sk?.S !== ledgerLeafSk(next) || !item.leafHash?.B) throw new Error(`the ledger is missing leaf ${next} (found ${item.sk?.S ?? 'nothing'})`);
-          onLeaf(Buffer.from(item.leafHash.B), next++);
+      for (let page = first; page <= last; page += BATCH_GET_KEYS) {
+        const indexes = Array.from({ length: Math.min(BATCH_GET_KEYS, last - page + 1) }, (_, i) => page + i);
+        const items = await batchGetItems(client, table, indexes.map((index) => tileKey(0, index)), WRITER_READ);
+        const byIndex = new Map(items.map((item) => [Number(item.pk!.S!.slice(item.pk!.S!.lastIndexOf('#') + 1)), item.hashes?.B] as const));
+        for (const index of indexes) {
+          const hashes = byIndex.get(index);
+          const end = Math.min(treeSize, (index + 1) * TILE_WIDTH);
+          for (; next < end; next++) {
+            const at = (next - index * TILE_WIDTH) * HASH_BYTES;
+            if (!hashes || hashes.length < at + HASH_BYTES) throw new Error(`the ledger is missing leaf ${next} (its hash tile 0/${index} holds ${hashes ? hashes.length / HASH_BYTES : 'no'} hashes)`);
+            onLeaf(Buffer.from(hashes.subarray(at, at + HASH_BYTES)), next);
+          }
         }
         onProgress?.(next, treeSize);
       }
-      if (next !== treeSize) throw new Error(`the ledger head says ${treeSize} leaves but ${next} are stored`);
     },
     async readEdgeTiles(tiles) {
       // A tile stored wider than the published size (grown by a batch that stopped before publishing)
       // is returned as stored; the caller takes the hashes the size covers, which that batch could not change.
-      const levelOf = new Map(tiles.map((t) => [ledgerTileSk(t.level, t.index), t.level]));
-      const items = await batchGetItems(client, table, tiles.map((t) => ({ pk: { S: LEDGER_PK }, sk: { S: ledgerTileSk(t.level, t.index) } })), WRITER_READ);
-      return new Map(items.flatMap((item) => (item.sk?.S && item.hashes?.B ? [[levelOf.get(item.sk.S)!, item.hashes.B] as const] : [])));
+      const levelOf = new Map(tiles.map((t) => [ledgerTilePk(t.level, t.index), t.level]));
+      const items = await batchGetItems(client, table, tiles.map((t) => tileKey(t.level, t.index)), WRITER_READ);
+      return new Map(items.flatMap((item) => (item.pk?.S && item.hashes?.B ? [[levelOf.get(item.pk.S)!, item.hashes.B] as const] : [])));
     },
-    async write(leaves, tiles, onProgress) {
-      const items = [...ledgerLeafItems(leaves), ...ledgerTileItems(tiles)];
-      await putItems(client, table, items, (written) => onProgress?.(written, items.length));
+    async write(_leaves, tiles, onProgress) {
+      // The leaves are in the level-0 tiles: only the tiles are stored.
+      const items = ledgerTileItems(tiles);
+      await putItems(client, table, items, (written) => onProgress?.(written, items.length), { concurrency: WRITE_CONCURRENCY });
     },
   };
 }
 
-export function ledgerLeafItems(leaves: readonly LeafToStore[]): Item[] {
-  return leaves.map((leaf) => ({
-    pk: { S: LEDGER_PK },
-    sk: { S: ledgerLeafSk(leaf.index) },
-    leafHash: { B: leaf.leafHash },
-    reference: { S: leaf.reference },
-    version: { N: String(leaf.version) },
-  }));
-}
-
 export function ledgerTileItems(tiles: readonly HashTileToStore[]): Item[] {
-  return tiles.map((tile) => ({ pk: { S: LEDGER_PK }, sk: { S: ledgerTileSk(tile.level, tile.index) }, hashes: { B: tile.hashes } }));
+  return tiles.map((tile) => ({ ...tileKey(tile.level, tile.index), hashes: { B: tile.hashes } }));
 }

@@ -1,5 +1,7 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
-import { GENESIS_SK, PENDING_INDEX, PENDING_QUEUE, pendingPk } from '../layout';
+import { GENESIS_SK, PENDING_INDEX, pendingPk, pendingQueue, TTL_ATTRIBUTE } from '../layout';
+
+export { TTL_ATTRIBUTE } from '../layout';
 import type { DeliveryAnswer, NewEvent, Sequencing, SequencingOutcome, Settlement, StoredDelivery, StoredEvent, WaitingEvent } from '../ports/pending';
 
 export type Item = Record<string, AttributeValue>;
@@ -16,16 +18,31 @@ export type Item = Record<string, AttributeValue>;
  *   eventType, reference, eventAt, effect
  *   receivedAt             the service clock when it was stored
  *   sequencing             PENDING, then SEQUENCED or SET_ASIDE once the sequencer has settled it
- *   queue                  "PENDING" while it waits: the key of the sparse `pending` index the
- *                          sequencer lists (keys only); removed when it is settled
+ *   queue                  "PENDING#<n>" while it waits: its shard of the sparse `pending` index
+ *                          the sequencer lists (keys only; layout.ts pendingQueue); removed when it is settled
  *   sequencedAt, outcome   when the sequencer settled it, and what it did
+ *   expiresAt              once integrated: when DynamoDB's TTL may delete it (EVENT_RETENTION_DAYS
+ *                          after it was settled). Its identity stays on the record's entry forever, which
+ *                          is what keeps it integrated once (docs/deploy.md#what-is-kept-and-for-how-long).
+ *                          An event set aside keeps its item: it may still be integrated.
  * The delivery, pk = "P#" + sourceId + "#" + webhookId, sk = "#":
  *   sourceId, webhookId, status, answer, bodySha256, receivedAt
  *   eventKey               the event it carried, when that event is stored
  *   sequencing             REFUSED for a refusal (404, 409, 422)
+ *   expiresAt              DELIVERY_RETENTION_DAYS after it was received: past senders' retries
  * The leading "P#" is all the receivers' IAM policy lets them write.
  */
 export function answerItem(d: DeliveryAnswer): Item {
+  return { ...answerAttributes(d), [TTL_ATTRIBUTE]: { N: String(expiry(d.receivedAt, DELIVERY_RETENTION_DAYS)) } };
+}
+
+/** How long a delivery's answer is kept: longer than any sender's retry schedule (Standard Webhooks senders retry for about a day and a half). */
+export const DELIVERY_RETENTION_DAYS = 7;
+/** How long an integrated event's item is kept after the sequencer settled it: a replay in this time is answered as its first delivery was. */
+export const EVENT_RETENTION_DAYS = 30;
+const expiry = (from: string, days: number): number => Math.floor(Date.parse(from) / 1000) + days * 86_400;
+
+function answerAttributes(d: DeliveryAnswer): Item {
   return {
     pk: { S: pendingPk(d.sourceId, d.webhookId) },
     sk: { S: GENESIS_SK },
@@ -41,7 +58,7 @@ export function answerItem(d: DeliveryAnswer): Item {
 /** An accepted event's item, waiting in the pending index; or settled, out of it. */
 export function eventItem(event: NewEvent, key: string, settled?: { outcome: SequencingOutcome; at: string }): Item {
   const item: Item = {
-    ...answerItem(event),
+    ...answerAttributes(event),
     pk: { S: key },
     eventSource: { S: event.identity.source },
     eventId: { S: event.identity.id },
@@ -52,8 +69,9 @@ export function eventItem(event: NewEvent, key: string, settled?: { outcome: Seq
     eventAt: { S: event.event.at },
     effect: { S: event.event.effect },
   };
-  if (!settled) return { ...item, sequencing: { S: 'PENDING' }, [PENDING_INDEX.partitionKey]: { S: PENDING_QUEUE } };
-  return { ...item, sequencing: { S: settled.outcome.sequenced ? 'SEQUENCED' : 'SET_ASIDE' }, sequencedAt: { S: settled.at }, outcome: { S: JSON.stringify(settled.outcome) } };
+  if (!settled) return { ...item, sequencing: { S: 'PENDING' }, [PENDING_INDEX.partitionKey]: { S: pendingQueue(key) } };
+  const done = { ...item, sequencing: { S: settled.outcome.sequenced ? 'SEQUENCED' : 'SET_ASIDE' }, sequencedAt: { S: settled.at }, outcome: { S: JSON.stringify(settled.outcome) } };
+  return settled.outcome.sequenced ? { ...done, [TTL_ATTRIBUTE]: { N: String(expiry(settled.at, EVENT_RETENTION_DAYS)) } } : done;
 }
 
 /** A settled event's item (also what the ledger journal holds for it). */

@@ -1,6 +1,6 @@
 import { QueryCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { batchGetItems, WRITER_READ } from '../batch-get';
-import { GENESIS_SK, PENDING_INDEX, PENDING_PK_PREFIX, PENDING_QUEUE } from '../layout';
+import { GENESIS_SK, PENDING_INDEX, PENDING_PK_PREFIX, PENDING_SHARDS, pendingQueues } from '../layout';
 import type { PendingStore } from '../ports/pending';
 import { settledItem, waitingOf, type Item } from './pending-items';
 import { putItems } from './put-items';
@@ -8,25 +8,39 @@ import { dynamoReceivedEvents } from './received-events';
 
 export { settledItem } from './pending-items';
 
+/** Items settled together: a batch's settlements in BatchWriteItems of 25, this many at once. */
+const SETTLE_CONCURRENCY = 16;
+
 /**
  * The pending store in the table (pending-items.ts): the receivers' part (received-events.ts), and
- * the sequencer's: the sparse index `pending` lists what waits (keys only, oldest received first,
- * eventually consistent); the events themselves are read strongly consistent, 100 keys a
- * BatchGetItem, and settled by writing each again whole, 25 to a BatchWriteItem.
+ * the sequencer's: the sparse index `pending` lists what waits (keys only, oldest received first
+ * in each of its shards, eventually consistent), one Query per shard, all at once; the events
+ * themselves are read strongly consistent, 100 keys a BatchGetItem, and settled by writing each
+ * again whole, 25 to a BatchWriteItem, many at once.
  */
 export function dynamoPendingStore(client: DynamoDBClient, table: string): PendingStore {
-  const queryWaiting = async (limit: number): Promise<Item[]> => {
+  const queryShard = async (queue: string, limit: number): Promise<Item[]> => {
     const out = await client.send(
       new QueryCommand({
         TableName: table,
         IndexName: PENDING_INDEX.name,
         KeyConditionExpression: '#queue = :queue',
         ExpressionAttributeNames: { '#queue': PENDING_INDEX.partitionKey },
-        ExpressionAttributeValues: { ':queue': { S: PENDING_QUEUE } },
+        ExpressionAttributeValues: { ':queue': { S: queue } },
         Limit: limit,
       }),
     );
     return out.Items ?? [];
+  };
+  /** The oldest `limit` of what every shard lists: each shard is asked for about twice its share (events hash evenly), oldest received first. */
+  const queryWaiting = async (limit: number): Promise<Item[]> => {
+    const perShard = Math.min(limit, Math.ceil((2 * limit) / PENDING_SHARDS) + 1);
+    const shards = await Promise.all(pendingQueues().map((queue) => queryShard(queue, perShard)));
+    const receivedAt = (item: Item) => item[PENDING_INDEX.sortKey]?.S ?? '';
+    return shards
+      .flat()
+      .sort((a, b) => (receivedAt(a) < receivedAt(b) ? -1 : receivedAt(a) > receivedAt(b) ? 1 : 0))
+      .slice(0, limit);
   };
 
   return {
@@ -45,7 +59,7 @@ export function dynamoPendingStore(client: DynamoDBClient, table: string): Pendi
       return keys.flatMap((key) => (byKey.has(key) ? [byKey.get(key)!] : []));
     },
     async settle(settlements) {
-      await putItems(client, table, settlements.map(settledItem));
+      await putItems(client, table, settlements.map(settledItem), undefined, { concurrency: SETTLE_CONCURRENCY });
     },
   };
 }

@@ -37,3 +37,18 @@ export async function putItems(client: DynamoDBClient, table: string, items: Ite
     onProgress?.(written);
   });
 }
+
+/** Deletes the items under `keys`, 25 to a BatchWriteItem, `concurrency` requests at once; an item already gone is no error. */
+export async function deleteItems(client: DynamoDBClient, table: string, keys: Item[], concurrency: number): Promise<void> {
+  const batches: Item[][] = [];
+  for (let start = 0; start < keys.length; start += 25) batches.push(keys.slice(start, start + 25));
+  await forEachConcurrently(batches, concurrency, async (batch) => {
+    let pending: Item[] = batch;
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt > 8) throw new Error('the table kept refusing deletes (throttled); try again later');
+      const out = await client.send(new BatchWriteItemCommand({ RequestItems: { [table]: pending.map((Key) => ({ DeleteRequest: { Key } })) } }));
+      pending = (out.UnprocessedItems?.[table] ?? []).map((r) => r.DeleteRequest!.Key!);
+      if (pending.length > 0) await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
+    }
+  });
+}

@@ -4,7 +4,7 @@ import { PENDING_INDEX } from '../layout';
 import { tableMetaItem, TABLE_KEYS } from '../write';
 import { ImportFileWriter, type ImportFile } from './import-files';
 import { ledgerCheckpointItem, ledgerHeadItem } from './ledger-head';
-import { ledgerLeafItems, ledgerTileItems } from './ledger-leaves';
+import { ledgerTileItems } from './ledger-leaves';
 import { recordChangeItems } from './records';
 
 /**
@@ -26,9 +26,8 @@ export class TableImage {
     this.items += items.length;
   }
 
-  /** A batch's new leaves, the full hash tiles it completed, and its checkpoint. */
-  async addLog(leaves: readonly LeafToStore[], fullTiles: readonly HashTileToStore[], checkpoint: { treeSize: number; checkpoint: string; at: string }): Promise<void> {
-    await this.write(ledgerLeafItems(leaves));
+  /** A batch's full hash tiles and its checkpoint (its new leaves are the hashes of its level-0 tiles: no item of their own). */
+  async addLog(_leaves: readonly LeafToStore[], fullTiles: readonly HashTileToStore[], checkpoint: { treeSize: number; checkpoint: string; at: string }): Promise<void> {
     await this.write(ledgerTileItems(fullTiles));
     await this.write([ledgerCheckpointItem(checkpoint)]);
   }

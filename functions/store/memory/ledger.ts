@@ -1,5 +1,5 @@
 import { LeaseLostError, LedgerLockedError } from '../errors';
-import { tileName, type JournaledWrites, type LeafStore, type LeafToStore, type LedgerHead, type LedgerJournal, type LedgerLock, type PublishedLedger } from '../ports/ledger';
+import { tileName, type JournaledWrites, type LeafStore, type LedgerHead, type LedgerJournal, type LedgerLock, type PublishedLedger } from '../ports/ledger';
 import type { PendingStore } from '../ports/pending';
 import type { RecordStore } from '../ports/records';
 
@@ -13,13 +13,12 @@ export interface MemoryLedger {
 }
 
 /**
- * The log's head, leaves, hash tiles and journal in this process's memory: the same guarantees as
+ * The log's head, hash tiles (whose level 0 holds the leaves) and journal in this process's memory: the same guarantees as
  * the table (ports/ledger.ts). The head changes synchronously, so acquire is a compare-and-swap;
  * the journal is finished through the record and pending stores it was made with.
  */
 export function memoryLedger(stores: { records: RecordStore; pending: PendingStore }): MemoryLedger {
   let stored: LedgerHead | null = null;
-  const leaves = new Map<number, LeafToStore>();
   const tiles = new Map<string, Uint8Array>();
   const checkpoints = new Map<number, string>();
   let journal: { treeSize: number; done: boolean; writes: JournaledWrites | null } | null = null;
@@ -35,8 +34,10 @@ export function memoryLedger(stores: { records: RecordStore; pending: PendingSto
       stored = { ...(stored ?? { origin: null, treeSize: 0, checkpoint: null, updatedAt: null }), lock: { id: lockId, since: lease.at, until } };
       return structuredClone(stored);
     },
-    async publish(lockId, head) {
+    async recordCheckpoint(head) {
       checkpoints.set(head.treeSize, head.checkpoint);
+    },
+    async publish(lockId, head) {
       if (stored?.lock?.id !== lockId) throw new LeaseLostError(lockId);
       stored = { ...stored, origin: head.origin, treeSize: head.treeSize, checkpoint: head.checkpoint, updatedAt: head.at };
     },
@@ -47,10 +48,12 @@ export function memoryLedger(stores: { records: RecordStore; pending: PendingSto
 
   const leafStore: LeafStore = {
     async forEachLeaf(treeSize, onLeaf, onProgress, from = 0) {
+      // As in the table: the leaves are the hashes of the level-0 tiles.
       for (let i = from; i < treeSize; i++) {
-        const leaf = leaves.get(i);
-        if (!leaf) throw new Error(`the ledger is missing leaf ${i} (found nothing)`);
-        onLeaf(Buffer.from(leaf.leafHash), i);
+        const tile = tiles.get(tileName({ level: 0, index: Math.floor(i / 256) }));
+        const at = (i % 256) * 32;
+        if (!tile || tile.length < at + 32) throw new Error(`the ledger is missing leaf ${i} (found nothing)`);
+        onLeaf(Buffer.from(tile.subarray(at, at + 32)), i);
       }
       if (treeSize > from) onProgress?.(treeSize, treeSize);
     },
@@ -58,7 +61,6 @@ export function memoryLedger(stores: { records: RecordStore; pending: PendingSto
       return new Map(wanted.flatMap((t) => (tiles.has(tileName(t)) ? [[t.level, new Uint8Array(tiles.get(tileName(t))!)] as const] : [])));
     },
     async write(newLeaves, grown, onProgress) {
-      for (const leaf of newLeaves) leaves.set(leaf.index, { ...leaf, leafHash: new Uint8Array(leaf.leafHash) });
       for (const tile of grown) tiles.set(tileName(tile), new Uint8Array(tile.hashes));
       onProgress?.(newLeaves.length + grown.length, newLeaves.length + grown.length);
     },
@@ -77,7 +79,8 @@ export function memoryLedger(stores: { records: RecordStore; pending: PendingSto
       return true;
     },
     async markDone(treeSize) {
-      journal = { treeSize, done: true, writes: null };
+      // Only the journal of this size (as the table's conditional update).
+      if (journal?.treeSize === treeSize) journal = { treeSize, done: true, writes: null };
     },
     unfinished: async () => journal?.done === false,
   };

@@ -24,7 +24,9 @@ export interface LedgerLock {
   read(): Promise<LedgerHead | null>;
   /** Takes the single-writer lease and returns the head; throws LedgerLockedError while another holds it. */
   acquire(lockId: string, lease: LedgerLease): Promise<LedgerHead>;
-  /** Records the checkpoint in the history, then publishes the new head, conditional on still holding the lease. */
+  /** Records a checkpoint in the history (by tree size); a writer records it before it publishes the head for it. */
+  recordCheckpoint(head: PublishedHead): Promise<void>;
+  /** Publishes the new head, conditional on still holding the lease. */
   publish(lockId: string, head: PublishedHead): Promise<void>;
   /** Releases the lease without publishing; a lease taken over by another writer is left alone. */
   release(lockId: string): Promise<void>;
@@ -46,6 +48,7 @@ export interface LedgerJournal {
   write(treeSize: number, writes: JournaledWrites): Promise<void>;
   /** Writes what a batch that published `publishedSize` left unwritten, then marks its journal done; nothing when none waits. True when it finished one. */
   finish(publishedSize: number): Promise<boolean>;
+  /** Marks the journal of `treeSize` done; a journal of another size (a newer batch's) is left as it is. */
   markDone(treeSize: number): Promise<void>;
   /** True when a journal waits to be finished (the sequencer runs a batch for it even when no event waits). */
   unfinished(): Promise<boolean>;

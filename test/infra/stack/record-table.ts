@@ -1,5 +1,5 @@
 import { Match } from 'aws-cdk-lib/assertions';
-import { PENDING_INDEX, TABLE_KEYS } from '../../../functions/store/write';
+import { PENDING_INDEX, TABLE_KEYS, TTL_ATTRIBUTE } from '../../../functions/store/write';
 import { synthesize } from '../support';
 import { ofType, resources, synthesized, tableId } from './template';
 
@@ -34,6 +34,8 @@ describe('record table', () => {
   test('the table streams new images, and has the sparse pending index (keys only)', () => {
     const table = resources[tableId].Properties;
     expect(table.StreamSpecification).toEqual({ StreamViewType: 'NEW_IMAGE' });
+    // Bookkeeping items carry the TTL attribute; DynamoDB deletes them after it (functions/store/dynamodb/pending-items.ts).
+    expect(table.TimeToLiveSpecification).toEqual({ AttributeName: TTL_ATTRIBUTE, Enabled: true });
     expect(table.GlobalSecondaryIndexes).toEqual([
       {
         IndexName: PENDING_INDEX.name,

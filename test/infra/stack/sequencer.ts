@@ -150,7 +150,7 @@ describe('the sequencer', () => {
     expect(mapping.Properties.MaximumRecordAgeInSeconds).toBeGreaterThan(0);
     const patterns = mapping.Properties.FilterCriteria.Filters.map((f: { Pattern: string }) => JSON.parse(f.Pattern));
     expect(patterns).toEqual([
-      { eventName: ['INSERT'], dynamodb: { Keys: { [TABLE_KEYS.partitionKey]: { S: [{ prefix: PENDING_PK_PREFIX }] } }, NewImage: { queue: { S: ['PENDING'] } } } },
+      { eventName: ['INSERT'], dynamodb: { Keys: { [TABLE_KEYS.partitionKey]: { S: [{ prefix: PENDING_PK_PREFIX }] } }, NewImage: { queue: { S: [{ prefix: 'PENDING#' }] } } } },
     ]);
     expect(mappingId).toBeTruthy();
   });
@@ -161,7 +161,7 @@ describe('the sequencer', () => {
       eventName,
       dynamodb: { Keys: { pk: { S: pk }, sk: { S: '#' } }, NewImage: { pk: { S: pk }, sk: { S: '#' }, ...image } },
     });
-    const waiting = { queue: { S: 'PENDING' }, receivedAt: { S: '2026-11-24T00:00:00.000Z' } };
+    const waiting = { queue: { S: 'PENDING#17' }, receivedAt: { S: '2026-11-24T00:00:00.000Z' } };
     expect(filterCriteriaMatch(patterns, record('INSERT', 'P#service-platform#event:0f3a', waiting))).toBe(true);
     for (const [eventName, pk, image] of [
       // A delivery's note (it points at the event, which is what waits), a refused delivery, an item the sequencer finished.
@@ -171,6 +171,8 @@ describe('the sequencer', () => {
       ['REMOVE', 'P#service-platform#event:0f3a', waiting],
       ['INSERT', 'R#ORD-2026-0001', {}],
       ['INSERT', 'L#LOG', {}],
+      ['INSERT', 'L#T#00#000000000003', {}],
+      ['INSERT', 'L#J#000000000042', {}],
       ['INSERT', 'S#TABLE', {}],
     ] as const) {
       expect([eventName, pk, filterCriteriaMatch(patterns, record(eventName, pk, image))]).toEqual([eventName, pk, false]);

@@ -1,0 +1,43 @@
+import { paginateQuery, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { forEachConcurrently } from '../../../functions/store/dynamodb/put-items';
+import { LEGACY_PENDING_QUEUE, PENDING_INDEX, pendingQueue } from '../../../functions/store/layout';
+import type { MigrationStep } from '..';
+
+/**
+ * Events waiting in the pending index's one partition (`queue = PENDING`) move to their shard
+ * (`PENDING#<n>`, layout.ts pendingQueue), each by a conditional UpdateItem: an event the
+ * sequencer settles meanwhile (its `queue` removed) is left as it is.
+ */
+export const pendingShards: MigrationStep = async ({ client, table }) => {
+  const keys: string[] = [];
+  const pages = paginateQuery(
+    { client },
+    {
+      TableName: table,
+      IndexName: PENDING_INDEX.name,
+      KeyConditionExpression: '#queue = :legacy',
+      ExpressionAttributeNames: { '#queue': PENDING_INDEX.partitionKey },
+      ExpressionAttributeValues: { ':legacy': { S: LEGACY_PENDING_QUEUE } },
+    },
+  );
+  for await (const page of pages) for (const item of page.Items ?? []) keys.push(item.pk!.S!);
+  let moved = 0;
+  await forEachConcurrently(keys, 16, async (pk) => {
+    try {
+      await client.send(
+        new UpdateItemCommand({
+          TableName: table,
+          Key: { pk: { S: pk }, sk: { S: '#' } },
+          UpdateExpression: 'SET #queue = :shard',
+          ConditionExpression: '#queue = :legacy',
+          ExpressionAttributeNames: { '#queue': PENDING_INDEX.partitionKey },
+          ExpressionAttributeValues: { ':shard': { S: pendingQueue(pk) }, ':legacy': { S: LEGACY_PENDING_QUEUE } },
+        }),
+      );
+      moved++;
+    } catch (error) {
+      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
+    }
+  });
+  return moved;
+};
