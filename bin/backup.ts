@@ -1,6 +1,6 @@
 /**
  * npm run backup -- --table NAME --out DIR [--tiles-dir DIR | --tiles-bucket NAME] [--endpoint URL] [--region R]
- * npm run backup -- --restore DIR --table NAME [--tiles-dir DIR | --tiles-bucket NAME] [--endpoint URL] [--region R]
+ * npm run backup -- --restore DIR [--table NAME] [--tiles-dir DIR | --tiles-bucket NAME] [--endpoint URL] [--region R]
  *
  * A backup is the table in the format DynamoDB's own export writes (DIR/table: data/*.json.gz,
  * manifest-summary.json, manifest-files.json), taken first, then the ledger's tile log beside it
@@ -18,7 +18,7 @@ import { bucketTileLog, copyTileLog, directoryTileLog, type TileLogPlace } from 
 
 const USAGE =
   'usage: npm run backup -- --table NAME --out DIR [--tiles-dir DIR | --tiles-bucket NAME] [--endpoint URL] [--region R]\n' +
-  '       npm run backup -- --restore DIR --table NAME [--tiles-dir DIR | --tiles-bucket NAME] [--endpoint URL] [--region R]';
+  '       npm run backup -- --restore DIR [--table NAME] [--tiles-dir DIR | --tiles-bucket NAME] [--endpoint URL] [--region R]';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -32,7 +32,7 @@ async function main(): Promise<void> {
       region: { type: 'string' },
     },
   });
-  if (!values.table || (!values.out === !values.restore)) throw new Error(USAGE);
+  if (!values.out === !values.restore || (values.out && !values.table)) throw new Error(USAGE);
   const local = values.endpoint ? { endpoint: values.endpoint, credentials: { accessKeyId: 'local', secretAccessKey: 'local' } } : {};
   const region = values.region ?? process.env.AWS_REGION ?? 'eu-central-1';
   const client = new DynamoDBClient({ region, ...local });
@@ -43,12 +43,12 @@ async function main(): Promise<void> {
       : null;
   try {
     if (values.out) {
-      const table = await exportTable(client, values.table, path.join(values.out, 'table'));
+      const table = await exportTable(client, values.table!, path.join(values.out, 'table'));
       console.error(`table ${values.table}: ${table.itemCount} items in ${table.files.length} files (${table.billedSizeBytes} bytes) -> ${values.out}/table`);
       if (tiles) console.error(`tile log: ${await copyTileLog(tiles, directoryTileLog(path.join(values.out, 'tiles')))} objects -> ${values.out}/tiles`);
     } else if (values.restore) {
-      const items = await importExport(client, values.table, path.join(values.restore, 'table'));
-      console.error(`table ${values.table}: ${items} items restored from ${values.restore}/table`);
+      // Without --table only the tile log is put back (a bucket's loss).
+      if (values.table) console.error(`table ${values.table}: ${await importExport(client, values.table, path.join(values.restore, 'table'))} items restored from ${values.restore}/table`);
       if (tiles) console.error(`tile log: ${await copyTileLog(directoryTileLog(path.join(values.restore, 'tiles')), tiles)} missing objects put back`);
     }
   } finally {
