@@ -126,6 +126,8 @@ export async function startAssemblyRunner(options: AssemblyRunnerOptions): Promi
       schedules: [],
     };
     for (const provisioner of PROVISIONERS) await provisioner.provision(deployment);
+    // Only now is it ready: before, /health and every read would answer about data not yet loaded.
+    deployment.api?.open();
     return runnerOf(deployment, (dir) => {
       const next: CloudAssembly = readCloudAssembly(dir, assembly.stackName);
       const before = Object.entries(template.Resources).map(([id, r]) => `${id} ${r.Type}`).sort();

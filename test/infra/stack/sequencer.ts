@@ -6,7 +6,7 @@ import { PENDING_PK_PREFIX } from '../../../functions/store/layout';
 import { PENDING_INDEX, TABLE_KEYS } from '../../../functions/store/write';
 import { filterCriteriaMatch } from '../../../lib/assembly/filter-pattern';
 import { NODE_MAJOR } from '../../../lib/stack/bundling';
-import { SEQUENCER_ENTRY, SEQUENCER_TIMEOUT_SECONDS } from '../../../lib/stack/sequencer';
+import { KEY_ADMINISTRATION_ACTIONS, SEQUENCER_ENTRY, SEQUENCER_TIMEOUT_SECONDS } from '../../../lib/stack/sequencer';
 import { DEFAULT_SETTINGS } from '../../../lib/stack/settings';
 import { NO_LEDGER_ORIGIN } from '../../../lib/stack/trust-service-stack';
 import { grantsOf, logicalIdOf, referencedIds, synthesize, TEST_LEDGER_ORIGIN } from '../support';
@@ -55,7 +55,7 @@ describe('ledger checkpoint key (AWS KMS)', () => {
     for (const op of lambdaOps) expect(referencedIds(functionOf(op.operationId).resource.Properties.Environment)).not.toContain(ledgerKeyId);
   });
 
-  test('the key policy refuses kms:Sign to every principal but the two writers', () => {
+  test('the key policy refuses kms:Sign to every principal but the two writers, and separates administration from use', () => {
     const statements = key.Properties.KeyPolicy.Statement as any[];
     const deny = statements.filter((s) => s.Effect === 'Deny');
     expect(deny).toEqual([
@@ -68,11 +68,19 @@ describe('ledger checkpoint key (AWS KMS)', () => {
         Condition: { ArnNotEquals: { 'aws:PrincipalArn': [{ 'Fn::GetAtt': [sequencerRoleId, 'Arn'] }, { 'Fn::GetAtt': [loaderRoleId, 'Arn'] }] } },
       },
     ]);
-    // Its only Allow is the account's own (what lets IAM policies grant the key at all); nothing names another account or everyone.
-    for (const s of statements.filter((s) => s.Effect === 'Allow')) {
-      expect(JSON.stringify(s.Principal)).toMatch(/:root"\]\]\}\}$/);
-      expect(JSON.stringify(s.Principal)).toContain('{"Ref":"AWS::AccountId"}');
-    }
+    // Administration is separate from use: the account administers the key (and may read its public half) through IAM,
+    // but has no kms:Sign (nor kms:*) to delegate; the two writers' roles are the only principals allowed to sign.
+    const allows = statements.filter((s) => s.Effect === 'Allow');
+    expect(allows.map((s) => s.Sid)).toEqual(['AccountAdministersTheKey', 'TheLedgerWritersSign']);
+    const [account, writers] = allows;
+    expect(JSON.stringify(account.Principal)).toMatch(/:root"\]\]\}\}$/);
+    expect(JSON.stringify(account.Principal)).toContain('{"Ref":"AWS::AccountId"}');
+    expect([...account.Action].sort()).toEqual([...KEY_ADMINISTRATION_ACTIONS].sort());
+    for (const action of account.Action as string[]) expect(['kms:Sign', 'kms:Verify', 'kms:*'].some((used) => new RegExp(`^${action.replace('*', '.*')}$`).test(used))).toBe(false);
+    // Signing the account may delegate through IAM to the two writers only: each still needs its own IAM grant.
+    expect(JSON.stringify(writers.Principal)).toMatch(/:root"\]\]\}\}$/);
+    expect([writers.Action, writers.Resource]).toEqual(['kms:Sign', '*']);
+    expect(writers.Condition).toEqual({ ArnEquals: { 'aws:PrincipalArn': [{ 'Fn::GetAtt': [sequencerRoleId, 'Arn'] }, { 'Fn::GetAtt': [loaderRoleId, 'Arn'] }] } });
   });
 
   test('no secret holds a signing key any more: the only secret is the receivers\' keys', () => {
