@@ -54,6 +54,14 @@ export class IntrinsicResolver {
     return value;
   }
 
+  /** A custom resource's physical id and attributes, known once its function has answered (as CloudFormation learns them). */
+  defineCustomResource(logicalId: string, physicalId: string, attributes: Record<string, string>): void {
+    const resource = this.physical.get(logicalId);
+    if (!resource) throw new Error(`${logicalId} is not a resource of the template`);
+    resource.ref = physicalId;
+    Object.assign(resource.attributes, attributes);
+  }
+
   condition(name: string): boolean {
     let value = this.conditions.get(name);
     if (value === undefined) {

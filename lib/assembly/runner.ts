@@ -14,6 +14,7 @@ import { unprovisionedResources, type NotEmulated } from './not-emulated';
 import { DEFAULT_ACCOUNT, physicalResources, type LocalAccount } from './physical-names';
 import { bucketDeployments } from './provisioners/bucket-deployments';
 import { buckets } from './provisioners/buckets';
+import { customResources } from './provisioners/custom-resources';
 import { demo } from './provisioners/demo';
 import { edge } from './provisioners/edge';
 import { functions } from './provisioners/functions';
@@ -45,7 +46,7 @@ export { describeNotEmulated, type NotEmulated } from './not-emulated';
  * functions use the tables, keys and queues; the API the functions; the bucket deployments the
  * API's URL; the demo's load comes before the triggers, which deliver only what follows it).
  */
-export const PROVISIONERS: readonly Provisioner[] = [tables, buckets, secrets, kmsKeys, queues, iamPolicies, functions, restApi, edge, bucketDeployments, demo, streamTriggers, schedules];
+export const PROVISIONERS: readonly Provisioner[] = [tables, buckets, secrets, kmsKeys, queues, iamPolicies, functions, customResources, restApi, edge, bucketDeployments, demo, streamTriggers, schedules];
 
 export interface AssemblyRunnerOptions extends DeploymentOptions {
   assemblyDir: string;
@@ -125,6 +126,8 @@ export async function startAssemblyRunner(options: AssemblyRunnerOptions): Promi
       schedules: [],
     };
     for (const provisioner of PROVISIONERS) await provisioner.provision(deployment);
+    // Only now is it ready: before, /health and every read would answer about data not yet loaded.
+    deployment.api?.open();
     return runnerOf(deployment, (dir) => {
       const next: CloudAssembly = readCloudAssembly(dir, assembly.stackName);
       const before = Object.entries(template.Resources).map(([id, r]) => `${id} ${r.Type}`).sort();

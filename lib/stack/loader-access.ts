@@ -1,6 +1,6 @@
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
-import { AccountRootPrincipal, PolicyStatement, Role } from 'aws-cdk-lib/aws-iam';
+import { AccountRootPrincipal, ArnPrincipal, PolicyStatement, Role, type IPrincipal } from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
 import type { LedgerSigningKey } from './sequencer';
 
@@ -11,6 +11,21 @@ export interface LoaderAccessProps {
   tileKeyPrefix?: string;
   /** The ledger's checkpoint key in KMS: the loader signs its batches with it, as the sequencer does. */
   signingKey: LedgerSigningKey;
+  /** The one principal (a role or user ARN) that may assume the role; empty: the account's principals allowed by their own policies. */
+  principalArn: string;
+  /** Whether assuming it needs a session signed in with MFA (aws:MultiFactorAuthPresent). */
+  requireMfa: boolean;
+}
+
+/**
+ * Who may assume the loader role: the named principal only (context loaderPrincipalArn), else the
+ * account's principals whose own policies allow it; with MFA unless an operator turns it off (a
+ * pipeline's role has no MFA: loaderMfa=false). The role holds table-wide writes and kms:Sign on the
+ * ledger key, so a stolen access key alone must not be enough to forge the log.
+ */
+export function loaderTrust(principalArn: string, requireMfa: boolean): IPrincipal {
+  const principal = principalArn ? new ArnPrincipal(principalArn) : new AccountRootPrincipal();
+  return requireMfa ? principal.withConditions({ Bool: { 'aws:MultiFactorAuthPresent': 'true' } }) : principal;
 }
 
 /**
@@ -25,8 +40,7 @@ export class LoaderAccess extends Construct {
   constructor(scope: Construct, id: string, props: LoaderAccessProps) {
     super(scope, id);
     this.role = new Role(this, 'Role', {
-      // Principals of this account that are allowed (by their own policies) to assume it.
-      assumedBy: new AccountRootPrincipal(),
+      assumedBy: loaderTrust(props.principalArn, props.requireMfa),
       description: 'Loads records into the record table (npm run load) and signs ledger checkpoints.',
     });
     this.role.addToPolicy(

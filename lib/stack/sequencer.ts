@@ -3,7 +3,7 @@ import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import { AnyPrincipal, Effect, PolicyStatement, Role, ServicePrincipal, type IRole } from 'aws-cdk-lib/aws-iam';
+import { AccountRootPrincipal, AnyPrincipal, Effect, PolicyDocument, PolicyStatement, Role, ServicePrincipal, type IRole } from 'aws-cdk-lib/aws-iam';
 import { Key, KeySpec, KeyUsage } from 'aws-cdk-lib/aws-kms';
 import { Architecture, FilterCriteria, FilterRule, Runtime, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
@@ -41,6 +41,30 @@ export const STREAM_BATCHING_WINDOW_SECONDS = 1;
 export const SEQUENCER_SCHEDULE_MINUTES = 1;
 
 /**
+ * What the account may do with the key through IAM: administer it (describe, tag, enable, disable,
+ * change its policy, schedule or cancel its deletion) and read its public half (kms:Get*), never
+ * use it to sign. Signing is granted in the key policy to the two writers' roles by name
+ * (restrictSigningTo), so no IAM policy anywhere in the account can add a signer: administration
+ * and use are separate (AWS KMS developer guide, "Allows key administrators to administer the KMS key").
+ */
+export const KEY_ADMINISTRATION_ACTIONS = [
+  'kms:Create*',
+  'kms:Describe*',
+  'kms:Enable*',
+  'kms:List*',
+  'kms:Put*',
+  'kms:Update*',
+  'kms:Revoke*',
+  'kms:Disable*',
+  'kms:Get*',
+  'kms:Delete*',
+  'kms:TagResource',
+  'kms:UntagResource',
+  'kms:ScheduleKeyDeletion',
+  'kms:CancelKeyDeletion',
+];
+
+/**
  * The ledger's checkpoint key: an AWS KMS Ed25519 key (ECC_NIST_EDWARDS25519, sign and verify
  * only). The private key never leaves KMS, so no function, role or operator can copy it; the
  * signatures are ordinary Ed25519, so every verifier keeps working with its public half.
@@ -57,6 +81,10 @@ export class LedgerSigningKey extends Construct {
       // The log's key for its whole life: verifiers pin its public half, and a lost key ends the log.
       removalPolicy: RemovalPolicy.RETAIN,
       alias: `alias/${Stack.of(this).stackName}/ledger-checkpoints`,
+      // Replaces CDK's default policy (which gives the account kms:*, signing included).
+      policy: new PolicyDocument({
+        statements: [new PolicyStatement({ sid: 'AccountAdministersTheKey', principals: [new AccountRootPrincipal()], actions: KEY_ADMINISTRATION_ACTIONS, resources: ['*'] })],
+      }),
     });
   }
 
@@ -73,6 +101,12 @@ export class LedgerSigningKey extends Construct {
    * elsewhere in the account: a checkpoint signed by anyone else would be a forged log.
    */
   restrictSigningTo(roles: IRole[]): void {
+    // The only kms:Sign the account may delegate, and only to these roles: each still needs its own IAM grant (two locks),
+    // and no IAM policy in the account can make another principal a signer.
+    const writers = roles.map((r) => r.roleArn);
+    this.key.addToResourcePolicy(
+      new PolicyStatement({ sid: 'TheLedgerWritersSign', principals: [new AccountRootPrincipal()], actions: ['kms:Sign'], resources: ['*'], conditions: { ArnEquals: { 'aws:PrincipalArn': writers } } }),
+    );
     this.key.addToResourcePolicy(
       new PolicyStatement({
         sid: 'OnlyTheLedgerWritersSign',

@@ -111,6 +111,13 @@ export interface StackSettings {
    * (docs/deploy.md#loading-records).
    */
   importFrom: { bucket: string; keyPrefix: string } | null;
+  /**
+   * The one principal (IAM role or user ARN) the loader role trusts; empty: the account's
+   * principals whose own IAM policies allow sts:AssumeRole on it (docs/deploy.md#the-loader-role).
+   */
+  loaderPrincipalArn: string;
+  /** Whether assuming the loader role needs MFA (aws:MultiFactorAuthPresent); off for a pipeline's role. */
+  loaderMfa: boolean;
 }
 
 export const DEFAULT_SETTINGS: StackSettings = {
@@ -147,6 +154,8 @@ export const DEFAULT_SETTINGS: StackSettings = {
   alarmTopicArn: '',
   alarmEmail: '',
   importFrom: null,
+  loaderPrincipalArn: '',
+  loaderMfa: true,
 };
 
 const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
@@ -236,6 +245,15 @@ function asLedgerOrigin(value: unknown, base: string): string {
     throw new Error(`context 'ledgerOrigin' must be a log origin without scheme, spaces or '+' (e.g. trust.example.com/ledger), not ${JSON.stringify(origin)}`);
   }
   return origin;
+}
+
+/** An IAM role or user ARN (a principal a trust policy can name). */
+function asPrincipalArn(value: unknown): string {
+  const arn = asString('loaderPrincipalArn', value, '').trim();
+  if (arn && !/^arn:aws[a-z-]*:iam::\d{12}:(role|user)\/[\w+=,.@/-]+$/.test(arn)) {
+    throw new Error(`context 'loaderPrincipalArn' must be the ARN of an IAM role or user (arn:aws:iam::<account>:role/<name>), not ${JSON.stringify(arn)}`);
+  }
+  return arn;
 }
 
 /** `s3://bucket/prefix/` (the prefix ends with '/' so that it names a folder, not every key that starts alike). */
@@ -373,5 +391,7 @@ export function settingsFrom(node: Node): StackSettings {
     ledgerOrigin: asLedgerOrigin(get('ledgerOrigin'), verificationOrigin || publicBaseUrl.replace(/\/+$/, '')),
     generalOrigin: domains.generalOrigin,
     importFrom: asImportSource(get('importFrom')),
+    loaderPrincipalArn: asPrincipalArn(get('loaderPrincipalArn')),
+    loaderMfa: asBoolean('loaderMfa', get('loaderMfa'), DEFAULT_SETTINGS.loaderMfa),
   };
 }

@@ -20,15 +20,41 @@ import { PublicApi } from './public-api';
 import { RecordTable } from './record-table';
 import { edgeRouting } from './route-classes';
 import { LedgerSigningKey, Sequencer } from './sequencer';
+import { LedgerVerifierKey } from './ledger-verifier-key';
 import { settingsFrom, type StackSettings } from './settings';
 
 export const PROJECT_ROOT = path.resolve(__dirname, '../..');
+
+/**
+ * Without an origin the log cannot be signed (it is the first line of every checkpoint and the name
+ * of its key, fixed for life): the synth stops, naming the context that gives one.
+ */
+export const NO_LEDGER_ORIGIN =
+  'no ledger origin: set context verificationOrigin (https://verify.example.org), verificationDomain, publicBaseUrl or ledgerOrigin (verify.example.org/ledger); the log\'s origin is fixed for its life (docs/ledger.md#the-origin-line)';
 
 export interface TrustServiceStackProps extends StackProps {
   /** The build output published to the catalogue bucket (default: dist/site). */
   siteDir?: string;
   /** What the edge takes from us-east-1 (lib/stack/edge-us-east-1.ts): the custom domains' certificate, the web ACL's ARN. */
   edgeUsEast1?: { certificate?: ICertificate; webAclArn?: string };
+}
+
+/**
+ * The ledger's KMS key, and its verifier key learned from it at deploy time and checked against a
+ * pinned key: reads confirm integrity from the first event. Without an origin, an error (not a
+ * throw): `cdk synth` and `cdk deploy` stop on it, while a test may still inspect the template.
+ */
+function ledgerKeyOf(stack: Stack, settings: StackSettings): { key: LedgerSigningKey; verifierKey: LedgerVerifierKey } {
+  if (!settings.ledgerOrigin) Annotations.of(stack).addError(NO_LEDGER_ORIGIN);
+  const key = new LedgerSigningKey(stack, 'LedgerSigningKey');
+  const verifierKey = new LedgerVerifierKey(stack, 'VerifierKey', {
+    projectRoot: PROJECT_ROOT,
+    signingKey: key,
+    origin: settings.ledgerOrigin,
+    pinnedVerifierKeys: settings.ledgerVerifierKeys,
+    logRetention: settings.logRetentionDays,
+  });
+  return { key, verifierKey };
 }
 
 /**
@@ -44,6 +70,8 @@ export class TrustServiceStack extends Stack {
   readonly functions: OperationFunctions;
   readonly loader: LoaderAccess;
   readonly ledgerKey: LedgerSigningKey;
+  /** The ledger key's verifier key, learned at deploy time. */
+  readonly verifierKey: LedgerVerifierKey;
   readonly sequencer: Sequencer;
   readonly ingress: IngressSecrets;
   readonly publicApi: PublicApi;
@@ -67,25 +95,27 @@ export class TrustServiceStack extends Stack {
       logKeyPrefix: LEDGER_LOG.keyPrefix,
     });
     this.ingress = new IngressSecrets(this, 'Ingress');
+    ({ key: this.ledgerKey, verifierKey: this.verifierKey } = ledgerKeyOf(this, settings));
     this.functions = new OperationFunctions(this, 'Operations', {
       ingressSecrets: this.ingress.secret,
       operations,
       projectRoot: PROJECT_ROOT,
       table: this.records.table,
       bucket: this.catalogue.bucket,
-      ledgerVerifierKeys: settings.ledgerVerifierKeys,
+      ledgerVerifierKeys: this.verifierKey.trustedVerifierKeys,
       logging: settings,
       logRetention: settings.logRetentionDays,
       releaseCommit: settings.releaseCommit,
       receiverReservedConcurrency: settings.receiverReservedConcurrency,
       activationSettings: settings.activationSettings,
     });
-    this.ledgerKey = new LedgerSigningKey(this, 'LedgerSigningKey');
     this.loader = new LoaderAccess(this, 'Loader', {
       table: this.records.table,
       tileBucket: this.catalogue.bucket,
       tileKeyPrefix: LEDGER_LOG.keyPrefix,
       signingKey: this.ledgerKey,
+      principalArn: settings.loaderPrincipalArn,
+      requireMfa: settings.loaderMfa,
     });
     this.sequencer = new Sequencer(this, 'Sequencer', {
       projectRoot: PROJECT_ROOT,
@@ -99,11 +129,6 @@ export class TrustServiceStack extends Stack {
     });
     // The two writers, and no one else, may sign checkpoints (the key policy says so, whatever IAM grants elsewhere).
     this.ledgerKey.restrictSigningTo([this.sequencer.role, this.loader.role]);
-    if (!settings.ledgerOrigin) {
-      Annotations.of(this.sequencer).addInfo(
-        'No ledger origin: set context ledgerOrigin (or verificationOrigin/publicBaseUrl) before the first event is sequenced; until then the sequencer signs nothing (docs/ledger.md).',
-      );
-    }
     this.publicApi = new PublicApi(this, 'PublicApi', {
       operations,
       functions: this.functions.byOperationId,
@@ -128,11 +153,7 @@ export class TrustServiceStack extends Stack {
     new CfnOutput(this, 'TableName', { value: this.records.table.tableName, description: 'Record table: npm run load -- FILE --table <this>' });
     new CfnOutput(this, 'CatalogueBucketName', { value: this.catalogue.bucket.bucketName, description: `Also holds the ledger's tile log under ${LEDGER_LOG.keyPrefix}: npm run load -- FILE --tiles-bucket <this>` });
     new CfnOutput(this, 'LoaderRoleArn', { value: this.loader.role.roleArn, description: 'Role to assume for npm run load (writes the table and the tile log, signs with the ledger key).' });
-    new CfnOutput(this, 'LedgerKeyArn', {
-      value: this.ledgerKey.key.keyArn,
-      description: 'The ledger\'s KMS Ed25519 checkpoint key: npm run load -- --kms-key <this> --origin <LedgerOrigin> --print-verifier-key gives ledgerVerifierKeys.',
-    });
-    if (settings.ledgerOrigin) new CfnOutput(this, 'LedgerOrigin', { value: settings.ledgerOrigin, description: 'The ledger\'s origin (checkpoint first line, signing key name).' });
+    this.ledgerOutputs(settings);
     new CfnOutput(this, 'SequencerDeadLetterQueueUrl', {
       value: this.sequencer.deadLetterQueue.queueUrl,
       description: 'Stream batches and scheduled runs the sequencer could not complete (their events stay pending and are retried by the schedule).',
@@ -150,6 +171,16 @@ export class TrustServiceStack extends Stack {
     new CfnOutput(this, 'IngressSecretsArn', { value: this.ingress.secret.secretArn, description: 'Receivers\' verification keys: {"<sourceId>": "whsec_..." | "whpk_..."} (docs/ingress.md).' });
 
     acknowledgeFindings(this);
+  }
+
+  /** The ledger's key, origin and verifier key, as an operator and relying parties need them. */
+  private ledgerOutputs(settings: StackSettings): void {
+    new CfnOutput(this, 'LedgerKeyArn', {
+      value: this.ledgerKey.key.keyArn,
+      description: 'The ledger\'s KMS Ed25519 checkpoint key (npm run load -- --kms-key <this> --origin <LedgerOrigin>).',
+    });
+    if (settings.ledgerOrigin) new CfnOutput(this, 'LedgerOrigin', { value: settings.ledgerOrigin, description: 'The ledger\'s origin (checkpoint first line, signing key name).' });
+    new CfnOutput(this, 'LedgerVerifierKey', { value: this.verifierKey.verifierKey, description: 'The ledger\'s verifier key, learned from the KMS key at deploy time: what relying parties pin.' });
   }
 
   /**

@@ -11,6 +11,7 @@ import './stack/catalogue';
 import './stack/sequencer';
 import './stack/ingress-secrets';
 import './stack/loader-access';
+import './stack/ledger-verifier-key';
 import './stack/public-api';
 import './stack/settings';
 import './stack/trust-service-stack';

@@ -29,8 +29,13 @@ export function fixtureSite(
   return dir;
 }
 
+/** A test stack's ledger origin when its context gives none (without one the synth stops: lib/stack/trust-service-stack.ts). */
+export const TEST_LEDGER_ORIGIN = 'verify.example.org/ledger';
+const ORIGIN_CONTEXT = ['ledgerOrigin', 'verificationOrigin', 'verificationDomain', 'publicBaseUrl'];
+
 export function synthesize(context: Record<string, unknown> = {}, siteDir = fixtureSite()) {
-  const { app, stack } = createApp({ context: { ...SKIP_BUNDLING, ...context } }, { siteDir });
+  const origin = ORIGIN_CONTEXT.some((key) => key in context) ? {} : { ledgerOrigin: TEST_LEDGER_ORIGIN };
+  const { app, stack } = createApp({ context: { ...SKIP_BUNDLING, ...origin, ...context } }, { siteDir });
   const template = Template.fromStack(stack);
   return { app, stack, template, json: template.toJSON() as { Resources: Record<string, CfnResourceJson>; Outputs: Record<string, { Value: unknown }> } };
 }

@@ -41,8 +41,8 @@ test('every function (each Lambda operation and the sequencer) is bundled locall
   const functions = Object.values(template.Resources as Record<string, any>).filter(
     (r) => r.Type === 'AWS::Lambda::Function' && String(r.Properties.Runtime).startsWith('nodejs'),
   );
-  // One per Lambda operation, and the sequencer.
-  expect(functions).toHaveLength(lambdaOperations(operations).length + 1);
+  // One per Lambda operation, the sequencer and the deploy-time verifier key's.
+  expect(functions).toHaveLength(lambdaOperations(operations).length + 2);
   for (const fn of functions) {
     const hash = String(fn.Properties.Code.S3Key).replace(/\.zip$/, '');
     const dir = path.join(outdir, assets.files[hash].source.path);
@@ -83,7 +83,7 @@ test('every synthesized function bundle carries @middy/core and the Powertools L
   const functions = Object.entries(template.Resources as Record<string, any>).filter(
     ([, r]) => r.Type === 'AWS::Lambda::Function' && String(r.Properties.Runtime).startsWith('nodejs') && r.Properties.Handler === 'index.handler',
   );
-  expect(functions).toHaveLength(lambdaOperations(operations).length + 1);
+  expect(functions).toHaveLength(lambdaOperations(operations).length + 2);
   for (const [logicalId, fn] of functions) {
     const hash = String(fn.Properties.Code.S3Key).replace(/\.zip$/, '');
     const sources = JSON.parse(readFileSync(path.join(outdir, assets.files[hash].source.path, 'index.js.map'), 'utf8')).sources as string[];

@@ -14,6 +14,9 @@ export interface Synthesis {
   stderr: string;
 }
 
+/** The one setting an operator must choose (without an origin the synth stops): the log's origin. */
+export const SYNTH_LEDGER_ORIGIN = 'verify.example.org/ledger';
+
 const POLL_MS = 250;
 const WAIT_LIMIT_MS = 5 * 60_000;
 
@@ -41,7 +44,7 @@ export async function synthesizedAssembly(): Promise<Synthesis> {
     return outcome;
   }
   try {
-    const { stdout, stderr } = await run(path.join(PROJECT_ROOT, 'node_modules/.bin/cdk'), ['synth', '--no-notices', '--quiet', '--output', dir], {
+    const { stdout, stderr } = await run(path.join(PROJECT_ROOT, 'node_modules/.bin/cdk'), ['synth', '--no-notices', '--quiet', '--context', `ledgerOrigin=${SYNTH_LEDGER_ORIGIN}`, '--output', dir], {
       cwd: PROJECT_ROOT,
       env: { ...process.env, CDK_DISABLE_VERSION_CHECK: '1', CDK_DISABLE_CLI_TELEMETRY: '1' },
       maxBuffer: 64 * 1024 * 1024,

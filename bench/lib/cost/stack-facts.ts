@@ -53,7 +53,8 @@ export function synthesizedTemplate(context: Record<string, string> = {}): Recor
       mkdirSync(path.dirname(file), { recursive: true });
       writeFileSync(file, '{}');
     }
-    const { app, stack } = createApp({ context: { 'aws:cdk:bundling-stacks': [], ...context } }, { siteDir });
+    // A log origin, without which the synth stops (its value changes no resource the cost counts).
+    const { app, stack } = createApp({ context: { 'aws:cdk:bundling-stacks': [], ledgerOrigin: 'cost.example.org/ledger', ...context } }, { siteDir });
     const assembly = app.synth();
     return (assembly.getStackArtifact(stack.artifactId).template as { Resources: Record<string, Resource> }).Resources;
   } finally {

@@ -37,7 +37,21 @@ export interface GatewayConfig {
 export interface GatewayServer {
   /** http://127.0.0.1:PORT/<stageName> */
   invokeUrl: string;
+  /** From now on, serve: until then every request is answered 503 (the stack is still being brought up: its data not yet loaded). */
+  open(): void;
   close(): Promise<void>;
+}
+
+/** What the stage answers before the deployment is complete: no read can be taken for an answer about data not yet loaded. */
+export const NOT_YET_OPEN = {
+  type: 'about:blank',
+  title: 'Service Unavailable',
+  status: 503,
+  detail: 'the deployment is still being brought up (its data is being loaded): retry shortly',
+};
+
+function answerNotYetOpen(res: http.ServerResponse): void {
+  res.writeHead(503, { 'content-type': 'application/problem+json', 'retry-after': '1', 'cache-control': 'no-store' }).end(JSON.stringify(NOT_YET_OPEN));
 }
 
 /** API Gateway's payload limit for REST APIs (10 MB). */
@@ -143,9 +157,11 @@ export async function startGatewayServer(config: GatewayConfig, backends: Gatewa
     }
   }
 
+  let opened = false;
   const server = http.createServer({ headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: 0, connectionsCheckingInterval: 250 }, (req, res) => {
     req.on('error', () => undefined);
     res.on('error', () => undefined);
+    if (!opened) return answerNotYetOpen(res);
     serve(req, res).catch(() => {
       if (!res.headersSent && !res.destroyed) res.writeHead(500, { 'content-type': 'application/json' }).end('{"message":"Internal server error"}');
       else res.destroy();
@@ -153,5 +169,5 @@ export async function startGatewayServer(config: GatewayConfig, backends: Gatewa
   });
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Duplex) => answerClientError(error, socket, randomUUID()));
   const listening = await listenOnLoopback(server, config.port);
-  return { invokeUrl: `${listening.url}${stagePrefix}`, close: listening.close };
+  return { invokeUrl: `${listening.url}${stagePrefix}`, open: () => void (opened = true), close: listening.close };
 }

@@ -20,7 +20,8 @@ export const demo: Provisioner = {
     const verifierKey = ledgerKey.verifierKey(origin);
     for (const { host } of functions.all()) {
       const env = host.definition.environment;
-      if ('LEDGER_VERIFIER_KEYS' in env) env.LEDGER_VERIFIER_KEYS = verifierKey;
+      // A template that learns the key at deploy time (Custom::LedgerVerifierKey) already trusts it; an older one is told here.
+      if ('LEDGER_VERIFIER_KEYS' in env && !env.LEDGER_VERIFIER_KEYS) env.LEDGER_VERIFIER_KEYS = verifierKey;
       if ('LEDGER_ORIGIN' in env && !env.LEDGER_ORIGIN) env.LEDGER_ORIGIN = origin;
       // The public origin an operator configures (or the edge's domain): here, the stage's own URL.
       if ('PUBLIC_BASE_URL' in env && !env.PUBLIC_BASE_URL && deployment.api) env.PUBLIC_BASE_URL = deployment.api.invokeUrl;

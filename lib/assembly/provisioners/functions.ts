@@ -43,11 +43,12 @@ function buildBootstrap(dir: string): string {
   return outfile;
 }
 
-function functionDefinition({ assembly, resolver, account, services }: Deployment, id: string, resource: CfnResource, credentials: IssuedCredentials): FunctionDefinition {
+function functionDefinition(deployment: Deployment, id: string, resource: CfnResource, credentials: IssuedCredentials): FunctionDefinition {
+  const { assembly, resolver, account, services } = deployment;
   const props = resource.Properties ?? {};
   const runtime = String(props.Runtime);
   const name = String(resolver.ref(id));
-  const variables = (resolver.resolve(props.Environment?.Variables ?? {}) ?? {}) as Record<string, unknown>;
+  const variables = resolvableVariables(deployment, props.Environment?.Variables ?? {});
   const logging = (props.LoggingConfig ?? {}) as Record<string, unknown>;
   const logGroup = logging.LogGroup ? String(resolver.resolve(logging.LogGroup)) : `/aws/lambda/${name}`;
   const { endpoints } = services;
@@ -90,6 +91,34 @@ function functionDefinition({ assembly, resolver, account, services }: Deploymen
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     },
   };
+}
+
+/**
+ * The template's variables resolved; one that names a custom resource's attribute is left out:
+ * CloudFormation creates the function only after that resource has answered, and the
+ * custom-resources provisioner sets the variable then (./custom-resources.ts).
+ */
+function resolvableVariables({ template, resolver }: Deployment, variables: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(variables)) {
+    if (namesCustomResource(template, value)) continue;
+    out[name] = resolver.resolve(value);
+  }
+  return out;
+}
+
+/** Whether a template value refers (Ref or Fn::GetAtt) to a custom resource. */
+export function namesCustomResource(template: Deployment['template'], value: unknown): boolean {
+  const isCustom = (id: unknown) => {
+    const type = template.Resources[String(id)]?.Type ?? '';
+    return type.startsWith('Custom::') || type === 'AWS::CloudFormation::CustomResource';
+  };
+  if (Array.isArray(value)) return value.some((v) => namesCustomResource(template, v));
+  if (value === null || typeof value !== 'object') return false;
+  const record = value as Record<string, unknown>;
+  if ('Ref' in record && isCustom(record.Ref)) return true;
+  if ('Fn::GetAtt' in record && Array.isArray(record['Fn::GetAtt']) && isCustom(record['Fn::GetAtt'][0])) return true;
+  return Object.values(record).some((v) => namesCustomResource(template, v));
 }
 
 /** The function's EventInvokeConfig (Lambda's defaults without one) and its dead-letter queue, sent to as its role. */

@@ -37,6 +37,8 @@ export interface LocalApi {
   logicalId: string;
   /** http://127.0.0.1:PORT/<stageName> */
   invokeUrl: string;
+  /** Serve from now on (the runner opens it once every provisioner, the demo's load included, is done; until then 503). */
+  open(): void;
 }
 
 /** Work a provisioner leaves running (stream deliveries, asynchronous invocations), which settled() waits for. */

@@ -51,7 +51,7 @@ export const restApi: Provisioner = {
       (line) => log(`API  ${line}`),
     );
     closers.add(() => gateway.close());
-    deployment.api = { logicalId: apiId, invokeUrl: gateway.invokeUrl };
+    deployment.api = { logicalId: apiId, invokeUrl: gateway.invokeUrl, open: gateway.open };
     deployment.urls.set(apiId, gateway.invokeUrl);
   },
 };

@@ -1,6 +1,6 @@
 import { LEDGER_LOG } from '../../../functions/contract/site-paths';
-import { grantsOf, logicalIdOf } from '../support';
-import { bucketId, ofType, resources, stack } from './template';
+import { grantsOf, logicalIdOf, synthesize } from '../support';
+import { bucketId, ofType, resources, stack, synthesized } from './template';
 
 /** lib/stack/loader-access.ts: the role the loader signs in as. */
 
@@ -19,6 +19,35 @@ describe('the loader role', () => {
         const re = new RegExp(`^${pattern.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*')}$`);
         for (const key of tileKeys) expect([pattern, key, re.test(key)]).toEqual([pattern, key, false]);
       }
+    }
+  });
+});
+
+describe('who may assume the loader role', () => {
+  const trustOf = (context: Record<string, unknown>) => {
+    const s = synthesized(context);
+    return s.json.Resources[logicalIdOf(s.stack, s.stack.loader.role)].Properties.AssumeRolePolicyDocument.Statement;
+  };
+
+  test('by default: the account\'s principals allowed by their own policies, only signed in with MFA', () => {
+    expect(trustOf({})).toEqual([
+      {
+        Action: 'sts:AssumeRole',
+        Effect: 'Allow',
+        Principal: { AWS: { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':iam::', { Ref: 'AWS::AccountId' }, ':root']] } },
+        Condition: { Bool: { 'aws:MultiFactorAuthPresent': 'true' } },
+      },
+    ]);
+  });
+
+  test('loaderPrincipalArn: that principal only (MFA kept unless loaderMfa=false)', () => {
+    const arn = 'arn:aws:iam::111122223333:role/records-loader';
+    expect(trustOf({ loaderPrincipalArn: arn })).toEqual([
+      { Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { AWS: arn }, Condition: { Bool: { 'aws:MultiFactorAuthPresent': 'true' } } },
+    ]);
+    expect(trustOf({ loaderPrincipalArn: arn, loaderMfa: 'false' })).toEqual([{ Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { AWS: arn } }]);
+    for (const bad of ['arn:aws:iam::111122223333:root', '111122223333', 'arn:aws:iam::1:role/x']) {
+      expect(() => synthesize({ loaderPrincipalArn: bad })).toThrow('loaderPrincipalArn');
     }
   });
 });

@@ -1,7 +1,7 @@
 import { NODE_MAJOR, nodeOptionsFor } from '../../../lib/stack/bundling';
 import { DEFAULT_SETTINGS } from '../../../lib/stack/settings';
 import { grantsOf, logicalIdOf, referencedIds } from '../support';
-import { bucketId, functionOf, ingressSecretId, lambdaOps, loaderRoleId, LOG_ACTIONS, ofType, PENDING_ONLY, receivers, RECORDS_ONLY, resources, sequencerId, sequencerRoleId, stack, tableId } from './template';
+import { bucketId, functionOf, ingressSecretId, lambdaOps, loaderRoleId, LOG_ACTIONS, ofType, PENDING_ONLY, receivers, RECORDS_ONLY, resources, sequencerId, sequencerRoleId, stack, tableId, verifierKeyId } from './template';
 
 /** lib/stack/operation-functions.ts: one function per Lambda operation of the contract table, and what each may reach. */
 
@@ -13,10 +13,10 @@ describe('functions: one per Lambda operation of the contract table', () => {
   test('the table has Lambda operations, and each has exactly one function', () => {
     expect(lambdaOps.length).toBeGreaterThan(0);
     expect([...stack.functions.byOperationId.keys()].sort()).toEqual(lambdaOps.map((op) => op.operationId).sort());
-    // Besides them, the sequencer is the stack's only Node.js function.
+    // Besides them, the sequencer and the deploy-time verifier key's function are the stack's only Node.js functions.
     const nodeFunctions = ofType('AWS::Lambda::Function').filter(([, r]) => String(r.Properties.Runtime).startsWith('nodejs'));
-    expect(nodeFunctions).toHaveLength(lambdaOps.length + 1);
-    expect(nodeFunctions.map(([id]) => id)).toContain(sequencerId);
+    expect(nodeFunctions).toHaveLength(lambdaOps.length + 2);
+    expect(nodeFunctions.map(([id]) => id)).toEqual(expect.arrayContaining([sequencerId, logicalIdOf(stack, stack.verifierKey.function)]));
   });
 
   test.each(lambdaOps.map((op) => op.operationId))('%s: Node.js on arm64, the Powertools Logger\'s settings (Lambda filters nothing of its lines, writes none of its own), retained logs in the Infrequent Access class', (operationId) => {
@@ -94,7 +94,8 @@ describe('grants: each function reaches exactly what its access names', () => {
       expect(resourceGrants.map((g) => g.action).sort()).toEqual(['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query']);
       for (const g of resourceGrants) expect(g.resource).toEqual({ 'Fn::GetAtt': [tableId, 'Arn'] });
       expect(env.TABLE_NAME).toEqual({ Ref: tableId });
-      expect(env).toHaveProperty('LEDGER_VERIFIER_KEYS', DEFAULT_SETTINGS.ledgerVerifierKeys);
+      // Learned from the KMS key at deploy time (lib/stack/ledger-verifier-key.ts).
+      expect(env).toHaveProperty('LEDGER_VERIFIER_KEYS', { 'Fn::GetAtt': [verifierKeyId, 'TrustedVerifierKeys'] });
       expect(env).not.toHaveProperty('CATALOGUE_BUCKET');
     } else if (access === 'bucket-read') {
       expect(resourceGrants.map((g) => g.action)).toEqual(['s3:GetObject']);

@@ -6,9 +6,10 @@ import { PENDING_PK_PREFIX } from '../../../functions/store/layout';
 import { PENDING_INDEX, TABLE_KEYS } from '../../../functions/store/write';
 import { filterCriteriaMatch } from '../../../lib/assembly/filter-pattern';
 import { NODE_MAJOR } from '../../../lib/stack/bundling';
-import { SEQUENCER_ENTRY, SEQUENCER_TIMEOUT_SECONDS } from '../../../lib/stack/sequencer';
+import { KEY_ADMINISTRATION_ACTIONS, SEQUENCER_ENTRY, SEQUENCER_TIMEOUT_SECONDS } from '../../../lib/stack/sequencer';
 import { DEFAULT_SETTINGS } from '../../../lib/stack/settings';
-import { grantsOf, logicalIdOf, referencedIds, synthesize } from '../support';
+import { NO_LEDGER_ORIGIN } from '../../../lib/stack/trust-service-stack';
+import { grantsOf, logicalIdOf, referencedIds, synthesize, TEST_LEDGER_ORIGIN } from '../support';
 import { bucketId, deadLettersId, functionOf, ingressSecretId, lambdaOps, ledgerKeyId, loaderRoleId, LOG_ACTIONS, ofType, resources, sequencerId, sequencerRoleId, stack, synthesized, tableId } from './template';
 
 /** lib/stack/sequencer.ts: the ledger's signing key and the one function that integrates pending events into the ledger. */
@@ -43,13 +44,18 @@ describe('ledger checkpoint key (AWS KMS)', () => {
   test('no other role, no function of an operation, can use any KMS key, nor is the key named to one', () => {
     for (const [roleId] of ofType('AWS::IAM::Role')) {
       if (roleId === sequencerRoleId || roleId === loaderRoleId) continue;
+      // The deploy-time verifier key's role reads the public half only (test/infra/stack/ledger-verifier-key.ts).
+      if (roleId === logicalIdOf(stack, stack.verifierKey.function.role!)) {
+        expect(kmsGrants(roleId).map((g) => g.action)).toEqual(['kms:GetPublicKey']);
+        continue;
+      }
       expect([roleId, kmsGrants(roleId)]).toEqual([roleId, []]);
       expect([roleId, grantsOf(resources, roleId).filter((g) => referencedIds(g.resource).includes(ledgerKeyId))]).toEqual([roleId, []]);
     }
     for (const op of lambdaOps) expect(referencedIds(functionOf(op.operationId).resource.Properties.Environment)).not.toContain(ledgerKeyId);
   });
 
-  test('the key policy refuses kms:Sign to every principal but the two writers', () => {
+  test('the key policy refuses kms:Sign to every principal but the two writers, and separates administration from use', () => {
     const statements = key.Properties.KeyPolicy.Statement as any[];
     const deny = statements.filter((s) => s.Effect === 'Deny');
     expect(deny).toEqual([
@@ -62,11 +68,19 @@ describe('ledger checkpoint key (AWS KMS)', () => {
         Condition: { ArnNotEquals: { 'aws:PrincipalArn': [{ 'Fn::GetAtt': [sequencerRoleId, 'Arn'] }, { 'Fn::GetAtt': [loaderRoleId, 'Arn'] }] } },
       },
     ]);
-    // Its only Allow is the account's own (what lets IAM policies grant the key at all); nothing names another account or everyone.
-    for (const s of statements.filter((s) => s.Effect === 'Allow')) {
-      expect(JSON.stringify(s.Principal)).toMatch(/:root"\]\]\}\}$/);
-      expect(JSON.stringify(s.Principal)).toContain('{"Ref":"AWS::AccountId"}');
-    }
+    // Administration is separate from use: the account administers the key (and may read its public half) through IAM,
+    // but has no kms:Sign (nor kms:*) to delegate; the two writers' roles are the only principals allowed to sign.
+    const allows = statements.filter((s) => s.Effect === 'Allow');
+    expect(allows.map((s) => s.Sid)).toEqual(['AccountAdministersTheKey', 'TheLedgerWritersSign']);
+    const [account, writers] = allows;
+    expect(JSON.stringify(account.Principal)).toMatch(/:root"\]\]\}\}$/);
+    expect(JSON.stringify(account.Principal)).toContain('{"Ref":"AWS::AccountId"}');
+    expect([...account.Action].sort()).toEqual([...KEY_ADMINISTRATION_ACTIONS].sort());
+    for (const action of account.Action as string[]) expect(['kms:Sign', 'kms:Verify', 'kms:*'].some((used) => new RegExp(`^${action.replace('*', '.*')}$`).test(used))).toBe(false);
+    // Signing the account may delegate through IAM to the two writers only: each still needs its own IAM grant.
+    expect(JSON.stringify(writers.Principal)).toMatch(/:root"\]\]\}\}$/);
+    expect([writers.Action, writers.Resource]).toEqual(['kms:Sign', '*']);
+    expect(writers.Condition).toEqual({ ArnEquals: { 'aws:PrincipalArn': [{ 'Fn::GetAtt': [sequencerRoleId, 'Arn'] }, { 'Fn::GetAtt': [loaderRoleId, 'Arn'] }] } });
   });
 
   test('no secret holds a signing key any more: the only secret is the receivers\' keys', () => {
@@ -108,7 +122,7 @@ describe('the sequencer', () => {
       POWERTOOLS_LOGGER_SAMPLE_RATE: String(DEFAULT_SETTINGS.logSampleRate),
       TABLE_NAME: { Ref: tableId },
       LEDGER_KMS_KEY_ARN: { 'Fn::GetAtt': [ledgerKeyId, 'Arn'] },
-      LEDGER_ORIGIN: '',
+      LEDGER_ORIGIN: TEST_LEDGER_ORIGIN,
       LEDGER_TILES_BUCKET: { Ref: bucketId },
       LEDGER_TILES_PREFIX: LEDGER_LOG.keyPrefix,
     });
@@ -217,7 +231,7 @@ describe('the sequencer', () => {
     expect([...stack.functions.byOperationId.values()]).not.toContain(stack.sequencer.function);
   });
 
-  test('the ledger origin: context ledgerOrigin, else derived from the verification origin or publicBaseUrl, else empty (nothing is signed)', () => {
+  test('the ledger origin: context ledgerOrigin, else derived from the verification origin or publicBaseUrl, else the synth stops naming the context to set', () => {
     const originOf = (context: Record<string, unknown>) => {
       const s = synthesized(context);
       return [s.json.Resources[logicalIdOf(s.stack, s.stack.sequencer.function)].Properties.Environment.Variables.LEDGER_ORIGIN, s.json.Outputs.LedgerOrigin?.Value];
@@ -227,12 +241,10 @@ describe('the sequencer', () => {
     expect(originOf({ publicBaseUrl: 'https://trust.example.org/' })).toEqual(['trust.example.org/ledger', 'trust.example.org/ledger']);
     // Given, it wins over the derivation (a log keeps its origin when a domain is added later).
     expect(originOf({ ledgerOrigin: 'old.example.org/ledger', verificationOrigin: 'https://new.example.org' })[0]).toBe('old.example.org/ledger');
-    expect(originOf({})).toEqual(['', undefined]);
-    // Synth says what is missing (as information: a development synth needs no origin), and only then.
-    const infoAbout = (context: Record<string, unknown>) =>
-      Annotations.fromStack(synthesized(context).stack).findInfo('*', Match.stringLikeRegexp('ledgerOrigin')).map((m) => m.id);
-    expect(infoAbout({})).toEqual(['/PublicTrustVerificationService/Sequencer']);
-    expect(infoAbout({ ledgerOrigin: 'log.example.org/ledger' })).toEqual([]);
+    // No origin: an error on the stack, which stops `cdk synth` and `cdk deploy`, naming every context that gives one.
+    expect(() => synthesize({ ledgerOrigin: '' })).toThrow(NO_LEDGER_ORIGIN);
+    expect(NO_LEDGER_ORIGIN).toMatch(/verificationOrigin.*verificationDomain.*publicBaseUrl.*ledgerOrigin/);
+    expect(Annotations.fromStack(synthesized({ ledgerOrigin: 'log.example.org/ledger' }).stack).findError('*', Match.anyValue())).toEqual([]);
     for (const bad of ['https://trust.example.org/ledger', 'trust example/ledger', 'a+b']) {
       expect(() => synthesize({ ledgerOrigin: bad })).toThrow('ledgerOrigin');
     }

@@ -24,8 +24,12 @@ describe('context settings', () => {
     });
     for (const op of lambdaOps.filter((o) => o.integration.access === 'table-read')) {
       const fn = custom.stack.functions.byOperationId.get(op.operationId)!;
-      expect(custom.json.Resources[logicalIdOf(custom.stack, fn)].Properties.Environment.Variables.LEDGER_VERIFIER_KEYS).toBe('key-1');
+      expect(custom.json.Resources[logicalIdOf(custom.stack, fn)].Properties.Environment.Variables.LEDGER_VERIFIER_KEYS).toEqual({
+        'Fn::GetAtt': [logicalIdOf(custom.stack, custom.stack.verifierKey.resource), 'TrustedVerifierKeys'],
+      });
     }
+    // The pinned key goes to the deploy-time check, which fails the deployment unless it names the KMS key's.
+    custom.template.hasResourceProperties('Custom::LedgerVerifierKey', { PinnedVerifierKeys: 'key-1', Origin: 'trust.example.org/ledger' });
     custom.template.allResourcesProperties('AWS::Logs::LogGroup', { RetentionInDays: 90 });
     for (const fn of custom.stack.functions.byOperationId.values()) {
       expect(custom.json.Resources[logicalIdOf(custom.stack, fn)].Properties.Environment.Variables).toMatchObject({

@@ -27,6 +27,7 @@ export const receivers = lambdaOps.filter((op) => op.integration.access === 'ing
 export const tableId = logicalIdOf(stack, stack.records.table);
 export const bucketId = logicalIdOf(stack, stack.catalogue.bucket);
 export const ledgerKeyId = logicalIdOf(stack, stack.ledgerKey.key);
+export const verifierKeyId = logicalIdOf(stack, stack.verifierKey.resource);
 export const loaderRoleId = logicalIdOf(stack, stack.loader.role);
 export const sequencerId = logicalIdOf(stack, stack.sequencer.function);
 export const sequencerRoleId = logicalIdOf(stack, stack.sequencer.role);
