@@ -1,22 +1,10 @@
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { dynamoLedgerLock } from '../../functions/store/dynamodb/ledger-head';
 import { leanRecords } from './steps/lean-records';
 import { ledgerKeys } from './steps/ledger-keys';
 import { pendingShards } from './steps/pending-shards';
+import type { MigrationContext, MigrationStep } from './step';
 
-/** What a step is given: the table, and where to say what it did. */
-export interface MigrationContext {
-  client: DynamoDBClient;
-  table: string;
-  log: (line: string) => void;
-}
-
-/**
- * One change of a table's layout: a plain async function, idempotent (a table already migrated,
- * or migrated part-way by a run that stopped, is brought to the new layout and nothing else
- * changes). It returns how many items it moved.
- */
-export type MigrationStep = (context: MigrationContext) => Promise<number>;
+export type { MigrationContext, MigrationStep };
 
 /** Records' entries lean, each version's head and evidence stored once (docs/semantics.md#storage): the items it wrote. */
 const leanRecordsStep: MigrationStep = async ({ client, table, log }) => {

@@ -1,7 +1,7 @@
 import { paginateQuery, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { deleteItems, putItems } from '../../../functions/store/dynamodb/put-items';
 import { LEDGER_ITEM_SK, LEDGER_JOURNAL_PK, LEDGER_PK, ledgerCheckpointPk, ledgerJournalChunkPk, ledgerTilePk } from '../../../functions/store/layout';
-import type { MigrationStep } from '..';
+import type { MigrationStep } from '../step';
 
 type Item = Record<string, AttributeValue>;
 

@@ -1,7 +1,7 @@
 import { paginateQuery, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { forEachConcurrently } from '../../../functions/store/dynamodb/put-items';
 import { LEGACY_PENDING_QUEUE, PENDING_INDEX, pendingQueue } from '../../../functions/store/layout';
-import type { MigrationStep } from '..';
+import type { MigrationStep } from '../step';
 
 /**
  * Events waiting in the pending index's one partition (`queue = PENDING`) move to their shard
