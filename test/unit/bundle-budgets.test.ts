@@ -89,9 +89,11 @@ const FUNCTION_BUDGETS: Record<string, number> = {
  * three AWS clients (DynamoDB, S3 for the tile log, KMS for the checkpoint key), the logger, the
  * ledger writer and the integration rules. Same rule: 1.353x measured, times 1.02, rounded up
  * (1.38); then 0.04 more for Powertools Metrics, which writes its oldest-pending-event metric
- * (@aws-lambda-powertools/metrics and commons: 13.2 KiB, 0.040x; 1.397x measured with it).
+ * (@aws-lambda-powertools/metrics and commons: 13.2 KiB, 0.040x; 1.397x measured with it); then the
+ * write path at scale (the pending index's shards, the ledger's spread keys and tile-read leaves, lean
+ * record items, the batch's overlapping calls): 1.429x measured, times 1.02, rounded up.
  */
-const SEQUENCER_BUDGET = 1.42;
+const SEQUENCER_BUDGET = 1.46;
 
 /** The bundle goal for functions that read the table. */
 const TABLE_READER_GOAL = 1.1;
