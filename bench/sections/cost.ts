@@ -252,7 +252,7 @@ async function ingestCosts(root: string, aws: BenchAws, facts: StackFacts, state
     };
     const sequence = async (expected: number) => {
       const { invocation, used } = await measured(aws, () => sequencer.invoke<SequencerSummary>(scheduledEvent()));
-      if (invocation.result.sequenced !== expected || invocation.result.batches !== 1) throw new Error(`a run integrated ${invocation.result.sequenced} of ${expected} in ${invocation.result.batches} batches`);
+      if (invocation.result.sequenced !== expected || invocation.result.batches !== 1) throw new Error(`a run integrated ${invocation.result.sequenced} of ${expected} in ${invocation.result.batches} batches (${invocation.result.deliveries} taken, ${invocation.result.setAside} set aside)`);
       return used;
     };
 
