@@ -115,6 +115,9 @@ const OPTIONS = {
 
 type Values = ReturnType<typeof parseArgs<{ allowPositionals: true; options: typeof OPTIONS }>>['values'];
 
+/** --chunk-records: records a load or an export writes per chunk (the loader's default without it). */
+const chunkRecordsOf = (values: Values) => (values['chunk-records'] ? Number(values['chunk-records']) : undefined);
+
 /** The commands about keys and cosignatures, which load nothing: their exit code, or null for a load. */
 async function keyCommand(values: Values): Promise<number | null> {
   if (values['new-signing-key'] !== undefined) {
@@ -144,7 +147,6 @@ async function keyCommand(values: Values): Promise<number | null> {
 /** --export: the load's items and tile log as files for DynamoDB's import from S3, signed as a load would be. */
 async function exportCommand(source: RecordSource, dir: string, values: Values, problems: Pick<Parameters<typeof exportRecords>[1], 'onProblem' | 'onCheckProgress'>, progress: { checking: ProgressLine; writing: ProgressLine; started: number }): Promise<number> {
   const { checking, writing, started } = progress;
-  const chunkRecords = values['chunk-records'] ? Number(values['chunk-records']) : undefined;
   // An export is no load into AWS: without a key it signs with the development key, endpoint or not.
   const signer = await signerFor(values, true);
   const tiles = values['tiles-bucket'] || values['tiles-dir'] ? tileStoreFor(values) : undefined;
@@ -153,7 +155,7 @@ async function exportCommand(source: RecordSource, dir: string, values: Values, 
     dir: path.resolve(dir),
     signer,
     tiles,
-    chunkRecords,
+    chunkRecords: chunkRecordsOf(values),
     fileBytes: values['export-file-mb'] ? Number(values['export-file-mb']) * 1024 * 1024 : undefined,
     onProgress: (done, total) => {
       checking.done();
@@ -188,7 +190,6 @@ async function main(): Promise<number> {
   };
   const checking = progressLine('checking', source.bytes ? 'bytes' : 'records');
   const writing = progressLine('writing', 'records');
-  const chunkRecords = values['chunk-records'] ? Number(values['chunk-records']) : undefined;
   const started = performance.now();
   const client = new DynamoDBClient({
     region: values.region,
@@ -214,7 +215,7 @@ async function main(): Promise<number> {
       signer,
       unlockLedger: values['unlock-ledger'],
       tiles,
-      chunkRecords,
+      chunkRecords: chunkRecordsOf(values),
       onLedgerProgress: (_stage, done, total) => {
         checking.done();
         auditing.update(done, total);

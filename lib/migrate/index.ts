@@ -4,8 +4,6 @@ import { ledgerKeys } from './steps/ledger-keys';
 import { pendingShards } from './steps/pending-shards';
 import type { MigrationContext, MigrationStep } from './step';
 
-export type { MigrationContext, MigrationStep };
-
 /** Records' entries lean, each version's head and evidence stored once (docs/semantics.md#storage): the items it wrote. */
 const leanRecordsStep: MigrationStep = async ({ client, table, log }) => {
   const summary = await leanRecords(client, table);

@@ -3,13 +3,14 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { DeleteTableCommand, ScanCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DeleteTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DEMO_CREDENTIALS } from '../../fixtures/demo-credentials';
 import { DEMO_OBJECTS } from '../../fixtures/demo';
 import { LOCAL_TABLE, localClient, type LocalService } from '../../lib/local/service';
 import { PROJECT_ROOT } from '../../lib/stack/trust-service-stack';
 import { CREDENTIAL_CHANGED, emit, STATE_CHANGED } from '../support/ingress';
 import { getJson, startTestService } from '../support/local';
+import { scanTable } from '../support/embedded-table';
 
 /**
  * Backups restored end to end, locally: the demo loaded, an event sent and integrated, a monitor's
@@ -45,13 +46,7 @@ afterAll(async () => {
 });
 
 async function everyItem(): Promise<string[]> {
-  const items: Record<string, AttributeValue>[] = [];
-  let start: Record<string, AttributeValue> | undefined;
-  do {
-    const page = await client.send(new ScanCommand({ TableName: LOCAL_TABLE, ExclusiveStartKey: start, ConsistentRead: true }));
-    items.push(...(page.Items ?? []));
-    start = page.LastEvaluatedKey;
-  } while (start);
+  const items = await scanTable(client, LOCAL_TABLE);
   return items.map((item) => JSON.stringify(Object.fromEntries(Object.entries(item).sort(([a], [b]) => a.localeCompare(b))))).sort();
 }
 

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { ScanCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import fc from 'fast-check';
 import { demoDocument } from '../../fixtures/demo';
 import { DEMO_PROOFS } from '../../fixtures/demo-proofs';
@@ -18,6 +18,7 @@ import { localClient } from '../../lib/local/service';
 import { fileSource, loadRecords, validateRecords } from '../../lib/loader/load';
 import { withDerivedRecords } from '../../lib/loader/derive';
 import { syntheticRecord } from '../../bench/lib/synthetic-records';
+import { scanTable } from '../support/embedded-table';
 
 /**
  * A load killed at random points (SIGKILL: the real `bin/load.ts` process, which releases
@@ -53,16 +54,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function scan(table: string): Promise<Item[]> {
-  const items: Item[] = [];
-  let ExclusiveStartKey: Item | undefined;
-  do {
-    const out = await client.send(new ScanCommand({ TableName: table, ExclusiveStartKey, ConsistentRead: true }));
-    items.push(...(out.Items ?? []));
-    ExclusiveStartKey = out.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return items;
-}
+const scan = (table: string) => scanTable(client, table);
 
 /** The records, the leaves and the hash tiles, comparable across tables (the head's lease and times, checkpoint times and the journal differ by run). */
 function comparable(items: Item[]): string[] {

@@ -1,4 +1,4 @@
-import { BatchWriteItemCommand, ScanCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { BatchWriteItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { demoDocument } from '../../fixtures/demo';
 import { tableStores } from '../../functions/store/dynamodb';
 import type { RecordStore } from '../../functions/store/ports/records';
@@ -7,6 +7,7 @@ import { startEmbeddedStore, type EmbeddedStore } from '../../lib/local/embedded
 import { localClient } from '../../lib/local/service';
 import { loadDocument } from '../../lib/loader/load';
 import { leanRecords } from '../../lib/migrate/steps/lean-records';
+import { scanTable } from '../support/embedded-table';
 
 /**
  * The migration of record items to the lean layout (lib/migrate/steps/lean-records.ts): a table
@@ -29,16 +30,7 @@ afterAll(async () => {
   await store?.close();
 });
 
-async function scanAll(table: string): Promise<Item[]> {
-  const items: Item[] = [];
-  let ExclusiveStartKey: Item | undefined;
-  do {
-    const out = await client.send(new ScanCommand({ TableName: table, ExclusiveStartKey, ConsistentRead: true }));
-    items.push(...(out.Items ?? []));
-    ExclusiveStartKey = out.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return items.sort((a, b) => (`${a.pk.S}\u0000${a.sk.S}` < `${b.pk.S}\u0000${b.sk.S}` ? -1 : 1));
-}
+const scanAll = async (table: string) => (await scanTable(client, table)).sort((a, b) => (`${a.pk.S}\u0000${a.sk.S}` < `${b.pk.S}\u0000${b.sk.S}` ? -1 : 1));
 
 async function putAll(table: string, items: readonly Item[]): Promise<void> {
   for (let i = 0; i < items.length; i += 25) {

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { gunzipSync } from 'node:zlib';
-import { ScanCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DEMO_OBJECTS } from '../../fixtures/demo';
 import { verifyEvidence } from '../../functions/domain/ledger/node-crypto';
 import { sequenceAll } from '../../functions/ledger-writer/sequencer';
@@ -15,6 +15,7 @@ import { ensureTable } from '../../functions/store/write';
 import { startEmbeddedStore, type EmbeddedStore } from '../../lib/local/embedded-store';
 import { localClient } from '../../lib/local/service';
 import { leavesOf, wholeRecord } from '../support/stores';
+import { scanTable } from '../support/embedded-table';
 
 type Item = Record<string, AttributeValue>;
 
@@ -34,16 +35,7 @@ const run = promisify(execFile);
 let store: EmbeddedStore;
 let client: DynamoDBClient;
 
-async function scan(): Promise<Item[]> {
-  const items: Item[] = [];
-  let ExclusiveStartKey: Item | undefined;
-  do {
-    const out = await client.send(new ScanCommand({ TableName: TABLE, ExclusiveStartKey, ConsistentRead: true }));
-    items.push(...(out.Items ?? []));
-    ExclusiveStartKey = out.LastEvaluatedKey;
-  } while (ExclusiveStartKey);
-  return items;
-}
+const scan = () => scanTable(client, TABLE);
 
 const migrate = async () =>
   (await run(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bin/migrate.ts'), '--endpoint', store.endpoint, '--table', TABLE], { cwd: ROOT, env: { ...process.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' } })).stdout;

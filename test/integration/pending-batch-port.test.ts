@@ -1,9 +1,4 @@
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { tableStores } from '../../functions/store/dynamodb';
-import { memoryStores } from '../../functions/store/memory';
-import { ensureTable } from '../../functions/store/write';
-import { startEmbeddedStore, type EmbeddedStore } from '../../lib/local/embedded-store';
-import { localClient } from '../../lib/local/service';
+import { storeImplementations } from '../support/embedded-table';
 import { newEvent, type Stores } from '../support/store-contracts';
 
 /**
@@ -12,29 +7,7 @@ import { newEvent, type Stores } from '../support/store-contracts';
  * webhook-id and every identity read in one call, in the order asked, more than one request's
  * worth of keys included; a delivery's answer stored once, compare-and-set.
  */
-let store: EmbeddedStore;
-let client: DynamoDBClient;
-let tables = 0;
-beforeAll(async () => {
-  store = await startEmbeddedStore();
-  client = localClient(store.endpoint);
-});
-afterAll(async () => {
-  client?.destroy();
-  await store?.close();
-});
-
-const IMPLEMENTATIONS: [string, () => Promise<Stores>][] = [
-  ['in memory', async () => memoryStores()],
-  [
-    'DynamoDB (dynalite)',
-    async () => {
-      const table = `batch-port-${tables++}`;
-      await ensureTable(client, table);
-      return tableStores(client, table);
-    },
-  ],
-];
+const { implementations: IMPLEMENTATIONS } = storeImplementations('batch-port');
 
 const SOURCE = 'service-platform';
 const answer = (webhookId: string, body = `body-of-${webhookId}`) => ({ sourceId: SOURCE, webhookId, bodySha256: body, receivedAt: new Date().toISOString(), status: 200, answer: { batch: 1, items: [] } });

@@ -1,8 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { QueryCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { QueryCommand } from '@aws-sdk/client-dynamodb';
+import S3rver from 's3rver';
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { KMSClient } from '@aws-sdk/client-kms';
 import { verifyNote, parseVerifierKey } from '../../functions/domain/ledger/node-crypto';
@@ -11,13 +11,11 @@ import { formatSignerKey, signerFromKey, type CheckpointSigner } from '../../fun
 import { bucketTileStore, directoryTileStore, memoryTileStore, type TileStore } from '../../functions/ledger-writer/tile-store';
 import { tableStores } from '../../functions/store/dynamodb';
 import { LeaseLostError, LedgerLockedError } from '../../functions/store/errors';
-import { memoryStores } from '../../functions/store/memory';
 import { tileName } from '../../functions/store/ports/ledger';
 import type { RecordChange } from '../../functions/store/ports/records';
 import { ensureTable } from '../../functions/store/write';
-import { startEmbeddedStore, type EmbeddedStore } from '../../lib/local/embedded-store';
 import { startKmsStandIn, type KmsStandIn } from '../../lib/local/kms-stand-in';
-import { localClient } from '../../lib/local/service';
+import { storeImplementations } from '../support/embedded-table';
 import { minute, newEvent, wholeRecord, type Stores } from '../support/store-contracts';
 
 /**
@@ -26,32 +24,8 @@ import { minute, newEvent, wholeRecord, type Stores } from '../support/store-con
  * and sequencer tests run on keep exactly the table's promises. The tile store runs on memory, a
  * folder and S3 (s3rver); the signer as a key file and as an AWS KMS key (the KMS stand-in).
  */
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const S3rver = require('s3rver') as new (options: Record<string, unknown>) => { run(): Promise<AddressInfo>; close(): Promise<void> };
-
-let store: EmbeddedStore;
-let client: DynamoDBClient;
-let tables = 0;
-beforeAll(async () => {
-  store = await startEmbeddedStore();
-  client = localClient(store.endpoint);
-});
-afterAll(async () => {
-  client?.destroy();
-  await store?.close();
-});
-
-const IMPLEMENTATIONS: [string, () => Promise<Stores>][] = [
-  ['in memory', async () => memoryStores()],
-  [
-    'DynamoDB (dynalite)',
-    async () => {
-      const table = `ports-${tables++}`;
-      await ensureTable(client, table);
-      return tableStores(client, table);
-    },
-  ],
-];
+const ports = storeImplementations('ports');
+const IMPLEMENTATIONS = ports.implementations;
 
 describe.each(IMPLEMENTATIONS)('the record store, %s', (_name, make) => {
   let stores: Stores;
@@ -172,7 +146,8 @@ describe.each(IMPLEMENTATIONS)('the record store, %s', (_name, make) => {
 
 describe('the record store\'s items in the table', () => {
   test('a version\'s head is stored once, at the first entry it is in force at; an entry item holds its entry, view and version, the event that made it an item of its own', async () => {
-    const table = `ports-${tables++}`;
+    const client = ports.client();
+    const table = 'ports-items';
     await ensureTable(client, table);
     const { records } = tableStores(client, table);
     await records.write([wholeRecord('ORD-1')]);
