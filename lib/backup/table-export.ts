@@ -8,6 +8,7 @@ import { DescribeTableCommand, ScanCommand, type AttributeValue, type DynamoDBCl
 import { ImportFileWriter } from '../../functions/store/dynamodb/import-files';
 import { putItems } from '../../functions/store/dynamodb/put-items';
 import { ensureTable } from '../../functions/store/write';
+import { GENESIS_SK, TABLE_META_PK } from '../../functions/store/layout';
 
 type Item = Record<string, AttributeValue>;
 
@@ -111,9 +112,14 @@ export async function* exportedItems(dir: string): AsyncIterable<Item> {
   }
 }
 
+const isTableMeta = (item: Item) => item.pk?.S === TABLE_META_PK && item.sk?.S === GENESIS_SK;
+
 /**
  * Writes an export into a table (created when missing), as DynamoDB's import creates a table from
  * it: the local counterpart of deploying with `-c importFrom=...`. Refuses a table that holds items.
+ * The table's metadata item (what /health reads as "loaded") is written last, after every other
+ * item, so a restore that stops part-way leaves the table not ready (DynamoDB's own import makes
+ * the table usable only once it is whole).
  */
 export async function importExport(client: DynamoDBClient, table: string, dir: string): Promise<number> {
   await stat(path.join(dir, 'manifest-summary.json'));
@@ -122,7 +128,13 @@ export async function importExport(client: DynamoDBClient, table: string, dir: s
   if ((probe.Items ?? []).length > 0) throw new Error(`${table} is not empty: an import creates a new table (restore into a new name, then point the stack at it)`);
   let batch: Item[] = [];
   let count = 0;
+  let meta: Item | null = null;
   for await (const item of exportedItems(dir)) {
+    if (isTableMeta(item)) {
+      meta = item;
+      count++;
+      continue;
+    }
     batch.push(item);
     count++;
     if (batch.length === 500) {
@@ -131,5 +143,6 @@ export async function importExport(client: DynamoDBClient, table: string, dir: s
     }
   }
   await putItems(client, table, batch, undefined, { concurrency: 4 });
+  if (meta) await putItems(client, table, [meta]);
   return count;
 }

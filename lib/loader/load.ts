@@ -146,7 +146,7 @@ export async function loadRecords(source: RecordSource, options: LoadOptions): P
               journal: 'when-appending',
               recordsConcurrency: WRITE_CONCURRENCY,
             },
-            (log) => prepareChunk(stores.records, chunk, log, first),
+            (log) => prepareChunk(stores.records, chunk, log),
           ),
         { waitMs: LEASE_PATIENCE_MS, onWait: options.onLeaseMessage },
       );
@@ -163,6 +163,10 @@ export async function loadRecords(source: RecordSource, options: LoadOptions): P
       done += chunk.length;
       options.onProgress?.(done, total);
     }
+    // Only now is the table loaded: /health reads this mark (functions/store/table-meta.ts), so a
+    // load that stopped part-way leaves it not ready, and the same load run again finishes it.
+    await stores.records.markSchema();
+    summary.items += 1;
     summary.keptChangedByEvents.sort();
     summary.ledger = publication && publication.treeSize > 0 ? { ...publication, ...attachment } : null;
     return summary;
@@ -218,7 +222,7 @@ interface ChunkResult {
  * their content keep it) and written, their genesis items last, so a genesis with the digest
  * means every entry before it is written.
  */
-async function prepareChunk(records: RecordStore, chunk: RecordToLoad[], log: AppendOnlyLog, first: boolean) {
+async function prepareChunk(records: RecordStore, chunk: RecordToLoad[], log: AppendOnlyLog) {
   const states = await records.readGeneses(chunk.map((c) => c.record.reference));
   const kept: string[] = [];
   const loading: RecordToLoad[] = [];
@@ -246,9 +250,10 @@ async function prepareChunk(records: RecordStore, chunk: RecordToLoad[], log: Ap
     (reference, version) => issued.get(reference)?.get(version),
   );
   const changes = loading.map((c) => wholeRecordChange(c.record, c.digest));
-  const items = changes.reduce((n, c) => n + c.entries.length + 1, 0) + (first ? 1 : 0);
+  const items = changes.reduce((n, c) => n + c.entries.length + 1, 0);
   const result: ChunkResult = { written: loading.length, unchanged, items, kept, attachment };
-  return { records: changes, settlements: [], schema: first, result };
+  // The schema mark is written once the whole load is (loadRecords), never with a batch.
+  return { records: changes, settlements: [], schema: false, result };
 }
 
 /**

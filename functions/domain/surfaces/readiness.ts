@@ -180,7 +180,7 @@ export function persistenceReadiness(inspection: TableInspection, expectedSchema
     status === 'READY'
       ? `The table holds schema version ${found}, as expected.`
       : status === 'SCHEMA_VERSION_MISSING'
-        ? 'The table holds no schema version: it has not been loaded.'
+        ? 'The table holds no schema version: no load into it has completed (a load marks the table only once every record is written; one stopped part-way, run again, finishes it).'
         : `The table holds schema version ${found}; this release expects ${expectedSchemaVersion}.`;
   return {
     status,
