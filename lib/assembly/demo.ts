@@ -1,12 +1,15 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
-import { S3Client } from '@aws-sdk/client-s3';
+import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { demoDocument } from '../../fixtures/demo';
 import { LEDGER_LOG } from '../../functions/contract/site-paths';
 import { kmsCheckpointSigner } from '../../functions/ledger-writer/kms-signer';
 import { bucketTileStore } from '../../functions/ledger-writer/tile-store';
 import { devSecrets } from '../ingress/emit';
-import { loadDocument, type LoadSummary } from '../loader/load';
+import { loadDocument, validateRecords, type LoadSummary } from '../loader/load';
+import { DOCUMENT_CACHE_CONTROL, mediaTypeOf } from '../local/documents';
+import { buildSite, keyOf, ORIGIN_DOCUMENTS } from '../publish/site';
+import { canonicalSources } from '../publish/sources';
 import { DEV_INGRESS_SECRETS_FILE } from '../local/service';
 import type { IssuedCredentials } from './iam/credentials';
 
@@ -18,7 +21,10 @@ import type { IssuedCredentials } from './iam/credentials';
  *    bucket (CatalogueBucketName), signing checkpoints with the ledger key (LedgerKeyArn);
  *  - activate the event sources: their development keys into the ingress secret (IngressSecretsArn);
  *  - trust the ledger key: its verifier key as every read function's LEDGER_VERIFIER_KEYS, and a
- *    ledger origin for the sequencer when the template names none (deploy.md's second deploy).
+ *    ledger origin for the sequencer when the template names none (deploy.md's second deploy);
+ *  - publish the documents derived from the records loaded (the ingress examples, dated after the
+ *    demo records' entries, and what digests them), as `npm run build -- --records FILE` and a
+ *    deploy would.
  */
 
 /** The stack outputs the demo works from (lib/stack/trust-service-stack.ts). */
@@ -64,4 +70,22 @@ export async function loadDemoAsLoaderRole(outputs: DemoOutputs, origin: string,
 /** The ingress secret's value that activates every event source with its development key. */
 export function developmentIngressKeys(): string {
   return JSON.stringify(devSecrets(DEV_INGRESS_SECRETS_FILE));
+}
+
+/**
+ * Puts into the catalogue bucket the documents that differ once the build knows the records loaded
+ * (the ingress examples derived from them, and the release evidence that digests every document),
+ * with the media type and cache policy the stack's deployments give them. The documents that name
+ * origins are left as deployed (the examples name none). Returns the keys written.
+ */
+export async function publishRecordDocuments(s3: S3Client, bucket: string, anchor: Date): Promise<string[]> {
+  const sources = canonicalSources();
+  const built = buildSite(sources);
+  const derived = buildSite({ ...sources, ingressRecords: validateRecords(demoDocument(anchor)) });
+  const origin = new Set(ORIGIN_DOCUMENTS.map(keyOf));
+  const changed = [...derived].filter(([key, bytes]) => !origin.has(key) && built.get(key) !== bytes);
+  for (const [key, bytes] of changed) {
+    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: bytes, ContentType: mediaTypeOf(key), CacheControl: DOCUMENT_CACHE_CONTROL }));
+  }
+  return changed.map(([key]) => key);
 }

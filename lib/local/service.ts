@@ -7,7 +7,7 @@ import path from 'node:path';
 import { demoDocument } from '../../fixtures/demo';
 import { devLedgerSigner } from '../ledger/dev-key';
 import { directoryTileStore } from '../../functions/ledger-writer/tile-store';
-import { loadDocument } from '../loader/load';
+import { loadDocument, validateRecords } from '../loader/load';
 import { localOrigins } from '../contract/origins';
 import { publishSite } from '../publish/site';
 import { canonicalSources } from '../publish/sources';
@@ -142,10 +142,11 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
   const { signer } = await devLedgerSigner(options.keyDir ?? options.dataDir);
   const ownTiles = options.tilesDir || options.dataDir ? null : await mkdtemp(path.join(os.tmpdir(), 'trust-tiles-'));
   const tilesDir = options.tilesDir ?? (options.dataDir ? path.join(options.dataDir, 'tiles') : ownTiles!);
+  const anchor = options.anchor ?? new Date();
   if (store || options.loadDemo) {
     const client = localClient(endpoint, region);
     try {
-      await loadDocument(demoDocument(options.anchor ?? new Date()), {
+      await loadDocument(demoDocument(anchor), {
         client,
         table,
         createTable: true,
@@ -169,9 +170,11 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
   if (ownSite) {
     try {
       // The port is known only once the server listens (port 0 picks a free one).
-      // Ingress examples at the service's start: newer than every demo entry, so they advance the records.
-      const ingressExamplesAt = new Date().toISOString().replace(/\.\d{3}Z$/, 'Z');
-      await publishSite(ownSite, localOrigins(new URL(server.url).port), { ...canonicalSources(), ingressExamplesAt });
+      // Ingress examples derived from the demo records as loaded, dated no earlier than the service's
+      // start: newer than every entry, also those earlier runs of a kept store left, so they advance
+      // the records. A table this service did not load gets templates (its records are unknown here).
+      const ingressExamples = store || options.loadDemo ? { ingressRecords: validateRecords(demoDocument(anchor)), ingressExamplesAt: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z') } : {};
+      await publishSite(ownSite, localOrigins(new URL(server.url).port), { ...canonicalSources(), ...ingressExamples });
     } catch (error) {
       await server.close();
       await store?.close();

@@ -3,7 +3,6 @@ import type { ProviderCertificationKits, SandboxExamples, SandboxProviderCatalog
 import { SANDBOX_RUN_PATH } from '../../functions/domain/assets';
 import { OFFLINE_VERIFICATION_STATEMENT } from '../../functions/contract/channels';
 import { demoPath, fillPath } from './demo-values';
-import { EXAMPLE_INSTANT } from './events';
 import { buildIngressExamples, INGRESS_STATEMENT } from './ingress-examples';
 import type { PublishSources, SandboxProviderSource } from './sources';
 
@@ -55,7 +54,7 @@ export function buildSandboxExamples(sources: PublishSources): z.input<typeof Sa
       statusLists: [...sources.demo.statusLists],
     },
     tryIt,
-    ingress: { statement: INGRESS_STATEMENT, examples: buildIngressExamples(sources.ingressExamplesAt ?? EXAMPLE_INSTANT) },
+    ingress: { statement: INGRESS_STATEMENT, examples: buildIngressExamples({ records: sources.ingressRecords, at: sources.ingressExamplesAt }) },
   };
 }
 

@@ -9,6 +9,7 @@ import { generateSignerKey, signerFromKey } from '../../functions/ledger-writer/
 import { withDerivedRecords } from '../loader/derive';
 import { attachLedgerEvidence } from '../loader/evidence';
 import { validateRecords } from '../loader/load';
+import type { RecordToStore } from '../../functions/store/ports/records';
 import { DEMO_PROOFS } from '../../fixtures/demo-proofs';
 import { ADAPTERS, type AdapterEntry } from '../../functions/contract/adapters';
 import { EVENT_CONTRACTS, type EventContract } from '../../functions/contract/events';
@@ -76,7 +77,13 @@ export interface PublishSources {
   packageManifest: PackageManifest;
   lockfile: Lockfile;
   release: ReleaseIdentity;
-  /** Instant of the ingress examples (default the fixed example instant; the local service uses its start). */
+  /**
+   * The records being loaded where these documents are served (the demo records of the local
+   * service and the assembly's demo, or an operator's file): the ingress examples are derived from
+   * them (lib/publish/ingress-examples.ts). None: the examples are templates.
+   */
+  ingressRecords?: readonly RecordToStore[];
+  /** With ingressRecords, the earliest instant of the ingress examples (the local service's start); without, the templates' instant (default the fixed example instant). */
   ingressExamplesAt?: string;
 }
 

@@ -1,4 +1,6 @@
 import { execFile } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer, type AddressInfo } from 'node:net';
 import { mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -11,9 +13,10 @@ import { eventIdentityDigest } from '../../functions/domain/ingress/identity';
 import { eventPk } from '../../functions/store/layout';
 import { readCloudAssembly, type CfnTemplate } from '../../lib/assembly/cloud-assembly';
 import { describeNotEmulated, startAssemblyRunner, type AssemblyRunner } from '../../lib/assembly/runner';
-import type { LocalService } from '../../lib/local/service';
+import { DEV_INGRESS_SECRETS_FILE, type LocalService } from '../../lib/local/service';
+import { deliver, devSecrets, signedHeaders } from '../../lib/ingress/emit';
 import { PROJECT_ROOT } from '../../lib/stack/trust-service-stack';
-import { CREDENTIAL_CHANGED, emit, STATE_CHANGED } from '../support/ingress';
+import { CREDENTIAL_CHANGED, emit } from '../support/ingress';
 import { startTestService } from '../support/local';
 import { synthesizedAssembly } from '../support/synth';
 
@@ -35,12 +38,48 @@ const logLines: string[] = [];
 const tampered: string[] = [];
 const anchor = new Date();
 
+/** Every /health answer while the runner was being brought up, with whether the demo's records were loaded when it was asked. */
+const startupHealth: Array<{ status: number | 'refused'; health: string | null; loadedBefore: boolean }> = [];
+const DEMO_LOADED = /^demo: \d+ records loaded/;
+
+/** Asks /health at the stage's address every 20 ms until `done` says stop. */
+async function watchHealth(url: string, done: () => boolean): Promise<void> {
+  while (!done()) {
+    const loadedBefore = logLines.some((line) => DEMO_LOADED.test(line));
+    try {
+      const res = await fetch(url);
+      const body = (await res.json()) as { status?: string };
+      startupHealth.push({ status: res.status, health: res.status === 200 ? (body.status ?? null) : null, loadedBefore });
+    } catch {
+      startupHealth.push({ status: 'refused', health: null, loadedBefore });
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
 beforeAll(async () => {
   assemblyDir = (await synthesizedAssembly()).dir;
-  [runner, local] = await Promise.all([
-    startAssemblyRunner({ assemblyDir, demo: true, anchor, log: (line) => logLines.push(line), scheduleTimers: false }),
-    startTestService(anchor),
-  ]);
+  const port = await freePort();
+  const stage = Object.values(readCloudAssembly(assemblyDir).template.Resources).find((r) => r.Type === 'AWS::ApiGateway::Stage')!.Properties!.StageName;
+  let started = false;
+  const watching = watchHealth(`http://127.0.0.1:${port}/${stage}/health`, () => started);
+  try {
+    [runner, local] = await Promise.all([
+      startAssemblyRunner({ assemblyDir, demo: true, anchor, port, log: (line) => logLines.push(line), scheduleTimers: false }),
+      startTestService(anchor),
+    ]);
+  } finally {
+    started = true;
+    await watching;
+  }
   // The shared synthesis may take up to its own wait limit (5 min, test/support/synth.ts) on a busy machine; then the runner starts.
 }, 420_000);
 
@@ -191,16 +230,42 @@ test("every operation's example from /developers/sandbox/examples.json answers a
   expect(differences).toEqual([]);
 }, 120_000);
 
-test('a signed event sent to a receiver becomes visible on the read path, with evidence npm run verify accepts', async () => {
-  const delivered = await emit(runner.invokeUrl, STATE_CHANGED, DEMO_OBJECTS.current, { previousState: 'DELIVERED', state: 'RETURNED' });
-  expect(delivered.status).toBe(202);
-  // The receiver stored a pending item; the stream mapping hands it to the sequencer (its batching window, then one batch).
+test('/health never says OK before the demo data is loaded: while the stack is brought up the stage refuses or answers 503, then OK', async () => {
+  const answers = startupHealth.map((a) => `${a.status} ${a.health ?? ''}`.trim());
+  // The watch began before the stage listened and saw it closed while the demo loaded.
+  expect(startupHealth.some((a) => a.status === 503)).toBe(true);
+  expect(startupHealth.filter((a) => a.status === 200 && !a.loadedBefore)).toEqual([]);
+  expect(answers.filter((a) => a.startsWith('200')).every((a) => a === '200 OK')).toBe(true);
+  expect(answers.filter((a) => !a.startsWith('200') && a !== 'refused' && a !== '503')).toEqual([]);
+  expect(((await call(runner.invokeUrl, 'GET', '/health')).json as { status: string }).status).toBe('OK');
+});
+
+test('every published ingress example, signed by its source, is integrated as it is (the read shows its expect); the state change carries evidence npm run verify accepts', async () => {
+  const { examples } = (await call(runner.invokeUrl, 'GET', '/developers/sandbox/examples.json')).json.ingress;
+  expect(examples.length).toBeGreaterThanOrEqual(3);
+  const secrets = devSecrets(DEV_INGRESS_SECRETS_FILE);
+  for (const example of examples) {
+    // Derived from the demo records this deployment loaded: no template fields left to fill.
+    expect([example.name, example.fill]).toEqual([example.name, undefined]);
+    const body = JSON.stringify(example.body);
+    const delivered = await deliver(runner.invokeUrl, example.url, body, signedHeaders(body, [secrets[example.sourceId]]));
+    expect([example.name, delivered.status]).toEqual([example.name, 202]);
+  }
+  // The receivers stored pending items; the stream mapping hands them to the sequencer (its batching window, then one batch).
   await runner.settled();
-  const object = await call(runner.invokeUrl, 'GET', `/v1/objects/${DEMO_OBJECTS.current}`);
-  expect([object.status, object.json.current.state, object.json.current.evidenceIntegrityConfirmed]).toEqual([200, 'RETURNED', true]);
+  const setAside = logLines.filter((line) => line.includes('delivery set aside'));
+  expect(setAside).toEqual([]);
+  for (const example of examples) {
+    const read = await call(runner.invokeUrl, 'GET', example.expect.path);
+    const value = example.expect.field.split('.').reduce((node: any, key: string) => node?.[key], read.json);
+    expect([example.name, value]).toEqual([example.name, example.expect.value]);
+  }
+  const changed = examples.find((e: { name: string }) => e.name === 'lifecycle-state-changed');
+  const object = await call(runner.invokeUrl, 'GET', changed.expect.path);
+  expect([object.status, object.json.current.state, object.json.current.evidenceIntegrityConfirmed]).toEqual([200, changed.expect.value, true]);
   const sequencer = [...runner.functions.values()].find((f) => f.definition.logicalId.startsWith('Sequencer'))!;
   expect(logLines.some((line) => line.startsWith(sequencer.definition.name) && line.includes('"message":"sequenced"') && line.includes('"trigger":"stream"'))).toBe(true);
-  const verify = await run(path.join(PROJECT_ROOT, 'node_modules/.bin/tsx'), ['bin/verify.ts', `${runner.invokeUrl}/v1/objects/${DEMO_OBJECTS.current}`, '--key', runner.verifierKey!], { cwd: PROJECT_ROOT });
+  const verify = await run(path.join(PROJECT_ROOT, 'node_modules/.bin/tsx'), ['bin/verify.ts', `${runner.invokeUrl}${changed.expect.path}`, '--key', runner.verifierKey!], { cwd: PROJECT_ROOT });
   expect(verify.stdout).toMatch(/verified/i);
 }, 60_000);
 

@@ -277,6 +277,10 @@ export const SandboxExamples = component(
             sourceId: z.string().describe('The source whose key signs the body (Standard Webhooks).'),
             body: z.record(z.string(), z.unknown()).describe('The unsigned CloudEvents 1.0 event, sent as it is.'),
             expect: z.object({ reference: z.string(), path: PathOnService, field: z.string(), value: z.string() }).describe('What the read path shows once the event is integrated.'),
+            fill: z
+              .array(z.object({ field: z.string(), with: z.string() }))
+              .optional()
+              .describe('Only on a template (published before the records were known): the body fields to set before sending it, and to what. Without it, the example is derived from the records being served and is integrated as it is.'),
           }),
         ),
       })

@@ -1926,6 +1926,11 @@ export interface components {
                         reference: string;
                         value: string;
                     };
+                    /** @description Only on a template (published before the records were known): the body fields to set before sending it, and to what. Without it, the example is derived from the records being served and is integrated as it is. */
+                    fill?: {
+                        field: string;
+                        with: string;
+                    }[];
                     /** @constant */
                     method: "POST";
                     name: string;
