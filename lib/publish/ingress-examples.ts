@@ -4,10 +4,13 @@ import { DEMO_PROOFS } from '../../fixtures/demo-proofs';
 import { eventContract } from '../../functions/contract/ingress';
 import { cloudEventEnvelope } from '../../functions/contract/events';
 import { admissionOfKind } from '../../functions/domain/kinds/admission';
-import { objectTransitionRefusal, OBJECT_AUTHORITY_OBSERVED, OBJECT_STATE_CHANGED } from '../../functions/domain/kinds/object';
+import { COMMERCIAL_PROOF_KIND } from '../../functions/domain/kinds/commercial-proof';
+import { objectTransitionRefusal, OBJECT_AUTHORITY_OBSERVED, OBJECT_KIND, OBJECT_STATE_CHANGED } from '../../functions/domain/kinds/object';
 import { LIFECYCLE_STATES } from '../../functions/domain/lifecycle';
 import type { RecordToStore } from '../../functions/store/ports/records';
 import { buildEvent, senderOf } from '../ingress/emit';
+import { checkRecord } from '../loader/check';
+import type { RecordSource } from '../loader/source';
 import { EXAMPLE_INSTANT } from './events';
 
 /**
@@ -64,12 +67,10 @@ function instantAfter(latestAt: string, notBefore: string | undefined): string {
   return notBefore !== undefined && new Date(notBefore).getTime() > new Date(after).getTime() ? notBefore : after;
 }
 
-/** A state the object may move to from `from`: RETURNED when allowed (the example's story), else the first the lifecycle allows. */
-function nextStateOf(from: string): string {
+/** A state the object may move to from `from`: RETURNED when allowed (the example's story), else the first the lifecycle allows; null after a terminal state. */
+function nextStateOf(from: string): string | null {
   const candidates = ['RETURNED', ...Object.keys(LIFECYCLE_STATES)];
-  const next = candidates.find((to) => objectTransitionRefusal(from, to) === null);
-  if (!next) throw new Error(`no state may follow ${from}: no state-change example can be derived`);
-  return next;
+  return candidates.find((to) => objectTransitionRefusal(from, to) === null) ?? null;
 }
 
 const FILL_TIME = { field: 'body.time', with: "an instant after the record's latest entry (and not in the future)" };
@@ -79,24 +80,31 @@ interface ExampleSpec {
   name: string;
   title: string;
   type: string;
-  reference: string;
+  /** The kind of record it is about. */
+  kind: string;
+  /** The demo record it is about (and a template's subject); with other records, the first of its kind that fits. */
+  preferred: string;
+  /** Whether a record of its kind can be the subject (a state change needs a state some other may follow). */
+  fits(facts: RecordFacts): boolean;
   /** The payload fields and the expected reading, from the record (null: the template's values). */
-  derive(facts: RecordFacts | null, at: string): { fields: Record<string, string>; expect: Omit<IngressExample['expect'], 'reference'>; fill: IngressExample['fill'] };
+  derive(reference: string, facts: RecordFacts | null, at: string): { fields: Record<string, string>; expect: Omit<IngressExample['expect'], 'reference'>; fill: IngressExample['fill'] };
 }
 
 const SPECS: readonly ExampleSpec[] = [
   {
     name: 'lifecycle-state-changed',
-    title: 'An order changes state (lifecycle feed)',
+    title: 'An object changes state (lifecycle feed)',
     type: OBJECT_STATE_CHANGED,
-    reference: DEMO_OBJECTS.current,
-    derive(facts) {
+    kind: OBJECT_KIND,
+    preferred: DEMO_OBJECTS.current,
+    fits: (facts) => facts.state !== null && nextStateOf(facts.state) !== null,
+    derive(reference, facts) {
       const previousState = facts?.state ?? 'DELIVERED';
-      const state = nextStateOf(previousState);
+      const state = nextStateOf(previousState)!;
       const objectType = String(facts?.view.objectType ?? 'ORDER');
       return {
         fields: { objectType, previousState, state },
-        expect: { path: `/v1/objects/${DEMO_OBJECTS.current}`, field: 'current.state', value: state },
+        expect: { path: `/v1/objects/${reference}`, field: 'current.state', value: state },
         fill: [
           FILL_TIME,
           { field: 'body.data.changedAt', with: 'the same instant as body.time' },
@@ -109,13 +117,15 @@ const SPECS: readonly ExampleSpec[] = [
   },
   {
     name: 'lifecycle-authority-observed',
-    title: 'The authority confirms a warranty as it stands (keeps it fresh)',
+    title: 'The authority confirms an object as it stands (keeps it fresh)',
     type: OBJECT_AUTHORITY_OBSERVED,
-    reference: DEMO_OBJECTS.stale,
-    derive(facts, at) {
+    kind: OBJECT_KIND,
+    preferred: DEMO_OBJECTS.stale,
+    fits: (facts) => facts.state !== null,
+    derive(reference, facts, at) {
       return {
         fields: { objectType: String(facts?.view.objectType ?? 'WARRANTY'), state: facts?.state ?? 'ACTIVE' },
-        expect: { path: `/v1/objects/${DEMO_OBJECTS.stale}`, field: 'current.observedAt', value: new Date(at).toISOString() },
+        expect: { path: `/v1/objects/${reference}`, field: 'current.observedAt', value: new Date(at).toISOString() },
         fill: [
           FILL_TIME,
           { field: 'body.data.observedAt', with: 'the same instant as body.time; expect.value with it' },
@@ -129,11 +139,13 @@ const SPECS: readonly ExampleSpec[] = [
     name: 'webhook-source-snapshot',
     title: 'The commerce platform reports a snapshot of the source behind a proof',
     type: 'svc.commercial-proof.source-snapshot.v1',
-    reference: DEMO_PROOFS.unknown,
-    derive() {
+    kind: COMMERCIAL_PROOF_KIND,
+    preferred: DEMO_PROOFS.unknown,
+    fits: () => true,
+    derive(reference) {
       return {
         fields: { sourceState: 'DELIVERED' },
-        expect: { path: `/v1/commercial-proofs/${DEMO_PROOFS.unknown}`, field: 'verification.currentSourceStatus.state', value: 'DELIVERED' },
+        expect: { path: `/v1/commercial-proofs/${reference}`, field: 'verification.currentSourceStatus.state', value: 'DELIVERED' },
         fill: [FILL_TIME, { field: 'body.data.observedAt', with: 'the same instant as body.time' }, FILL_ID],
       };
     },
@@ -152,23 +164,48 @@ export const INGRESS_STATEMENT =
 export interface IngressExampleSource {
   /** The records being loaded, as the loader reads them (validateRecords); none: templates. */
   records?: readonly RecordToStore[];
-  /** With records, the earliest instant an example may carry (the local service's start); without, the templates' instant (default EXAMPLE_INSTANT). */
+  /** With records, the earliest instant an example may carry (the local service's start); without, the templates' instant (default EXAMPLE_INSTANT). An example no record fits stays a template. */
   at?: string;
 }
 
 export function buildIngressExamples(source: IngressExampleSource): IngressExample[] {
-  const { records } = source;
-  const byReference = new Map((records ?? []).map((r) => [r.reference, r] as const));
+  const records = source.records ?? [];
   return SPECS.map((spec) => {
-    const record = byReference.get(spec.reference);
-    if (records && !record) throw new Error(`the records given hold no ${spec.reference}: its ingress example cannot be derived`);
+    const candidates = records.filter((r) => r.kind === spec.kind).sort((a, b) => Number(b.reference === spec.preferred) - Number(a.reference === spec.preferred));
+    const record = candidates.find((r) => spec.fits(factsOf(r)));
     const facts = record ? factsOf(record) : null;
+    const reference = record?.reference ?? spec.preferred;
     const when = facts ? instantAfter(facts.latestAt, source.at) : (source.at ?? EXAMPLE_INSTANT);
-    const { fields, expect, fill } = spec.derive(facts, when);
+    const { fields, expect, fill } = spec.derive(reference, facts, when);
     const contract = eventContract(spec.type)!;
     const { sourceId, path } = senderOf(spec.type);
-    const body = cloudEventEnvelope(contract).parse(buildEvent(spec.type, spec.reference, fields, when, eventId(spec.type, spec.reference, when))) as Record<string, unknown>;
-    const example: IngressExample = { name: spec.name, title: facts ? spec.title : `Template: ${spec.title}`, method: 'POST', url: path, sourceId, body, expect: { reference: spec.reference, ...expect } };
+    const body = cloudEventEnvelope(contract).parse(buildEvent(spec.type, reference, fields, when, eventId(spec.type, reference, when))) as Record<string, unknown>;
+    const example: IngressExample = { name: spec.name, title: facts ? spec.title : `Template: ${spec.title}`, method: 'POST', url: path, sourceId, body, expect: { reference, ...expect } };
     return facts ? example : { ...example, fill };
   });
+}
+
+/** Records kept per kind while a file is read for its examples: enough to find one that fits, whatever the file's size. */
+const RECORDS_KEPT_PER_KIND = 100;
+
+/**
+ * The records of a records file (as `npm run load` reads it) an example may be derived from: the
+ * demo references and the first records of each kind an example is about, read one at a time.
+ * A record the loader would refuse is skipped here (the load reports it).
+ */
+export async function ingressRecordsOf(source: RecordSource): Promise<RecordToStore[]> {
+  const kept: RecordToStore[] = [];
+  const perKind = new Map<string, number>();
+  const preferred = new Set(SPECS.map((spec) => spec.preferred));
+  const kinds = new Set(SPECS.map((spec) => spec.kind));
+  for await (const raw of source.records(() => {})) {
+    const checked = checkRecord(raw);
+    if (!checked.record) continue;
+    const record = checked.record.record;
+    const count = perKind.get(record.kind) ?? 0;
+    if (!preferred.has(record.reference) && (!kinds.has(record.kind) || count >= RECORDS_KEPT_PER_KIND)) continue;
+    perKind.set(record.kind, count + 1);
+    kept.push(record);
+  }
+  return kept;
 }

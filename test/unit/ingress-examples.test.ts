@@ -3,7 +3,8 @@ import { DEMO_PROOFS } from '../../fixtures/demo-proofs';
 import { objectTransitionRefusal } from '../../functions/domain/kinds/object';
 import { validateRecords } from '../../lib/loader/load';
 import { EXAMPLE_INSTANT } from '../../lib/publish/events';
-import { buildIngressExamples } from '../../lib/publish/ingress-examples';
+import { buildIngressExamples, ingressRecordsOf } from '../../lib/publish/ingress-examples';
+import { documentSource } from '../../lib/loader/source';
 import { buildSandboxExamples } from '../../lib/publish/sandbox';
 import { canonicalSources } from '../../lib/publish/sources';
 
@@ -46,10 +47,21 @@ test('with records each example is dated after its record\'s latest entry and st
   expect(observed.expect.value).toBe(new Date(String(observed.body.time)).toISOString());
 });
 
-test('an earliest instant later than the records keeps every example at it; records without an example\'s reference are refused', () => {
+test('an earliest instant later than the records keeps every example at it', () => {
   const at = '2026-11-20T12:00:00Z';
   expect(buildIngressExamples({ records, at }).map((e) => e.body.time)).toEqual([at, at, at]);
-  expect(() => buildIngressExamples({ records: records.filter((r) => r.reference !== DEMO_PROOFS.unknown) })).toThrow(DEMO_PROOFS.unknown);
+});
+
+test("an operator's records without the demo references: the first record of the kind that fits; an example no record fits stays a template", () => {
+  const others = records.filter((r) => r.reference !== DEMO_OBJECTS.current && r.reference !== DEMO_PROOFS.unknown);
+  const derived = buildIngressExamples({ records: others });
+  const change = derived.find((e) => e.name === 'lifecycle-state-changed')!;
+  expect(change.expect.reference).not.toBe(DEMO_OBJECTS.current);
+  expect((change.body.data as { previousState: string }).previousState).toBe(stateOf(change.expect.reference));
+  expect(change.body.subject).toBe(change.expect.reference);
+  expect(derived.find((e) => e.name === 'webhook-source-snapshot')!.expect.reference).not.toBe(DEMO_PROOFS.unknown);
+  const onlyObjects = buildIngressExamples({ records: records.filter((r) => r.kind === 'OBJECT') });
+  expect(onlyObjects.map((e) => e.fill === undefined)).toEqual([true, true, false]);
 });
 
 test('a record in a state whose lifecycle allows no RETURNED gets a change its lifecycle does allow', () => {
@@ -59,4 +71,10 @@ test('a record in a state whose lifecycle allows no RETURNED gets a change its l
   expect(data.previousState).toBe('CANCELLED');
   expect(data.state).not.toBe('RETURNED');
   expect(objectTransitionRefusal('CANCELLED', data.state)).toBeNull();
+});
+
+test('a records file read for its examples (as npm run build -- --records FILE reads it) gives the same examples as the records themselves', async () => {
+  const read = await ingressRecordsOf(documentSource(demoDocument(ANCHOR)));
+  expect(read.length).toBeLessThan(records.length + 1);
+  expect(buildIngressExamples({ records: read })).toEqual(buildIngressExamples({ records }));
 });
