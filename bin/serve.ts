@@ -38,6 +38,20 @@ import { startLocalService } from '../lib/local/service';
 const USAGE =
   'usage: npm start [-- --fresh | --data DIR]\n       npm start -- --endpoint URL [--table NAME] [--region R] [--demo] [--tiles DIR]\n       npm start -- --assembly DIR [--demo]';
 
+/**
+ * What the service's own /health says now, as the banner's first words: the banner never calls a
+ * service ready that /health does not (a table that exists but holds no completed load is not).
+ */
+async function readinessLine(baseUrl: string, loadHint: string): Promise<string> {
+  try {
+    const health = (await (await fetch(`${baseUrl}/health`)).json()) as { status?: string; readiness?: { persistence?: string } };
+    if (health.status === 'OK') return 'Ready: /health says OK (the table holds a completed load).';
+    return `Not ready: /health says ${health.status ?? 'nothing'} (persistence ${health.readiness?.persistence ?? 'unknown'}): ${loadHint}`;
+  } catch (error) {
+    return `Not ready: /health did not answer (${(error as Error).message}).`;
+  }
+}
+
 /** Serves a synthesized cloud assembly until Ctrl-C. */
 async function serveAssembly(dir: string, demo: boolean, port: number | undefined): Promise<number> {
   // Lambda runs Node.js 22; the SDK's notice about this machine's Node.js major says nothing about the stack.
@@ -45,7 +59,9 @@ async function serveAssembly(dir: string, demo: boolean, port: number | undefine
   const runner = await startAssemblyRunner({ assemblyDir: dir, demo, port, accessLogs: process.env.ACCESS_LOGS === '1' });
   const u = runner.invokeUrl;
   const others = Object.entries(runner.urls).filter(([, url]) => url !== u);
+  const readiness = await readinessLine(u, `no load into the table has completed: load it as the loader role (docs/deploy.md), or start with --demo.`);
   console.log(`${runner.stackName} from ${dir} on ${u} (the stage's invoke URL)${others.map(([id, url]) => `\n${id} on ${url}`).join('')}
+${readiness}
 
 Not emulated: ${runner.notEmulated.length === 0 ? 'nothing' : `\n  ${describeNotEmulated(runner.notEmulated).join('\n  ')}`}
 ${demo ? `\nDemo data loaded as the loader role; ledger verifier key (the local KMS key): ${runner.verifierKey}\n` : '\nThe table is empty and every event source gated, as after a first deployment (--demo loads the demo data).\n'}
@@ -166,7 +182,9 @@ or a log that shrank): start the monitor over too (rm ${monitorState}*, or give 
         ? `\nThe demo log of earlier runs continues (kept in ${displayed(dataDir!)}). The demo data is loaded again around now: records
 no event changed get new versions, appended, so the log only grows. npm start -- --fresh starts a new log.\n`
         : `\nA new demo log, kept in ${displayed(dataDir!)} across restarts (npm start -- --fresh starts it over).\n`;
+  const readiness = await readinessLine(u, `no load into table ${values.table ?? 'trust-records'} has completed: npm run load -- FILE --endpoint ${values.endpoint} --table ${values.table ?? 'trust-records'} (or start with --demo).`);
   console.log(`Public trust and verification service on ${u} (${store})
+${readiness}
 ${logNote}
 Open ${u}/verify or ${u}/trust-receipt/${DEMO_OBJECTS.current} in a browser, or try:
   curl -s ${u}/health

@@ -71,3 +71,9 @@ test('every route tried and every sandbox example answers, none with a server er
   expect(answered.filter((line) => !line.startsWith('ok '))).toEqual([]);
   expect(output).not.toMatch(/unexpected error|ERR_PACKAGE_PATH_NOT_EXPORTED/);
 }, 60_000);
+
+test('the banner says ready only as /health does: after the demo data is loaded, OK', async () => {
+  expect(output).toContain('Ready: /health says OK (the table holds a completed load).');
+  const health = (await (await fetch(`${url}/health`)).json()) as { status: string };
+  expect(health.status).toBe('OK');
+});
