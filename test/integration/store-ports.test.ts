@@ -169,6 +169,28 @@ describe('the record store\'s items in the table', () => {
     const [read] = (await records.readTimelines([{ reference: 'ORD-1', from: minute(30) }])).get('ORD-1')!.entries;
     expect(read).toEqual({ ...entry, id: lean.sk.S });
   });
+
+  test('an event that makes a version: its identity rides on the new head\'s item (no item of its own), and is read back from there, whole, from its instant and from after it', async () => {
+    const client = ports.client();
+    const table = 'ports-items-head-mark';
+    await ensureTable(client, table);
+    const { records } = tableStores(client, table);
+    await records.write([wholeRecord('ORD-1')]);
+    const part = (await records.readTimelines([{ reference: 'ORD-1', from: minute(20) }])).get('ORD-1')!;
+    const v3 = { ...part.entries[0].head, version: 3, content: { ...part.entries[0].head.content, state: 'DELIVERED' } };
+    const entry = { id: null, at: minute(30), entry: { at: minute(30), type: 'STATE_CHANGED', state: 'DELIVERED' }, view: { state: 'DELIVERED' }, head: v3, eventKey: 'P#service-platform#event:v3' };
+    await records.write([{ reference: 'ORD-1', kind: 'OBJECT', after: part.after, entries: [entry] }]);
+    const out = await client.send(new QueryCommand({ TableName: table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': { S: 'R#ORD-1' } } }));
+    const items = out.Items ?? [];
+    expect(items.filter((i) => i.sk.S!.startsWith('W#'))).toEqual([]);
+    const head = items.find((i) => i.sk.S!.startsWith('V#') && i.version.N === '3')!;
+    expect(head.eventKey.S).toBe('P#service-platform#event:v3');
+    const eventKeyAt = async (from: string | null) => {
+      const timeline = (await records.readTimelines([{ reference: 'ORD-1', from }])).get('ORD-1')!;
+      return [timeline.before, ...timeline.entries].find((e) => e?.head.version === 3)?.eventKey;
+    };
+    expect([await eventKeyAt(null), await eventKeyAt(minute(30)), await eventKeyAt(minute(40))]).toEqual(Array(3).fill('P#service-platform#event:v3'));
+  });
 });
 
 describe.each(IMPLEMENTATIONS)('the pending store, %s', (_name, make) => {
