@@ -13,6 +13,7 @@ import { tableStores } from '../../functions/store/dynamodb';
 import { LeaseLostError, LedgerLockedError } from '../../functions/store/errors';
 import { tileName } from '../../functions/store/ports/ledger';
 import type { RecordChange } from '../../functions/store/ports/records';
+import { eventPk, pendingQueue } from '../../functions/store/layout';
 import { ensureTable } from '../../functions/store/write';
 import { startKmsStandIn, type KmsStandIn } from '../../lib/local/kms-stand-in';
 import { storeImplementations } from '../support/embedded-table';
@@ -245,6 +246,26 @@ describe.each(IMPLEMENTATIONS)('the pending store, %s', (_name, make) => {
     expect(settled.event).toMatchObject({ key: k1, sequencing: 'SEQUENCED', sequencedAt: minute(5), outcome: { sequenced: true, version: 4 } });
     await stores.pending.settle([{ event: (await stores.pending.readEvents([k3]))[0], outcome: { sequenced: true, version: null }, at: minute(6) }]);
     expect([await stores.pending.listWaiting(10), await stores.pending.oldestWaitingSince()]).toEqual([[], null]);
+  });
+
+  test('a hundred events waiting, eleven of them in one shard of the table\'s index: a batch of 100 lists them all', async () => {
+    const shardOf = (id: string) => pendingQueue(eventPk('service-platform', newEvent('x', { id }).identity.digest));
+    const crowded = shardOf('crowd-0');
+    const perShard = new Map<string, number>();
+    const ids: string[] = [];
+    // Eleven in one shard, the other 89 at most three a shard: what events hashed unevenly put in a batch.
+    for (let i = 0; ids.length < 100; i++) {
+      const id = `crowd-${i}`;
+      const shard = shardOf(id);
+      const count = perShard.get(shard) ?? 0;
+      if (shard === crowded ? count < 11 : count < 3 && ids.length - (perShard.get(crowded) ?? 0) < 89) {
+        perShard.set(shard, count + 1);
+        ids.push(id);
+      }
+    }
+    expect(perShard.get(crowded)).toBe(11);
+    const keys = await Promise.all(ids.map(async (id, i) => ((await stores.pending.claim(newEvent(`crowd-${i}`, { id, receivedAt: minute(i % 50) }))) as { key: string }).key));
+    expect((await stores.pending.listWaiting(100)).sort()).toEqual(keys.sort());
   });
 });
 
