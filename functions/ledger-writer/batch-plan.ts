@@ -90,7 +90,8 @@ export async function planBatch(stores: { records: RecordStore; pending: Pending
     const stillAside = integration.outcomes.filter((o) => !o.sequenced).map((o) => o.key).slice(-MAX_SET_ASIDE);
     const changed = integration.outcomes.some((o) => o.sequenced);
     const highest = Math.max(genesis.highestVersion ?? 0, ...stored.map((e) => e.head.version), ...integration.newHeads.map((h) => h.version));
-    const genesisChanged = changed || stillAside.join() !== genesis.setAside.join();
+    // Written only when it would say something new: an observation on a record events changed before makes no version (a write unit an event).
+    const genesisChanged = (changed && (highest !== genesis.highestVersion || !genesis.changedByEvents)) || stillAside.join() !== genesis.setAside.join();
     plans.push({ reference, kind: genesis.kind ?? '', entries: integration.entries, newHeads: integration.newHeads, after: timeline?.after ?? '-1', genesis: genesisChanged ? { highestVersion: highest, events: { setAside: stillAside } } : undefined });
     if (!changed) continue;
     for (const projection of rules?.projections?.(integration.entries, from) ?? []) {

@@ -9,7 +9,9 @@
  *   sk = "V#" + at + "#" + seq    one item per version: its head and evidence, stored once, under the
  *                                 position of the first entry it is in force at
  *   sk = "W#" + at + "#" + seq    the identity of the event that made the entry at the same position
- *                                 (what only the sequencer reads, kept out of the read path's items)
+ *                                 (what only the sequencer reads, kept out of the read path's entries),
+ *                                 unless the "V#" item at that position carries it (`eventKey`): an event
+ *                                 that makes a version writes one item fewer
  * The view at any instant is the newest entry at or before it with the newest head at or before it:
  * two Queries whose keys follow from the reference and the instant alone, sent together (one round
  * trip, whatever the history's length; docs/semantics.md#storage). "V#" and "W#" sort after every

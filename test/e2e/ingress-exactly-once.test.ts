@@ -11,6 +11,7 @@ import { sequenceAll } from '../../functions/ledger-writer/sequencer';
 import { tableStores } from '../../functions/store/dynamodb';
 import { directoryTileStore } from '../../functions/ledger-writer/tile-store';
 import { storeClient } from '../../functions/store/client';
+import { waitingOf } from '../../functions/store/dynamodb/pending-items';
 import { eventPk, pendingPk } from '../../functions/store/layout';
 import { buildEvent, deliver, devSecrets, newWebhookId, signedHeaders } from '../../lib/ingress/emit';
 import { devLedgerSigner } from '../../lib/ledger/dev-key';
@@ -147,7 +148,7 @@ describe('the same event under another webhook-id', () => {
     for (const a of answers) expect(a.body).toEqual(firsts[0].body);
     // In the store: one event under the identity, and every delivery pointing to it.
     const key = eventPk(SOURCE, eventIdentityDigest(JSON.parse(body)));
-    expect((await itemAt(key))?.eventId?.S).toBe(JSON.parse(body).id);
+    expect(waitingOf((await itemAt(key))!).identity.id).toBe(JSON.parse(body).id);
     for (const id of ids) expect((await itemAt(pendingPk(SOURCE, id)))?.eventKey?.S).toBe(key);
 
     await drain();

@@ -8,6 +8,7 @@ import { DEMO_OBJECTS } from '../../fixtures/demo';
 import { DEMO_PROOFS } from '../../fixtures/demo-proofs';
 import { forgetIngressKeys } from '../../functions/config/ingress-keys';
 import { INGRESS_MAX_BODY_BYTES } from '../../functions/contract/ingress';
+import { waitingOf } from '../../functions/store/dynamodb/pending-items';
 import { pendingPk } from '../../functions/store/layout';
 import { buildEvent, deliver, devSecrets, newWebhookId, signedHeaders } from '../../lib/ingress/emit';
 import { DEV_INGRESS_SECRETS_FILE, localClient, LOCAL_TABLE, type LocalService } from '../../lib/local/service';
@@ -57,11 +58,14 @@ describe('accepted events', () => {
       sequencing: 'PENDING',
     });
     const item = await storedEvent('service-platform', res.sent.headers['webhook-id']);
-    expect(item?.event?.S).toBe(res.sent.body);
-    expect(item?.eventId?.S).toBe(JSON.parse(res.sent.body).id);
-    expect(item?.sequencing?.S).toBe('PENDING');
-    expect(item?.status?.N).toBe('202');
-    expect(item?.reference?.S).toBe(DEMO_OBJECTS.current);
+    // Read as the sequencer reads it: the raw event stored once, what it states read back from it.
+    const stored = waitingOf(item!);
+    expect(stored.event.raw).toBe(res.sent.body);
+    expect(stored.identity.id).toBe(JSON.parse(res.sent.body).id);
+    expect(stored.sequencing).toBe('PENDING');
+    expect(stored.status).toBe(202);
+    expect(stored.event.reference).toBe(DEMO_OBJECTS.current);
+    expect(stored.answer).toEqual({ status: 202, receipt: res.body });
   });
 
   test('an authority observation confirming the state held is accepted (it is what keeps fresh true)', async () => {

@@ -13,6 +13,7 @@ import { tableStores } from '../../functions/store/dynamodb';
 import { LeaseLostError, LedgerLockedError } from '../../functions/store/errors';
 import { tileName } from '../../functions/store/ports/ledger';
 import type { RecordChange } from '../../functions/store/ports/records';
+import { eventPk, pendingQueue } from '../../functions/store/layout';
 import { ensureTable } from '../../functions/store/write';
 import { startKmsStandIn, type KmsStandIn } from '../../lib/local/kms-stand-in';
 import { storeImplementations } from '../support/embedded-table';
@@ -169,6 +170,28 @@ describe('the record store\'s items in the table', () => {
     const [read] = (await records.readTimelines([{ reference: 'ORD-1', from: minute(30) }])).get('ORD-1')!.entries;
     expect(read).toEqual({ ...entry, id: lean.sk.S });
   });
+
+  test('an event that makes a version: its identity rides on the new head\'s item (no item of its own), and is read back from there, whole, from its instant and from after it', async () => {
+    const client = ports.client();
+    const table = 'ports-items-head-mark';
+    await ensureTable(client, table);
+    const { records } = tableStores(client, table);
+    await records.write([wholeRecord('ORD-1')]);
+    const part = (await records.readTimelines([{ reference: 'ORD-1', from: minute(20) }])).get('ORD-1')!;
+    const v3 = { ...part.entries[0].head, version: 3, content: { ...part.entries[0].head.content, state: 'DELIVERED' } };
+    const entry = { id: null, at: minute(30), entry: { at: minute(30), type: 'STATE_CHANGED', state: 'DELIVERED' }, view: { state: 'DELIVERED' }, head: v3, eventKey: 'P#service-platform#event:v3' };
+    await records.write([{ reference: 'ORD-1', kind: 'OBJECT', after: part.after, entries: [entry] }]);
+    const out = await client.send(new QueryCommand({ TableName: table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': { S: 'R#ORD-1' } } }));
+    const items = out.Items ?? [];
+    expect(items.filter((i) => i.sk.S!.startsWith('W#'))).toEqual([]);
+    const head = items.find((i) => i.sk.S!.startsWith('V#') && i.version.N === '3')!;
+    expect(head.eventKey.S).toBe('P#service-platform#event:v3');
+    const eventKeyAt = async (from: string | null) => {
+      const timeline = (await records.readTimelines([{ reference: 'ORD-1', from }])).get('ORD-1')!;
+      return [timeline.before, ...timeline.entries].find((e) => e?.head.version === 3)?.eventKey;
+    };
+    expect([await eventKeyAt(null), await eventKeyAt(minute(30)), await eventKeyAt(minute(40))]).toEqual(Array(3).fill('P#service-platform#event:v3'));
+  });
 });
 
 describe.each(IMPLEMENTATIONS)('the pending store, %s', (_name, make) => {
@@ -223,6 +246,26 @@ describe.each(IMPLEMENTATIONS)('the pending store, %s', (_name, make) => {
     expect(settled.event).toMatchObject({ key: k1, sequencing: 'SEQUENCED', sequencedAt: minute(5), outcome: { sequenced: true, version: 4 } });
     await stores.pending.settle([{ event: (await stores.pending.readEvents([k3]))[0], outcome: { sequenced: true, version: null }, at: minute(6) }]);
     expect([await stores.pending.listWaiting(10), await stores.pending.oldestWaitingSince()]).toEqual([[], null]);
+  });
+
+  test('a hundred events waiting, eleven of them in one shard of the table\'s index: a batch of 100 lists them all', async () => {
+    const shardOf = (id: string) => pendingQueue(eventPk('service-platform', newEvent('x', { id }).identity.digest));
+    const crowded = shardOf('crowd-0');
+    const perShard = new Map<string, number>();
+    const ids: string[] = [];
+    // Eleven in one shard, the other 89 at most three a shard: what events hashed unevenly put in a batch.
+    for (let i = 0; ids.length < 100; i++) {
+      const id = `crowd-${i}`;
+      const shard = shardOf(id);
+      const count = perShard.get(shard) ?? 0;
+      if (shard === crowded ? count < 11 : count < 3 && ids.length - (perShard.get(crowded) ?? 0) < 89) {
+        perShard.set(shard, count + 1);
+        ids.push(id);
+      }
+    }
+    expect(perShard.get(crowded)).toBe(11);
+    const keys = await Promise.all(ids.map(async (id, i) => ((await stores.pending.claim(newEvent(`crowd-${i}`, { id, receivedAt: minute(i % 50) }))) as { key: string }).key));
+    expect((await stores.pending.listWaiting(100)).sort()).toEqual(keys.sort());
   });
 });
 

@@ -61,6 +61,12 @@ function itemsOf(writes: JournaledWrites): Item[] {
   return [...records.entries, ...records.geneses, ...(writes.schema ? [tableMetaItem()] : []), ...writes.settlements.map(settledItem)];
 }
 
+/** A binary attribute's bytes in the journal's JSON as base64 (a digest of a settled event: pending-items.ts), and back. */
+function binaryAsBase64(this: Record<string, unknown>, key: string, value: unknown): unknown {
+  return key === 'B' && this[key] instanceof Uint8Array ? Buffer.from(this[key] as Uint8Array).toString('base64') : value;
+}
+const base64AsBinary = (key: string, value: unknown): unknown => (key === 'B' && typeof value === 'string' ? Buffer.from(value, 'base64') : value);
+
 /** The chunks of `items` for a batch publishing `treeSize`. */
 function journalChunks(treeSize: number, items: readonly Item[]): Item[] {
   const chunks: Item[] = [];
@@ -74,9 +80,9 @@ function journalChunks(treeSize: number, items: readonly Item[]): Item[] {
   };
   for (const item of items) {
     for (const value of Object.values(item)) {
-      if (!('S' in value || 'N' in value || 'BOOL' in value)) throw new TypeError('a journaled item holds only strings, numbers and booleans');
+      if (!('S' in value || 'N' in value || 'BOOL' in value || 'B' in value)) throw new TypeError('a journaled item holds only strings, numbers, booleans and binaries');
     }
-    const text = JSON.stringify(item);
+    const text = JSON.stringify(item, binaryAsBase64);
     if (bytes + text.length > JOURNAL_CHUNK_BYTES && current.length > 0) flush();
     current.push(text);
     bytes += text.length;
@@ -100,7 +106,7 @@ export function dynamoJournal(client: DynamoDBClient, table: string): LedgerJour
     return keys.flatMap((key) => {
       const chunk = found.get(key.pk!.S!);
       if (!chunk?.items?.B) throw new Error(`the journal of the batch publishing ${header.treeSize} is missing its chunk ${key.pk!.S}`);
-      return JSON.parse(zlib().gunzipSync(chunk.items.B).toString('utf8')) as Item[];
+      return JSON.parse(zlib().gunzipSync(chunk.items.B).toString('utf8'), base64AsBinary) as Item[];
     });
   };
   /** The chunks of the last batch this process marked done: removed while the next batch's journal is written (no round trip of their own). */

@@ -2,6 +2,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { GENESIS_SK, PENDING_INDEX, pendingPk, pendingQueue, TTL_ATTRIBUTE } from '../layout';
 
 export { TTL_ATTRIBUTE } from '../layout';
+import { answerToStore, digestAttribute, digestOf, rebuiltAnswer, statedAttributes, statedFields } from './event-item-fields';
 import type { DeliveryAnswer, NewEvent, Sequencing, SequencingOutcome, Settlement, StoredDelivery, StoredEvent, WaitingEvent } from '../ports/pending';
 
 export type Item = Record<string, AttributeValue>;
@@ -10,12 +11,16 @@ export type Item = Record<string, AttributeValue>;
  * The pending store's items in the table (layout.ts), two kinds:
  *
  * The event, pk = "P#" + sourceId + "#event:" + identity digest, sk = "#":
- *   sourceId, eventSource, eventId   who sent it and its CloudEvents identity (source, id)
- *   contentSha256          digest of the event's canonical JSON (tells a replay from a reused id)
- *   webhookId, bodySha256  its first delivery
- *   status, answer         202 and the receipt its first delivery was answered
- *   event                  the raw verified body of its first delivery, as received
- *   eventType, reference, eventAt, effect
+ *   sourceId               who sent it
+ *   contentSha256          digest of the event's canonical JSON (tells a replay from a reused id), its 32 bytes
+ *   webhookId, bodySha256  its first delivery (the body's digest as its 32 bytes)
+ *   event                  the raw verified body of its first delivery, as received: its CloudEvents
+ *                          identity (source, id), type, subject and instant are read from it
+ *   effect                 what the receiver decided it does to its record
+ *   eventSource, eventId, eventType, reference, eventAt
+ *                          only where the receiver read otherwise than the raw event states (never, today)
+ *   status, answer         only when its first delivery was answered otherwise than with the receipt
+ *                          these attributes rebuild (event-item-fields.ts; an item written before holds both)
  *   receivedAt             the service clock when it was stored
  *   sequencing             PENDING, then SEQUENCED or SET_ASIDE once the sequencer has settled it
  *   queue                  "PENDING#<n>" while it waits: its shard of the sparse `pending` index
@@ -55,18 +60,25 @@ function answerAttributes(d: DeliveryAnswer): Item {
   };
 }
 
-/** An accepted event's item, waiting in the pending index; or settled, out of it. */
+/**
+ * An accepted event's item, waiting in the pending index; or settled, out of it. What its raw
+ * event states and the receipt its first delivery was answered are not stored again
+ * (event-item-fields.ts): a state change's item is within one write unit.
+ */
 export function eventItem(event: NewEvent, key: string, settled?: { outcome: SequencingOutcome; at: string }): Item {
+  const fields = { ...event.identity, ...event.event };
+  const answer = answerToStore(event.answer, rebuiltAnswer({ ...event, effect: event.event.effect }, fields));
   const item: Item = {
-    ...answerAttributes(event),
     pk: { S: key },
-    eventSource: { S: event.identity.source },
-    eventId: { S: event.identity.id },
-    contentSha256: { S: event.identity.contentSha256 },
+    sk: { S: GENESIS_SK },
+    sourceId: { S: event.sourceId },
+    webhookId: { S: event.webhookId },
+    bodySha256: digestAttribute(event.bodySha256),
+    receivedAt: { S: event.receivedAt },
+    ...(answer === null && event.status === ACCEPTED ? {} : { status: { N: String(event.status) }, answer: { S: answer ?? JSON.stringify(event.answer) } }),
+    contentSha256: digestAttribute(event.identity.contentSha256),
     event: { S: event.event.raw },
-    eventType: { S: event.event.type },
-    reference: { S: event.event.reference },
-    eventAt: { S: event.event.at },
+    ...statedAttributes(event.event.raw, fields),
     effect: { S: event.event.effect },
   };
   if (!settled) return { ...item, sequencing: { S: 'PENDING' }, [PENDING_INDEX.partitionKey]: { S: pendingQueue(key) } };
@@ -74,15 +86,22 @@ export function eventItem(event: NewEvent, key: string, settled?: { outcome: Seq
   return settled.outcome.sequenced ? { ...done, [TTL_ATTRIBUTE]: { N: String(expiry(settled.at, EVENT_RETENTION_DAYS)) } } : done;
 }
 
+const ACCEPTED = 202;
+
 /** A settled event's item (also what the ledger journal holds for it). */
 export const settledItem = (s: Settlement): Item => eventItem(s.event, s.event.key, s);
+
+/** An event item's status and first answer: as stored, or the receipt rebuilt from the item. */
+function answerOf(item: Item, fields: ReturnType<typeof statedFields>): { status: number; answer: unknown } {
+  if (item.answer?.S) return { status: Number(item.status!.N), answer: JSON.parse(item.answer.S) };
+  return { status: ACCEPTED, answer: rebuiltAnswer({ sourceId: item.sourceId!.S!, webhookId: item.webhookId!.S!, receivedAt: item.receivedAt!.S!, effect: item.effect!.S! }, fields) };
+}
 
 export function eventOf(item: Item): StoredEvent {
   return {
     key: item.pk!.S!,
-    contentSha256: item.contentSha256!.S!,
-    status: Number(item.status!.N),
-    answer: JSON.parse(item.answer!.S!),
+    contentSha256: digestOf(item.contentSha256)!,
+    ...answerOf(item, statedFields(item)),
     sequencing: item.sequencing!.S! as Sequencing,
     sequencedAt: item.sequencedAt?.S ?? null,
     outcome: item.outcome?.S ? (JSON.parse(item.outcome.S) as SequencingOutcome) : null,
@@ -97,17 +116,16 @@ export const deliveryOf = (item: Item): StoredDelivery => ({
 });
 
 export function waitingOf(item: Item): WaitingEvent {
+  const fields = statedFields(item);
   return {
     key: item.pk!.S!,
     sourceId: item.sourceId!.S!,
     webhookId: item.webhookId!.S!,
-    bodySha256: item.bodySha256!.S!,
+    bodySha256: digestOf(item.bodySha256)!,
     receivedAt: item.receivedAt!.S!,
-    status: Number(item.status!.N),
-    answer: JSON.parse(item.answer!.S!),
-    identity: { source: item.eventSource!.S!, id: item.eventId!.S!, digest: item.pk!.S!.slice(item.pk!.S!.lastIndexOf(':') + 1), contentSha256: item.contentSha256!.S! },
-    event: { raw: item.event!.S!, type: item.eventType!.S!, reference: item.reference!.S!, at: item.eventAt!.S!, effect: item.effect!.S! },
+    ...answerOf(item, fields),
+    identity: { source: fields.source, id: fields.id, digest: item.pk!.S!.slice(item.pk!.S!.lastIndexOf(':') + 1), contentSha256: digestOf(item.contentSha256)! },
+    event: { raw: item.event!.S!, type: fields.type, reference: fields.reference, at: fields.at, effect: item.effect!.S! },
     sequencing: item.sequencing!.S! as Sequencing,
   };
 }
-

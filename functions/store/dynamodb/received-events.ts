@@ -41,7 +41,7 @@ export function dynamoReceivedEvents(client: DynamoDBClient, table: string): Rec
       if (!(error instanceof ConditionalCheckFailedException || (error as Error).name === 'ConditionalCheckFailedException')) throw new StoreUnavailable(`PutItem ${what}`, { cause: error });
       const old = (error as ConditionalCheckFailedException).Item;
       // The condition failed, so the item exists; a strongly consistent read sees it.
-      const earlier = old?.status ? old : await get(item.pk!.S!, what);
+      const earlier = old?.pk ? old : await get(item.pk!.S!, what);
       if (!earlier) throw new StoreUnavailable(`GetItem ${what} (not visible yet)`);
       return earlier;
     }

@@ -8,7 +8,8 @@ export type Item = Record<string, AttributeValue>;
 /**
  * A record's items (layout.ts): its genesis; one lean item per timeline entry (the entry and the
  * view as JSON text, the number of the version in force); one item per version (its head as JSON
- * text); and, for an entry an event made, the event's identity in an item of its own.
+ * text); and, for an entry an event made, the event's identity: on the head item at the same
+ * position when the entry begins a version, else in an item of its own (an event mark).
  * An item of the layout before (each entry item self-sufficient: `at`, `entry`, `view`, `head`,
  * `eventKey`) is still read as it is: lib/migrate/steps/lean-records.ts rewrites them.
  *
@@ -57,13 +58,15 @@ export function leanEntryItem(reference: string, parts: Pick<EntryParts, 'id' | 
   return item;
 }
 
-/** A version's head item, at the position of the first entry it is in force at. */
-export const headItem = (reference: string, entrySk: string, version: number, headText: string): Item => ({
-  pk: { S: recordPk(reference) },
-  sk: { S: atPositionOf(entrySk, HEAD_SK_PREFIX) },
-  version: { N: String(version) },
-  head: { S: headText },
-});
+/**
+ * A version's head item, at the position of the first entry it is in force at; with the identity of
+ * the event that made that entry, when one did (what an event mark item holds otherwise).
+ */
+export function headItem(reference: string, entrySk: string, version: number, headText: string, eventKey?: string): Item {
+  const item: Item = { pk: { S: recordPk(reference) }, sk: { S: atPositionOf(entrySk, HEAD_SK_PREFIX) }, version: { N: String(version) }, head: { S: headText } };
+  if (eventKey) item.eventKey = { S: eventKey };
+  return item;
+}
 
 /** The identity of the event that made the entry at `entrySk` (the sequencer's guard against integrating it twice). */
 export const eventMarkItem = (reference: string, entrySk: string, eventKey: string): Item => ({

@@ -64,17 +64,24 @@ function changeItems(change: RecordChange): { heads: Item[]; marks: Item[]; entr
   const keys = sortKeysOf(change.entries, change.after);
   const stored = change.after === undefined ? new Set<number>() : parsePosition(change.after).storedVersions;
   const firstOf = new Map<number, { sk: string; text: string }>();
-  const marks: Item[] = [];
+  const eventAt = new Map<string, string>();
   const entries = change.entries.map((e, i) => {
     const version = versionOfHead(e.head);
     const text = JSON.stringify(e.head);
     const seen = firstOf.get(version);
     if (seen && seen.text !== text) throw new Error(`${change.reference}: version ${version} is given two different heads`);
     if (!seen || keys[i] < seen.sk) firstOf.set(version, { sk: keys[i], text });
-    if (e.eventKey) marks.push(eventMarkItem(change.reference, keys[i], e.eventKey));
+    if (e.eventKey) eventAt.set(keys[i], e.eventKey);
     return entryItem(change.reference, keys[i], e);
   });
-  const heads = [...firstOf].filter(([version]) => !stored.has(version)).map(([version, first]) => headItem(change.reference, first.sk, version, first.text));
+  // The event that made the entry a new head is written at rides on that head's item: one item fewer
+  // (a write unit) for every event that makes a version; any other event's identity is an item of its own.
+  const heads = [...firstOf].filter(([version]) => !stored.has(version)).map(([version, first]) => {
+    const eventKey = eventAt.get(first.sk);
+    eventAt.delete(first.sk);
+    return headItem(change.reference, first.sk, version, first.text, eventKey);
+  });
+  const marks = [...eventAt].map(([sk, eventKey]) => eventMarkItem(change.reference, sk, eventKey));
   return { heads, marks, entries };
 }
 
@@ -101,7 +108,10 @@ class TimelineItems {
     for (const item of items) {
       const kind = itemClass(item);
       if (kind === 'entry') this.entries.push(entryPartsOf(item));
-      else if (kind === 'head') this.heads.set(headPartsOf(item).version, item.head!.S!);
+      else if (kind === 'head') {
+        this.heads.set(headPartsOf(item).version, item.head!.S!);
+        if (item.eventKey?.S) this.marks.set(atPositionOf(item.sk!.S!, EVENT_MARK_SK_PREFIX), item.eventKey.S);
+      }
       else if (kind === 'mark') this.marks.set(item.sk!.S!, item.eventKey!.S!);
     }
   }
