@@ -13,8 +13,8 @@ export function headFrom(item: Item | undefined, keys: string): LedgerHead | nul
     checkpoint: item.checkpoint?.S ?? null,
     updatedAt: item.updatedAt?.S ?? null,
     lock: item.lockId?.S ? { id: item.lockId.S, since: item.lockedAt?.S ?? 'unknown', until: item.lockUntil?.S ?? null } : null,
-    keys,
-    tilesDir: tilesDirOfKeys(keys),
+    // The first log's head reads as it always did; a successor's names where its items and tiles are.
+    ...(keys === FIRST_LOG_KEYS ? {} : { keys, tilesDir: tilesDirOfKeys(keys) }),
     ...(item.successor?.S ? { successor: { keys: item.successor.S, origin: item.successorOrigin?.S ?? null } } : {}),
   };
 }
@@ -41,7 +41,7 @@ export async function followLogs(client: DynamoDBClient, table: string, consiste
     const out = await client.send(new GetItemCommand({ TableName: table, Key: { pk: { S: ledgerHeadPk(keys) }, sk: { S: LEDGER_HEAD_SK } }, ConsistentRead: consistent }));
     const head = headFrom(out.Item, keys);
     if (!head) {
-      if (onlyKeys) logs.push({ origin: null, treeSize: 0, checkpoint: null, updatedAt: null, lock: null, keys, tilesDir: tilesDirOfKeys(keys) });
+      if (onlyKeys) logs.push({ origin: null, treeSize: 0, checkpoint: null, updatedAt: null, lock: null, keys });
       break;
     }
     logs.push(head);
