@@ -22,7 +22,8 @@ export interface RotateOptions {
   tiles?: TileStore;
   /** Take the old log's lease even if a writer that stopped part-way holds it. */
   unlock?: boolean;
-  /** Test seam: what the new log's first entry says (a forged handover is made with it). */
+  /** Test seams: what the old log's last entry and the new log's first say (forged handovers are made with them). */
+  successionEntry?: (genuine: SuccessionEntry) => unknown;
   handoverEntry?: (genuine: HandoverEntry) => unknown;
 }
 
@@ -58,7 +59,7 @@ export async function rotateLedger(options: RotateOptions): Promise<RotationResu
   if (head.origin !== oldSigner.name) throw new Error(`the table's current log is ${head.origin}, not ${oldSigner.name}: give its key as the old one`);
   const at = new Date().toISOString();
   const succession: SuccessionEntry = { format: SUCCESSION_FORMAT, origin: oldSigner.name, successor: { origin: newSigner.name, verifierKey: newSigner.verifierKey }, at };
-  const final = await appendEntry(options, oldSigner, oldStores, () => succession);
+  const final = await appendEntry(options, oldSigner, oldStores, () => (options.successionEntry ? options.successionEntry(succession) : succession));
   const finalCheckpoint = parseCheckpointText(parseNote(final.checkpoint).text);
 
   const keys = successorLogKeys(newSigner.name);
