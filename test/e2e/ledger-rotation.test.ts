@@ -96,6 +96,16 @@ describe('a log that outlives its key', () => {
   test('across: every record stored before still verifies against the old key; the old key alone cannot write any more', async () => {
     const results = await verifyAll([newSigner.verifierKey, oldSigner.verifierKey]);
     expect(results.every((r) => r.ok && r.origin === oldSigner.name)).toBe(true);
+    // Within the retired key's validity they pass; a checkpoint beyond a log's final size (what a stolen old key could sign) fails.
+    const answer = (await getJson(`${service.url}${REFERENCES[0]}`)).body;
+    const within = await verifyEvidence(answer, { trustedKeys: [oldSigner.verifierKey], retiredLogs: [{ origin: oldSigner.name, validUpToTreeSize: finalSize }] });
+    expect(within.checks.find((c) => c.name === 'retired-key-validity')).toMatchObject({ ok: true });
+    const beyond = await verifyEvidence(answer, { trustedKeys: [oldSigner.verifierKey], retiredLogs: [{ origin: oldSigner.name, validUpToTreeSize: 1 }] });
+    expect([beyond.ok, beyond.checks.find((c) => c.name === 'retired-key-validity')?.detail]).toEqual([false, expect.stringContaining('signed after the log ended, so by a compromised key')]);
+    // npm run verify, keys pinned, takes the retired log's validity from /v1/ledger.
+    const cli = await run(path.join(ROOT, 'node_modules/.bin/tsx'), [path.join(ROOT, 'bin/verify.ts'), `${service.url}${REFERENCES[0]}`, '--key', oldSigner.verifierKey], { cwd: ROOT, env: { ...process.env, LEDGER_VERIFIER_KEYS: '' } });
+    expect(cli.stdout).toMatch(/PASS {2}retired-key-validity +.*was retired at \d+ entries/);
+    expect(cli.stdout).toContain('VERIFIED');
     const client = localClient(service.storeEndpoint);
     try {
       await expect(
