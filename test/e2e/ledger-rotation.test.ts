@@ -130,6 +130,10 @@ describe('a log that outlives its key', () => {
     const ledger = (await getJson(`${service.url}/v1/ledger`)).body;
     expect(ledger.latestCheckpoint).toMatchObject({ origin: NEW_ORIGIN, signatureVerified: true });
     expect(ledger.latestCheckpoint.treeSize).toBeGreaterThan(1);
+    // Consistency proofs are the current log's.
+    const proof = await getJson(`${service.url}/v1/ledger/consistency?from=1&to=${ledger.latestCheckpoint.treeSize}`);
+    expect([proof.status, proof.body.proof.length]).toEqual([200, expect.any(Number)]);
+    expect(proof.body.proof.length).toBeGreaterThan(0);
     // The monitor holding the old log's state, pinned to the old key only, follows the handover and passes.
     const across = await monitorCli(service.url, '--state', state(), '--key', oldSigner.verifierKey);
     expect(across.stdout).toContain(`ok    handover: ${oldSigner.name} ended at ${finalSize} naming ${NEW_ORIGIN}`);

@@ -2,7 +2,7 @@ import { ConditionalCheckFailedException, GetItemCommand, PutItemCommand, Update
 import { BATCH_GET_KEYS, batchGetItems } from '../batch-get';
 import { LeaseLostError, LedgerLockedError, StoreUnavailable } from '../errors';
 import { FIRST_LOG_KEYS, LEDGER_HEAD_SK, LEDGER_ITEM_SK, ledgerCheckpointPk, ledgerHeadPk, ledgerTilePk } from '../layout';
-import { tileName, type LedgerHead, type LedgerLock, type PublishedHead, type PublishedLedger } from '../ports/ledger';
+import { tileName, type LedgerHead, type LedgerLease, type LedgerLock, type PublishedHead, type PublishedLedger } from '../ports/ledger';
 import { chainLocator, followLogs, headFrom, LedgerRetiredError, type LogLocator } from './ledger-chain';
 
 type Item = Record<string, AttributeValue>;
@@ -17,40 +17,53 @@ const headKey = (keys: string): Item => ({ pk: { S: ledgerHeadPk(keys) }, sk: { 
  */
 export function dynamoLedgerLock(client: DynamoDBClient, table: string, locator: LogLocator = chainLocator(client, table)): LedgerLock {
   const headKey_ = () => headKey(locator.current());
-  const read = async () => {
+  const readHere = async () => headFrom((await client.send(new GetItemCommand({ TableName: table, Key: headKey_(), ConsistentRead: true }))).Item, locator.current());
+  /** After a key change the log located last may be retired: look the current one up, and say whether it moved. */
+  const relocate = async () => {
+    const before = locator.current();
     await locator.locate();
-    return headFrom((await client.send(new GetItemCommand({ TableName: table, Key: headKey_(), ConsistentRead: true }))).Item, locator.current());
+    return locator.current() !== before;
+  };
+  const read = async () => {
+    const head = await readHere();
+    return head?.successor && (await relocate()) ? readHere() : head;
+  };
+  const take = async (lockId: string, lease: LedgerLease) => {
+    const until = new Date(Date.parse(lease.at) + lease.leaseMs).toISOString();
+    const out = await client.send(
+      new UpdateItemCommand({
+        TableName: table,
+        Key: headKey_(),
+        UpdateExpression: 'SET lockId = :id, lockedAt = :at, lockUntil = :until',
+        // Never a retired log's (it has a successor); then no lease held, or the one held ran out (a lease without an end, from a version that had none, needs force), or the one named.
+        ConditionExpression: `attribute_not_exists(successor)${lease.force ? '' : ` AND (attribute_not_exists(lockId) OR lockUntil < :at${lease.replacing ? ' OR lockId = :replacing' : ''})`}`,
+        ExpressionAttributeValues: {
+          ':id': { S: lockId },
+          ':at': { S: lease.at },
+          ':until': { S: until },
+          ...(lease.replacing && !lease.force ? { ':replacing': { S: lease.replacing } } : {}),
+        },
+        ReturnValues: 'ALL_NEW',
+      }),
+    );
+    return headFrom(out.Attributes, locator.current())!;
   };
   return {
     read,
     async acquire(lockId, lease) {
-      await locator.locate();
-      const until = new Date(Date.parse(lease.at) + lease.leaseMs).toISOString();
-      try {
-        const out = await client.send(
-          new UpdateItemCommand({
-            TableName: table,
-            Key: headKey_(),
-            UpdateExpression: 'SET lockId = :id, lockedAt = :at, lockUntil = :until',
-            // Never a retired log's (it has a successor); then no lease held, or the one held ran out (a lease without an end, from a version that had none, needs force), or the one named.
-            ConditionExpression: `attribute_not_exists(successor)${lease.force ? '' : ` AND (attribute_not_exists(lockId) OR lockUntil < :at${lease.replacing ? ' OR lockId = :replacing' : ''})`}`,
-            ExpressionAttributeValues: {
-              ':id': { S: lockId },
-              ':at': { S: lease.at },
-              ':until': { S: until },
-              ...(lease.replacing && !lease.force ? { ':replacing': { S: lease.replacing } } : {}),
-            },
-            ReturnValues: 'ALL_NEW',
-          }),
-        );
-        return headFrom(out.Attributes, locator.current())!;
-      } catch (error) {
-        if (error instanceof ConditionalCheckFailedException || (error as Error).name === 'ConditionalCheckFailedException') {
-          const current = await read();
-          if (current?.successor) throw new LedgerRetiredError(current.origin, current.treeSize, current.successor);
+      // The log located last is tried first: no look-up on a writer's usual path, one after a key change.
+      for (let attempt = 0; ; attempt++) {
+        try {
+          return await take(lockId, lease);
+        } catch (error) {
+          if (!(error instanceof ConditionalCheckFailedException || (error as Error).name === 'ConditionalCheckFailedException')) throw error;
+          const current = await readHere();
+          if (current?.successor) {
+            if (attempt === 0 && (await relocate())) continue;
+            throw new LedgerRetiredError(current.origin, current.treeSize, current.successor);
+          }
           throw new LedgerLockedError(current?.lock?.since ?? 'an unknown time', current?.lock?.until ?? null, current?.lock?.id ?? null);
         }
-        throw error;
       }
     },
     async recordCheckpoint(head) {
@@ -114,32 +127,39 @@ export function dynamoPublishedLedger(client: DynamoDBClient, table: string): Pu
     },
     async headWithTiles(tiles) {
       if (tiles.length + 1 > BATCH_GET_KEYS) throw new StoreUnavailable(`${tiles.length} tiles are more than one request reads`);
-      // Before a key change the first log is the current one: its keys need no look-up. After one, the chain names the current log.
+      // The first log's keys first: one BatchGetItem, as before any key change. A head that names a successor: the current log's.
+      const first = await headAndTiles(client, table, tiles, FIRST_LOG_KEYS);
+      if (!first.head?.successor) return first;
       let logKeys: string;
       try {
         logKeys = (await followLogs(client, table, false, true)).at(-1)?.keys ?? FIRST_LOG_KEYS;
       } catch (error) {
         throw new StoreUnavailable('GetItem ledger head', { cause: error });
       }
-      const names = new Map(tiles.map((t) => [ledgerTilePk(t.level, t.index, logKeys), tileName(t)]));
-      const keys: Item[] = [headKey(logKeys), ...[...names.keys()].map((pk) => ({ pk: { S: pk }, sk: { S: LEDGER_ITEM_SK } }))];
-      let items: Item[];
-      try {
-        // It answers a person, not a batch: three requests at most, without waiting between them.
-        items = await batchGetItems(client, table, keys, { consistentRead: false, maxAttempts: 3, backoffMs: 0 });
-      } catch (error) {
-        if (error instanceof StoreUnavailable) throw error;
-        throw new StoreUnavailable('BatchGetItem ledger tiles', { cause: error });
-      }
-      const found = new Map<string, Uint8Array>();
-      let head: LedgerHead | null = null;
-      for (const item of items) {
-        if (item.pk?.S === ledgerHeadPk(logKeys) && item.sk?.S === LEDGER_HEAD_SK) head = headFrom(item, logKeys);
-        else if (item.pk?.S && item.hashes?.B) found.set(names.get(item.pk.S)!, item.hashes.B);
-      }
-      return { head, tiles: found };
+      return headAndTiles(client, table, tiles, logKeys);
     },
   };
+}
+
+/** One log's head and the hash tiles named, in one BatchGetItem. */
+async function headAndTiles(client: DynamoDBClient, table: string, tiles: ReadonlyArray<{ level: number; index: number }>, logKeys: string): Promise<{ head: LedgerHead | null; tiles: Map<string, Uint8Array> }> {
+  const names = new Map(tiles.map((t) => [ledgerTilePk(t.level, t.index, logKeys), tileName(t)]));
+  const keys: Item[] = [headKey(logKeys), ...[...names.keys()].map((pk) => ({ pk: { S: pk }, sk: { S: LEDGER_ITEM_SK } }))];
+  let items: Item[];
+  try {
+    // It answers a person, not a batch: three requests at most, without waiting between them.
+    items = await batchGetItems(client, table, keys, { consistentRead: false, maxAttempts: 3, backoffMs: 0 });
+  } catch (error) {
+    if (error instanceof StoreUnavailable) throw error;
+    throw new StoreUnavailable('BatchGetItem ledger tiles', { cause: error });
+  }
+  const found = new Map<string, Uint8Array>();
+  let head: LedgerHead | null = null;
+  for (const item of items) {
+    if (item.pk?.S === ledgerHeadPk(logKeys) && item.sk?.S === LEDGER_HEAD_SK) head = headFrom(item, logKeys);
+    else if (item.pk?.S && item.hashes?.B) found.set(names.get(item.pk.S)!, item.hashes.B);
+  }
+  return { head, tiles: found };
 }
 
 /** The checkpoint history's item for one published size. */
