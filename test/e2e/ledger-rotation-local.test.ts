@@ -6,6 +6,7 @@ import { promisify } from 'node:util';
 import { DEMO_OBJECTS } from '../../fixtures/demo';
 import { devLedgerSigner } from '../../lib/ledger/dev-key';
 import type { LocalService } from '../../lib/local/service';
+import { emit, STATE_CHANGED } from '../support/ingress';
 import { getJson, startTestService } from '../support/local';
 
 /**
@@ -62,16 +63,32 @@ async function npmStart(data: string): Promise<string> {
   });
 }
 
+/** Sends a state change of the demo's modified object and waits until the sequencer integrated it: the object as then read. */
+async function changeState(base: string): Promise<any> {
+  const ref = `${base}/v1/objects/${DEMO_OBJECTS.modified}`;
+  const before = (await getJson(ref)).body;
+  const state = before.current.state === 'IN_SERVICE' ? 'ACTIVE' : 'IN_SERVICE';
+  const sent = await emit(base, STATE_CHANGED, DEMO_OBJECTS.modified, { objectType: before.object.objectType, previousState: before.current.state, state }, { at: new Date().toISOString() });
+  expect(sent.status).toBe(202);
+  for (const until = Date.now() + 10_000; Date.now() < until; await new Promise((resolve) => setTimeout(resolve, 100))) {
+    const read = (await getJson(ref)).body;
+    if (read.current.state === state) return read;
+  }
+  throw new Error(`the event on ${DEMO_OBJECTS.modified} was not integrated within 10 s`);
+}
+
 const cli = (script: string, ...args: string[]) =>
   run(path.join(ROOT, 'node_modules/.bin/tsx'), [path.join(ROOT, script), ...args], { cwd: ROOT, env: { ...process.env } })
     .then(({ stdout }) => ({ code: 0, stdout }))
     .catch((e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: `${e.stdout}${e.stderr}` }));
 
-test('npm run rotate on a local store, then npm start on the same data: the new log continues, both keys are trusted, the monitor follows', async () => {
+test('events, npm run rotate on a local store, npm start again on the same data, more events: the new log continues, both keys are trusted, every version verifies, the monitor follows', async () => {
   const data = path.join(dir, 'data');
   service = await startTestService(ANCHOR, { dataDir: data });
   const oldKey = (await devLedgerSigner(data)).signer.verifierKey;
   const state = path.join(dir, 'monitor.json');
+  // Events integrated before: in the old log, with the old key.
+  expect((await changeState(service.url)).current).toMatchObject({ evidenceIntegrityConfirmed: true, ledger: { origin: 'localhost/public-trust-verification-service/dev-ledger' } });
   expect((await cli('bin/monitor.ts', service.url, '--state', state, '--key', oldKey)).code).toBe(0);
 
   const rotated = await cli('bin/rotate.ts', '--endpoint', service.storeEndpoint, '--dev-key-dir', data, '--tiles-dir', path.join(data, 'tiles'), '--new-origin', NEW_ORIGIN);
@@ -97,6 +114,10 @@ test('npm run rotate on a local store, then npm start on the same data: the new 
   const verified = await cli('bin/verify.ts', before, '--key', oldKey);
   expect([verified.code, verified.stdout]).toEqual([0, expect.stringContaining('PASS  retired-key-validity')]);
   expect((await cli('bin/verify.ts', now, '--key', signer.verifierKey)).code).toBe(0);
+  // Events integrated after: in the new log, signed by the new key, confirmed by the service and by npm run verify.
+  const changed = await changeState(url);
+  expect(changed.current).toMatchObject({ evidenceIntegrityConfirmed: true, ledger: { origin: NEW_ORIGIN } });
+  expect((await cli('bin/verify.ts', `${url}/v1/objects/${DEMO_OBJECTS.modified}`, '--key', signer.verifierKey)).code).toBe(0);
   // The monitor with the state of before follows the handover.
   const across = await cli('bin/monitor.ts', url, '--state', state, '--key', oldKey);
   expect([across.code, across.stdout]).toEqual([0, expect.stringContaining(`ok    handover: localhost/public-trust-verification-service/dev-ledger ended at`)]);
