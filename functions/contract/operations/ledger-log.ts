@@ -75,8 +75,8 @@ export const ledgerLogOperations = defineOperations([
     summary: 'A resource of a log that continued the first after a key change (C2SP tlog-tiles, below logs/<id>/)',
     description:
       '<id>/checkpoint, <id>/checkpoints/<size>, <id>/tile/...: the same resources, bytes and headers as the first log\'s, for the log GET /v1/ledger lists with that ' +
-      'monitoringPrefix (docs/ledger.md#when-the-key-must-change). 404 for a resource the log does not hold.',
-    liveState: 'LIVE',
+      'monitoringPrefix (docs/ledger.md#when-the-key-must-change). 404 for a resource the log does not hold. READY until a key change begins a successor log.',
+    liveState: 'READY',
     pathParams: { logPath: LedgerSuccessorPath },
     multiSegmentParams: ['logPath'],
     response: { schema: LedgerTile, mediaType: 'application/octet-stream' },
