@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { demoDocument } from '../../fixtures/demo';
 import { parseVerifierKey } from '#verify/index';
 import { checkHandover } from '#verify/node/handover';
@@ -96,3 +96,33 @@ test.each<[string, Forge, RegExp, typeof NEW | null]>([
   expect(check.ok).toBe(false);
   expect(check.ok ? '' : check.reason).toMatch(why);
 }, 60_000);
+
+describe('a key change stopped part-way', () => {
+  async function fresh() {
+    const table = `stopped-${tables++}`;
+    const tiles = directoryTileStore(path.join(dir, table));
+    await ensureTable(client, table);
+    await loadDocument(demoDocument(new Date('2026-11-21T10:00:00Z')), { client, table, signer: OLD, tiles });
+    return { table, tiles };
+  }
+
+  test('stopped after the old log\'s succession entry: run again, it begins the new log on that same final checkpoint', async () => {
+    const { table, tiles } = await fresh();
+    await expect(rotateLedger({ client, table, oldSigner: OLD, newSigner: NEW, tiles, handoverEntry: () => { throw new Error('stopped'); } })).rejects.toThrow('stopped');
+    const stopped = await dynamoPublishedLedger(client, table).head();
+    const out = await rotateLedger({ client, table, oldSigner: OLD, newSigner: NEW, tiles });
+    expect(out.retired.treeSize).toBe(stopped!.treeSize);
+    expect(out.retired.checkpoint).toBe(stopped!.checkpoint);
+    expect(out.current.treeSize).toBe(1);
+  }, 60_000);
+
+  test('stopped after the new log began, before the old one named it: run again, it only retires the old log', async () => {
+    const { table, tiles } = await fresh();
+    const first = await rotateLedger({ client, table, oldSigner: OLD, newSigner: NEW, tiles });
+    // As if the last step had not happened: the first log's head names no successor.
+    await client.send(new UpdateItemCommand({ TableName: table, Key: { pk: { S: 'L#LOG' }, sk: { S: '#' } }, UpdateExpression: 'REMOVE successor, successorOrigin' }));
+    const again = await rotateLedger({ client, table, oldSigner: OLD, newSigner: NEW, tiles });
+    expect(again).toEqual(first);
+    expect((await dynamoPublishedLedger(client, table).head())?.origin).toBe(NEW.name);
+  }, 60_000);
+});
