@@ -26,6 +26,9 @@ export const getLedgerLogCheckpointAtCaching: RouteCaching = {"default":"publish
 /** GET /ledger/tile/{tilePath} */
 export const getLedgerLogTileCaching: RouteCaching = {"default":"immutable","cacheControl":{"immutable":"public, max-age=31536000, immutable","partial-tile":"public, max-age=60"},"vary":"","shared":true};
 
+/** GET /ledger/logs/{logPath} */
+export const getLedgerSuccessorLogResourceCaching: RouteCaching = {"default":"checkpoint","cacheControl":{"checkpoint":"public, max-age=1, stale-while-revalidate=1, stale-if-error=60","published":"public, max-age=300","immutable":"public, max-age=31536000, immutable","partial-tile":"public, max-age=60"},"vary":"","shared":true};
+
 /** GET /v1/credentials/verify/{claimId} */
 export const verifyCredentialCaching: RouteCaching = {"default":"current","cacheControl":{"current":"public, max-age=0, s-maxage=5, stale-while-revalidate=5"},"vary":"","shared":true};
 

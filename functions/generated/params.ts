@@ -108,6 +108,18 @@ export const getLedgerLogTileParams = {
   } satisfies ParamValidator<string>,
 };
 
+/** GET /ledger/logs/{logPath} */
+export const getLedgerSuccessorLogResourceParams = {
+  logPath: {
+    description: "A resource of a successor log: <id>/ (16 hex digits of SHA-256 of its origin) then checkpoint, checkpoints/<size> or a tile path as below tile/.",
+    check(v: string): Checked<string> {
+      if (v.length > 96) return fail("must be at most 96 characters long");
+      if (!/^[0-9a-f]{16}\/(checkpoint|checkpoints\/[1-9][0-9]{0,15}|tile\/(0|[1-9][0-9]?|entries)\/(x[0-9]{3}\/)*[0-9]{3}(\.p\/[1-9][0-9]{0,2})?)$/.test(v)) return fail("must match ^[0-9a-f]{16}\\/(checkpoint|checkpoints\\/[1-9][0-9]{0,15}|tile\\/(0|[1-9][0-9]?|entries)\\/(x[0-9]{3}\\/)*[0-9]{3}(\\.p\\/[1-9][0-9]{0,2})?)$");
+      return { value: v };
+    },
+  } satisfies ParamValidator<string>,
+};
+
 /** GET /v1/credentials/verify/{claimId} */
 export const verifyCredentialParams = {
   claimId: {

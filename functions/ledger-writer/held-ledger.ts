@@ -3,7 +3,7 @@ import type { LedgerStores } from '../store/ports/ledger';
 import { decodeEntryBundle, entriesStart, tilePath, TILE_WIDTH } from '#verify/node/tlog-tiles';
 import { partialHashTiles, type LogResource } from '../domain/ledger/tiles';
 import { AppendOnlyLog, LedgerIntegrityError } from './log';
-import { writeLogResources, type TileStore } from './tile-store';
+import { tileStoreIn, writeLogResources, type TileStore } from './tile-store';
 import type { CheckpointSigner } from './signer';
 
 /** A load's lease: a long load renews nothing, so this bounds how long one may write. */
@@ -85,10 +85,12 @@ export class HeldLedger {
    * the leaves appended since, or the right edge's hash tiles), the tile log's last partial bundle,
    * and whatever `alongside` reads (the batch's own first reads: they need the lease, not the log).
    */
-  static async open<T = undefined>(options: LedgerWriterOptions, alongside?: () => Promise<T>): Promise<{ ledger: HeldLedger; alongside: T }> {
-    const { lock } = options.ledger;
-    const lockId = options.lockId ?? randomUUID();
-    const head = await lock.acquire(lockId, { at: new Date().toISOString(), leaseMs: options.leaseMs ?? DEFAULT_LEASE_MS, force: options.unlock, replacing: options.replacingLock });
+  static async open<T = undefined>(given: LedgerWriterOptions, alongside?: () => Promise<T>): Promise<{ ledger: HeldLedger; alongside: T }> {
+    const { lock } = given.ledger;
+    const lockId = given.lockId ?? randomUUID();
+    const head = await lock.acquire(lockId, { at: new Date().toISOString(), leaseMs: given.leaseMs ?? DEFAULT_LEASE_MS, force: given.unlock, replacing: given.replacingLock });
+    // The log the lease is of keeps its tile log where its head says (a successor's below logs/<id>/).
+    const options = given.tiles && head.tilesDir ? { ...given, tiles: tileStoreIn(given.tiles, head.tilesDir) } : given;
     try {
       if (head.origin && head.origin !== options.signer.name) {
         throw new Error(`the table's log is ${head.origin}, but the signing key is for ${options.signer.name}`);

@@ -108,3 +108,13 @@ export function bucketTileStore(client: S3Client, bucket: string, keyPrefix: str
     },
   };
 }
+
+/** The same store, every path below `dir` (a log that succeeded another: its tiles below logs/<id>/ of the log prefix). */
+export function tileStoreIn(store: TileStore, dir: string): TileStore {
+  if (!dir) return store;
+  return {
+    location: `${store.location}${store.location.endsWith('/') ? '' : '/'}${dir}`,
+    read: (logPath) => store.read(`${dir}${logPath}`),
+    write: (resource) => store.write({ ...resource, path: `${dir}${resource.path}` }),
+  };
+}

@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /**
  * The table layout, known only to functions/store/.
  *
@@ -153,7 +155,27 @@ export const LEDGER_HEAD_SK = '#';
 /** The sort key of every ledger item that is alone in its partition. */
 export const LEDGER_ITEM_SK = '#';
 const pad12 = (n: number): string => String(n).padStart(12, '0');
-export const ledgerCheckpointPk = (treeSize: number): string => `L#C#${pad12(treeSize)}`;
-export const ledgerTilePk = (level: number, index: number): string => `L#T#${String(level).padStart(2, '0')}#${pad12(index)}`;
-export const LEDGER_JOURNAL_PK = 'L#J';
-export const ledgerJournalChunkPk = (treeSize: number, chunk: number): string => `L#J#${pad12(treeSize)}#${String(chunk).padStart(6, '0')}`;
+/**
+ * The key prefix of a log's items. The table's first log keeps the unprefixed keys above ("L#");
+ * a log that succeeds it after a key change (docs/ledger.md#when-the-key-must-change) keys every
+ * item the same way under "L@" + the first 16 hex digits of SHA-256(its origin) + "#", so two logs
+ * never share a key and the old log's items stay as they were.
+ */
+export const FIRST_LOG_KEYS = 'L#';
+const logIdOf = (origin: string): string => createHash('sha256').update(origin, 'utf8').digest('hex').slice(0, 16);
+/** The key prefix of a log that succeeds another (a function of its origin alone: nothing to allocate). */
+export const successorLogKeys = (origin: string): string => `L@${logIdOf(origin)}#`;
+/**
+ * Where a log's tile log is below the log prefix: the first log's at the prefix itself, a
+ * successor's below `logs/<id>/`, the same id as its keys (docs/ledger.md#the-urls).
+ */
+export function tilesDirOfKeys(keys: string): string {
+  const id = /^L@([0-9a-f]{16})#$/.exec(keys)?.[1];
+  return id ? `logs/${id}/` : '';
+}
+export const ledgerHeadPk = (keys = FIRST_LOG_KEYS): string => `${keys}LOG`;
+export const ledgerCheckpointPk = (treeSize: number, keys = FIRST_LOG_KEYS): string => `${keys}C#${pad12(treeSize)}`;
+export const ledgerTilePk = (level: number, index: number, keys = FIRST_LOG_KEYS): string => `${keys}T#${String(level).padStart(2, '0')}#${pad12(index)}`;
+export const ledgerJournalPk = (keys = FIRST_LOG_KEYS): string => `${keys}J`;
+export const LEDGER_JOURNAL_PK = ledgerJournalPk();
+export const ledgerJournalChunkPk = (treeSize: number, chunk: number, keys = FIRST_LOG_KEYS): string => `${keys}J#${pad12(treeSize)}#${String(chunk).padStart(6, '0')}`;

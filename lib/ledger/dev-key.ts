@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { link, mkdir, readFile, unlink, writeFile } from 'node:fs/promises';
+import { appendFile, link, mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { generateSignerKey, signerFromKey, type LedgerSigner } from '../../functions/ledger-writer/signer';
 
@@ -14,9 +14,36 @@ export const DEV_LEDGER_ORIGIN = 'localhost/public-trust-verification-service/de
 export const DEV_KEY_FILE = 'ledger-signing-key.txt';
 export const DEFAULT_DEV_KEY_DIR = process.env.LOCAL_DATA_DIR ? path.resolve(process.env.LOCAL_DATA_DIR) : path.resolve(__dirname, '../../.data');
 
+/** The verifier keys of development logs a key change retired (public), one a line: still trusted for what they signed. */
+export const RETIRED_DEV_KEYS_FILE = 'ledger-retired-verifier-keys.txt';
+
 export interface DevSigner {
   signer: LedgerSigner;
   file: string;
+  /** Verifier keys of the development logs this key succeeded (npm run rotate), oldest first. */
+  retiredVerifierKeys: string[];
+}
+
+async function retiredVerifierKeysIn(dir: string): Promise<string[]> {
+  try {
+    return (await readFile(path.join(dir, RETIRED_DEV_KEYS_FILE), 'utf8')).split('\n').filter((line) => line.trim() !== '');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+}
+
+/**
+ * After a key change of a development log (npm run rotate with --endpoint): the new key becomes
+ * the development key (replaced atomically), and the old one's verifier key is kept as retired, so
+ * the local host keeps trusting what it signed. The old private key is not kept: it signs nothing any more.
+ */
+export async function replaceDevKey(dir: string, newKey: string, retiredVerifierKey: string): Promise<void> {
+  await appendFile(path.join(dir, RETIRED_DEV_KEYS_FILE), `${retiredVerifierKey}\n`);
+  const file = path.join(dir, DEV_KEY_FILE);
+  const temporary = `${file}.${randomUUID()}.tmp`;
+  await writeFile(temporary, `${newKey.trim()}\n`, { mode: 0o600 });
+  await rename(temporary, file);
 }
 
 /**
@@ -27,7 +54,7 @@ export interface DevSigner {
 export async function devLedgerSigner(dir = DEFAULT_DEV_KEY_DIR): Promise<DevSigner> {
   const file = path.join(dir, DEV_KEY_FILE);
   try {
-    return { signer: signerFromKey(await readFile(file, 'utf8')), file };
+    return { signer: signerFromKey(await readFile(file, 'utf8')), file, retiredVerifierKeys: await retiredVerifierKeysIn(dir) };
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
@@ -41,5 +68,5 @@ export async function devLedgerSigner(dir = DEFAULT_DEV_KEY_DIR): Promise<DevSig
   } finally {
     await unlink(temporary);
   }
-  return { signer: signerFromKey(await readFile(file, 'utf8')), file };
+  return { signer: signerFromKey(await readFile(file, 'utf8')), file, retiredVerifierKeys: await retiredVerifierKeysIn(dir) };
 }

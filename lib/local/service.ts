@@ -139,7 +139,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
   configureLocalEnvironment(endpoint, table, region);
   // The development ledger key lives beside the data (in .data/ when the store is in memory);
   // the handlers trust its verifier key, as a deployment trusts LEDGER_VERIFIER_KEYS.
-  const { signer } = await devLedgerSigner(options.keyDir ?? options.dataDir);
+  const { signer, retiredVerifierKeys } = await devLedgerSigner(options.keyDir ?? options.dataDir);
   const ownTiles = options.tilesDir || options.dataDir ? null : await mkdtemp(path.join(os.tmpdir(), 'trust-tiles-'));
   const tilesDir = options.tilesDir ?? (options.dataDir ? path.join(options.dataDir, 'tiles') : ownTiles!);
   const anchor = options.anchor ?? new Date();
@@ -163,7 +163,8 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
   if (secretsFile === null) delete process.env.INGRESS_SECRETS_FILE;
   else process.env.INGRESS_SECRETS_FILE = secretsFile;
   forgetIngressKeys();
-  process.env.LEDGER_VERIFIER_KEYS = options.verifierKeys ?? (store || options.loadDemo ? signer.verifierKey : (process.env.LEDGER_VERIFIER_KEYS ?? signer.verifierKey));
+  const devKeys = [signer.verifierKey, ...retiredVerifierKeys].join(','); // after a key change (npm run rotate), the retired keys too
+  process.env.LEDGER_VERIFIER_KEYS = options.verifierKeys ?? (store || options.loadDemo ? devKeys : (process.env.LEDGER_VERIFIER_KEYS ?? devKeys));
   const ownSite = options.siteDir ? null : await mkdtemp(path.join(os.tmpdir(), 'trust-site-'));
   const siteDir = options.siteDir ?? ownSite!;
   const server = await startLocalServer({ port: options.port, siteDir, tilesDir });

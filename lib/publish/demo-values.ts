@@ -20,6 +20,8 @@ export interface DemoReferences {
  */
 export function demoValuesFor(op: Pick<Operation, 'path'>, param: string, demo: DemoReferences, providerIds: readonly string[]): string[] {
   if (param === 'treeSize') return [String(demo.ledgerTreeSize)];
+  // A successor log exists only after a key change (docs/ledger.md#when-the-key-must-change), which no demo makes: nothing to try.
+  if (param === 'logPath') return [];
   if (param === 'tilePath') {
     // The rightmost level-0 tile and entry bundle of the demo log, paths below tile/.
     const width = demo.ledgerTreeSize % TILE_WIDTH || TILE_WIDTH;

@@ -202,7 +202,8 @@ describe('sandbox/examples.json', () => {
 
   test('tryIt covers every read route of the table and each answers 200', async () => {
     const { tryIt } = examples();
-    const gets = operations.filter((op) => op.method === 'GET');
+    // A successor log's resources exist only after a key change, which no demo makes (lib/publish/demo-values.ts): nothing to try.
+    const gets = operations.filter((op) => op.method === 'GET' && op.operationId !== 'getLedgerSuccessorLogResource');
     expect(tryIt.map((t: any) => t.operationId).sort()).toEqual(gets.map((op) => op.operationId).sort());
     for (const t of tryIt) {
       const res = await request(fx.service.url, 'GET', t.url);

@@ -188,7 +188,9 @@ describe('every success response (200, 202 for the receivers) of every operation
     let validated = 0;
     const ingressExamples = doc('developers/sandbox/examples.json').ingress.examples as any[];
     const secrets = devSecrets(DEV_INGRESS_SECRETS_FILE);
-    for (const op of operations) {
+    // A successor log's resources exist only after a key change, which the demo never makes (test/e2e/ledger-rotation.test.ts serves them).
+    const checked = operations.filter((op) => op.operationId !== 'getLedgerSuccessorLogResource');
+    for (const op of checked) {
       const status = op.response.status ?? 200;
       const content = openapi.paths[op.path][op.method.toLowerCase()].responses[String(status)].content;
       const [mediaType] = Object.keys(content);
@@ -211,7 +213,7 @@ describe('every success response (200, 202 for the receivers) of every operation
       if (!answered) failures.push(`${op.operationId}: no demo value produced a ${status} for ${op.method} ${op.path}`);
     }
     expect(failures).toEqual([]);
-    expect(validated).toBe(operations.length);
+    expect(validated).toBe(checked.length);
   });
 
   test('the check is real: a body that breaks its schema is refused', async () => {

@@ -1,5 +1,5 @@
 import { defineOperations, type Operation } from '../operation';
-import { LedgerCheckpointNote, LedgerCheckpointSize, LedgerTile, LedgerTilePath } from '../schemas/ledger';
+import { LedgerCheckpointNote, LedgerCheckpointSize, LedgerSuccessorPath, LedgerTile, LedgerTilePath } from '../schemas/ledger';
 import { LEDGER_LOG } from '../site-paths';
 
 const TAG = 'Trust and verification';
@@ -66,5 +66,22 @@ export const ledgerLogOperations = defineOperations([
     errors: [404, 503],
     caching: ['immutable', 'partial-tile'],
     integration: { kind: 'log', key: key('tile/{tilePath}') },
+  },
+  {
+    operationId: 'getLedgerSuccessorLogResource',
+    method: 'GET',
+    path: `${LEDGER_LOG.path}logs/{logPath}`,
+    tag: TAG,
+    summary: 'A resource of a log that continued the first after a key change (C2SP tlog-tiles, below logs/<id>/)',
+    description:
+      '<id>/checkpoint, <id>/checkpoints/<size>, <id>/tile/...: the same resources, bytes and headers as the first log\'s, for the log GET /v1/ledger lists with that ' +
+      'monitoringPrefix (docs/ledger.md#when-the-key-must-change). 404 for a resource the log does not hold. READY until a key change begins a successor log.',
+    liveState: 'READY',
+    pathParams: { logPath: LedgerSuccessorPath },
+    multiSegmentParams: ['logPath'],
+    response: { schema: LedgerTile, mediaType: 'application/octet-stream' },
+    errors: [404, 503],
+    caching: ['checkpoint', 'published', 'immutable', 'partial-tile'],
+    integration: { kind: 'log', key: key('logs/{logPath}') },
   },
 ]);

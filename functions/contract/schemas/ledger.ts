@@ -78,6 +78,22 @@ export const LedgerDescription = component(
           howToMonitor: z.string(),
         })
         .describe('The log as a C2SP tlog-tiles log, for monitors and witnesses.'),
+      logs: z
+        .array(
+          z.object({
+            origin: z.string(),
+            role: z.enum(['current', 'retired']).describe('current: the log the service appends to; retired: a log ended by a key change, frozen at its final checkpoint.'),
+            verifierKey: z.string().nullable().describe('The configured verifier key named by this origin (null when none is).'),
+            validUpToTreeSize: z
+              .number()
+              .int()
+              .nullable()
+              .describe("A retired log's final tree size: its key is valid for checkpoints of at most this size, and a larger or inconsistent one is a forgery. Null for the current log."),
+            finalCheckpoint: z.string().nullable().describe("A retired log's final signed checkpoint; its last entry names its successor, whose first entry binds this checkpoint."),
+            monitoringPrefix: z.string().describe('Where its C2SP tlog-tiles log is served: an absolute URL ending in /.'),
+          }),
+        )
+        .describe('Every log of this service, first to current: a key change ends a log and begins another (docs/ledger.md#when-the-key-must-change).'),
       howToVerify: z.string(),
       disclosure: MinimalDisclosure,
     })
@@ -111,6 +127,12 @@ export const LedgerTilePath = z
     'A C2SP tlog-tiles path below tile/, several segments: <L>/<N>[.p/<W>] for a hash tile of level L, entries/<N>[.p/<W>] for an entry bundle; ' +
       'N in zero-padded three-digit groups, all but the last prefixed with x (1234067 is x001/x234/067).',
   );
+
+export const LedgerSuccessorPath = z
+  .string()
+  .max(96)
+  .regex(/^[0-9a-f]{16}\/(checkpoint|checkpoints\/[1-9][0-9]{0,15}|tile\/(0|[1-9][0-9]?|entries)\/(x[0-9]{3}\/)*[0-9]{3}(\.p\/[1-9][0-9]{0,2})?)$/)
+  .describe("A resource of a successor log: <id>/ (16 hex digits of SHA-256 of its origin) then checkpoint, checkpoints/<size> or a tile path as below tile/.");
 
 export const LedgerCheckpointSize = z
   .string()

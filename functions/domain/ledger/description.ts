@@ -23,7 +23,15 @@ export const LEDGER_FORMATS = {
  * What anyone needs to verify evidence offline. The keys come from configuration (never from the
  * store, whose contents they judge); the checkpoint from the store, checked against those keys.
  */
-export function ledgerDescription(trustedKeys: string[], checkpointNote: string | null, monitoringPrefix: string): LedgerDescription {
+/** A log of the table's chain as the description lists it: the current one last. */
+export interface DescribedLog {
+  origin: string | null;
+  treeSize: number;
+  checkpoint: string | null;
+  tilesDir?: string;
+}
+
+export function ledgerDescription(trustedKeys: string[], checkpointNote: string | null, monitoringPrefix: string, chain: readonly DescribedLog[] = []): LedgerDescription {
   const keys: VerifierKey[] = [];
   for (const text of trustedKeys) {
     try {
@@ -60,11 +68,25 @@ export function ledgerDescription(trustedKeys: string[], checkpointNote: string 
       verifierKey: k.encoded,
     })),
     latestCheckpoint,
+    logs: chain.flatMap((log, at) =>
+      log.origin
+        ? [
+            {
+              origin: log.origin,
+              role: at === chain.length - 1 ? ('current' as const) : ('retired' as const),
+              verifierKey: keys.find((k) => k.name === log.origin)?.encoded ?? null,
+              validUpToTreeSize: at === chain.length - 1 ? null : log.treeSize,
+              finalCheckpoint: at === chain.length - 1 ? null : log.checkpoint,
+              monitoringPrefix: `${monitoringPrefix}${log.tilesDir ?? ''}`,
+            },
+          ]
+        : [],
+    ),
     hashing: LEDGER_HASHING,
     formats: LEDGER_FORMATS,
     tiles: {
       format: 'https://c2sp.org/tlog-tiles',
-      monitoringPrefix,
+      monitoringPrefix: `${monitoringPrefix}${chain.at(-1)?.tilesDir ?? ''}`,
       tileHeight: 8,
       entries: "The leaf data: RFC 8785 canonical JSON of each logged record version, as responses show it (an entry's leaf hash is SHA-256(0x00 || entry)).",
       howToMonitor:

@@ -100,7 +100,9 @@ export interface ResourceHeaders {
 }
 
 /** The headers a log resource is served with, the same locally and from the bucket (set as object metadata). */
-export function logResourceHeaders(path: string): ResourceHeaders {
+export function logResourceHeaders(logPath: string): ResourceHeaders {
+  // A log that succeeded another after a key change is served below logs/<id>/ (docs/ledger.md#the-urls), with the same headers.
+  const path = logPath.replace(/^logs\/[0-9a-f]{16}\//, '');
   if (path === CHECKPOINT_PATH) return { contentType: 'text/plain; charset=utf-8', cacheControl: CHECKPOINT_CACHE_CONTROL };
   if (new RegExp(`^${CHECKPOINT_HISTORY_DIR}/[1-9][0-9]{0,15}$`).test(path)) return { contentType: 'text/plain; charset=utf-8', cacheControl: CHECKPOINT_HISTORY_CACHE_CONTROL };
   const tile = parseTilePath(path);

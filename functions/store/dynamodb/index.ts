@@ -4,6 +4,7 @@ import type { PendingStore } from '../ports/pending';
 import type { RecordStore } from '../ports/records';
 import { dynamoJournal } from './journal';
 import { dynamoLedgerLock, dynamoPublishedLedger } from './ledger-head';
+import { chainLocator, fixedLocator } from './ledger-chain';
 import { dynamoLeafStore } from './ledger-leaves';
 import { dynamoPendingStore } from './pending';
 import { dynamoRecordStore } from './records';
@@ -15,10 +16,17 @@ export interface TableStores {
 }
 
 /** Every store in one DynamoDB table (layout.ts), through one client: what the writers (the sequencer, the loader) are given. */
-export function tableStores(client: DynamoDBClient, table: string): TableStores {
+export function tableStores(client: DynamoDBClient, table: string, log?: { keys: string }): TableStores {
+  // The ledger's three writer ports address one log together: the current one of the table's chain, or the one named (a key change writing the new log).
+  const locator = log ? fixedLocator(log.keys) : chainLocator(client, table);
   return {
     records: dynamoRecordStore(client, table),
     pending: dynamoPendingStore(client, table),
-    ledger: { lock: dynamoLedgerLock(client, table), leaves: dynamoLeafStore(client, table), journal: dynamoJournal(client, table), published: dynamoPublishedLedger(client, table) },
+    ledger: {
+      lock: dynamoLedgerLock(client, table, locator),
+      leaves: dynamoLeafStore(client, table, locator),
+      journal: dynamoJournal(client, table, locator),
+      published: dynamoPublishedLedger(client, table),
+    },
   };
 }

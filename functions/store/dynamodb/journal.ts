@@ -1,9 +1,10 @@
 import { GetItemCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { batchGetItems, WRITER_READ } from '../batch-get';
-import { LEDGER_ITEM_SK, LEDGER_JOURNAL_PK, ledgerJournalChunkPk } from '../layout';
+import { LEDGER_ITEM_SK, ledgerJournalChunkPk, ledgerJournalPk } from '../layout';
 import type { JournaledWrites, LedgerJournal } from '../ports/ledger';
 import { tableMetaItem } from '../write';
 import { settledItem } from './pending';
+import { chainLocator, type LogLocator } from './ledger-chain';
 import { deleteItems, putItems } from './put-items';
 import { TTL_ATTRIBUTE } from './pending-items';
 import { recordChangeItems } from './records';
@@ -45,11 +46,11 @@ interface JournalHeader {
   done: boolean;
 }
 
-const headerKey = (): Item => ({ pk: { S: LEDGER_JOURNAL_PK }, sk: { S: LEDGER_ITEM_SK } });
-const chunkKey = (treeSize: number, chunk: number): Item => ({ pk: { S: ledgerJournalChunkPk(treeSize, chunk) }, sk: { S: LEDGER_ITEM_SK } });
+const headerKey = (keys: string): Item => ({ pk: { S: ledgerJournalPk(keys) }, sk: { S: LEDGER_ITEM_SK } });
+const chunkKey = (treeSize: number, chunk: number, keys: string): Item => ({ pk: { S: ledgerJournalChunkPk(treeSize, chunk, keys) }, sk: { S: LEDGER_ITEM_SK } });
 
-const headerItem = (header: JournalHeader): Item => ({
-  ...headerKey(),
+const headerItem = (header: JournalHeader, keys: string): Item => ({
+  ...headerKey(keys),
   treeSize: { N: String(header.treeSize) },
   chunks: { N: String(header.chunks) },
   done: { BOOL: header.done },
@@ -68,13 +69,13 @@ function binaryAsBase64(this: Record<string, unknown>, key: string, value: unkno
 const base64AsBinary = (key: string, value: unknown): unknown => (key === 'B' && typeof value === 'string' ? Buffer.from(value, 'base64') : value);
 
 /** The chunks of `items` for a batch publishing `treeSize`. */
-function journalChunks(treeSize: number, items: readonly Item[]): Item[] {
+function journalChunks(treeSize: number, items: readonly Item[], keys: string): Item[] {
   const chunks: Item[] = [];
   const expiresAt = { N: String(Math.floor(Date.now() / 1000) + CHUNK_RETENTION_DAYS * 86_400) };
   let current: string[] = [];
   let bytes = 0;
   const flush = () => {
-    chunks.push({ ...chunkKey(treeSize, chunks.length), items: { B: zlib().gzipSync(`[${current.join(',')}]`) }, [TTL_ATTRIBUTE]: expiresAt });
+    chunks.push({ ...chunkKey(treeSize, chunks.length, keys), items: { B: zlib().gzipSync(`[${current.join(',')}]`) }, [TTL_ATTRIBUTE]: expiresAt });
     current = [];
     bytes = 0;
   };
@@ -91,17 +92,17 @@ function journalChunks(treeSize: number, items: readonly Item[]): Item[] {
   return chunks;
 }
 
-export function dynamoJournal(client: DynamoDBClient, table: string): LedgerJournal {
+export function dynamoJournal(client: DynamoDBClient, table: string, locator: LogLocator = chainLocator(client, table)): LedgerJournal {
   /** The chunks this process last wrote (removed when that batch is marked done). */
   let written: { treeSize: number; chunks: number } | null = null;
   const readHeader = async (): Promise<JournalHeader | null> => {
-    const out = await client.send(new GetItemCommand({ TableName: table, Key: headerKey(), ConsistentRead: true }));
+    const out = await client.send(new GetItemCommand({ TableName: table, Key: headerKey(locator.current()), ConsistentRead: true }));
     if (!out.Item) return null;
     return { treeSize: Number(out.Item.treeSize!.N), chunks: Number(out.Item.chunks!.N), done: out.Item.done?.BOOL === true };
   };
   const readItems = async (header: JournalHeader): Promise<Item[]> => {
     if (header.chunks === 0) return [];
-    const keys = Array.from({ length: header.chunks }, (_, chunk) => chunkKey(header.treeSize, chunk));
+    const keys = Array.from({ length: header.chunks }, (_, chunk) => chunkKey(header.treeSize, chunk, locator.current()));
     const found = new Map((await batchGetItems(client, table, keys, WRITER_READ)).map((chunk) => [chunk.pk!.S!, chunk] as const));
     return keys.flatMap((key) => {
       const chunk = found.get(key.pk!.S!);
@@ -117,7 +118,7 @@ export function dynamoJournal(client: DynamoDBClient, table: string): LedgerJour
       await client.send(
         new UpdateItemCommand({
           TableName: table,
-          Key: headerKey(),
+          Key: headerKey(locator.current()),
           UpdateExpression: 'SET done = :done, chunks = :none',
           ConditionExpression: 'treeSize = :size',
           ExpressionAttributeValues: { ':done': { BOOL: true }, ':none': { N: '0' }, ':size': { N: String(treeSize) } },
@@ -131,11 +132,11 @@ export function dynamoJournal(client: DynamoDBClient, table: string): LedgerJour
   };
   return {
     async write(treeSize, writes) {
-      const chunks = journalChunks(treeSize, itemsOf(writes));
+      const chunks = journalChunks(treeSize, itemsOf(writes), locator.current());
       const old = done && done.treeSize !== treeSize ? done : null;
       await Promise.all([
-        putItems(client, table, [...chunks, headerItem({ treeSize, chunks: chunks.length, done: false })], undefined, { concurrency: WRITE_CONCURRENCY }),
-        old ? deleteItems(client, table, Array.from({ length: old.chunks }, (_, chunk) => chunkKey(old.treeSize, chunk)), WRITE_CONCURRENCY) : null,
+        putItems(client, table, [...chunks, headerItem({ treeSize, chunks: chunks.length, done: false }, locator.current())], undefined, { concurrency: WRITE_CONCURRENCY }),
+        old ? deleteItems(client, table, Array.from({ length: old.chunks }, (_, chunk) => chunkKey(old.treeSize, chunk, locator.current())), WRITE_CONCURRENCY) : null,
       ]);
       if (old === done) done = null;
       written = { treeSize, chunks: chunks.length };

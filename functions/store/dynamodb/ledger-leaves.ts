@@ -2,6 +2,7 @@ import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BATCH_GET_KEYS, batchGetItems, WRITER_READ } from '../batch-get';
 import { LEDGER_ITEM_SK, ledgerTilePk } from '../layout';
 import type { HashTileToStore, LeafStore } from '../ports/ledger';
+import { chainLocator, type LogLocator } from './ledger-chain';
 import { putItems } from './put-items';
 
 type Item = Record<string, AttributeValue>;
@@ -12,7 +13,7 @@ const HASH_BYTES = 32;
 /** Tile writes in flight at once: a batch grows a few tiles, a load thousands. */
 const WRITE_CONCURRENCY = 16;
 
-const tileKey = (level: number, index: number): Item => ({ pk: { S: ledgerTilePk(level, index) }, sk: { S: LEDGER_ITEM_SK } });
+const tileKey = (level: number, index: number, keys?: string): Item => ({ pk: { S: ledgerTilePk(level, index, keys) }, sk: { S: LEDGER_ITEM_SK } });
 
 /**
  * The log's hash tiles in the table, each in a partition of its own (layout.ts): no key takes
@@ -20,7 +21,7 @@ const tileKey = (level: number, index: number): Item => ({ pk: { S: ledgerTilePk
  * leaf: a writer reads leaves 100 tiles (25,600 leaves) a BatchGetItem, in bounded memory; the
  * edge tiles in one strongly consistent BatchGetItem; new tiles in BatchWriteItems sent together.
  */
-export function dynamoLeafStore(client: DynamoDBClient, table: string): LeafStore {
+export function dynamoLeafStore(client: DynamoDBClient, table: string, locator: LogLocator = chainLocator(client, table)): LeafStore {
   return {
     async forEachLeaf(treeSize, onLeaf, onProgress, from = 0) {
       if (treeSize <= from) return;
@@ -29,7 +30,7 @@ export function dynamoLeafStore(client: DynamoDBClient, table: string): LeafStor
       let next = from;
       for (let page = first; page <= last; page += BATCH_GET_KEYS) {
         const indexes = Array.from({ length: Math.min(BATCH_GET_KEYS, last - page + 1) }, (_, i) => page + i);
-        const items = await batchGetItems(client, table, indexes.map((index) => tileKey(0, index)), WRITER_READ);
+        const items = await batchGetItems(client, table, indexes.map((index) => tileKey(0, index, locator.current())), WRITER_READ);
         const byIndex = new Map(items.map((item) => [Number(item.pk!.S!.slice(item.pk!.S!.lastIndexOf('#') + 1)), item.hashes?.B] as const));
         for (const index of indexes) {
           const hashes = byIndex.get(index);
@@ -46,18 +47,18 @@ export function dynamoLeafStore(client: DynamoDBClient, table: string): LeafStor
     async readEdgeTiles(tiles) {
       // A tile stored wider than the published size (grown by a batch that stopped before publishing)
       // is returned as stored; the caller takes the hashes the size covers, which that batch could not change.
-      const levelOf = new Map(tiles.map((t) => [ledgerTilePk(t.level, t.index), t.level]));
-      const items = await batchGetItems(client, table, tiles.map((t) => tileKey(t.level, t.index)), WRITER_READ);
+      const levelOf = new Map(tiles.map((t) => [ledgerTilePk(t.level, t.index, locator.current()), t.level]));
+      const items = await batchGetItems(client, table, tiles.map((t) => tileKey(t.level, t.index, locator.current())), WRITER_READ);
       return new Map(items.flatMap((item) => (item.pk?.S && item.hashes?.B ? [[levelOf.get(item.pk.S)!, item.hashes.B] as const] : [])));
     },
     async write(_leaves, tiles, onProgress) {
       // The leaves are in the level-0 tiles: only the tiles are stored.
-      const items = ledgerTileItems(tiles);
+      const items = ledgerTileItems(tiles, locator.current());
       await putItems(client, table, items, (written) => onProgress?.(written, items.length), { concurrency: WRITE_CONCURRENCY });
     },
   };
 }
 
-export function ledgerTileItems(tiles: readonly HashTileToStore[]): Item[] {
-  return tiles.map((tile) => ({ ...tileKey(tile.level, tile.index), hashes: { B: tile.hashes } }));
+export function ledgerTileItems(tiles: readonly HashTileToStore[], keys?: string): Item[] {
+  return tiles.map((tile) => ({ ...tileKey(tile.level, tile.index, keys), hashes: { B: tile.hashes } }));
 }

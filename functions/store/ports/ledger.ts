@@ -68,6 +68,14 @@ export interface LedgerHead {
   checkpoint: string | null;
   updatedAt: string | null;
   lock: { id: string; since: string; until: string | null } | null;
+  /** Where the log's items are (layout.ts; the first log's when absent). */
+  keys?: string;
+  /** Where its tile log is, below the log prefix ('' for the first log, `logs/<id>/` for a successor). */
+  tilesDir?: string;
+  /** Set once the log was retired by a key change: the log that continues it. */
+  successor?: { keys: string; origin: string | null };
+  /** The read path's head: the logs this one succeeds, first to last (docs/ledger.md#when-the-key-must-change). */
+  predecessors?: LedgerHead[];
 }
 
 export interface PublishedHead {

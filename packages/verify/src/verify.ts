@@ -15,7 +15,7 @@ import { webCrypto } from './web-crypto';
  * and status lists, that what they show beside the logged record is the record's; then the
  * optional witness check.
  */
-export type CheckName = (typeof EVIDENCE_CHECK_NAMES)[number] | 'shown-fields' | 'witness-cosignatures';
+export type CheckName = (typeof EVIDENCE_CHECK_NAMES)[number] | 'shown-fields' | 'witness-cosignatures' | 'retired-key-validity';
 
 export interface Check {
   name: CheckName;
@@ -41,6 +41,12 @@ export interface TrustOptions {
 }
 
 export interface EvidenceOptions extends TrustOptions {
+  /**
+   * Logs a key change ended (GET /v1/ledger `logs` with role `retired`): their key is valid for
+   * checkpoints of at most the final tree size. Evidence of such a log with a larger checkpoint was
+   * signed after the log ended, which only a compromised key can do: it fails `retired-key-validity`.
+   */
+  retiredLogs?: readonly { origin: string; validUpToTreeSize: number }[];
   /**
    * Other copies of the evidence's checkpoint, e.g. the log's `checkpoints/<tree size>`: witnesses
    * cosign after the log signs, so their lines are there rather than in evidence issued earlier.
@@ -109,6 +115,18 @@ function shownFieldsCheck(fields: readonly ShownField[]): Check {
   return { name: 'shown-fields', ok: true, detail: `${fields.map((f) => f.shown).join(', ')}: as in the logged record` };
 }
 
+/** Evidence of a retired log is valid up to its final checkpoint only (docs/ledger.md#when-the-key-must-change). */
+function retiredKeyCheck(retired: { origin: string; validUpToTreeSize: number }, treeSize: number | null): Check {
+  const ok = treeSize !== null && treeSize <= retired.validUpToTreeSize;
+  return {
+    name: 'retired-key-validity',
+    ok,
+    detail: ok
+      ? `${retired.origin} was retired at ${retired.validUpToTreeSize} entries; this checkpoint of ${treeSize} is within it`
+      : `${retired.origin} was retired at ${retired.validUpToTreeSize} entries, but this checkpoint says ${treeSize ?? 'nothing'}: signed after the log ended, so by a compromised key`,
+  };
+}
+
 const wantsWitnesses = (options: TrustOptions): boolean => (options.witnesses?.length ?? 0) > 0 || options.quorum !== undefined;
 
 /**
@@ -127,6 +145,8 @@ export async function verifyEvidence(answer: unknown, options: EvidenceOptions):
     (function* (): Steps<EvidenceResult> {
       const result = yield* recordChecksOf(subject.record, subject.evidence, options.trustedKeys);
       if (subject.shownFields.length > 0) result.checks.push(shownFieldsCheck(subject.shownFields));
+      const retired = options.retiredLogs?.find((log) => log.origin === result.origin);
+      if (retired) result.checks.push(retiredKeyCheck(retired, result.treeSize));
       if (wantsWitnesses(options)) {
         const checkpoint = isLogEvidence(subject.evidence) ? subject.evidence.checkpoint : null;
         result.checks.push(checkpoint ? yield* witnessCheckOf(checkpoint, options.checkpointCopies ?? [], options) : { name: 'witness-cosignatures', ok: false, detail: 'not checked: there is no checkpoint' });

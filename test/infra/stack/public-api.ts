@@ -139,7 +139,7 @@ describe('REST API imported from the contract table', () => {
   test('the ledger tile log: S3 integrations below the log prefix (tile paths greedy), Cache-Control passed through, a missing object a 404', () => {
     const roleId = logicalIdOf(stack, stack.catalogue.apiReadRole);
     const logOps = operations.filter((op) => op.integration.kind === 'log');
-    expect(logOps.map((op) => gatewayPath(op)).sort()).toEqual(['/ledger/checkpoint', '/ledger/checkpoints/{treeSize}', '/ledger/tile/{tilePath+}']);
+    expect(logOps.map((op) => gatewayPath(op)).sort()).toEqual(['/ledger/checkpoint', '/ledger/checkpoints/{treeSize}', '/ledger/logs/{logPath+}', '/ledger/tile/{tilePath+}']);
     for (const op of logOps) {
       for (const method of ['get', 'head']) {
         const object = body.paths[gatewayPath(op)][method];

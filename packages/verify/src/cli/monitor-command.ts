@@ -1,7 +1,8 @@
-import { readFile } from 'node:fs/promises';
+import { readFile, rename, rm } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { parseVerifierKey, parseWitnessKey } from '../verify';
-import { runMonitorWithState, stateFiles } from '../node/monitor-state';
+import { checkHandover } from '../node/handover';
+import { readMonitorState, runMonitorWithState, stateFiles } from '../node/monitor-state';
 import { generateWitnessKey, witnessFromKey } from '../node/witness';
 
 /**
@@ -27,6 +28,62 @@ async function get(url: string): Promise<Buffer | null> {
   if (res.status === 404) return null;
   if (!res.ok) throw new Error(`GET ${url}: ${res.status}`);
   return Buffer.from(await res.arrayBuffer());
+}
+
+interface ServiceLedger {
+  tiles?: { monitoringPrefix?: string };
+  verifierKeys?: { verifierKey: string }[];
+  logs?: Array<{ origin: string; role: string; validUpToTreeSize: number | null; monitoringPrefix: string }>;
+}
+
+/**
+ * When the state follows a log the service lists as retired: the old log is monitored to its final
+ * checkpoint, the handover checked (both keys' consent), and the successor monitored from its first
+ * entry with the key the old log named; the state then follows the successor. Null when the state
+ * follows the current log (or none). Exit status as run's.
+ */
+async function followHandover(stateFile: string, logs: NonNullable<ServiceLedger['logs']>, keys: string[]): Promise<number | null> {
+  const files = stateFiles(stateFile);
+  const { state } = await readMonitorState(files);
+  const current = logs.at(-1);
+  const old = state ? logs.find((l) => l.origin === state.origin && l.role === 'retired') : undefined;
+  if (!state || !current || !old || current.origin === state.origin) return null;
+  const fail = (reason: string) => {
+    console.log(`FAIL  handover from ${old.origin} to ${current.origin}: ${reason}`);
+    return 1;
+  };
+  const oldKeys = await Promise.all(keys.map((key) => parseVerifierKey(key)));
+  console.error(`log: ${old.monitoringPrefix} (retired; then its successor ${current.monitoringPrefix})`);
+  const oldReport = await runMonitorWithState(files, { fetch: (p) => get(`${old.monitoringPrefix}${p}`), logKeys: oldKeys });
+  for (const check of oldReport.checks) console.log(`ok    ${check}`);
+  if (!oldReport.ok) return fail(`the old log: ${oldReport.problem!.kind}: ${oldReport.problem!.detail}`);
+  if (oldReport.treeSize !== old.validUpToTreeSize) return fail(`the old log serves size ${oldReport.treeSize}, but its final checkpoint is of ${old.validUpToTreeSize}`);
+  const verifiedOld = await readMonitorState(files);
+  const newNote = (await get(`${current.monitoringPrefix}checkpoint`))?.toString('utf8') ?? '';
+  const newSize = Number(newNote.split('\n')[1]);
+  const check = await checkHandover({
+    oldFetch: (p) => get(`${old.monitoringPrefix}${p}`),
+    newFetch: (p) => get(`${current.monitoringPrefix}${p}`),
+    oldState: verifiedOld.state!,
+    oldLeaves: verifiedOld.leaves,
+    oldKeys,
+    newOrigin: current.origin,
+    newSize,
+  });
+  if (!check.ok) return fail(check.reason);
+  console.log(`ok    handover: ${old.origin} ended at ${oldReport.treeSize} naming ${current.origin}, whose first entry binds that final checkpoint`);
+  const next = stateFiles(`${stateFile}.successor`);
+  await rm(next.state, { force: true });
+  await rm(next.leaves, { force: true });
+  const report = await runMonitorWithState(next, { fetch: (p) => get(`${current.monitoringPrefix}${p}`), logKeys: [check.successorKey] });
+  for (const c of report.checks) console.log(`ok    ${c}`);
+  if (!report.ok) return fail(`the new log: ${report.problem!.kind}: ${report.problem!.detail}`);
+  const { leaves } = await readMonitorState(next);
+  if (!leaves[0]?.equals(check.handoverLeaf!)) return fail("the new log's first entry as verified is not the handover checked");
+  await rename(next.leaves, files.leaves);
+  await rename(next.state, files.state);
+  console.log(`verified ${report.treeSize} entries of ${current.origin}, which continues ${old.origin}; the state now follows it`);
+  return 0;
 }
 
 async function run(args: string[], program: string): Promise<number> {
@@ -57,7 +114,12 @@ async function run(args: string[], program: string): Promise<number> {
   let prefix = values.prefix;
   let keys = values.key;
   if (!prefix || keys.length === 0) {
-    const ledger = JSON.parse((await get(`${base}/v1/ledger`))?.toString('utf8') ?? 'null') as { tiles?: { monitoringPrefix?: string }; verifierKeys?: { verifierKey: string }[] } | null;
+    const ledger = JSON.parse((await get(`${base}/v1/ledger`))?.toString('utf8') ?? 'null') as ServiceLedger | null;
+    // A state of a log that a key change retired: verify it to its final checkpoint, then the handover, then its successor.
+    if (!prefix && ledger?.logs) {
+      const handed = await followHandover(values.state, ledger.logs, keys.length > 0 ? keys : (ledger.verifierKeys ?? []).map((k) => k.verifierKey));
+      if (handed !== null) return handed;
+    }
     prefix ??= ledger?.tiles?.monitoringPrefix;
     if (keys.length === 0) {
       keys = (ledger?.verifierKeys ?? []).map((k) => k.verifierKey);

@@ -15,7 +15,7 @@ import { parseWitnessKey, verifyEvidence } from '../verify';
  * /v1/ledger, which the output says: pin the key with --key to verify without trusting the service.
  * Exit status: 0 verified, 1 not verified, 2 could not run.
  */
-export const VERIFY_USAGE = '<URL or file> [--key VERIFIER_KEY]... [--ledger URL] [--witness WITNESS_KEY]... [--witnesses-required K]';
+export const VERIFY_USAGE = '<URL or file> [--key VERIFIER_KEY]... [--ledger URL] [--witness WITNESS_KEY]... [--witnesses-required K] [--retired ORIGIN=FINAL_TREE_SIZE]...';
 
 class UsageError extends Error {}
 
@@ -51,6 +51,7 @@ const ledgerUrlFor = (input: string, ledgerUrl: string | undefined): string | un
 
 interface LedgerDocument {
   verifierKeys?: { verifierKey: string }[];
+  logs?: { origin: string; role: string; validUpToTreeSize: number | null }[];
   tiles?: { monitoringPrefix?: string };
 }
 
@@ -83,6 +84,25 @@ async function keysFor(input: string, given: string[], ledgerUrl: string | undef
 }
 
 /**
+ * Logs a key change ended, with their final size: `--retired ORIGIN=SIZE` as pinned, else what the
+ * service's /v1/ledger lists (when it is reachable). None offline.
+ */
+async function retiredLogsFor(input: string, given: string[], ledgerUrl: string | undefined, ledgerAt: LedgerSource): Promise<{ origin: string; validUpToTreeSize: number }[]> {
+  if (given.length > 0) {
+    return given.map((text) => {
+      const at = text.lastIndexOf('=');
+      const size = Number(text.slice(at + 1));
+      if (at <= 0 || !Number.isSafeInteger(size) || size < 1) throw new UsageError(`--retired takes ORIGIN=FINAL_TREE_SIZE, not ${text}`);
+      return { origin: text.slice(0, at), validUpToTreeSize: size };
+    });
+  }
+  const url = ledgerUrlFor(input, ledgerUrl);
+  if (!url) return [];
+  const logs = (await ledgerAt(url).catch(() => ({}) as LedgerDocument)).logs ?? [];
+  return logs.flatMap((log) => (log.role === 'retired' && log.validUpToTreeSize !== null ? [{ origin: log.origin, validUpToTreeSize: log.validUpToTreeSize }] : []));
+}
+
+/**
  * The log's copy of the checkpoint of this size (where witnesses' cosignatures are added), when the
  * service says where its tile log is: <monitoringPrefix>checkpoints/<size>. None offline.
  */
@@ -107,6 +127,7 @@ export async function verifyCommand(args: string[], program = 'public-trust veri
         ledger: { type: 'string' },
         witness: { type: 'string', multiple: true, default: [] },
         'witnesses-required': { type: 'string' },
+        retired: { type: 'string', multiple: true, default: [] },
       },
     });
   } catch (error) {
@@ -133,7 +154,8 @@ export async function verifyCommand(args: string[], program = 'public-trust veri
     const withWitnesses = witnesses.length > 0 || quorum !== undefined;
     const treeSize = isLogEvidence(subject.evidence) ? subject.evidence.treeSize : null;
     const copies = withWitnesses ? await historyCopies(input, values.ledger, treeSize, ledgerAt) : [];
-    const outcome = await verifyEvidence(answer, { trustedKeys: keys, witnesses, quorum, checkpointCopies: copies });
+    const retiredLogs = await retiredLogsFor(input, values.retired, values.ledger, ledgerAt);
+    const outcome = await verifyEvidence(answer, { trustedKeys: keys, witnesses, quorum, checkpointCopies: copies, retiredLogs });
     for (const check of outcome.checks) console.log(`${check.ok ? 'PASS' : 'FAIL'}  ${check.name.padEnd(20)} ${check.detail}`);
     console.log(outcome.ok ? 'VERIFIED: this is the content the ledger logged.' : 'NOT VERIFIED: do not rely on this content.');
     if (outcome.serviceSaid !== null && outcome.serviceSaid !== outcome.ok) {

@@ -602,6 +602,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/ledger/logs/{logPath}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A resource of a log that continued the first after a key change (C2SP tlog-tiles, below logs/<id>/)
+         * @description <id>/checkpoint, <id>/checkpoints/<size>, <id>/tile/...: the same resources, bytes and headers as the first log's, for the log GET /v1/ledger lists with that monitoringPrefix (docs/ledger.md#when-the-key-must-change). 404 for a resource the log does not hold. READY until a key change begins a successor log. Caching: `public, max-age=1, stale-while-revalidate=1, stale-if-error=60` (checkpoint): The log's latest checkpoint: an answer may be up to 2 s old (a minute while the service fails); an older checkpoint is still a true, signed statement about the log. `public, max-age=300` (published): A checkpoint the log published for an earlier size: its text never changes, but witnesses' cosignatures may be added, so it is kept for 5 minutes. `public, max-age=31536000, immutable` (immutable): Bytes that never change (a full tile or entry bundle, C2SP tlog-tiles): kept for a year, never revalidated. `public, max-age=60` (partial-tile): A partial tile: its bytes never change, but it goes away once the full tile exists, so it is kept for a minute. Every 200 carries an ETag; If-None-Match with it gets 304. A 404 may be kept briefly (`public, max-age=0, s-maxage=10`); no other error is ever stored (`no-store`). liveState READY: Contract published and served, but what it describes is not activated: nothing in production depends on it yet.
+         */
+        get: operations["getLedgerSuccessorLogResource"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/ledger/tile/{tilePath}": {
         parameters: {
             query?: never;
@@ -1659,6 +1679,23 @@ export interface components {
                 signatureVerified: boolean;
                 treeSize: number;
             } | null;
+            /** @description Every log of this service, first to current: a key change ends a log and begins another (docs/ledger.md#when-the-key-must-change). */
+            logs: {
+                /** @description A retired log's final signed checkpoint; its last entry names its successor, whose first entry binds this checkpoint. */
+                finalCheckpoint: string | null;
+                /** @description Where its C2SP tlog-tiles log is served: an absolute URL ending in /. */
+                monitoringPrefix: string;
+                origin: string;
+                /**
+                 * @description current: the log the service appends to; retired: a log ended by a key change, frozen at its final checkpoint.
+                 * @enum {string}
+                 */
+                role: "current" | "retired";
+                /** @description A retired log's final tree size: its key is valid for checkpoints of at most this size, and a larger or inconsistent one is a forgery. Null for the current log. */
+                validUpToTreeSize: number | null;
+                /** @description The configured verifier key named by this origin (null when none is). */
+                verifierKey: string | null;
+            }[];
             origin: string | null;
             /** @constant */
             schemaVersion: "svc.ledger.v1";
@@ -3572,6 +3609,54 @@ export interface operations {
             304: {
                 headers: {
                     /** @description How long the answer may be kept: `public, max-age=300`. */
+                    "Cache-Control"?: string;
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
+                    ETag?: string;
+                    "x-correlation-id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            404: components["responses"]["Problem404"];
+            429: components["responses"]["Problem429"];
+            503: components["responses"]["Problem503"];
+        };
+    };
+    getLedgerSuccessorLogResource: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description An ETag from an earlier answer: 304 when the answer is unchanged. */
+                "If-None-Match"?: string;
+                /** @description Correlation id to echo (8 to 128 of A-Z a-z 0-9 . _ : -); otherwise the request id is used. */
+                "x-correlation-id"?: components["parameters"]["CorrelationId"];
+            };
+            path: {
+                /** @description A resource of a successor log: <id>/ (16 hex digits of SHA-256 of its origin) then checkpoint, checkpoints/<size> or a tile path as below tile/. */
+                logPath: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A resource of a log that continued the first after a key change (C2SP tlog-tiles, below logs/<id>/) */
+            200: {
+                headers: {
+                    /** @description How long the answer may be kept: `public, max-age=1, stale-while-revalidate=1, stale-if-error=60` or `public, max-age=300` or `public, max-age=31536000, immutable` or `public, max-age=60`. */
+                    "Cache-Control"?: string;
+                    /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
+                    ETag?: string;
+                    "x-correlation-id": components["headers"]["CorrelationId"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/octet-stream": components["schemas"]["LedgerTile"];
+                };
+            };
+            /** @description Not modified: the If-None-Match ETag matches. */
+            304: {
+                headers: {
+                    /** @description How long the answer may be kept: `public, max-age=1, stale-while-revalidate=1, stale-if-error=60` or `public, max-age=300` or `public, max-age=31536000, immutable` or `public, max-age=60`. */
                     "Cache-Control"?: string;
                     /** @description Entity tag of the answer (weak, W/"...", where it names the instant it was evaluated at); send it back in If-None-Match. */
                     ETag?: string;

@@ -1,0 +1,124 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { DEMO_OBJECTS } from '../../fixtures/demo';
+import { devLedgerSigner } from '../../lib/ledger/dev-key';
+import type { LocalService } from '../../lib/local/service';
+import { emit, STATE_CHANGED } from '../support/ingress';
+import { getJson, startTestService } from '../support/local';
+
+/**
+ * The key change of a development log kept on disk, as a user runs it: npm run rotate against the
+ * local store makes a new development key, and the local host started again on the same data
+ * continues the new log, trusts both keys and serves both logs.
+ */
+const ROOT = path.resolve(__dirname, '../..');
+const run = promisify(execFile);
+const ANCHOR = new Date('2026-11-21T10:00:00Z');
+const NEW_ORIGIN = 'localhost/public-trust-verification-service/dev-ledger/2';
+
+let dir: string;
+let service: LocalService | undefined;
+let server: ChildProcess | undefined;
+let keysBefore: string | undefined;
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'rotation-local-'));
+  keysBefore = process.env.LEDGER_VERIFIER_KEYS;
+});
+afterAll(async () => {
+  await service?.close();
+  if (server && server.exitCode === null) {
+    const exited = new Promise((resolve) => server!.once('exit', resolve));
+    server.kill('SIGINT');
+    await exited;
+  }
+  if (keysBefore === undefined) delete process.env.LEDGER_VERIFIER_KEYS;
+  else process.env.LEDGER_VERIFIER_KEYS = keysBefore;
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** npm start -- --data DIR, in a process of its own (a service started again in this process would keep the first one's store clients). */
+async function npmStart(data: string): Promise<string> {
+  let output = '';
+  server = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bin/serve.ts'), '--data', data], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: '0', LEDGER_VERIFIER_KEYS: '', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  return new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`npm start did not say where it listens within 60 s:\n${output}`)), 60_000);
+    const take = (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+      const found = /service on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
+      if (found) {
+        clearTimeout(timer);
+        resolve(found[1]);
+      }
+    };
+    server!.stdout!.on('data', take);
+    server!.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    server!.once('exit', (code) => reject(new Error(`npm start ended (${code}) before listening:\n${output}`)));
+  });
+}
+
+/** Sends a state change of the demo's modified object and waits until the sequencer integrated it: the object as then read. */
+async function changeState(base: string): Promise<any> {
+  const ref = `${base}/v1/objects/${DEMO_OBJECTS.modified}`;
+  const before = (await getJson(ref)).body;
+  const state = before.current.state === 'IN_SERVICE' ? 'ACTIVE' : 'IN_SERVICE';
+  const sent = await emit(base, STATE_CHANGED, DEMO_OBJECTS.modified, { objectType: before.object.objectType, previousState: before.current.state, state }, { at: new Date().toISOString() });
+  expect(sent.status).toBe(202);
+  for (const until = Date.now() + 10_000; Date.now() < until; await new Promise((resolve) => setTimeout(resolve, 100))) {
+    const read = (await getJson(ref)).body;
+    if (read.current.state === state) return read;
+  }
+  throw new Error(`the event on ${DEMO_OBJECTS.modified} was not integrated within 10 s`);
+}
+
+const cli = (script: string, ...args: string[]) =>
+  run(path.join(ROOT, 'node_modules/.bin/tsx'), [path.join(ROOT, script), ...args], { cwd: ROOT, env: { ...process.env } })
+    .then(({ stdout }) => ({ code: 0, stdout }))
+    .catch((e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: `${e.stdout}${e.stderr}` }));
+
+test('events, npm run rotate on a local store, npm start again on the same data, more events: the new log continues, both keys are trusted, every version verifies, the monitor follows', async () => {
+  const data = path.join(dir, 'data');
+  service = await startTestService(ANCHOR, { dataDir: data });
+  const oldKey = (await devLedgerSigner(data)).signer.verifierKey;
+  const state = path.join(dir, 'monitor.json');
+  // Events integrated before: in the old log, with the old key.
+  expect((await changeState(service.url)).current).toMatchObject({ evidenceIntegrityConfirmed: true, ledger: { origin: 'localhost/public-trust-verification-service/dev-ledger' } });
+  expect((await cli('bin/monitor.ts', service.url, '--state', state, '--key', oldKey)).code).toBe(0);
+
+  const rotated = await cli('bin/rotate.ts', '--endpoint', service.storeEndpoint, '--dev-key-dir', data, '--tiles-dir', path.join(data, 'tiles'), '--new-origin', NEW_ORIGIN);
+  expect(rotated.stdout).toContain(`began ${NEW_ORIGIN}`);
+  expect(rotated.code).toBe(0);
+  await service.close();
+  service = undefined;
+
+  const url = await npmStart(data);
+  const { signer, retiredVerifierKeys } = await devLedgerSigner(data);
+  expect([signer.name, retiredVerifierKeys]).toEqual([NEW_ORIGIN, [oldKey]]);
+  const ledger = (await getJson(`${url}/v1/ledger`)).body;
+  expect(ledger.logs.map((l: any) => [l.origin, l.role, l.verifierKey])).toEqual([
+    ['localhost/public-trust-verification-service/dev-ledger', 'retired', oldKey],
+    [NEW_ORIGIN, 'current', signer.verifierKey],
+  ]);
+  expect(ledger.latestCheckpoint).toMatchObject({ origin: NEW_ORIGIN, signatureVerified: true });
+  // npm start loaded the demo again (dated now): those versions are in the new log. The versions loaded before keep their evidence in the old one.
+  const now = `${url}/v1/objects/${DEMO_OBJECTS.current}`;
+  const before = `${now}?asOf=${encodeURIComponent(ANCHOR.toISOString())}`;
+  expect((await getJson(now)).body.current.ledger.origin).toBe(NEW_ORIGIN);
+  expect((await getJson(before)).body.current.ledger.origin).toBe('localhost/public-trust-verification-service/dev-ledger');
+  const verified = await cli('bin/verify.ts', before, '--key', oldKey);
+  expect([verified.code, verified.stdout]).toEqual([0, expect.stringContaining('PASS  retired-key-validity')]);
+  expect((await cli('bin/verify.ts', now, '--key', signer.verifierKey)).code).toBe(0);
+  // Events integrated after: in the new log, signed by the new key, confirmed by the service and by npm run verify.
+  const changed = await changeState(url);
+  expect(changed.current).toMatchObject({ evidenceIntegrityConfirmed: true, ledger: { origin: NEW_ORIGIN } });
+  expect((await cli('bin/verify.ts', `${url}/v1/objects/${DEMO_OBJECTS.modified}`, '--key', signer.verifierKey)).code).toBe(0);
+  // The monitor with the state of before follows the handover.
+  const across = await cli('bin/monitor.ts', url, '--state', state, '--key', oldKey);
+  expect([across.code, across.stdout]).toEqual([0, expect.stringContaining(`ok    handover: localhost/public-trust-verification-service/dev-ledger ended at`)]);
+}, 180_000);
