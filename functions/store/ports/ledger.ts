@@ -114,7 +114,7 @@ export interface HashTileToStore {
 export interface JournaledWrites {
   records: RecordChange[];
   settlements: Settlement[];
-  /** Mark the schema (a load's first batch) after the records. */
+  /** Mark the schema after the records. The loader never sets it: it marks the table once its whole load is written (the table reads as loaded only then). */
   schema?: boolean;
 }
 
