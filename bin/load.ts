@@ -22,7 +22,9 @@
  * the ledgerVerifierKeys context). --new-signing-key prints a fresh key file on stdout and its
  * verifier key on stderr. Every load that appends writes the ledger's C2SP tlog-tiles log: into
  * the catalogue bucket (--tiles-bucket, required for AWS), or a folder (--tiles-dir; for a local
- * store the default is the dev key's folder's tiles/). See docs/ledger.md.
+ * store the default is the dev key's folder's tiles/). See docs/ledger.md. A completed load into a
+ * bucket (--tiles-bucket <CatalogueBucketName>) then publishes there the ingress examples derived
+ * from the records it loaded (docs/deploy.md#published-examples).
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -43,6 +45,7 @@ import { checkRecords, documentSource, fileSource, InvalidRecordsError, loadReco
 import { exportRecords } from '../lib/loader/export';
 import { describeProblem, PROBLEMS_SHOWN, type RecordProblem } from '../lib/loader/problems';
 import { progressLine, type ProgressLine } from '../lib/loader/progress';
+import { loadedRecordsOf, publishLoadedDocuments } from '../lib/publish/loaded-examples';
 
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED = 'true';
 
@@ -173,6 +176,22 @@ async function exportCommand(source: RecordSource, dir: string, values: Values, 
   return 0;
 }
 
+/**
+ * After a completed load into the catalogue bucket (--tiles-bucket): the ingress examples derived
+ * from the records it loaded, put where the deployment serves them (docs/deploy.md#published-examples).
+ */
+async function publishExamples(bucket: string, region: string, source: RecordSource, keptChangedByEvents: readonly string[]): Promise<void> {
+  const s3 = new S3Client({ region });
+  try {
+    const keys = await publishLoadedDocuments(s3, bucket, await loadedRecordsOf(source, keptChangedByEvents));
+    console.log(`published ${keys.join(', ')} into ${bucket}: the ingress examples, derived from the records loaded`);
+  } catch (error) {
+    throw new Error(`the records are loaded, but publishing the examples derived from them failed (${(error as Error).message}); run the load again: it changes nothing stored and publishes them`);
+  } finally {
+    s3.destroy();
+  }
+}
+
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({ allowPositionals: true, options: OPTIONS });
   const keyCommandCode = await keyCommand(values);
@@ -234,6 +253,7 @@ async function main(): Promise<number> {
     if (summary.keptChangedByEvents.length > 0) {
       console.warn(`kept as received events made them (not reloaded from the file): ${summary.keptChangedByEvents.join(', ')}`);
     }
+    if (values['tiles-bucket']) await publishExamples(values['tiles-bucket'], values.region!, source, summary.keptChangedByEvents);
     if (summary.ledger) {
       const l = summary.ledger;
       console.log(`ledger ${l.origin}: ${l.appended} new leaves, ${l.logged} record versions logged, tree size ${l.treeSize}`);

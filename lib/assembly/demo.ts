@@ -1,15 +1,13 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { KMSClient } from '@aws-sdk/client-kms';
-import { PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { S3Client } from '@aws-sdk/client-s3';
 import { demoDocument } from '../../fixtures/demo';
 import { LEDGER_LOG } from '../../functions/contract/site-paths';
 import { kmsCheckpointSigner } from '../../functions/ledger-writer/kms-signer';
 import { bucketTileStore } from '../../functions/ledger-writer/tile-store';
 import { devSecrets } from '../ingress/emit';
-import { loadDocument, validateRecords, type LoadSummary } from '../loader/load';
-import { DOCUMENT_CACHE_CONTROL, mediaTypeOf } from '../local/documents';
-import { buildSite, keyOf, ORIGIN_DOCUMENTS } from '../publish/site';
-import { canonicalSources } from '../publish/sources';
+import { documentSource, loadDocument, type LoadSummary } from '../loader/load';
+import { loadedRecordsOf, publishLoadedDocuments } from '../publish/loaded-examples';
 import { DEV_INGRESS_SECRETS_FILE } from '../local/service';
 import type { IssuedCredentials } from './iam/credentials';
 
@@ -23,8 +21,7 @@ import type { IssuedCredentials } from './iam/credentials';
  *  - trust the ledger key: its verifier key as every read function's LEDGER_VERIFIER_KEYS, and a
  *    ledger origin for the sequencer when the template names none (deploy.md's second deploy);
  *  - publish the documents derived from the records loaded (the ingress examples, dated after the
- *    demo records' entries, and what digests them), as `npm run build -- --records FILE` and a
- *    deploy would.
+ *    demo records' entries), as that load does, with the loader role's own permission.
  */
 
 /** The stack outputs the demo works from (lib/stack/trust-service-stack.ts). */
@@ -46,20 +43,27 @@ export interface DemoEndpoints {
   region: string;
 }
 
-/** Loads the demo records as the loader role would in AWS: every call goes through the local endpoints and their IAM checks. */
-export async function loadDemoAsLoaderRole(outputs: DemoOutputs, origin: string, loader: IssuedCredentials, endpoints: DemoEndpoints, anchor: Date): Promise<LoadSummary> {
+/**
+ * Loads the demo records as `npm run load -- FILE --tiles-bucket <CatalogueBucketName>` does in AWS,
+ * signed in as the loader role: every call goes through the local endpoints and their IAM checks,
+ * the publishing of the examples derived from the records loaded included (lib/publish/loaded-examples.ts).
+ */
+export async function loadDemoAsLoaderRole(outputs: DemoOutputs, origin: string, loader: IssuedCredentials, endpoints: DemoEndpoints, anchor: Date): Promise<LoadSummary & { published: string[] }> {
   const credentials = { accessKeyId: loader.accessKeyId, secretAccessKey: loader.secretAccessKey, sessionToken: loader.sessionToken };
   const client = new DynamoDBClient({ endpoint: endpoints.dynamodb, region: endpoints.region, credentials, maxAttempts: 2 });
   const s3 = new S3Client({ endpoint: endpoints.s3, region: endpoints.region, credentials, forcePathStyle: true });
   const kms = new KMSClient({ endpoint: endpoints.kms, region: endpoints.region, credentials });
   try {
     const signer = await kmsCheckpointSigner({ keyId: outputs.LedgerKeyArn, origin, client: kms });
-    return await loadDocument(demoDocument(anchor), {
+    const document = demoDocument(anchor);
+    const summary = await loadDocument(document, {
       client,
       table: outputs.TableName,
       signer,
       tiles: bucketTileStore(s3, outputs.CatalogueBucketName, LEDGER_LOG.keyPrefix),
     });
+    const records = await loadedRecordsOf(documentSource(document, 'the demo data'), summary.keptChangedByEvents);
+    return { ...summary, published: await publishLoadedDocuments(s3, outputs.CatalogueBucketName, records) };
   } finally {
     client.destroy();
     s3.destroy();
@@ -70,22 +74,4 @@ export async function loadDemoAsLoaderRole(outputs: DemoOutputs, origin: string,
 /** The ingress secret's value that activates every event source with its development key. */
 export function developmentIngressKeys(): string {
   return JSON.stringify(devSecrets(DEV_INGRESS_SECRETS_FILE));
-}
-
-/**
- * Puts into the catalogue bucket the documents that differ once the build knows the records loaded
- * (the ingress examples derived from them, and the release evidence that digests every document),
- * with the media type and cache policy the stack's deployments give them. The documents that name
- * origins are left as deployed (the examples name none). Returns the keys written.
- */
-export async function publishRecordDocuments(s3: S3Client, bucket: string, anchor: Date): Promise<string[]> {
-  const sources = canonicalSources();
-  const built = buildSite(sources);
-  const derived = buildSite({ ...sources, ingressRecords: validateRecords(demoDocument(anchor)) });
-  const origin = new Set(ORIGIN_DOCUMENTS.map(keyOf));
-  const changed = [...derived].filter(([key, bytes]) => !origin.has(key) && built.get(key) !== bytes);
-  for (const [key, bytes] of changed) {
-    await s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: bytes, ContentType: mediaTypeOf(key), CacheControl: DOCUMENT_CACHE_CONTROL }));
-  }
-  return changed.map(([key]) => key);
 }

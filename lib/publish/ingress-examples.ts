@@ -22,8 +22,8 @@ import { EXAMPLE_INSTANT } from './events';
  * latest entry (an earlier one is history, or before the record's first state and set aside), a
  * state change from the state the object is in to one its lifecycle allows, an observation of the
  * state it is in. So the examples are derived from the records being loaded when those are known
- * where the documents are published (the local service, the assembly's demo, `npm run build --
- * --records FILE`): each dated one second after its record's latest entry (or at the instant given,
+ * where the documents are published (the local service, a completed `npm run load` into the
+ * catalogue bucket, the assembly's demo through it, `npm run build -- --records FILE`): each dated one second after its record's latest entry (or at the instant given,
  * when later), with the record's current state. When no records are known (a deployment's build),
  * each example is a template: dated at the fixed EXAMPLE_INSTANT, with `fill` naming every field to
  * set before it is sent; sent as it is, it is accepted and then set aside.

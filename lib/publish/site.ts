@@ -32,6 +32,13 @@ const sha256 = (bytes: string) => createHash('sha256').update(bytes).digest('hex
  */
 export const ORIGIN_DOCUMENTS: readonly string[] = ['/developers/openapi.json', '/developers/catalogue.json'];
 
+/**
+ * Documents a load publishes (`npm run load` with the catalogue bucket): derived from the records
+ * it loaded, so the deployment's own copies are templates the stack deploys only until then
+ * (lib/stack/catalogue.ts) and the release evidence digests their template form.
+ */
+export const LOADED_DOCUMENTS: readonly string[] = ['/developers/sandbox/examples.json'];
+
 /** Builders of the documents that name origins. */
 function originBuilders(sources: PublishSources, origins: Origins): Record<string, () => unknown> {
   return {
@@ -85,8 +92,11 @@ export function buildSite(sources: PublishSources, origins: Origins = localOrigi
   for (const [documentPath, build] of Object.entries(originBuilders(sources, origins))) add(documentPath, build());
   for (const [filePath, text] of buildStaticFiles(sources.operations)) documents.set(filePath, text); // the API reference files and the icon (reference.ts checks their routes)
 
-  // Digests are of the origin-neutral form (NEUTRAL_ORIGINS), the same for every host: see docs/catalogues.md.
+  // Digests are of the origin-neutral form (NEUTRAL_ORIGINS), the same for every host, and of the
+  // documents a load publishes in their template form, the same whatever records are loaded: see docs/catalogues.md.
   const neutral = new Map(Object.entries(originBuilders(sources, NEUTRAL_ORIGINS)).map(([p, build]) => [p, serializeDocument(build())]));
+  const templates = sources.ingressRecords ? { ...sources, ingressRecords: undefined, ingressExamplesAt: undefined } : sources;
+  for (const documentPath of LOADED_DOCUMENTS) neutral.set(documentPath, serializeDocument(independentBuilders(templates)[documentPath]()));
   const digestsOf = (paths: Iterable<string>) => Object.fromEntries([...paths].map((p) => [p, sha256(neutral.get(p) ?? documents.get(p)!)]));
   add('/developers/contracts.json', buildContractCatalogue(sources, digestsOf(CONTRACT_DOCUMENTS.map((c) => c.path))));
   add('/developers/release-evidence/example.json', buildReleaseEvidence(sources, Object.fromEntries(Object.entries(digestsOf(documents.keys())).map(([p, d]) => [keyOf(p), d]))));

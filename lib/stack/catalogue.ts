@@ -1,6 +1,7 @@
-import { existsSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { AssetHashType, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Role, ServicePrincipal, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
 import { BucketDeployment, CacheControl, Source } from 'aws-cdk-lib/aws-s3-deployment';
@@ -25,6 +26,13 @@ export interface CatalogueProps {
    * API serves, so the read role may read below it.
    */
   logKeyPrefix?: string;
+  /**
+   * Keys a load publishes (`npm run load` with the catalogue bucket: the ingress examples derived
+   * from the records it loaded). The stack puts the build's templates there when it is created and
+   * never again: its other deployments neither copy nor prune them, so a later deploy leaves a
+   * load's documents as they are.
+   */
+  loadedKeys?: readonly string[];
 }
 
 /**
@@ -44,6 +52,17 @@ export function mediaTypeGroups(keys: readonly string[]): Map<string, string[]> 
 }
 
 /**
+ * What a media type's deployment syncs: its extensions' patterns, or, where one of its files is a
+ * key a load publishes, each of its other files by name (`aws s3 sync` applies includes after
+ * excludes, so a pattern would copy and prune that key whatever else is excluded).
+ */
+function includedKeys(published: readonly string[], mediaType: string, patterns: string[], loadedKeys: readonly string[]): string[] {
+  const files = published.filter((key) => mediaTypeOf(key) === mediaType);
+  if (!files.some((key) => loadedKeys.includes(key))) return patterns;
+  return files.filter((key) => !loadedKeys.includes(key)).sort();
+}
+
+/**
  * The catalogue bucket: private, TLS only, versioned, encrypted, with server access logs; the
  * build output deployed into it with each document's media type and cache policy; and the role
  * API Gateway assumes to read exactly the published documents.
@@ -54,6 +73,8 @@ export class Catalogue extends Construct {
   readonly apiReadRole: Role;
   readonly deployments: BucketDeployment[] = [];
   readonly originKeys: readonly string[];
+  /** The keys a load publishes, which only the stack's creation deploys (their templates). */
+  readonly loadedKeys: readonly string[];
   private readonly deploymentsByType = new Map<string, BucketDeployment>();
   /** The origin-naming documents as deployed (they may hold deploy-time values such as the API's URL). */
   readonly originDocuments = new Map<string, string>();
@@ -94,14 +115,16 @@ export class Catalogue extends Construct {
     // The deployments share one provider function; its logs are kept like every other log of the stack.
     const deploymentLogs = new LogGroup(this, 'DeploymentLogs', { retention: props.logRetention, removalPolicy: RemovalPolicy.DESTROY });
     const originKeys = [...(props.originKeys ?? [])];
+    const loadedKeys = [...(props.loadedKeys ?? [])];
     for (const [mediaType, patterns] of mediaTypeGroups(published)) {
       const name = mediaType.split(';')[0].replace(/[^A-Za-z0-9]/g, '');
+      const excluded = [...originKeys, ...loadedKeys];
       const deployment = new BucketDeployment(this, `Deploy${name}`, {
-          sources: [Source.asset(props.siteDir, originKeys.length > 0 ? { exclude: originKeys } : {})],
+          sources: [Source.asset(props.siteDir, excluded.length > 0 ? { exclude: excluded } : {})],
           destinationBucket: this.bucket,
           // Only this media type's files: the deployments share the bucket and none prunes another's files.
           exclude: ['*'],
-          include: patterns,
+          include: includedKeys(published, mediaType, patterns, loadedKeys),
           contentType: mediaType,
           cacheControl: [CacheControl.fromString(DOCUMENT_CACHE_CONTROL)],
           prune: true,
@@ -112,7 +135,9 @@ export class Catalogue extends Construct {
       this.deploymentsByType.set(mediaType, deployment);
     }
 
+    if (loadedKeys.length > 0) this.deployLoadedTemplates(props.siteDir, loadedKeys, deploymentLogs);
     this.originKeys = originKeys;
+    this.loadedKeys = loadedKeys;
     this.apiReadRole = new Role(this, 'ApiReadRole', {
       assumedBy: new ServicePrincipal('apigateway.amazonaws.com'),
       description: 'API Gateway reads the published catalogue documents (and nothing else) from the catalogue bucket.',
@@ -125,6 +150,33 @@ export class Catalogue extends Construct {
       readable.push(this.bucket.arnForObjects(`${props.logKeyPrefix}*`));
     }
     if (readable.length > 0) this.apiReadRole.addToPolicy(new PolicyStatement({ actions: ['s3:GetObject'], resources: readable }));
+  }
+
+  /**
+   * The build's templates of the documents a load publishes, deployed when the stack is created and
+   * never again: their asset's hash is fixed (the stack's name, not the files' content), so the
+   * deployment's properties never change and CloudFormation never updates it. Before any load
+   * the templates are served; after one, what it published stays, whatever is deployed later.
+   */
+  private deployLoadedTemplates(siteDir: string, loadedKeys: readonly string[], logGroup: LogGroup): void {
+    const types = new Set(loadedKeys.map(mediaTypeOf));
+    if (types.size !== 1) throw new Error(`the documents a load publishes (${loadedKeys.join(', ')}) must share one media type`);
+    const staged = mkdtempSync(path.join(os.tmpdir(), 'loaded-templates-'));
+    for (const key of loadedKeys) {
+      mkdirSync(path.dirname(path.join(staged, key)), { recursive: true });
+      copyFileSync(path.join(siteDir, key), path.join(staged, key));
+    }
+    this.deployments.push(
+      new BucketDeployment(this, 'DeployLoadedTemplates', {
+        sources: [Source.asset(staged, { assetHash: `loaded-templates:${Stack.of(this).stackName}`, assetHashType: AssetHashType.CUSTOM })],
+        destinationBucket: this.bucket,
+        contentType: [...types][0],
+        cacheControl: [CacheControl.fromString(DOCUMENT_CACHE_CONTROL)],
+        prune: false,
+        memoryLimit: 256,
+        logGroup,
+      }),
+    );
   }
 
   /**

@@ -9,6 +9,8 @@ export interface LoaderAccessProps {
   /** The bucket holding the ledger's tile log, and the log's key prefix in it. */
   tileBucket?: IBucket;
   tileKeyPrefix?: string;
+  /** The keys in that bucket a load publishes (the ingress examples derived from the records it loaded): written, never read. */
+  publishedKeys?: readonly string[];
   /** The ledger's checkpoint key in KMS: the loader signs its batches with it, as the sequencer does. */
   signingKey: LedgerSigningKey;
   /** The one principal (a role or user ARN) that may assume the role; empty: the account's principals allowed by their own policies. */
@@ -54,6 +56,11 @@ export class LoaderAccess extends Construct {
     if (props.tileBucket && props.tileKeyPrefix) {
       // The tile log: the loader reads the last partial entry bundle back and writes tiles, bundles and checkpoints, below the prefix only.
       this.role.addToPolicy(new PolicyStatement({ actions: ['s3:GetObject', 's3:PutObject'], resources: [props.tileBucket.arnForObjects(`${props.tileKeyPrefix}*`)] }));
+    }
+
+    if (props.tileBucket && props.publishedKeys && props.publishedKeys.length > 0) {
+      // The documents a completed load derives from the records it loaded (lib/publish/loaded-examples.ts): those keys, nothing else of the catalogue.
+      this.role.addToPolicy(new PolicyStatement({ actions: ['s3:PutObject'], resources: props.publishedKeys.map((key) => props.tileBucket!.arnForObjects(key)) }));
     }
 
     props.signingKey.grantSigning(this.role);

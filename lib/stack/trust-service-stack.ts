@@ -2,7 +2,7 @@ import path from 'node:path';
 import { LEDGER_LOG } from '../../functions/contract/site-paths';
 import { Annotations, CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Origins } from '../contract/origins';
-import { buildOriginDocuments, ORIGIN_DOCUMENTS, keyOf } from '../publish/site';
+import { buildOriginDocuments, LOADED_DOCUMENTS, ORIGIN_DOCUMENTS, keyOf } from '../publish/site';
 import { canonicalSources } from '../publish/sources';
 import type { ICertificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { Construct } from 'constructs';
@@ -93,6 +93,7 @@ export class TrustServiceStack extends Stack {
       logRetention: settings.logRetentionDays,
       originKeys: ORIGIN_DOCUMENTS.map(keyOf),
       logKeyPrefix: LEDGER_LOG.keyPrefix,
+      loadedKeys: LOADED_DOCUMENTS.map(keyOf),
     });
     this.ingress = new IngressSecrets(this, 'Ingress');
     ({ key: this.ledgerKey, verifierKey: this.verifierKey } = ledgerKeyOf(this, settings));
@@ -113,6 +114,7 @@ export class TrustServiceStack extends Stack {
       table: this.records.table,
       tileBucket: this.catalogue.bucket,
       tileKeyPrefix: LEDGER_LOG.keyPrefix,
+      publishedKeys: this.catalogue.loadedKeys,
       signingKey: this.ledgerKey,
       principalArn: settings.loaderPrincipalArn,
       requireMfa: settings.loaderMfa,

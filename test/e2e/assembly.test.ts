@@ -269,6 +269,24 @@ test('every published ingress example, signed by its source, is integrated as it
   expect(verify.stdout).toMatch(/verified/i);
 }, 60_000);
 
+test('the demo publishes the examples as an operator\'s load does, signed in as the loader role: a template whose loader role may not put them fails the demo, naming s3:PutObject', async () => {
+  expect(logLines).toContainEqual(expect.stringMatching(/^demo: developers\/sandbox\/examples\.json published by the loader role/));
+  const withoutPublishing = tamperedCopy((t) => {
+    const loaderRole = Object.entries(t.Resources).find(([, r]) => r.Type === 'AWS::IAM::Role' && String(r.Properties?.Description ?? '').startsWith('Loads records into the record table'))![0];
+    for (const policy of policiesOf(t, loaderRole)) {
+      const document = policy.Properties!.PolicyDocument;
+      document.Statement = document.Statement.filter((s: { Resource: unknown }) => !JSON.stringify(s.Resource).includes('developers/sandbox/examples.json'));
+    }
+  });
+  const lines: string[] = [];
+  const started = startAssemblyRunner({ assemblyDir: withoutPublishing, demo: true, anchor, port: await freePort(), log: (line) => lines.push(line), scheduleTimers: false });
+  await expect(started).rejects.toThrow(/AccessDenied|not authorized/);
+  // Everything else the load did as the loader role was allowed (the table, the tile log, the key): the one refusal is that put.
+  const refusals = lines.filter((line) => line.startsWith('IAM ') && line.includes('AccessDenied'));
+  expect(refusals).toHaveLength(1);
+  expect(refusals[0]).toMatch(/^IAM {2}loader: AccessDenied s3:PutObject on \S+\/developers\/sandbox\/examples\.json /);
+}, 180_000);
+
 test("a read function's role stripped of its table read: its route answers 503, the others still work, and the log names the denied action", async () => {
   const stripped = tamperedCopy((t) => {
     const role = roleOf(t, (description) => description.endsWith('(resolveObject)'));

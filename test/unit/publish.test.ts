@@ -3,7 +3,8 @@ import { TRUST_CONTEXT_PATH } from '../../functions/contract/credential-context'
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import * as z from 'zod';
-import { DEMO_RESTRICTED_VALUES } from '../../fixtures/demo';
+import { DEMO_RESTRICTED_VALUES, demoDocument } from '../../fixtures/demo';
+import { validateRecords } from '../../lib/loader/load';
 import { DEMO_CREDENTIAL_RESTRICTED_VALUES } from '../../fixtures/demo-credentials';
 import { ADAPTERS, type AdapterEntry } from '../../functions/contract/adapters';
 import { CHANNELS } from '../../functions/contract/channels';
@@ -319,6 +320,16 @@ describe('release evidence', () => {
     const others = [...site].filter(([key]) => key !== 'developers/release-evidence/example.json');
     expect(subjects).toEqual(Object.fromEntries(others.map(([key, bytes]) => [key, sha256(neutral.get(key) ?? bytes)])));
     expect(evidence.provenance.predicate.buildDefinition.resolvedDependencies[0]).toEqual({ name: 'source', digest: { gitCommit: FIXED_RELEASE.commit } });
+  });
+
+  test('the examples a load publishes are digested in their template form: the evidence is the same whatever records the examples are derived from', () => {
+    const templates = buildSite(sources());
+    const derived = buildSite({ ...sources(), ingressRecords: validateRecords(demoDocument(new Date('2026-11-01T12:00:00Z'))) });
+    const key = 'developers/sandbox/examples.json';
+    expect(derived.get(key)).not.toBe(templates.get(key));
+    expect(derived.get('developers/release-evidence/example.json')).toBe(templates.get('developers/release-evidence/example.json'));
+    const subject = json(derived, 'developers/release-evidence/example.json').provenance.subject.find((s: { name: string }) => s.name === key);
+    expect(subject.digest.sha256).toBe(sha256(templates.get(key)!));
   });
 
   test('contracts.json pins each contract document by the digest of its published bytes (origin-neutral form where it names origins)', () => {

@@ -1,11 +1,11 @@
-import { DEMO_OUTPUTS, developmentIngressKeys, loadDemoAsLoaderRole, publishRecordDocuments, type DemoOutputs } from '../demo';
+import { DEMO_OUTPUTS, developmentIngressKeys, loadDemoAsLoaderRole, type DemoOutputs } from '../demo';
 import type { Deployment, Provisioner } from './provisioner';
 
 /**
  * No resource type: with --demo, what an operator does after the first deploy (../demo.ts), from
  * the stack's outputs, before any trigger delivers: trust the ledger key (its verifier key as every
  * read function's LEDGER_VERIFIER_KEYS, a ledger origin and a public origin where the template names
- * none), load the demo records as the loader role, publish the documents derived from them (the
+ * none), load the demo records as the loader role, which publishes the documents derived from them (the
  * ingress examples), and activate the event sources.
  */
 export const demo: Provisioner = {
@@ -32,8 +32,7 @@ export const demo: Provisioner = {
     const anchor = deployment.options.anchor ?? new Date();
     const loaded = await loadDemoAsLoaderRole(outputs, origin, loader, { dynamodb: endpoints.dynamodb, s3: endpoints.s3, kms: endpoints.kms, region: account.region }, anchor);
     log(`demo: ${loaded.records} records loaded as the loader role, ledger tree size ${loaded.ledger?.treeSize ?? 0}, signed by ${origin}`);
-    const published = await publishRecordDocuments(services.s3.admin, outputs.CatalogueBucketName, anchor);
-    log(`demo: ${published.join(', ')} published from the records loaded`);
+    log(`demo: ${loaded.published.join(', ')} published by the loader role from the records loaded`);
     services.secrets.standIn.create(outputs.IngressSecretsArn, developmentIngressKeys());
   },
 };

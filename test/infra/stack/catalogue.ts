@@ -1,8 +1,10 @@
-import { rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { DOCUMENT_CACHE_CONTROL } from '../../../lib/local/documents';
+import { copiedBySync } from '../../../lib/assembly/bucket-deployments';
+import { DOCUMENT_CACHE_CONTROL, filesBelow } from '../../../lib/local/documents';
 import { createApp } from '../../../lib/stack/app';
-import { documentKeys, fixtureSite, logicalIdOf, SKIP_BUNDLING } from '../support';
+import { documentKeys, fixtureSite, logicalIdOf, SKIP_BUNDLING, synthesize } from '../support';
 import { bucketId, ofType, resources, stack } from './template';
 
 /** lib/stack/catalogue.ts: the bucket of published documents and the ledger's tile log. */
@@ -41,12 +43,37 @@ describe('catalogue bucket', () => {
 
   test('the build output is deployed per media type with its Content-Type and the documents cache policy', () => {
     const deployments = ofType('Custom::CDKBucketDeployment').map(([, d]) => d.Properties);
-    const byType = Object.fromEntries(deployments.map((d) => [d.SystemMetadata['content-type'], d]));
+    const syncs = deployments.filter((d) => d.Exclude !== undefined);
+    const byType = Object.fromEntries(syncs.map((d) => [d.SystemMetadata['content-type'], d]));
     expect(Object.keys(byType).sort()).toEqual(['application/json', 'image/svg+xml', 'text/css; charset=utf-8', 'text/html; charset=utf-8', 'text/javascript; charset=utf-8', 'text/plain; charset=utf-8']);
     expect(byType['text/javascript; charset=utf-8']).toMatchObject({ Include: ['*.js'], Exclude: ['*'] });
-    expect(byType['application/json']).toMatchObject({ Include: ['*.json'], Exclude: ['*'], DestinationBucketName: { Ref: bucketId } });
+    // The JSON files by name: a `*.json` include would copy and prune the key a load publishes.
+    const jsonKeys = filesBelow(fixtureSite()).filter((key) => key.endsWith('.json') && !stack.catalogue.loadedKeys.includes(key));
+    expect(byType['application/json']).toMatchObject({ Include: jsonKeys.sort(), Exclude: ['*'], DestinationBucketName: { Ref: bucketId } });
     expect(byType['text/html; charset=utf-8']).toMatchObject({ Include: ['*.html'], Exclude: ['*'] });
     for (const d of deployments) expect(d.SystemMetadata['cache-control']).toBe(DOCUMENT_CACHE_CONTROL);
+  });
+
+  test('the keys a load publishes: their templates deployed when the stack is created, never synced or pruned by a later deploy', () => {
+    expect(stack.catalogue.loadedKeys).toEqual(['developers/sandbox/examples.json']);
+    const deployments = ofType('Custom::CDKBucketDeployment').map(([, d]) => d.Properties);
+    const [templates, ...others] = [deployments.filter((d) => d.Exclude === undefined), deployments.filter((d) => d.Exclude !== undefined)];
+    expect(templates).toHaveLength(1);
+    expect(templates[0]).toMatchObject({ Prune: false, DestinationBucketName: { Ref: bucketId } });
+    expect(templates[0].SystemMetadata['content-type']).toBe('application/json');
+    // No other deployment's `aws s3 sync --delete` takes the key: neither copied nor pruned, whatever is deployed later.
+    for (const d of others.flat()) for (const key of stack.catalogue.loadedKeys) expect([d.Include, copiedBySync(key, d.Exclude, d.Include)]).toEqual([d.Include, false]);
+    // Its source's hash is fixed: a build with other templates changes none of its properties, so CloudFormation never updates it.
+    const changed = mkdtempSync(path.join(os.tmpdir(), 'site-'));
+    cpSync(fixtureSite(), changed, { recursive: true });
+    writeFileSync(path.join(changed, 'developers/sandbox/examples.json'), '{"changed":true}');
+    const again = synthesize({}, changed);
+    const templatesOf = (r: typeof resources) => Object.values(r).find((d) => d.Type === 'Custom::CDKBucketDeployment' && d.Properties.Exclude === undefined)!.Properties;
+    expect(templatesOf(again.json.Resources)).toEqual(templatesOf(resources));
+    const jsonSync = (r: typeof resources) => Object.values(r).find((d) => d.Type === 'Custom::CDKBucketDeployment' && d.Properties.SystemMetadata['content-type'] === 'application/json' && d.Properties.Exclude)!.Properties;
+    // The other documents' deployment does change with the build (a sanity check of the comparison).
+    writeFileSync(path.join(changed, 'developers/extra.json'), '{"changed":true}');
+    expect(jsonSync(synthesize({}, changed).json.Resources).SourceObjectKeys).not.toEqual(jsonSync(resources).SourceObjectKeys);
   });
 
   test('synth refuses a build that lacks a document the contract serves', () => {
