@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { KMSClient, SignCommand } from '@aws-sdk/client-kms';
 import { DEMO_CREDENTIALS } from '../../fixtures/demo-credentials';
 import { DEMO_OBJECTS } from '../../fixtures/demo';
 import { verifyEvidence } from '#verify/index';
@@ -17,7 +18,9 @@ import { CREDENTIAL_CHANGED, emit } from '../support/ingress';
  * loaded as the loader role with the previous key, as the deployment before the change wrote it),
  * `npm run rotate` run with the loader role's credentials and the two keys' ARNs from the stack's
  * outputs, then an event integrated by the sequencer signing with the new key. Every record
- * verifies, and the monitor holding the old log's state passes, before, across and after.
+ * verifies, and the monitor holding the old log's state passes, before, across and after; the
+ * deploy that closes the handover (`-c ledgerRetiredLogs=...`, its policies applied) leaves the
+ * loader role no signature with the old key.
  *
  * The runner starts one synthesis and applies only policy changes to a running deployment
  * (deployPolicies), so generation 1 itself is not run here before generation 2: the first deploy
@@ -38,13 +41,20 @@ const tsx = (script: string, args: string[], env: NodeJS.ProcessEnv = process.en
     .then(({ stdout }) => ({ code: 0, stdout }))
     .catch((e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: `${e.stdout}${e.stderr}` }));
 
-beforeAll(async () => {
-  const assemblyDir = path.join(work, 'cdk.out');
-  await run(path.join(PROJECT_ROOT, 'node_modules/.bin/cdk'), ['synth', '--no-notices', '--quiet', '-c', `ledgerOrigin=${ORIGIN}`, '-c', 'ledgerKeys=2', '--output', assemblyDir], {
+/** `cdk synth` as the operator runs it for generation 2, into a folder of its own; returns the folder. */
+async function synth(name: string, ...context: string[]): Promise<string> {
+  const dir = path.join(work, name);
+  const args = ['synth', '--no-notices', '--quiet', '-c', `ledgerOrigin=${ORIGIN}`, '-c', 'ledgerKeys=2', ...context.flatMap((c) => ['-c', c]), '--output', dir];
+  await run(path.join(PROJECT_ROOT, 'node_modules/.bin/cdk'), args, {
     cwd: PROJECT_ROOT,
     env: { ...process.env, CDK_DISABLE_VERSION_CHECK: '1', CDK_DISABLE_CLI_TELEMETRY: '1' },
     maxBuffer: 64 * 1024 * 1024,
   });
+  return dir;
+}
+
+beforeAll(async () => {
+  const assemblyDir = await synth('cdk.out');
   runner = await startAssemblyRunner({ assemblyDir, demo: true, anchor, log: (line) => logLines.push(line), scheduleTimers: false });
 }, 420_000);
 
@@ -137,4 +147,14 @@ test('a key change through the assembly runner: the old log ended and handed ove
   const across = await monitor(oldKey);
   expect(across.stdout).toContain(`ok    handover: ${ORIGIN} ended at ${finalSize} naming ${NEW_ORIGIN}`);
   expect(across.code).toBe(0);
+
+  // The deploy that closes the handover: the loader role, which signed the old log's end, may sign with the old key no more.
+  const sign = (keyArn: string) =>
+    new KMSClient({ endpoint: runner.endpoints.kms, region: 'eu-central-1', credentials: runner.assumeRole(out.LoaderRoleArn, 'loader') }).send(
+      new SignCommand({ KeyId: keyArn, Message: Buffer.from('checkpoint'), MessageType: 'RAW', SigningAlgorithm: 'ED25519_SHA_512' }),
+    );
+  await expect(sign(out.PreviousLedgerKeyArn)).resolves.toMatchObject({ Signature: expect.any(Uint8Array) });
+  runner.deployPolicies(await synth('closed', `ledgerRetiredLogs=${ORIGIN}=${finalSize}`));
+  await expect(sign(out.PreviousLedgerKeyArn)).rejects.toThrow(/not authorized|AccessDenied/i);
+  await expect(sign(out.LedgerKeyArn)).resolves.toMatchObject({ Signature: expect.any(Uint8Array) });
 }, 300_000);
