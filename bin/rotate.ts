@@ -78,7 +78,7 @@ async function main(): Promise<number> {
     const out = await rotateLedger({ client, table: values.table, oldSigner, newSigner, tiles: tilesOf(values), unlock: values['unlock-ledger'] });
     if (newDevKey) {
       const dir = values['dev-key-dir'] ? path.resolve(values['dev-key-dir']) : DEFAULT_DEV_KEY_DIR;
-      await replaceDevKey(dir, newDevKey, oldSigner.verifierKey);
+      await replaceDevKey(dir, newDevKey, oldSigner.verifierKey, out.retired);
       console.log(`the development key in ${dir} is now the new log's; the old one's verifier key is kept as retired (npm start trusts both)`);
     }
     console.log(`retired ${out.retired.origin} at its final checkpoint of ${out.retired.treeSize} entries (its last entry names the successor):\n${out.retired.checkpoint}`);
