@@ -78,12 +78,14 @@ async function main(): Promise<number> {
     const out = await rotateLedger({ client, table: values.table, oldSigner, newSigner, tiles: tilesOf(values), unlock: values['unlock-ledger'] });
     if (newDevKey) {
       const dir = values['dev-key-dir'] ? path.resolve(values['dev-key-dir']) : DEFAULT_DEV_KEY_DIR;
-      await replaceDevKey(dir, newDevKey, oldSigner.verifierKey);
+      await replaceDevKey(dir, newDevKey, oldSigner.verifierKey, out.retired);
       console.log(`the development key in ${dir} is now the new log's; the old one's verifier key is kept as retired (npm start trusts both)`);
     }
     console.log(`retired ${out.retired.origin} at its final checkpoint of ${out.retired.treeSize} entries (its last entry names the successor):\n${out.retired.checkpoint}`);
     console.log(`began ${out.current.origin}; its first entry binds that checkpoint. Tile log below ${values['tiles-prefix']}${out.current.tilesDir}:\n${out.current.checkpoint}`);
     console.log(`verifier keys to trust from now on (current, then retired): ${out.current.verifierKey},${out.retired.verifierKey}`);
+    // On AWS the deploy that closes the handover (docs/ledger.md, the runbook): the old key then signs for no one.
+    if (!values.endpoint) console.log(`close the handover: npx cdk deploy -c ledgerKeys=<as deployed> -c ledgerRetiredLogs=${out.retired.origin}=${out.retired.treeSize}`);
     return 0;
   } catch (error) {
     console.error(`rotate: ${(error as Error).message}`);

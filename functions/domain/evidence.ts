@@ -21,11 +21,48 @@ export function trustedLedgerKeys(env: NodeJS.ProcessEnv = process.env): string[
   return keyList(env.LEDGER_VERIFIER_KEYS);
 }
 
+/** A log a key change retired: its key is valid for checkpoints of at most its final tree size. */
+export interface RetiredLog {
+  origin: string;
+  validUpToTreeSize: number;
+}
+
+const parsedRetired = new Map<string, RetiredLog[]>();
+
+/**
+ * The logs a key change retired, from LEDGER_RETIRED_LOGS (`<origin>=<final tree size>`, comma-separated;
+ * the stack's context ledgerRetiredLogs, docs/ledger.md#when-the-key-must-change). Like the verifier keys,
+ * a public value the deployment sets, never read from the table whose evidence it judges. A malformed
+ * entry throws: a deployment that cannot say where a retired key's validity ends must not start.
+ */
+export function retiredLedgerLogs(env: NodeJS.ProcessEnv = process.env): RetiredLog[] {
+  const text = env.LEDGER_RETIRED_LOGS ?? '';
+  let logs = parsedRetired.get(text);
+  if (!logs) {
+    logs = text.split(',').map((entry) => entry.trim()).filter(Boolean).map((entry) => {
+      const at = entry.lastIndexOf('=');
+      const size = Number(entry.slice(at + 1));
+      if (at < 1 || !Number.isSafeInteger(size) || size < 1) throw new Error(`LEDGER_RETIRED_LOGS: "${entry}" is not <origin>=<final tree size>`);
+      return { origin: entry.slice(0, at), validUpToTreeSize: size };
+    });
+    parsedRetired.set(text, logs);
+  }
+  return logs;
+}
+
+/** Why evidence of a retired log is beyond its key's validity (a checkpoint signed after the log ended), or null. */
+function beyondRetiredLog(evidence: RecordHead['evidence'], retired: readonly RetiredLog[]): string | null {
+  const log = retired.find((r) => r.origin === evidence?.origin);
+  if (!log || typeof evidence?.treeSize !== 'number' || evidence.treeSize <= log.validUpToTreeSize) return null;
+  return `Ledger check 'retired-key-validity' failed: ${log.origin} was retired at ${log.validUpToTreeSize} entries, but this checkpoint says ${evidence.treeSize}: signed after the log ended, so by a compromised key.`;
+}
+
 /**
  * Integrity of the version shown, with every ledger check. Fail closed: no trusted key, no
- * evidence, evidence for another version, or any failed check is "not confirmed", with the reason.
+ * evidence, evidence for another version, any failed check, or a checkpoint of a retired log beyond
+ * its final tree size is "not confirmed", with the reason.
  */
-export function inspectIntegrity(head: RecordHead, trustedKeys: string[] = trustedLedgerKeys()): IntegrityInspection {
+export function inspectIntegrity(head: RecordHead, trustedKeys: string[] = trustedLedgerKeys(), retired: readonly RetiredLog[] = retiredLedgerLogs()): IntegrityInspection {
   if (!head.evidence) return { confirmed: false, reason: 'No ledger evidence is held for this record.', checks: [] };
   if (head.evidence.version !== head.version) {
     const outcome = verifyEvidence(head.content, head.evidence, trustedKeys);
@@ -41,6 +78,9 @@ export function inspectIntegrity(head: RecordHead, trustedKeys: string[] = trust
   const outcome = verifyEvidence(head.content, head.evidence, trustedKeys);
   const failed = outcome.checks.find((check) => !check.ok);
   if (failed) return { confirmed: false, reason: `Ledger check '${failed.name}' failed: ${failed.detail}.`, checks: outcome.checks };
+  // The signature verifies, but a retired key's signature counts only up to its log's final checkpoint.
+  const beyond = beyondRetiredLog(head.evidence, retired);
+  if (beyond) return { confirmed: false, reason: beyond, checks: outcome.checks };
   return { confirmed: true, reason: 'The content shown is the content logged: canonical hash, inclusion proof and checkpoint signature verify.', checks: outcome.checks };
 }
 
@@ -55,13 +95,13 @@ const ASSESSED_PER_KEYS = 256;
  * outcome, and a warm function does not hash its canonical content, its inclusion proof and its
  * checkpoint again on every read (about a quarter of an object read's handler time).
  */
-export function assessIntegrity(head: RecordHead, headText?: string, trustedKeys: string[] = trustedLedgerKeys()): IntegrityAssessment {
+export function assessIntegrity(head: RecordHead, headText?: string, trustedKeys: string[] = trustedLedgerKeys(), retired: readonly RetiredLog[] = retiredLedgerLogs()): IntegrityAssessment {
   const assess = (): IntegrityAssessment => {
-    const { confirmed, reason } = inspectIntegrity(head, trustedKeys);
+    const { confirmed, reason } = inspectIntegrity(head, trustedKeys, retired);
     return { confirmed, reason };
   };
   if (headText === undefined) return assess();
-  const keys = trustedKeys.join(',');
+  const keys = `${trustedKeys.join(',')} ${retired.map((r) => `${r.origin}=${r.validUpToTreeSize}`).join(',')}`;
   let byText = assessed.get(keys);
   if (!byText) assessed.set(keys, (byText = new Map()));
   let assessment = byText.get(headText);

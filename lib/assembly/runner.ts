@@ -82,6 +82,8 @@ export interface AssemblyRunner {
   fireSchedules(): Promise<void>;
   /** Waits until every stream mapping has delivered (or given up on) what it holds, and every asynchronous invocation has ended. */
   settled(): Promise<void>;
+  /** Credentials of a role of the template, as sts:AssumeRole gives them to its principal (the loader role's, for an operator's command). */
+  assumeRole(roleArn: string, sessionName: string): { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
   /** Applies the IAM policies of another synthesis of the same stack (a stack update that changes roles, policies, key or bucket policies only). */
   deployPolicies(assemblyDir: string): void;
   close(): Promise<void>;
@@ -182,6 +184,10 @@ function runnerOf(deployment: Deployment, deployPolicies: (assemblyDir: string) 
       await settled();
     },
     settled,
+    assumeRole: (roleArn, sessionName) => {
+      const { accessKeyId, secretAccessKey, sessionToken } = services.iam.issuer.issue({ kind: 'role', roleArn, sessionName }, sessionName);
+      return { accessKeyId, secretAccessKey, sessionToken };
+    },
     deployPolicies,
     close: () => closers.close(),
   };

@@ -17,20 +17,29 @@ export const DEFAULT_DEV_KEY_DIR = process.env.LOCAL_DATA_DIR ? path.resolve(pro
 /** The verifier keys of development logs a key change retired (public), one a line: still trusted for what they signed. */
 export const RETIRED_DEV_KEYS_FILE = 'ledger-retired-verifier-keys.txt';
 
+/** The development logs a key change retired, `<origin>=<final tree size>` one a line: the local host's LEDGER_RETIRED_LOGS. */
+export const RETIRED_DEV_LOGS_FILE = 'ledger-retired-logs.txt';
+
 export interface DevSigner {
   signer: LedgerSigner;
   file: string;
   /** Verifier keys of the development logs this key succeeded (npm run rotate), oldest first. */
   retiredVerifierKeys: string[];
+  /** Those logs with their final tree sizes (`<origin>=<size>`), oldest first. */
+  retiredLogs: string[];
 }
 
-async function retiredVerifierKeysIn(dir: string): Promise<string[]> {
+async function linesIn(dir: string, name: string): Promise<string[]> {
   try {
-    return (await readFile(path.join(dir, RETIRED_DEV_KEYS_FILE), 'utf8')).split('\n').filter((line) => line.trim() !== '');
+    return (await readFile(path.join(dir, name), 'utf8')).split('\n').filter((line) => line.trim() !== '');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;
   }
+}
+
+async function signerIn(dir: string, file: string): Promise<DevSigner> {
+  return { signer: signerFromKey(await readFile(file, 'utf8')), file, retiredVerifierKeys: await linesIn(dir, RETIRED_DEV_KEYS_FILE), retiredLogs: await linesIn(dir, RETIRED_DEV_LOGS_FILE) };
 }
 
 /**
@@ -38,8 +47,9 @@ async function retiredVerifierKeysIn(dir: string): Promise<string[]> {
  * the development key (replaced atomically), and the old one's verifier key is kept as retired, so
  * the local host keeps trusting what it signed. The old private key is not kept: it signs nothing any more.
  */
-export async function replaceDevKey(dir: string, newKey: string, retiredVerifierKey: string): Promise<void> {
+export async function replaceDevKey(dir: string, newKey: string, retiredVerifierKey: string, retiredLog: { origin: string; treeSize: number }): Promise<void> {
   await appendFile(path.join(dir, RETIRED_DEV_KEYS_FILE), `${retiredVerifierKey}\n`);
+  await appendFile(path.join(dir, RETIRED_DEV_LOGS_FILE), `${retiredLog.origin}=${retiredLog.treeSize}\n`);
   const file = path.join(dir, DEV_KEY_FILE);
   const temporary = `${file}.${randomUUID()}.tmp`;
   await writeFile(temporary, `${newKey.trim()}\n`, { mode: 0o600 });
@@ -54,7 +64,7 @@ export async function replaceDevKey(dir: string, newKey: string, retiredVerifier
 export async function devLedgerSigner(dir = DEFAULT_DEV_KEY_DIR): Promise<DevSigner> {
   const file = path.join(dir, DEV_KEY_FILE);
   try {
-    return { signer: signerFromKey(await readFile(file, 'utf8')), file, retiredVerifierKeys: await retiredVerifierKeysIn(dir) };
+    return await signerIn(dir, file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
@@ -68,5 +78,5 @@ export async function devLedgerSigner(dir = DEFAULT_DEV_KEY_DIR): Promise<DevSig
   } finally {
     await unlink(temporary);
   }
-  return { signer: signerFromKey(await readFile(file, 'utf8')), file, retiredVerifierKeys: await retiredVerifierKeysIn(dir) };
+  return await signerIn(dir, file);
 }

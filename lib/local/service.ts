@@ -139,7 +139,7 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
   configureLocalEnvironment(endpoint, table, region);
   // The development ledger key lives beside the data (in .data/ when the store is in memory);
   // the handlers trust its verifier key, as a deployment trusts LEDGER_VERIFIER_KEYS.
-  const { signer, retiredVerifierKeys } = await devLedgerSigner(options.keyDir ?? options.dataDir);
+  const { signer, retiredVerifierKeys, retiredLogs } = await devLedgerSigner(options.keyDir ?? options.dataDir);
   const ownTiles = options.tilesDir || options.dataDir ? null : await mkdtemp(path.join(os.tmpdir(), 'trust-tiles-'));
   const tilesDir = options.tilesDir ?? (options.dataDir ? path.join(options.dataDir, 'tiles') : ownTiles!);
   const anchor = options.anchor ?? new Date();
@@ -165,6 +165,8 @@ export async function startLocalService(options: LocalServiceOptions = {}): Prom
   forgetIngressKeys();
   const devKeys = [signer.verifierKey, ...retiredVerifierKeys].join(','); // after a key change (npm run rotate), the retired keys too
   process.env.LEDGER_VERIFIER_KEYS = options.verifierKeys ?? (store || options.loadDemo ? devKeys : (process.env.LEDGER_VERIFIER_KEYS ?? devKeys));
+  // With the development keys, their retired logs' final sizes too (docs/ledger.md#the-runbook).
+  if (process.env.LEDGER_VERIFIER_KEYS === devKeys && retiredLogs.length > 0) process.env.LEDGER_RETIRED_LOGS = retiredLogs.join(',');
   const ownSite = options.siteDir ? null : await mkdtemp(path.join(os.tmpdir(), 'trust-site-'));
   const siteDir = options.siteDir ?? ownSite!;
   const server = await startLocalServer({ port: options.port, siteDir, tilesDir });

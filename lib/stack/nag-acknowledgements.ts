@@ -6,7 +6,7 @@ import { LEDGER_LOG } from '../../functions/contract/site-paths';
 export interface AcknowledgedStack extends Stack {
   functions: { byOperationId: ReadonlyMap<string, IConstruct> };
   sequencer: { function: IConstruct; role: IConstruct };
-  verifierKey: { function: IConstruct };
+  ledgerKeys: { generations: ReadonlyArray<{ verifierKey: { function: IConstruct } }> };
   catalogue: { bucket: IConstruct; apiReadRole: IConstruct };
   loader: { role: IConstruct };
   ingress: { secret: IConstruct };
@@ -85,7 +85,7 @@ export function acknowledgeFindings(stack: AcknowledgedStack): void {
   acknowledgeBucketDeploymentProvider(stack);
   for (const fn of stack.functions.byOperationId.values()) acknowledge(fn, 'AwsSolutions-L1', LAMBDA_RUNTIME_REASON);
   acknowledge(stack.sequencer.function, 'AwsSolutions-L1', LAMBDA_RUNTIME_REASON);
-  acknowledge(stack.verifierKey.function, 'AwsSolutions-L1', LAMBDA_RUNTIME_REASON);
+  for (const { verifierKey } of stack.ledgerKeys.generations) acknowledge(verifierKey.function, 'AwsSolutions-L1', LAMBDA_RUNTIME_REASON);
   acknowledge(
     stack.sequencer.role,
     'AwsSolutions-IAM5[Resource::*]',

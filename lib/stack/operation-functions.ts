@@ -29,6 +29,8 @@ export interface OperationFunctionsProps {
   table: ITable;
   bucket: IBucket;
   ledgerVerifierKeys: string;
+  /** The logs key changes ended, `<origin>=<final tree size>` (LEDGER_RETIRED_LOGS; empty: none). */
+  ledgerRetiredLogs?: string;
   logging: LogSettings;
   logRetention: RetentionDays;
   releaseCommit: string;
@@ -110,6 +112,7 @@ export class OperationFunctions extends Construct {
       case 'table-read':
         environment.TABLE_NAME = props.table.tableName;
         environment.LEDGER_VERIFIER_KEYS = props.ledgerVerifierKeys;
+        if (props.ledgerRetiredLogs) environment.LEDGER_RETIRED_LOGS = props.ledgerRetiredLogs;
         role.addToPolicy(new PolicyStatement({ actions: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:Query'], resources: [props.table.tableArn] }));
         break;
       case 'bucket-read':

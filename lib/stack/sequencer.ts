@@ -72,7 +72,12 @@ export const KEY_ADMINISTRATION_ACTIONS = [
 export class LedgerSigningKey extends Construct {
   readonly key: Key;
 
-  constructor(scope: Construct, id: string) {
+  /** `generation`: the key's place among the ledger's keys (lib/stack/ledger-keys.ts); the first keeps its alias. */
+  constructor(
+    scope: Construct,
+    id: string,
+    private readonly generation = 1,
+  ) {
     super(scope, id);
     this.key = new Key(this, 'Key', {
       description: 'Signs the integrity ledger\'s checkpoints (Ed25519 C2SP signed notes). Only the sequencer and the loader role may sign; the public half is the published ledger verifier key.',
@@ -80,7 +85,7 @@ export class LedgerSigningKey extends Construct {
       keyUsage: KeyUsage.SIGN_VERIFY,
       // The log's key for its whole life: verifiers pin its public half, and a lost key ends the log.
       removalPolicy: RemovalPolicy.RETAIN,
-      alias: `alias/${Stack.of(this).stackName}/ledger-checkpoints`,
+      alias: `alias/${Stack.of(this).stackName}/ledger-checkpoints${generation === 1 ? '' : `-${generation}`}`,
       // Replaces CDK's default policy (which gives the account kms:*, signing included).
       policy: new PolicyDocument({
         statements: [new PolicyStatement({ sid: 'AccountAdministersTheKey', principals: [new AccountRootPrincipal()], actions: KEY_ADMINISTRATION_ACTIONS, resources: ['*'] })],
@@ -93,7 +98,8 @@ export class LedgerSigningKey extends Construct {
    * public half: the signer needs it for its verifier key and the key id of its signature lines.
    */
   grantSigning(role: IRole): void {
-    role.addToPrincipalPolicy(new PolicyStatement({ sid: 'SignLedgerCheckpoints', actions: ['kms:GetPublicKey', 'kms:Sign'], resources: [this.key.keyArn] }));
+    const sid = `SignLedgerCheckpoints${this.generation === 1 ? '' : this.generation}`;
+    role.addToPrincipalPolicy(new PolicyStatement({ sid, actions: ['kms:GetPublicKey', 'kms:Sign'], resources: [this.key.keyArn] }));
   }
 
   /**
@@ -117,6 +123,11 @@ export class LedgerSigningKey extends Construct {
         conditions: { ArnNotEquals: { 'aws:PrincipalArn': roles.map((r) => r.roleArn) } },
       }),
     );
+  }
+
+  /** A retired key (docs/ledger.md#when-the-key-must-change): its key policy refuses kms:Sign to everyone, so its log can never grow again. */
+  refuseSigning(): void {
+    this.key.addToResourcePolicy(new PolicyStatement({ sid: 'RetiredKeySignsNothing', effect: Effect.DENY, principals: [new AnyPrincipal()], actions: ['kms:Sign'], resources: ['*'] }));
   }
 }
 

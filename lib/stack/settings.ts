@@ -2,6 +2,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Node } from 'constructs';
 import { LEDGER_LOG } from '../../functions/contract/site-paths';
 import { isValidKeyName } from '#verify/checks/note';
+import { asLedgerKeyCount, asRetiredLogs } from './ledger-keys';
 
 /** The route classes with method throttles of their own (lib/stack/route-classes.ts). */
 export const THROTTLE_CLASSES = ['read', 'sandbox', 'receiver'] as const;
@@ -88,6 +89,10 @@ export interface StackSettings {
    * sequencer refuses to sign until a deployment sets it.
    */
   ledgerOrigin: string;
+  /** How many keys the ledger has had (`-c ledgerKeys=2` after the first key change): the newest signs (lib/stack/ledger-keys.ts). */
+  ledgerKeys: number;
+  /** The logs key changes ended, `<origin>=<final tree size>` comma-separated: the read functions' LEDGER_RETIRED_LOGS. */
+  ledgerRetiredLogs: string;
   /** The commit being deployed (`-c releaseCommit=$(git rev-parse HEAD)`), reported by GET /health. */
   releaseCommit: string;
   /**
@@ -149,6 +154,8 @@ export const DEFAULT_SETTINGS: StackSettings = {
   verificationOrigin: '',
   generalOrigin: '',
   ledgerOrigin: '',
+  ledgerKeys: 1,
+  ledgerRetiredLogs: '',
   releaseCommit: '',
   activationSettings: {},
   alarmTopicArn: '',
@@ -363,6 +370,8 @@ export function settingsFrom(node: Node): StackSettings {
   if (alarmTopicArn && alarmEmail) {
     throw new Error(`context 'alarmEmail' subscribes the topic the stack creates; with 'alarmTopicArn' the alarms notify that topic: subscribe the address there`);
   }
+  const ledgerOrigin = asLedgerOrigin(get('ledgerOrigin'), verificationOrigin || publicBaseUrl.replace(/\/+$/, ''));
+  const ledgerKeys = asLedgerKeyCount(get('ledgerKeys'));
   return {
     alarmTopicArn,
     alarmEmail,
@@ -388,7 +397,9 @@ export function settingsFrom(node: Node): StackSettings {
     logRetentionDays: asRetention(get('logRetentionDays'), DEFAULT_SETTINGS.logRetentionDays),
     publicBaseUrl: publicBaseUrl.replace(/\/+$/, ''),
     verificationOrigin,
-    ledgerOrigin: asLedgerOrigin(get('ledgerOrigin'), verificationOrigin || publicBaseUrl.replace(/\/+$/, '')),
+    ledgerOrigin,
+    ledgerKeys,
+    ledgerRetiredLogs: asRetiredLogs(get('ledgerRetiredLogs'), ledgerOrigin, ledgerKeys),
     generalOrigin: domains.generalOrigin,
     importFrom: asImportSource(get('importFrom')),
     loaderPrincipalArn: asPrincipalArn(get('loaderPrincipalArn')),

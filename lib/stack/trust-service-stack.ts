@@ -19,8 +19,9 @@ import { OperatorAlarms } from './operator-alarms';
 import { PublicApi } from './public-api';
 import { RecordTable } from './record-table';
 import { edgeRouting } from './route-classes';
-import { LedgerSigningKey, Sequencer } from './sequencer';
-import { LedgerVerifierKey } from './ledger-verifier-key';
+import { type LedgerSigningKey, Sequencer } from './sequencer';
+import type { LedgerVerifierKey } from './ledger-verifier-key';
+import { LedgerKeys } from './ledger-keys';
 import { settingsFrom, type StackSettings } from './settings';
 
 export const PROJECT_ROOT = path.resolve(__dirname, '../..');
@@ -40,21 +41,14 @@ export interface TrustServiceStackProps extends StackProps {
 }
 
 /**
- * The ledger's KMS key, and its verifier key learned from it at deploy time and checked against a
- * pinned key: reads confirm integrity from the first event. Without an origin, an error (not a
- * throw): `cdk synth` and `cdk deploy` stop on it, while a test may still inspect the template.
+ * The ledger's KMS keys (one a generation: lib/stack/ledger-keys.ts), and their verifier keys learned
+ * at deploy time and checked against a pinned key: reads confirm integrity from the first event.
+ * Without an origin, an error (not a throw): `cdk synth` and `cdk deploy` stop on it, while a test
+ * may still inspect the template.
  */
-function ledgerKeyOf(stack: Stack, settings: StackSettings): { key: LedgerSigningKey; verifierKey: LedgerVerifierKey } {
+function ledgerKeysOf(stack: Stack, settings: StackSettings): LedgerKeys {
   if (!settings.ledgerOrigin) Annotations.of(stack).addError(NO_LEDGER_ORIGIN);
-  const key = new LedgerSigningKey(stack, 'LedgerSigningKey');
-  const verifierKey = new LedgerVerifierKey(stack, 'VerifierKey', {
-    projectRoot: PROJECT_ROOT,
-    signingKey: key,
-    origin: settings.ledgerOrigin,
-    pinnedVerifierKeys: settings.ledgerVerifierKeys,
-    logRetention: settings.logRetentionDays,
-  });
-  return { key, verifierKey };
+  return new LedgerKeys(stack, settings, PROJECT_ROOT);
 }
 
 /**
@@ -69,9 +63,12 @@ export class TrustServiceStack extends Stack {
   readonly catalogue: Catalogue;
   readonly functions: OperationFunctions;
   readonly loader: LoaderAccess;
+  /** The key the writers sign with: the newest of the ledger's keys. */
   readonly ledgerKey: LedgerSigningKey;
-  /** The ledger key's verifier key, learned at deploy time. */
+  /** The current key's verifier key, learned at deploy time. */
   readonly verifierKey: LedgerVerifierKey;
+  /** Every key the ledger has had, first to current. */
+  readonly ledgerKeys: LedgerKeys;
   readonly sequencer: Sequencer;
   readonly ingress: IngressSecrets;
   readonly publicApi: PublicApi;
@@ -96,14 +93,16 @@ export class TrustServiceStack extends Stack {
       loadedKeys: LOADED_DOCUMENTS.map(keyOf),
     });
     this.ingress = new IngressSecrets(this, 'Ingress');
-    ({ key: this.ledgerKey, verifierKey: this.verifierKey } = ledgerKeyOf(this, settings));
+    this.ledgerKeys = ledgerKeysOf(this, settings);
+    ({ key: this.ledgerKey, verifierKey: this.verifierKey } = this.ledgerKeys.current);
     this.functions = new OperationFunctions(this, 'Operations', {
       ingressSecrets: this.ingress.secret,
       operations,
       projectRoot: PROJECT_ROOT,
       table: this.records.table,
       bucket: this.catalogue.bucket,
-      ledgerVerifierKeys: this.verifierKey.trustedVerifierKeys,
+      ledgerVerifierKeys: this.ledgerKeys.trustedVerifierKeys,
+      ledgerRetiredLogs: settings.ledgerRetiredLogs,
       logging: settings,
       logRetention: settings.logRetentionDays,
       releaseCommit: settings.releaseCommit,
@@ -125,12 +124,13 @@ export class TrustServiceStack extends Stack {
       tileBucket: this.catalogue.bucket,
       tileKeyPrefix: LEDGER_LOG.keyPrefix,
       signingKey: this.ledgerKey,
-      ledgerOrigin: settings.ledgerOrigin,
+      ledgerOrigin: this.ledgerKeys.current.origin,
       logging: settings,
       logRetention: settings.logRetentionDays,
     });
-    // The two writers, and no one else, may sign checkpoints (the key policy says so, whatever IAM grants elsewhere).
-    this.ledgerKey.restrictSigningTo([this.sequencer.role, this.loader.role]);
+    // The two writers, and no one else, may sign checkpoints (the key policy says so, whatever IAM grants elsewhere);
+    // an earlier key only for the loader role during its handover, then for no one.
+    this.ledgerKeys.restrictSigning({ sequencer: this.sequencer.role, loader: this.loader.role });
     this.publicApi = new PublicApi(this, 'PublicApi', {
       operations,
       functions: this.functions.byOperationId,
@@ -155,7 +155,7 @@ export class TrustServiceStack extends Stack {
     new CfnOutput(this, 'TableName', { value: this.records.table.tableName, description: 'Record table: npm run load -- FILE --table <this>' });
     new CfnOutput(this, 'CatalogueBucketName', { value: this.catalogue.bucket.bucketName, description: `Also holds the ledger's tile log under ${LEDGER_LOG.keyPrefix}: npm run load -- FILE --tiles-bucket <this>` });
     new CfnOutput(this, 'LoaderRoleArn', { value: this.loader.role.roleArn, description: 'Role to assume for npm run load (writes the table and the tile log, signs with the ledger key).' });
-    this.ledgerOutputs(settings);
+    this.ledgerOutputs();
     new CfnOutput(this, 'SequencerDeadLetterQueueUrl', {
       value: this.sequencer.deadLetterQueue.queueUrl,
       description: 'Stream batches and scheduled runs the sequencer could not complete (their events stay pending and are retried by the schedule).',
@@ -176,12 +176,18 @@ export class TrustServiceStack extends Stack {
   }
 
   /** The ledger's key, origin and verifier key, as an operator and relying parties need them. */
-  private ledgerOutputs(settings: StackSettings): void {
+  private ledgerOutputs(): void {
     new CfnOutput(this, 'LedgerKeyArn', {
       value: this.ledgerKey.key.keyArn,
       description: 'The ledger\'s KMS Ed25519 checkpoint key (npm run load -- --kms-key <this> --origin <LedgerOrigin>).',
     });
-    if (settings.ledgerOrigin) new CfnOutput(this, 'LedgerOrigin', { value: settings.ledgerOrigin, description: 'The ledger\'s origin (checkpoint first line, signing key name).' });
+    const { current, handingOver } = this.ledgerKeys;
+    if (current.origin) new CfnOutput(this, 'LedgerOrigin', { value: current.origin, description: 'The ledger\'s origin (checkpoint first line, signing key name).' });
+    if (handingOver) {
+      // What npm run rotate needs as the old key (--kms-key, --origin) until ledgerRetiredLogs names its log.
+      new CfnOutput(this, 'PreviousLedgerKeyArn', { value: handingOver.key.key.keyArn, description: 'The key being retired: npm run rotate -- --kms-key <this> --origin <PreviousLedgerOrigin>.' });
+      new CfnOutput(this, 'PreviousLedgerOrigin', { value: handingOver.origin, description: 'The origin of the log being retired.' });
+    }
     new CfnOutput(this, 'LedgerVerifierKey', { value: this.verifierKey.verifierKey, description: 'The ledger\'s verifier key, learned from the KMS key at deploy time: what relying parties pin.' });
   }
 

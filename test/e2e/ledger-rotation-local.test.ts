@@ -98,9 +98,11 @@ test('events, npm run rotate on a local store, npm start again on the same data,
   service = undefined;
 
   const url = await npmStart(data);
-  const { signer, retiredVerifierKeys } = await devLedgerSigner(data);
+  const { signer, retiredVerifierKeys, retiredLogs } = await devLedgerSigner(data);
   expect([signer.name, retiredVerifierKeys]).toEqual([NEW_ORIGIN, [oldKey]]);
   const ledger = (await getJson(`${url}/v1/ledger`)).body;
+  // The retired log's final size is kept beside its key: npm start's read functions refuse its evidence beyond it.
+  expect(retiredLogs).toEqual([`localhost/public-trust-verification-service/dev-ledger=${ledger.logs[0].validUpToTreeSize}`]);
   expect(ledger.logs.map((l: any) => [l.origin, l.role, l.verifierKey])).toEqual([
     ['localhost/public-trust-verification-service/dev-ledger', 'retired', oldKey],
     [NEW_ORIGIN, 'current', signer.verifierKey],

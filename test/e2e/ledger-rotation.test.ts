@@ -102,6 +102,19 @@ describe('a log that outlives its key', () => {
     expect(within.checks.find((c) => c.name === 'retired-key-validity')).toMatchObject({ ok: true });
     const beyond = await verifyEvidence(answer, { trustedKeys: [oldSigner.verifierKey], retiredLogs: [{ origin: oldSigner.name, validUpToTreeSize: 1 }] });
     expect([beyond.ok, beyond.checks.find((c) => c.name === 'retired-key-validity')?.detail]).toEqual([false, expect.stringContaining('signed after the log ended, so by a compromised key')]);
+    // The service's own check: with the retired log's final size configured (LEDGER_RETIRED_LOGS), its evidence is confirmed;
+    // with a limit below the evidence's checkpoint (what a checkpoint a stolen key signed after the end looks like), it is not.
+    const confirmedWith = async (retired: string) => {
+      process.env.LEDGER_RETIRED_LOGS = retired;
+      const body = (await getJson(`${service.url}${REFERENCES[0]}`)).body;
+      return { confirmed: body.current.evidenceIntegrityConfirmed };
+    };
+    try {
+      expect((await confirmedWith(`${oldSigner.name}=${finalSize}`)).confirmed).toBe(true);
+      expect((await confirmedWith(`${oldSigner.name}=1`)).confirmed).toBe(false);
+    } finally {
+      delete process.env.LEDGER_RETIRED_LOGS;
+    }
     // npm run verify, keys pinned, takes the retired log's validity from /v1/ledger.
     const cli = await run(path.join(ROOT, 'node_modules/.bin/tsx'), [path.join(ROOT, 'bin/verify.ts'), `${service.url}${REFERENCES[0]}`, '--key', oldSigner.verifierKey], { cwd: ROOT, env: { ...process.env, LEDGER_VERIFIER_KEYS: '' } });
     expect(cli.stdout).toMatch(/PASS {2}retired-key-validity +.*was retired at \d+ entries/);

@@ -12,6 +12,7 @@ import './stack/sequencer';
 import './stack/ingress-secrets';
 import './stack/loader-access';
 import './stack/ledger-verifier-key';
+import './stack/ledger-keys';
 import './stack/public-api';
 import './stack/settings';
 import './stack/trust-service-stack';

@@ -13,7 +13,7 @@ export const demo: Provisioner = {
   async provision(deployment) {
     if (!deployment.options.demo) return;
     const { services, functions, account, log } = deployment;
-    const outputs = demoOutputs(deployment);
+    const outputs = handoverOutputs(deployment, demoOutputs(deployment));
     const ledgerKey = services.kms.keys.get(outputs.LedgerKeyArn);
     if (!ledgerKey) throw new Error(`the ledger key ${outputs.LedgerKeyArn} is not an Ed25519 signing key of this template`);
     const origin = ledgerOrigin(deployment, outputs);
@@ -42,6 +42,18 @@ function demoOutputs({ outputs }: Deployment): DemoOutputs {
   if (missing.length > 0) throw new Error(`--demo needs the stack outputs ${missing.join(', ')}, which this template does not have`);
   const found = Object.fromEntries(DEMO_OUTPUTS.map((name) => [name, outputs[name]])) as Omit<DemoOutputs, 'LedgerOrigin'>;
   return { ...found, ...(outputs.LedgerOrigin !== undefined ? { LedgerOrigin: outputs.LedgerOrigin } : {}) };
+}
+
+/**
+ * A template deployed for a key change whose handover is still open (outputs PreviousLedgerKeyArn and
+ * PreviousLedgerOrigin, docs/ledger.md#the-runbook) runs against a table whose log is still the previous
+ * key's: the demo's records are loaded as the deployment before the key change wrote them, with that key.
+ */
+function handoverOutputs({ outputs: all, log }: Deployment, outputs: DemoOutputs): DemoOutputs {
+  const [keyArn, origin] = [all.PreviousLedgerKeyArn, all.PreviousLedgerOrigin];
+  if (!keyArn || !origin) return outputs;
+  log(`demo: a key change is being deployed: the records are loaded into the previous key's log (${origin}), as before the change`);
+  return { ...outputs, LedgerKeyArn: keyArn, LedgerOrigin: origin };
 }
 
 /** The stack's ledger origin (its output, else the sequencer's setting), else one derived from the API's URL as docs/deploy.md derives it. */
