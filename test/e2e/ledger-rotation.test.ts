@@ -12,6 +12,7 @@ import { directoryTileStore } from '../../functions/ledger-writer/tile-store';
 import { LOCAL_TABLE, localClient, type LocalService } from '../../lib/local/service';
 import { loadDocument } from '../../lib/loader/load';
 import { getJson, startTestService } from '../support/local';
+import { CACHE_CONTROL } from '../../functions/contract/caching';
 
 const ROOT = path.resolve(__dirname, '../..');
 const run = promisify(execFile);
@@ -89,8 +90,13 @@ describe('a log that outlives its key', () => {
     expect(ledger.logs[0].finalCheckpoint).toContain(`\n${finalSize}\n`);
     expect(ledger.tiles.monitoringPrefix).toBe(ledger.logs[1].monitoringPrefix);
     const served = await fetch(`${ledger.tiles.monitoringPrefix}checkpoint`);
-    expect([served.status, served.headers.get('content-type')]).toEqual([200, 'text/plain; charset=utf-8']);
+    expect([served.status, served.headers.get('content-type'), served.headers.get('cache-control')]).toEqual([200, 'text/plain; charset=utf-8', CACHE_CONTROL.checkpoint]);
     expect(await served.text()).toBe(ledger.latestCheckpoint.note);
+    // The successor log's resources are cached as the first log's are: an ETag, and 304 to it.
+    const etag = served.headers.get('etag');
+    expect(etag).toBeTruthy();
+    const again = await fetch(`${ledger.tiles.monitoringPrefix}checkpoint`, { headers: { 'if-none-match': etag! } });
+    expect([again.status, again.headers.get('cache-control')]).toEqual([304, CACHE_CONTROL.checkpoint]);
   }, 60_000);
 
   test('across: every record stored before still verifies against the old key; the old key alone cannot write any more', async () => {
