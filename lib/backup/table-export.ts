@@ -6,7 +6,7 @@ import { createInterface } from 'node:readline';
 import { createGunzip } from 'node:zlib';
 import { DescribeTableCommand, ScanCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { ImportFileWriter } from '../../functions/store/dynamodb/import-files';
-import { putItems } from '../../functions/store/dynamodb/put-items';
+import { putItems, putStream } from '../../functions/store/dynamodb/put-items';
 import { ensureTable } from '../../functions/store/write';
 import { GENESIS_SK, TABLE_META_PK } from '../../functions/store/layout';
 
@@ -126,23 +126,15 @@ export async function importExport(client: DynamoDBClient, table: string, dir: s
   await ensureTable(client, table);
   const probe = await client.send(new ScanCommand({ TableName: table, Limit: 1 }));
   if ((probe.Items ?? []).length > 0) throw new Error(`${table} is not empty: an import creates a new table (restore into a new name, then point the stack at it)`);
-  let batch: Item[] = [];
-  let count = 0;
-  let meta: Item | null = null;
-  for await (const item of exportedItems(dir)) {
-    if (isTableMeta(item)) {
-      meta = item;
-      count++;
-      continue;
-    }
-    batch.push(item);
-    count++;
-    if (batch.length === 500) {
-      await putItems(client, table, batch, undefined, { concurrency: 4 });
-      batch = [];
+  const held: { meta?: Item } = {};
+  async function* everyItemButTheMeta() {
+    for await (const item of exportedItems(dir)) {
+      if (isTableMeta(item)) held.meta = item;
+      else yield item;
     }
   }
-  await putItems(client, table, batch, undefined, { concurrency: 4 });
-  if (meta) await putItems(client, table, [meta]);
-  return count;
+  const count = await putStream(client, table, everyItemButTheMeta());
+  if (!held.meta) return count;
+  await putItems(client, table, [held.meta]);
+  return count + 1;
 }

@@ -1,13 +1,12 @@
-import { BatchWriteItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { demoDocument } from '../../fixtures/demo';
 import { tableStores } from '../../functions/store/dynamodb';
 import type { RecordStore } from '../../functions/store/ports/records';
 import { ensureTable } from '../../functions/store/write';
-import { startEmbeddedStore, type EmbeddedStore } from '../../lib/local/embedded-store';
-import { localClient } from '../../lib/local/service';
+import { putItems } from '../../functions/store/dynamodb/put-items';
 import { loadDocument } from '../../lib/loader/load';
 import { leanRecords } from '../../lib/migrate/steps/lean-records';
-import { scanTable } from '../support/embedded-table';
+import { embeddedStoreForFile, scanTable } from '../support/embedded-table';
 
 /**
  * The migration of record items to the lean layout (lib/migrate/steps/lean-records.ts): a table
@@ -17,26 +16,16 @@ import { scanTable } from '../support/embedded-table';
  */
 type Item = Record<string, AttributeValue>;
 const ANCHOR = new Date('2026-11-01T12:00:00Z');
-let store: EmbeddedStore;
+const embedded = embeddedStoreForFile();
 let client: DynamoDBClient;
 let tables = 0;
-
-beforeAll(async () => {
-  store = await startEmbeddedStore();
-  client = localClient(store.endpoint);
-});
-afterAll(async () => {
-  client?.destroy();
-  await store?.close();
+beforeAll(() => {
+  client = embedded.client();
 });
 
 const scanAll = async (table: string) => (await scanTable(client, table)).sort((a, b) => (`${a.pk.S}\u0000${a.sk.S}` < `${b.pk.S}\u0000${b.sk.S}` ? -1 : 1));
 
-async function putAll(table: string, items: readonly Item[]): Promise<void> {
-  for (let i = 0; i < items.length; i += 25) {
-    await client.send(new BatchWriteItemCommand({ RequestItems: { [table]: items.slice(i, i + 25).map((Item) => ({ PutRequest: { Item } })) } }));
-  }
-}
+const putAll = (table: string, items: readonly Item[]) => putItems(client, table, [...items]);
 
 /**
  * The same table in the layout before, written independently of the stores' code: each entry item

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { createInterface } from 'node:readline';
 import { createGunzip } from 'node:zlib';
 import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { putItems } from '../../functions/store/dynamodb/put-items';
+import { putStream } from '../../functions/store/dynamodb/put-items';
 
 /**
  * A small reader of DynamoDB's import format, written from AWS's description of it (Amazon S3
@@ -61,19 +61,13 @@ export async function* readImportFiles(dir: string): AsyncIterable<Record<string
 /** Imports the files into `table` (which must exist, as ImportTable creates it), as the import would: every item once. */
 export async function importFiles(client: DynamoDBClient, table: string, dir: string, keys: { partitionKey: string; sortKey: string }): Promise<number> {
   const seen = new Set<string>();
-  let batch: Record<string, AttributeValue>[] = [];
-  let count = 0;
-  for await (const item of readImportFiles(dir)) {
-    const key = `${item[keys.partitionKey]?.S}\u0000${item[keys.sortKey]?.S}`;
-    if (seen.has(key)) throw new Error(`the key ${key.replace('\u0000', ' / ')} is given twice`);
-    seen.add(key);
-    batch.push(item);
-    count++;
-    if (batch.length === 500) {
-      await putItems(client, table, batch, undefined, { concurrency: 4 });
-      batch = [];
+  async function* onceEach() {
+    for await (const item of readImportFiles(dir)) {
+      const key = `${item[keys.partitionKey]?.S}\u0000${item[keys.sortKey]?.S}`;
+      if (seen.has(key)) throw new Error(`the key ${key.replace('\u0000', ' / ')} is given twice`);
+      seen.add(key);
+      yield item;
     }
   }
-  await putItems(client, table, batch, undefined, { concurrency: 4 });
-  return count;
+  return putStream(client, table, onceEach());
 }

@@ -20,15 +20,10 @@ export async function scanTable(client: DynamoDBClient, table: string): Promise<
   return items;
 }
 
-/**
- * The two implementations every storage port's contract suite runs against: in memory, and the
- * DynamoDB one on an embedded store (dynalite) started for the file, a new table each time (named
- * `<prefix>-<n>`). Registers the file's beforeAll and afterAll; `client()` is the store's client.
- */
-export function storeImplementations(prefix: string): { implementations: [string, () => Promise<Stores>][]; client: () => DynamoDBClient } {
+/** An embedded store (dynalite) started for the file: registers its beforeAll and afterAll; `client()` is the store's client. */
+export function embeddedStoreForFile(): { client: () => DynamoDBClient } {
   let store: EmbeddedStore;
   let client: DynamoDBClient;
-  let tables = 0;
   beforeAll(async () => {
     store = await startEmbeddedStore();
     client = localClient(store.endpoint);
@@ -37,10 +32,21 @@ export function storeImplementations(prefix: string): { implementations: [string
     client?.destroy();
     await store?.close();
   });
+  return { client: () => client };
+}
+
+/**
+ * The two implementations every storage port's contract suite runs against: in memory, and the
+ * DynamoDB one on an embedded store (dynalite) started for the file, a new table each time (named
+ * `<prefix>-<n>`). Registers the file's beforeAll and afterAll; `client()` is the store's client.
+ */
+export function storeImplementations(prefix: string): { implementations: [string, () => Promise<Stores>][]; client: () => DynamoDBClient } {
+  const { client } = embeddedStoreForFile();
+  let tables = 0;
   const onTable = async () => {
     const table = `${prefix}-${tables++}`;
-    await ensureTable(client, table);
-    return tableStores(client, table);
+    await ensureTable(client(), table);
+    return tableStores(client(), table);
   };
-  return { implementations: [['in memory', async () => memoryStores()], ['DynamoDB (dynalite)', onTable]], client: () => client };
+  return { implementations: [['in memory', async () => memoryStores()], ['DynamoDB (dynalite)', onTable]], client };
 }

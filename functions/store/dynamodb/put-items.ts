@@ -17,38 +17,58 @@ export async function forEachConcurrently<T>(items: readonly T[], limit: number,
   await Promise.all(Array.from({ length: Math.max(1, limit) }, worker));
 }
 
+type WriteRequest = { PutRequest: { Item: Item } } | { DeleteRequest: { Key: Item } };
+
+/**
+ * Sends the requests 25 to a BatchWriteItem (its limit), re-sending whatever DynamoDB leaves
+ * unprocessed with a growing pause; `concurrency` requests at once. `what` names the writes in the
+ * error of a table that kept refusing them.
+ */
+async function writeBatches(client: DynamoDBClient, table: string, requests: WriteRequest[], concurrency: number, what: string, onBatch?: (size: number) => void): Promise<void> {
+  const batches: WriteRequest[][] = [];
+  for (let start = 0; start < requests.length; start += 25) batches.push(requests.slice(start, start + 25));
+  await forEachConcurrently(batches, concurrency, async (batch) => {
+    let pending = batch;
+    for (let attempt = 0; pending.length > 0; attempt++) {
+      if (attempt > 8) throw new Error(`the table kept refusing ${what} (throttled); try again later`);
+      const out = await client.send(new BatchWriteItemCommand({ RequestItems: { [table]: pending } }));
+      pending = (out.UnprocessedItems?.[table] ?? []) as WriteRequest[];
+      if (pending.length > 0) await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
+    }
+    onBatch?.(batch.length);
+  });
+}
+
 /**
  * Writes items 25 at a time (BatchWriteItem's limit), re-sending whatever DynamoDB leaves
  * unprocessed; `concurrency` requests at once (default 1: in order, for writers whose order matters).
  */
 export async function putItems(client: DynamoDBClient, table: string, items: Item[], onProgress?: (written: number) => void, options: { concurrency?: number } = {}): Promise<void> {
-  const batches: Item[][] = [];
-  for (let start = 0; start < items.length; start += 25) batches.push(items.slice(start, start + 25));
   let written = 0;
-  await forEachConcurrently(batches, options.concurrency ?? 1, async (batch) => {
-    let pending: Item[] = batch;
-    for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt > 8) throw new Error('the table kept refusing writes (throttled); try again later');
-      const out = await client.send(new BatchWriteItemCommand({ RequestItems: { [table]: pending.map((Item) => ({ PutRequest: { Item } })) } }));
-      pending = (out.UnprocessedItems?.[table] ?? []).map((r) => r.PutRequest!.Item!);
-      if (pending.length > 0) await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
+  const requests = items.map((Item) => ({ PutRequest: { Item } }));
+  await writeBatches(client, table, requests, options.concurrency ?? 1, 'writes', (size) => onProgress?.((written += size)));
+}
+
+/**
+ * Writes every item of a stream (a restore's, an import's), 500 held at a time and 4 requests in
+ * flight; the number written.
+ */
+export async function putStream(client: DynamoDBClient, table: string, items: AsyncIterable<Item>): Promise<number> {
+  let batch: Item[] = [];
+  let count = 0;
+  for await (const item of items) {
+    batch.push(item);
+    count++;
+    if (batch.length === 500) {
+      await putItems(client, table, batch, undefined, { concurrency: 4 });
+      batch = [];
     }
-    written += batch.length;
-    onProgress?.(written);
-  });
+  }
+  await putItems(client, table, batch, undefined, { concurrency: 4 });
+  return count;
 }
 
 /** Deletes the items under `keys`, 25 to a BatchWriteItem, `concurrency` requests at once; an item already gone is no error. */
 export async function deleteItems(client: DynamoDBClient, table: string, keys: Item[], concurrency: number): Promise<void> {
-  const batches: Item[][] = [];
-  for (let start = 0; start < keys.length; start += 25) batches.push(keys.slice(start, start + 25));
-  await forEachConcurrently(batches, concurrency, async (batch) => {
-    let pending: Item[] = batch;
-    for (let attempt = 0; pending.length > 0; attempt++) {
-      if (attempt > 8) throw new Error('the table kept refusing deletes (throttled); try again later');
-      const out = await client.send(new BatchWriteItemCommand({ RequestItems: { [table]: pending.map((Key) => ({ DeleteRequest: { Key } })) } }));
-      pending = (out.UnprocessedItems?.[table] ?? []).map((r) => r.DeleteRequest!.Key!);
-      if (pending.length > 0) await new Promise((r) => setTimeout(r, 50 * 2 ** attempt));
-    }
-  });
+  await writeBatches(client, table, keys.map((Key) => ({ DeleteRequest: { Key } })), concurrency, 'deletes');
 }
