@@ -1,9 +1,10 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { DEMO_OBJECTS } from '../../fixtures/demo';
 import { unusedPort } from '../support/local';
+import { npmStart, type NpmStart } from '../support/npm-start';
 
 /**
  * The first hour of a newcomer, on another port than 3000: `PORT=P npm start` in one terminal,
@@ -17,8 +18,7 @@ const ROOT = path.resolve(__dirname, '../..');
 
 let dataDir: string;
 let port: number;
-let server: ChildProcess | undefined;
-let output = '';
+let server: NpmStart | undefined;
 
 /** The environment of a second terminal: no PORT, no SERVICE_URL, nothing the test process set for its own services (nor the tests' silent log level). */
 function terminalEnv(): NodeJS.ProcessEnv {
@@ -26,43 +26,17 @@ function terminalEnv(): NodeJS.ProcessEnv {
   return { ...env, LOCAL_DATA_DIR: dataDir, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true', NO_COLOR: '1' };
 }
 
-/** `npm start [args]` with PORT set; resolves with the banner once it says where it listens. */
-async function npmStart(...args: string[]): Promise<string> {
-  output = '';
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bin/serve.ts'), ...args], {
-    cwd: ROOT,
-    // Every invocation sampled: a served read writes its 'request served' line only when its
-    // invocation logs at DEBUG (functions/http/request-log.ts), and the burst below reads those lines.
-    env: { ...terminalEnv(), PORT: String(port), POWERTOOLS_LOGGER_SAMPLE_RATE: '1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  server = child;
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`npm start did not finish starting within 90 s:\n${output}`)), 90_000);
-    const check = () => {
-      if (output.includes('Ctrl-C stops everything.')) {
-        clearTimeout(timer);
-        resolve();
-      }
-    };
-    child.stdout!.on('data', check);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`npm start ended (${code}) before listening:\n${output}`));
-    });
-  });
-  return output.slice(0, output.indexOf('Ctrl-C stops everything.'));
+/** `npm start [args]` with PORT set; resolves with its banner. */
+async function start(...args: string[]): Promise<string> {
+  // Every invocation sampled: a served read writes its 'request served' line only when its
+  // invocation logs at DEBUG (functions/http/request-log.ts), and the burst below reads those lines.
+  server = await npmStart(args, { ...terminalEnv(), PORT: String(port), POWERTOOLS_LOGGER_SAMPLE_RATE: '1' }, 90_000);
+  return server.banner;
 }
 
-async function stopNpmStart(): Promise<void> {
-  const child = server;
+async function stop(): Promise<void> {
+  await server?.stop();
   server = undefined;
-  if (!child || child.exitCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGINT');
-  await exited;
 }
 
 /** One command line run by bash in the repository, as a person pastes it. */
@@ -103,13 +77,13 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await stopNpmStart();
+  await stop();
   rmSync(dataDir, { recursive: true, force: true });
 });
 
 describe('the first hour on another port', () => {
   test('every command the banner prints works as printed from a terminal without PORT', async () => {
-    const banner = await npmStart();
+    const banner = await start();
     expect(banner).toContain(`service on ${base()}`);
     expect(banner).toContain('A new demo log, kept in');
     const commands = printedCommands(banner);
@@ -133,8 +107,8 @@ describe('the first hour on another port', () => {
   });
 
   test('after a restart of npm start the monitor sees the log only grow, and the event sent before it is still there', async () => {
-    await stopNpmStart();
-    const banner = await npmStart();
+    await stop();
+    const banner = await start();
     expect(banner).toContain('The demo log of earlier runs continues');
     const monitor = await shell(`npm run monitor -- ${base()}`);
     expect(monitor.stdout).toMatch(/the log only grew from \d+ to \d+/);
@@ -145,7 +119,7 @@ describe('the first hour on another port', () => {
   }, 120_000);
 
   test('200 reads at once: no 503, and every log line names its own request', async () => {
-    const from = output.length;
+    const from = server!.output().length;
     const paths = [`/v1/objects/${DEMO_OBJECTS.current}`, `/v1/objects/${DEMO_OBJECTS.longHistory}?limit=5`, '/v1/commercial-proofs/PRF-2026-0101', '/v1/credentials/verify/CRED-2026-0001'];
     const answers = await Promise.all(
       Array.from({ length: 200 }, async (_, i) => {
@@ -161,7 +135,8 @@ describe('the first hour on another port', () => {
     // The last request's line may still be on its way through the pipe.
     const deadline = Date.now() + 5_000;
     const servedLines = () =>
-      output
+      server!
+        .output()
         .slice(from)
         .split('\n')
         .filter((line) => line.includes('"request served"'))
@@ -175,8 +150,8 @@ describe('the first hour on another port', () => {
   }, 120_000);
 
   test('npm start -- --fresh starts a new log and says what a monitor will report; the monitor reports it, and passes once started over', async () => {
-    await stopNpmStart();
-    const banner = await npmStart('--fresh');
+    await stop();
+    const banner = await start('--fresh');
     expect(banner).toContain('Started over (--fresh): this is a new log');
     const hint = /rm (\S+)\*/.exec(banner);
     expect(hint).not.toBeNull();

@@ -1,4 +1,4 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -8,6 +8,7 @@ import { devLedgerSigner } from '../../lib/ledger/dev-key';
 import type { LocalService } from '../../lib/local/service';
 import { emit, STATE_CHANGED } from '../support/ingress';
 import { getJson, startTestService } from '../support/local';
+import { npmStart, type NpmStart } from '../support/npm-start';
 
 /**
  * The key change of a development log kept on disk, as a user runs it: npm run rotate against the
@@ -21,7 +22,7 @@ const NEW_ORIGIN = 'localhost/public-trust-verification-service/dev-ledger/2';
 
 let dir: string;
 let service: LocalService | undefined;
-let server: ChildProcess | undefined;
+let server: NpmStart | undefined;
 let keysBefore: string | undefined;
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'rotation-local-'));
@@ -29,39 +30,11 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await service?.close();
-  if (server && server.exitCode === null) {
-    const exited = new Promise((resolve) => server!.once('exit', resolve));
-    server.kill('SIGINT');
-    await exited;
-  }
+  await server?.stop();
   if (keysBefore === undefined) delete process.env.LEDGER_VERIFIER_KEYS;
   else process.env.LEDGER_VERIFIER_KEYS = keysBefore;
   await rm(dir, { recursive: true, force: true });
 });
-
-/** npm start -- --data DIR, in a process of its own (a service started again in this process would keep the first one's store clients). */
-async function npmStart(data: string): Promise<string> {
-  let output = '';
-  server = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bin/serve.ts'), '--data', data], {
-    cwd: ROOT,
-    env: { ...process.env, PORT: '0', LEDGER_VERIFIER_KEYS: '', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  return new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`npm start did not say where it listens within 60 s:\n${output}`)), 60_000);
-    const take = (chunk: Buffer) => {
-      output += chunk.toString('utf8');
-      const found = /service on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-      if (found) {
-        clearTimeout(timer);
-        resolve(found[1]);
-      }
-    };
-    server!.stdout!.on('data', take);
-    server!.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-    server!.once('exit', (code) => reject(new Error(`npm start ended (${code}) before listening:\n${output}`)));
-  });
-}
 
 /** Sends a state change of the demo's modified object and waits until the sequencer integrated it: the object as then read. */
 async function changeState(base: string): Promise<any> {
@@ -97,7 +70,8 @@ test('events, npm run rotate on a local store, npm start again on the same data,
   await service.close();
   service = undefined;
 
-  const url = await npmStart(data);
+  server = await npmStart(['--data', data], { ...process.env, LEDGER_VERIFIER_KEYS: '' });
+  const { url } = server;
   const { signer, retiredVerifierKeys, retiredLogs } = await devLedgerSigner(data);
   expect([signer.name, retiredVerifierKeys]).toEqual([NEW_ORIGIN, [oldKey]]);
   const ledger = (await getJson(`${url}/v1/ledger`)).body;

@@ -1,7 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { npmStart, type NpmStart } from '../support/npm-start';
 
 /**
  * `npm start` as a person runs it: bin/serve.ts from source, through tsx, in a process of its own
@@ -10,42 +10,18 @@ import path from 'node:path';
  * error, and every sandbox example with 200: the handlers, their middy boundary and every package
  * they import load as `npm start` loads them.
  */
-const ROOT = path.resolve(__dirname, '../..');
-
-let server: ChildProcess;
+let service: NpmStart;
 let url: string;
-let output = '';
 let dataDir: string;
 
 beforeAll(async () => {
   dataDir = mkdtempSync(path.join(os.tmpdir(), 'npm-start-'));
-  server = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'bin/serve.ts'), '--data', dataDir], {
-    cwd: ROOT,
-    env: { ...process.env, PORT: '0', AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  server.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-  server.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
-  url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`npm start did not say where it listens within 60 s:\n${output}`)), 60_000);
-    const check = () => {
-      const found = /service on (http:\/\/127\.0\.0\.1:\d+)/.exec(output);
-      if (found) {
-        clearTimeout(timer);
-        resolve(found[1]);
-      }
-    };
-    server.stdout!.on('data', check);
-    server.once('exit', (code) => reject(new Error(`npm start ended (${code}) before listening:\n${output}`)));
-  });
+  service = await npmStart(['--data', dataDir]);
+  url = service.url;
 }, 90_000);
 
 afterAll(async () => {
-  if (server && server.exitCode === null) {
-    const exited = new Promise((resolve) => server.once('exit', resolve));
-    server.kill('SIGINT');
-    await exited;
-  }
+  await service?.stop();
   rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -69,11 +45,11 @@ test('every route tried and every sandbox example answers, none with a server er
     answered.push(`${res.status === 200 ? 'ok' : res.status} ${example.method} ${example.name}`);
   }
   expect(answered.filter((line) => !line.startsWith('ok '))).toEqual([]);
-  expect(output).not.toMatch(/unexpected error|ERR_PACKAGE_PATH_NOT_EXPORTED/);
+  expect(service.output()).not.toMatch(/unexpected error|ERR_PACKAGE_PATH_NOT_EXPORTED/);
 }, 60_000);
 
 test('the banner says ready only as /health does: after the demo data is loaded, OK', async () => {
-  expect(output).toContain('Ready: /health says OK (the table holds a completed load).');
+  expect(service.output()).toContain('Ready: /health says OK (the table holds a completed load).');
   const health = (await (await fetch(`${url}/health`)).json()) as { status: string };
   expect(health.status).toBe('OK');
 });
