@@ -21,6 +21,7 @@ import os from 'node:os';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { DEV_INGRESS_SECRETS_FILE } from '../../lib/local/service';
 import { demoDocument } from '../../fixtures/demo';
+import { RECORD_PK_PREFIX } from '../../functions/store/layout';
 import { devSecrets, signedHeaders } from '../../lib/ingress/emit';
 import type { AccountingSnapshot } from '../lib/capacity/aws-proxy';
 import { apiEvent, drainSequencer, scheduledEvent, startDeployedFunction, startSequencer, type SequencerSummary } from '../lib/capacity/functions';
@@ -43,6 +44,8 @@ const DELAYS_MS = [0, 5];
 /** Deliveries in flight at once: one per receiver execution environment. */
 const RECEIVERS = 4;
 const SEED = 29;
+/** The key class of a record's own partition (its timeline, versions and identities). */
+const RECORD_KEY_CLASS = RECORD_PK_PREFIX;
 
 export interface ReceiverPool {
   deliver(d: Delivery): Promise<Invocation<APIGatewayProxyResult>>;
@@ -173,6 +176,7 @@ async function mixRows(aws: BenchAws, receivers: ReceiverPool, sequencer: Functi
     );
   }
   rows.push({ metric: 'lowest ingest ceiling (any partition key)', value: Math.round(lowest.eventsPerSecond), unit: 'events/s', note: `set by ${lowest.name}` });
+  rows.push(...spreadCeilingRows(classFigures(all), deliveries));
 
   // The ledger's keys share one partition: what each kind of item takes of it per batch.
   const ledger = all.sortClasses.filter((s) => keyClass(s.partitionKey) === 'L#');
@@ -184,6 +188,42 @@ async function mixRows(aws: BenchAws, receivers: ReceiverPool, sequencer: Functi
     note: `${ledger.map((s) => `${s.sortClass} ${round(s.writeUnits / done.batches, 1)}`).join(', ')} (by sort key class); ${round(ledgerWrites / EVENTS, 2)} WU per event`,
   });
   rows.push(...dynaliteRows(all));
+  return rows;
+}
+
+/**
+ * What the mix's hot references hide: the ceiling of the keys every event shares (the index's
+ * shards, the ledger's keys, the events' own), which events spread over many references meet
+ * first; and one record's own partition, in events a second sent to that one reference.
+ */
+export function spreadCeilingRows(classes: readonly ClassFigures[], deliveries: readonly Pick<Delivery, 'reference'>[]): BenchRow[] {
+  const rows: BenchRow[] = [];
+  let shared = { eventsPerSecond: Infinity, name: '' };
+  for (const c of classes) {
+    if (c.name === RECORD_KEY_CLASS) continue;
+    const ceiling = ingestCeiling(c, deliveries.length);
+    if (ceiling.eventsPerSecond < shared.eventsPerSecond) shared = { eventsPerSecond: ceiling.eventsPerSecond, name: c.name };
+  }
+  rows.push({
+    metric: "lowest ingest ceiling, a record's own key aside (events spread over many references)",
+    value: Number.isFinite(shared.eventsPerSecond) ? Math.round(shared.eventsPerSecond) : 0,
+    unit: 'events/s',
+    note: shared.name ? `set by ${shared.name}: the keys every event shares, and each event's own` : 'no units',
+  });
+  const records = classes.find((c) => c.name === RECORD_KEY_CLASS);
+  // The record that takes the most writes, with its reads where it is also the most read.
+  const hottest = records?.hottestWrite.key;
+  const sentToIt = hottest ? deliveries.filter((d) => `${RECORD_KEY_CLASS}${d.reference}` === hottest).length : 0;
+  if (records && hottest && sentToIt > 0) {
+    const reads = records.hottestRead.key === hottest ? records.hottestRead : { key: hottest, units: 0 };
+    const ceiling = ingestCeiling({ hottestWrite: records.hottestWrite, hottestRead: reads }, sentToIt);
+    rows.push({
+      metric: 'one reference: events a second its own partition takes',
+      value: Math.round(ceiling.eventsPerSecond),
+      unit: 'events/s',
+      note: `${hottest}: ${round(records.hottestWrite.units / sentToIt, 2)} WU and ${round(reads.units / sentToIt, 2)} RU per event sent to it (${sentToIt} of the mix's ${deliveries.length}); it reaches ${ceiling.bound === 'write' ? `${PARTITION_WRITE_UNITS_PER_SECOND} WU/s` : `${PARTITION_READ_UNITS_PER_SECOND} RU/s`} at this rate`,
+    });
+  }
   return rows;
 }
 

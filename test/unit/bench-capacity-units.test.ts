@@ -13,7 +13,7 @@ import {
   type Item,
   type TableSchema,
 } from '../../bench/lib/capacity/units';
-import { classFigures, ingestCeiling } from '../../bench/sections/capacity';
+import { classFigures, ingestCeiling, spreadCeilingRows } from '../../bench/sections/capacity';
 import type { AccountingSnapshot } from '../../bench/lib/capacity/aws-proxy';
 
 /**
@@ -199,5 +199,23 @@ describe('key classes and ceilings', () => {
     // R#b: 0.4 WU per event -> 2,500/s; R#a: 0.3 RU per event -> 10,000/s: writes bind.
     expect(ingestCeiling(records, 100)).toEqual({ eventsPerSecond: 2500, bound: 'write' });
     expect(ingestCeiling({ hottestRead: { key: 'x', units: 60 }, hottestWrite: { key: 'x', units: 1 } }, 100)).toEqual({ eventsPerSecond: 5000, bound: 'read' });
+  });
+
+  test("beside the lowest ceiling: the one of the keys every event shares (a record's own aside), and one reference's own in events sent to it", () => {
+    const snapshot = {
+      partitions: [
+        { table: 't', partitionKey: 'R#hot', readUnits: 6, writeUnits: 30, requests: 1 },
+        { table: 't', partitionKey: 'R#cold', readUnits: 1, writeUnits: 3, requests: 1 },
+        { table: 't', partitionKey: 'L#log', readUnits: 0, writeUnits: 5, requests: 1 },
+        { table: 't', index: 'pending', partitionKey: 'PENDING#1', readUnits: 0, writeUnits: 2, requests: 1 },
+      ],
+    } as unknown as AccountingSnapshot;
+    // 100 events, 10 of them to R#hot: the records' class would cap the mix at 1,000 / 0.3 = 3,333/s.
+    const deliveries = [...Array.from({ length: 10 }, () => ({ reference: 'hot' })), ...Array.from({ length: 90 }, (_, i) => ({ reference: `cold${i}` }))];
+    const rows = spreadCeilingRows(classFigures(snapshot), deliveries);
+    // Spread: L#log's 0.05 WU per event binds at 20,000/s (the index shard's 0.02 at 50,000/s).
+    expect(rows[0]).toMatchObject({ value: 20000, unit: 'events/s', note: expect.stringContaining('set by L#') });
+    // R#hot: 3 WU per event sent to it -> 333 events/s to that one reference.
+    expect(rows[1]).toMatchObject({ value: 333, unit: 'events/s', note: expect.stringContaining('R#hot: 3 WU and 0.6 RU per event sent to it (10 of the mix') });
   });
 });
