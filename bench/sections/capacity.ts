@@ -39,7 +39,8 @@ const HOT_SHARE = Number(process.env.BENCH_CAPACITY_HOT_SHARE ?? 0.25);
 /** Deliveries of each timed mix (per delay and mode). */
 const TIMED_EVENTS = Number(process.env.BENCH_CAPACITY_TIMED_EVENTS ?? 100);
 /** Rounds of timed mixes per delay, in alternating order. */
-const ROUNDS = Number(process.env.BENCH_CAPACITY_ROUNDS ?? 2);
+// Four: with two, one slow round on a 2-core machine moved a ratio by 0.1 or more between runs.
+const ROUNDS = Number(process.env.BENCH_CAPACITY_ROUNDS ?? 4);
 const DELAYS_MS = [0, 5];
 /** Deliveries in flight at once: one per receiver execution environment. */
 const RECEIVERS = 4;
