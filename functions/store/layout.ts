@@ -8,8 +8,9 @@ import { createHash } from 'node:crypto';
  *   sk = "T#" + at + "#" + seq    one lean item per timeline entry, `at` as UTC ISO-8601 with
  *                                 milliseconds, so sort order is time order: the public entry, the
  *                                 view at that instant and the number of the version in force
- *   sk = "V#" + at + "#" + seq    one item per version: its head and evidence, stored once, under the
- *                                 position of the first entry it is in force at
+ *   sk = "V#" + at + "#" + seq    one item per version: its head and evidence, stored once (deflated:
+ *                                 dynamodb/head-text.ts), under the position of the first entry it
+ *                                 is in force at
  *   sk = "W#" + at + "#" + seq    the identity of the event that made the entry at the same position
  *                                 (what only the sequencer reads, kept out of the read path's entries),
  *                                 unless the "V#" item at that position carries it (`eventKey`): an event

@@ -25,6 +25,7 @@ import { startEmbeddedStore, type EmbeddedStore } from '../../lib/local/embedded
 import { configureLocalEnvironment, localClient } from '../../lib/local/service';
 import { loadDocument } from '../../lib/loader/load';
 import { startKmsStandIn, type KmsRequest, type KmsStandIn } from '../../lib/local/kms-stand-in';
+import { headTextOf } from '../../functions/store/dynamodb/head-text';
 
 const ANCHOR = new Date('2026-11-01T12:00:00Z');
 const TABLE = 'ledger-test';
@@ -50,7 +51,7 @@ async function scan(): Promise<Item[]> {
   return items;
 }
 const fingerprint = (items: Item[]) => items.map((i) => JSON.stringify(i, Object.keys(i).sort())).sort();
-const recordHeads = (items: Item[]) => items.filter((i) => i.pk.S!.startsWith('R#') && i.head).map((i) => JSON.parse(i.head.S!) as RecordHead);
+const recordHeads = (items: Item[]) => items.filter((i) => i.pk.S!.startsWith('R#') && headTextOf(i) !== null).map((i) => JSON.parse(headTextOf(i)!) as RecordHead);
 
 const load = (document: unknown, extra: Partial<Parameters<typeof loadDocument>[1]> = {}) =>
   loadDocument(document, { client, table: TABLE, createTable: true, signer, ...extra });

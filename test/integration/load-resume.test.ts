@@ -19,6 +19,7 @@ import { fileSource, loadRecords, validateRecords } from '../../lib/loader/load'
 import { withDerivedRecords } from '../../lib/loader/derive';
 import { syntheticRecord } from '../../bench/lib/synthetic-records';
 import { scanTable } from '../support/embedded-table';
+import { headTextOf } from '../../functions/store/dynamodb/head-text';
 
 /**
  * A load killed at random points (SIGKILL: the real `bin/load.ts` process, which releases
@@ -119,8 +120,8 @@ test('killed at random points and run again, a load completes with every record 
   expect(new Set(leaves.map((l) => l.toString('base64'))).size).toBe(leaves.length);
   // Every leaf logs one anchored version: what the records' evidence names at each leaf index.
   const logged = new Map<number, string>();
-  for (const item of items.filter((i) => i.pk.S!.startsWith('R#') && i.head)) {
-    const h = JSON.parse(item.head.S!);
+  for (const item of items.filter((i) => i.pk.S!.startsWith('R#') && headTextOf(i) !== null)) {
+    const h = JSON.parse(headTextOf(item)!);
     if (h.evidence?.version === h.version) logged.set(h.evidence.leafIndex, `${h.reference}#${h.version}`);
   }
   expect(new Set(logged.values())).toEqual(anchored);
@@ -128,8 +129,8 @@ test('killed at random points and run again, a load completes with every record 
   // The verify logic over every stored version (the demo's deliberately altered proof fails, as it must).
   const { signer } = await devLedgerSigner(keys);
   const failing = new Set<string>();
-  for (const item of items.filter((i) => i.pk.S!.startsWith('R#') && i.head)) {
-    const h = JSON.parse(item.head.S!);
+  for (const item of items.filter((i) => i.pk.S!.startsWith('R#') && headTextOf(i) !== null)) {
+    const h = JSON.parse(headTextOf(item)!);
     if (h.evidence?.version !== h.version) continue;
     expect(leaves[h.evidence.leafIndex].toString('base64')).toBe(h.evidence.leafHash);
     if (!verifyEvidence(h.content, h.evidence, [signer.verifierKey]).ok) failing.add(h.reference);

@@ -7,6 +7,7 @@ import { putItems } from '../../functions/store/dynamodb/put-items';
 import { loadDocument } from '../../lib/loader/load';
 import { leanRecords } from '../../lib/migrate/steps/lean-records';
 import { embeddedStoreForFile, scanTable } from '../support/embedded-table';
+import { headTextOf } from '../../functions/store/dynamodb/head-text';
 
 /**
  * The migration of record items to the lean layout (lib/migrate/steps/lean-records.ts): a table
@@ -36,7 +37,7 @@ function layoutBefore(items: readonly Item[]): Item[] {
   const heads = new Map<string, string>();
   const marks = new Map<string, string>();
   for (const item of items) {
-    if (item.sk.S!.startsWith('V#')) heads.set(`${item.pk.S}|${item.version.N}`, item.head.S!);
+    if (item.sk.S!.startsWith('V#')) heads.set(`${item.pk.S}|${item.version.N}`, headTextOf(item)!);
     if (item.sk.S!.startsWith('W#')) marks.set(`${item.pk.S}|${item.sk.S!.slice(2)}`, item.eventKey.S!);
   }
   return items.flatMap((item): Item[] => {

@@ -5,6 +5,7 @@ import type { JournaledWrites, LedgerJournal } from '../ports/ledger';
 import { tableMetaItem } from '../write';
 import { settledItem } from './pending';
 import { chainLocator, type LogLocator } from './ledger-chain';
+import { journaledHeadItem, storedHeadItem } from './head-text';
 import { deleteItems, putItems } from './put-items';
 import { TTL_ATTRIBUTE } from './pending-items';
 import { recordChangeItems } from './records';
@@ -83,7 +84,7 @@ function journalChunks(treeSize: number, items: readonly Item[], keys: string): 
     for (const value of Object.values(item)) {
       if (!('S' in value || 'N' in value || 'BOOL' in value || 'B' in value)) throw new TypeError('a journaled item holds only strings, numbers, booleans and binaries');
     }
-    const text = JSON.stringify(item, binaryAsBase64);
+    const text = JSON.stringify(journaledHeadItem(item), binaryAsBase64);
     if (bytes + text.length > JOURNAL_CHUNK_BYTES && current.length > 0) flush();
     current.push(text);
     bytes += text.length;
@@ -107,7 +108,7 @@ export function dynamoJournal(client: DynamoDBClient, table: string, locator: Lo
     return keys.flatMap((key) => {
       const chunk = found.get(key.pk!.S!);
       if (!chunk?.items?.B) throw new Error(`the journal of the batch publishing ${header.treeSize} is missing its chunk ${key.pk!.S}`);
-      return JSON.parse(zlib().gunzipSync(chunk.items.B).toString('utf8'), base64AsBinary) as Item[];
+      return (JSON.parse(zlib().gunzipSync(chunk.items.B).toString('utf8'), base64AsBinary) as Item[]).map(storedHeadItem);
     });
   };
   /** The chunks of the last batch this process marked done: removed while the next batch's journal is written (no round trip of their own). */

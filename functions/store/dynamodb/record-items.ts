@@ -2,13 +2,14 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { StoredTimelineEntry } from '../../domain/kinds/kind';
 import type { GenesisToWrite, RecordGenesis } from '../ports/records';
 import { atPositionOf, canonicalInstant, ENTRY_SK_PREFIX, EVENT_MARK_SK_PREFIX, GENESIS_SK, HEAD_SK_PREFIX, recordPk } from '../layout';
+import { headAttribute, headTextOf } from './head-text';
 
 export type Item = Record<string, AttributeValue>;
 
 /**
  * A record's items (layout.ts): its genesis; one lean item per timeline entry (the entry and the
- * view as JSON text, the number of the version in force); one item per version (its head as JSON
- * text); and, for an entry an event made, the event's identity: on the head item at the same
+ * view as JSON text, the number of the version in force); one item per version (its head's JSON
+ * text, deflated: head-text.ts); and, for an entry an event made, the event's identity: on the head item at the same
  * position when the entry begins a version, else in an item of its own (an event mark).
  * An item of the layout before (each entry item self-sufficient: `at`, `entry`, `view`, `head`,
  * `eventKey`) is still read as it is: lib/migrate/steps/lean-records.ts rewrites them.
@@ -63,7 +64,7 @@ export function leanEntryItem(reference: string, parts: Pick<EntryParts, 'id' | 
  * the event that made that entry, when one did (what an event mark item holds otherwise).
  */
 export function headItem(reference: string, entrySk: string, version: number, headText: string, eventKey?: string): Item {
-  const item: Item = { pk: { S: recordPk(reference) }, sk: { S: atPositionOf(entrySk, HEAD_SK_PREFIX) }, version: { N: String(version) }, head: { S: headText } };
+  const item: Item = { pk: { S: recordPk(reference) }, sk: { S: atPositionOf(entrySk, HEAD_SK_PREFIX) }, version: { N: String(version) }, ...headAttribute(headText) };
   if (eventKey) item.eventKey = { S: eventKey };
   return item;
 }
@@ -98,7 +99,11 @@ export function entryPartsOf(item: Item): EntryParts {
   return { id, at, entryText: withInstant(item[ENTRY_TEXT]!.S!, at), viewText: withInstant(item[VIEW_TEXT]!.S!, at), version: Number(item[VERSION_NUMBER]!.N!) };
 }
 
-export const headPartsOf = (item: Item): { sk: string; version: number; headText: string } => ({ sk: item.sk!.S!, version: Number(item.version!.N!), headText: item.head!.S! });
+export function headPartsOf(item: Item): { sk: string; version: number; headText: string } {
+  const headText = headTextOf(item);
+  if (headText === null) throw new TypeError(`a head item keeps its head: ${item.pk?.S} ${item.sk?.S}`);
+  return { sk: item.sk!.S!, version: Number(item.version!.N!), headText };
+}
 
 /** The entry at `parts`' position with its head (by its version) and the event that made it, if any. */
 export const timelineEntryOf = (parts: EntryParts, headText: string, eventKey: string | null): StoredTimelineEntry => ({

@@ -109,7 +109,8 @@ class TimelineItems {
       const kind = itemClass(item);
       if (kind === 'entry') this.entries.push(entryPartsOf(item));
       else if (kind === 'head') {
-        this.heads.set(headPartsOf(item).version, item.head!.S!);
+        const head = headPartsOf(item);
+        this.heads.set(head.version, head.headText);
         if (item.eventKey?.S) this.marks.set(atPositionOf(item.sk!.S!, EVENT_MARK_SK_PREFIX), item.eventKey.S);
       }
       else if (kind === 'mark') this.marks.set(item.sk!.S!, item.eventKey!.S!);

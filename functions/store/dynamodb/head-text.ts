@@ -1,0 +1,59 @@
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { HEAD_WORDS_V1 } from '../../domain/kinds/head-words';
+
+/**
+ * How a version's head is kept in its item: its JSON text deflated with a preset dictionary.
+ *
+ * A head (its content, its ledger evidence, what it restricts) is about 1.1 to 1.7 KB of JSON, so
+ * its item took two write units (one per KB: docs/capacity.md). Most of that text is said by every
+ * head in the same words: the keys, the evidence's format, the checkpoint's shape, the log's origin
+ * (three times). Deflate with those words as its dictionary (RFC 1951 with a preset dictionary, as
+ * zlib offers it) keeps about half: a state change's head item, its event's identity included, is
+ * one write unit while the log is young (up to about 2,000 entries) and two up to 2^40 entries,
+ * where its text took two, and three past about 2^19 entries. Reads inflate one head each (tens of microseconds).
+ *
+ * Old items keep their text in `head` (a string) and are read as they are: nothing to migrate.
+ */
+export const HEAD_TEXT = 'head';
+/** The attribute of a head deflated with HEAD_WORDS_V1 as its dictionary. A new dictionary needs a name of its own: items written with this one stay readable only with it. */
+export const HEAD_DEFLATED_V1 = 'headZ1';
+
+/** node:zlib when a head is first written or read (process.getBuiltinModule: not at a function's start). */
+const zlib = (): typeof import('node:zlib') => process.getBuiltinModule('node:zlib');
+let dictionary: Buffer | undefined;
+const dictionaryV1 = (): Buffer => (dictionary ??= Buffer.from(HEAD_WORDS_V1, 'utf8'));
+
+/** The head's attribute: its text deflated, or the text itself where deflating would not make it smaller. */
+export function headAttribute(headText: string): Record<string, AttributeValue> {
+  const deflated = zlib().deflateRawSync(headText, { level: 9, dictionary: dictionaryV1() });
+  return deflated.length < Buffer.byteLength(headText, 'utf8') ? { [HEAD_DEFLATED_V1]: { B: deflated } } : { [HEAD_TEXT]: { S: headText } };
+}
+
+/** The head's text from its item, whichever way it was kept; null on an item that keeps none. */
+export function headTextOf(item: Record<string, AttributeValue>): string | null {
+  const text = item[HEAD_TEXT]?.S;
+  if (text !== undefined) return text;
+  const deflated = item[HEAD_DEFLATED_V1]?.B;
+  return deflated === undefined ? null : zlib().inflateRawSync(deflated, { dictionary: dictionaryV1() }).toString('utf8');
+}
+
+/**
+ * A batch's journal (journal.ts) keeps the items it will write in gzip-compressed chunks: there,
+ * heads compress best as text, together (what one head says, the next says again). A head goes in
+ * as its text under JOURNALED_HEAD_TEXT and comes out as the item the store writes.
+ */
+const JOURNALED_HEAD_TEXT = 'headJ';
+export function journaledHeadItem(item: Record<string, AttributeValue>): Record<string, AttributeValue> {
+  if (item[HEAD_DEFLATED_V1] === undefined) return item;
+  const { [HEAD_DEFLATED_V1]: _deflated, ...rest } = item;
+  return { ...rest, [JOURNALED_HEAD_TEXT]: { S: headTextOf(item)! } };
+}
+export function storedHeadItem(item: Record<string, AttributeValue>): Record<string, AttributeValue> {
+  const text = item[JOURNALED_HEAD_TEXT]?.S;
+  if (text === undefined) return item;
+  const { [JOURNALED_HEAD_TEXT]: _text, ...rest } = item;
+  return { ...rest, ...headAttribute(text) };
+}
+
+/** The dictionary's bytes, for the test that holds it unchanged. */
+export const headDictionaryV1 = (): Buffer => Buffer.from(dictionaryV1());
