@@ -430,8 +430,9 @@ async function asOfLatency(ctx: BenchContext): Promise<BenchRow[]> {
 async function handlerLatencyWithoutStore(ctx: BenchContext): Promise<BenchRow[]> {
   const client = storeClient() as unknown as { send: (command: { constructor: { name: string }; input: any }) => Promise<unknown> };
   const realSend = client.send.bind(client);
+  // By the key and the key condition, not the instant (each call reads at its own "now"): a read's two Queries name the same key, the entries and the head in force.
   const keyOf = (command: { constructor: { name: string }; input: any }) =>
-    `${command.constructor.name} ${command.input.ExpressionAttributeValues?.[':pk']?.S ?? JSON.stringify(command.input.Key ?? null)}`;
+    `${command.constructor.name} ${command.input.ExpressionAttributeValues?.[':pk']?.S ?? JSON.stringify(command.input.Key ?? null)} ${command.input.KeyConditionExpression ?? ''}`;
   const recorded = new Map<string, unknown>();
   let replayed = 0;
   const targets: { label: string; operationId: string; event: ReturnType<typeof getEvent> }[] = [
