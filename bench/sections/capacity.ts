@@ -155,7 +155,8 @@ async function mixRows(aws: BenchAws, receivers: ReceiverPool, sequencer: Functi
     },
   ];
   let lowest = { eventsPerSecond: Infinity, name: '' };
-  for (const c of classFigures(all)) {
+  const classes = classFigures(all);
+  for (const c of classes) {
     const ceiling = ingestCeiling(c, EVENTS);
     if (ceiling.eventsPerSecond < lowest.eventsPerSecond) lowest = { eventsPerSecond: ceiling.eventsPerSecond, name: c.name };
     rows.push(
@@ -177,7 +178,7 @@ async function mixRows(aws: BenchAws, receivers: ReceiverPool, sequencer: Functi
     );
   }
   rows.push({ metric: 'lowest ingest ceiling (any partition key)', value: Math.round(lowest.eventsPerSecond), unit: 'events/s', note: `set by ${lowest.name}` });
-  rows.push(...spreadCeilingRows(classFigures(all), deliveries));
+  rows.push(...spreadCeilingRows(classes, deliveries));
 
   // The ledger's keys share one partition: what each kind of item takes of it per batch.
   const ledger = all.sortClasses.filter((s) => keyClass(s.partitionKey) === 'L#');

@@ -10,6 +10,7 @@ import { verifyEvidence } from '#verify/index';
 import { startAssemblyRunner, type AssemblyRunner } from '../../lib/assembly/runner';
 import { PROJECT_ROOT } from '../../lib/stack/trust-service-stack';
 import { CREDENTIAL_CHANGED, emit } from '../support/ingress';
+import { runCommand } from '../support/cli';
 
 /**
  * A key change as an operator deploys it (docs/ledger.md, the runbook), through the assembly runner
@@ -36,10 +37,7 @@ const work = mkdtempSync(path.join(tmpdir(), 'assembly-key-change-'));
 const logLines: string[] = [];
 let runner: AssemblyRunner;
 
-const tsx = (script: string, args: string[], env: NodeJS.ProcessEnv = process.env) =>
-  run(path.join(PROJECT_ROOT, 'node_modules/.bin/tsx'), [path.join(PROJECT_ROOT, script), ...args], { cwd: PROJECT_ROOT, env, maxBuffer: 16 * 1024 * 1024 })
-    .then(({ stdout }) => ({ code: 0, stdout }))
-    .catch((e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: `${e.stdout}${e.stderr}` }));
+const tsx = runCommand;
 
 /** `cdk synth` as the operator runs it for generation 2, into a folder of its own; returns the folder. */
 async function synth(name: string, ...context: string[]): Promise<string> {

@@ -1,17 +1,14 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { devLedgerSigner } from '../../lib/ledger/dev-key';
 import { rotateLedger } from '../../lib/ledger/rotate';
 import { generateSignerKey, signerFromKey, type LedgerSigner } from '../../functions/ledger-writer/signer';
 import { directoryTileStore } from '../../functions/ledger-writer/tile-store';
 import { LOCAL_TABLE, localClient } from '../../lib/local/service';
 import { startTestService } from '../support/local';
+import { runCommand } from '../support/cli';
 
-const ROOT = path.resolve(__dirname, '../..');
-const run = promisify(execFile);
 const ANCHOR = new Date('2026-11-21T10:00:00Z');
 const NEW_ORIGIN = 'localhost/public-trust-verification-service/dev-ledger/2';
 
@@ -31,11 +28,7 @@ afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
-async function monitorCli(...args: string[]): Promise<{ code: number; stdout: string }> {
-  return run(path.join(ROOT, 'node_modules/.bin/tsx'), [path.join(ROOT, 'bin/monitor.ts'), ...args], { cwd: ROOT, env: { ...process.env } })
-    .then(({ stdout }) => ({ code: 0, stdout }))
-    .catch((e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: `${e.stdout}${e.stderr}` }));
-}
+const monitorCli = (...args: string[]) => runCommand('bin/monitor.ts', args);
 
 describe('a forged handover', () => {
   test.each([

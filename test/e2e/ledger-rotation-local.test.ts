@@ -1,22 +1,19 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { DEMO_OBJECTS } from '../../fixtures/demo';
 import { devLedgerSigner } from '../../lib/ledger/dev-key';
 import type { LocalService } from '../../lib/local/service';
 import { emit, STATE_CHANGED } from '../support/ingress';
 import { getJson, startTestService } from '../support/local';
 import { npmStart, type NpmStart } from '../support/npm-start';
+import { runCommand } from '../support/cli';
 
 /**
  * The key change of a development log kept on disk, as a user runs it: npm run rotate against the
  * local store makes a new development key, and the local host started again on the same data
  * continues the new log, trusts both keys and serves both logs.
  */
-const ROOT = path.resolve(__dirname, '../..');
-const run = promisify(execFile);
 const ANCHOR = new Date('2026-11-21T10:00:00Z');
 const NEW_ORIGIN = 'localhost/public-trust-verification-service/dev-ledger/2';
 
@@ -50,10 +47,7 @@ async function changeState(base: string): Promise<any> {
   throw new Error(`the event on ${DEMO_OBJECTS.modified} was not integrated within 10 s`);
 }
 
-const cli = (script: string, ...args: string[]) =>
-  run(path.join(ROOT, 'node_modules/.bin/tsx'), [path.join(ROOT, script), ...args], { cwd: ROOT, env: { ...process.env } })
-    .then(({ stdout }) => ({ code: 0, stdout }))
-    .catch((e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: `${e.stdout}${e.stderr}` }));
+const cli = (script: string, ...args: string[]) => runCommand(script, args);
 
 test('events, npm run rotate on a local store, npm start again on the same data, more events: the new log continues, both keys are trusted, every version verifies, the monitor follows', async () => {
   const data = path.join(dir, 'data');

@@ -13,6 +13,7 @@ import { LOCAL_TABLE, localClient, type LocalService } from '../../lib/local/ser
 import { loadDocument } from '../../lib/loader/load';
 import { getJson, startTestService } from '../support/local';
 import { CACHE_CONTROL } from '../../functions/contract/caching';
+import { runCommand } from '../support/cli';
 
 const ROOT = path.resolve(__dirname, '../..');
 const run = promisify(execFile);
@@ -38,11 +39,7 @@ afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
-async function monitorCli(...args: string[]): Promise<{ code: number; stdout: string }> {
-  return run(path.join(ROOT, 'node_modules/.bin/tsx'), [path.join(ROOT, 'bin/monitor.ts'), ...args], { cwd: ROOT, env: { ...process.env } })
-    .then(({ stdout }) => ({ code: 0, stdout }))
-    .catch((e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: `${e.stdout}${e.stderr}` }));
-}
+const monitorCli = (...args: string[]) => runCommand('bin/monitor.ts', args);
 
 const REFERENCES = [`/v1/objects/${DEMO_OBJECTS.current}`, '/v1/commercial-proofs/PRF-2026-0101'];
 

@@ -1,8 +1,6 @@
-import { execFile } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { demoDocument } from '../../fixtures/demo';
 import { decodeEntryBundle } from '#verify/node/tlog-tiles';
 import { devLedgerSigner } from '../../lib/ledger/dev-key';
@@ -11,9 +9,8 @@ import { directoryTileStore } from '../../functions/ledger-writer/tile-store';
 import { LOCAL_TABLE, localClient, type LocalService } from '../../lib/local/service';
 import { loadDocument } from '../../lib/loader/load';
 import { getJson, startTestService } from '../support/local';
+import { runCommand } from '../support/cli';
 
-const ROOT = path.resolve(__dirname, '../..');
-const run = promisify(execFile);
 const ANCHOR = new Date('2026-11-21T10:00:00Z');
 
 let service: LocalService;
@@ -27,11 +24,7 @@ afterAll(async () => {
   await rm(work, { recursive: true, force: true });
 });
 
-async function monitorCli(...args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  return run(path.join(ROOT, 'node_modules/.bin/tsx'), [path.join(ROOT, 'bin/monitor.ts'), ...args], { cwd: ROOT, env: { ...process.env } })
-    .then(({ stdout, stderr }) => ({ code: 0, stdout, stderr }))
-    .catch((e: { code: number; stdout: string; stderr: string }) => ({ code: e.code, stdout: e.stdout, stderr: e.stderr }));
-}
+const monitorCli = (...args: string[]) => runCommand('bin/monitor.ts', args);
 
 describe('the tile log served by the local host', () => {
   test('GET /v1/ledger publishes the monitoring prefix; checkpoint, tiles and bundles are served with their headers, ETags and 304s', async () => {

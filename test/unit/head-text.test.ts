@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import fc from 'fast-check';
 import { itemSize, writeUnits, type Item as PricedItem } from '../../bench/lib/capacity/units';
-import { HEAD_DEFLATED_V1, HEAD_TEXT, headAttribute, headDictionaryV1, headTextOf, journaledHeadItem, storedHeadItem } from '../../functions/store/dynamodb/head-text';
+import { HEAD_DEFLATED_V1, HEAD_TEXT, headAttribute, headDictionaryV1, headTextOf, storedHeadItem } from '../../functions/store/dynamodb/head-text';
 import { headItem, headPartsOf, type Item } from '../../functions/store/dynamodb/record-items';
 
 /**
@@ -84,12 +84,12 @@ test("a state change's head item, its event's identity on it: one write unit on 
 
 test("a batch's journal keeps a head as its text (its chunks compress heads together) and gives back the very item the store writes", () => {
   const item = headItem('ORD-2026-000123', 'T#2026-11-26T09:59:58.123Z#0000004', 3, orderHead(12), EVENT_KEY);
-  const journaled = journaledHeadItem(item);
+  const journaled = headItem('ORD-2026-000123', 'T#2026-11-26T09:59:58.123Z#0000004', 3, orderHead(12), EVENT_KEY, 'journal');
   expect(journaled[HEAD_DEFLATED_V1]).toBeUndefined();
   expect(JSON.parse(journaled.headJ.S!)).toEqual(JSON.parse(orderHead(12)));
   expect(storedHeadItem(journaled)).toEqual(item);
   // Every other item passes as it is, and so does a head that was kept as its text.
   const entry: Item = { pk: { S: 'R#ORD-2026-000123' }, sk: { S: 'T#2026-11-26T09:59:58.123Z#0000004' }, e: { S: '{}' }, w: { S: '{}' }, v: { N: '3' } };
   const plain: Item = { ...entry, sk: { S: 'V#x' }, [HEAD_TEXT]: { S: 'x' } };
-  for (const other of [entry, plain]) expect(storedHeadItem(journaledHeadItem(other))).toEqual(other);
+  for (const other of [entry, plain]) expect(storedHeadItem(other)).toEqual(other);
 });

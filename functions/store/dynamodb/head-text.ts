@@ -39,15 +39,14 @@ export function headTextOf(item: Record<string, AttributeValue>): string | null 
 
 /**
  * A batch's journal (journal.ts) keeps the items it will write in gzip-compressed chunks: there,
- * heads compress best as text, together (what one head says, the next says again). A head goes in
- * as its text under JOURNALED_HEAD_TEXT and comes out as the item the store writes.
+ * heads compress best as text, together (what one head says, the next says again). A journaled
+ * head item holds its text under JOURNALED_HEAD_TEXT, and comes out as the item the store writes.
  */
 const JOURNALED_HEAD_TEXT = 'headJ';
-export function journaledHeadItem(item: Record<string, AttributeValue>): Record<string, AttributeValue> {
-  if (item[HEAD_DEFLATED_V1] === undefined) return item;
-  const { [HEAD_DEFLATED_V1]: _deflated, ...rest } = item;
-  return { ...rest, [JOURNALED_HEAD_TEXT]: { S: headTextOf(item)! } };
-}
+/** Where a head item goes: the table (deflated) or a batch's journal (text). */
+export type HeadItemFor = 'table' | 'journal';
+export const headAttributeFor = (where: HeadItemFor, headText: string): Record<string, AttributeValue> =>
+  where === 'table' ? headAttribute(headText) : { [JOURNALED_HEAD_TEXT]: { S: headText } };
 export function storedHeadItem(item: Record<string, AttributeValue>): Record<string, AttributeValue> {
   const text = item[JOURNALED_HEAD_TEXT]?.S;
   if (text === undefined) return item;

@@ -5,7 +5,7 @@ import type { JournaledWrites, LedgerJournal } from '../ports/ledger';
 import { tableMetaItem } from '../write';
 import { settledItem } from './pending';
 import { chainLocator, type LogLocator } from './ledger-chain';
-import { journaledHeadItem, storedHeadItem } from './head-text';
+import { storedHeadItem } from './head-text';
 import { deleteItems, putItems } from './put-items';
 import { TTL_ATTRIBUTE } from './pending-items';
 import { recordChangeItems } from './records';
@@ -26,7 +26,8 @@ type Item = Record<string, AttributeValue>;
  * The chunks and the header are written together: the header counts only once the head is
  * published at its size, which happens after both are stored (functions/ledger-writer/batch.ts).
  * The items are the very items the record and pending stores write for those changes (in the order
- * they write them), so finishing a journal is writing them.
+ * they write them), so finishing a journal is writing them; only a head is kept as its text, which
+ * the chunk's gzip compresses together with the others (head-text.ts), and deflated when written.
  */
 /** node:zlib when a journal is first written or read (process.getBuiltinModule: not at a function's start, which reads never pay for). */
 const zlib = (): typeof import('node:zlib') => process.getBuiltinModule('node:zlib');
@@ -59,7 +60,7 @@ const headerItem = (header: JournalHeader, keys: string): Item => ({
 
 /** The items of a batch's writes, in the order the stores write them: entries, geneses, the schema mark, settled events. */
 function itemsOf(writes: JournaledWrites): Item[] {
-  const records = recordChangeItems(writes.records);
+  const records = recordChangeItems(writes.records, 'journal');
   return [...records.entries, ...records.geneses, ...(writes.schema ? [tableMetaItem()] : []), ...writes.settlements.map(settledItem)];
 }
 
@@ -84,7 +85,7 @@ function journalChunks(treeSize: number, items: readonly Item[], keys: string): 
     for (const value of Object.values(item)) {
       if (!('S' in value || 'N' in value || 'BOOL' in value || 'B' in value)) throw new TypeError('a journaled item holds only strings, numbers, booleans and binaries');
     }
-    const text = JSON.stringify(journaledHeadItem(item), binaryAsBase64);
+    const text = JSON.stringify(item, binaryAsBase64);
     if (bytes + text.length > JOURNAL_CHUNK_BYTES && current.length > 0) flush();
     current.push(text);
     bytes += text.length;

@@ -2,7 +2,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { StoredTimelineEntry } from '../../domain/kinds/kind';
 import type { GenesisToWrite, RecordGenesis } from '../ports/records';
 import { atPositionOf, canonicalInstant, ENTRY_SK_PREFIX, EVENT_MARK_SK_PREFIX, GENESIS_SK, HEAD_SK_PREFIX, recordPk } from '../layout';
-import { headAttribute, headTextOf } from './head-text';
+import { headAttributeFor, headTextOf, type HeadItemFor } from './head-text';
 
 export type Item = Record<string, AttributeValue>;
 
@@ -63,8 +63,8 @@ export function leanEntryItem(reference: string, parts: Pick<EntryParts, 'id' | 
  * A version's head item, at the position of the first entry it is in force at; with the identity of
  * the event that made that entry, when one did (what an event mark item holds otherwise).
  */
-export function headItem(reference: string, entrySk: string, version: number, headText: string, eventKey?: string): Item {
-  const item: Item = { pk: { S: recordPk(reference) }, sk: { S: atPositionOf(entrySk, HEAD_SK_PREFIX) }, version: { N: String(version) }, ...headAttribute(headText) };
+export function headItem(reference: string, entrySk: string, version: number, headText: string, eventKey?: string, where: HeadItemFor = 'table'): Item {
+  const item: Item = { pk: { S: recordPk(reference) }, sk: { S: atPositionOf(entrySk, HEAD_SK_PREFIX) }, version: { N: String(version) }, ...headAttributeFor(where, headText) };
   if (eventKey) item.eventKey = { S: eventKey };
   return item;
 }

@@ -6,6 +6,7 @@ import type { RecordChange, RecordStore, StoredTimeline, TimelineRequest } from 
 import { headOfVersion, rangeQuery, dynamoRecordWindows } from './record-windows';
 import { forEachConcurrently, putItems } from './put-items';
 import { entryItem, entryPartsOf, eventMarkItem, genesisItem, genesisOf, headItem, headPartsOf, itemClass, timelineEntryOf, versionOfHead, type EntryParts, type Item } from './record-items';
+import type { HeadItemFor } from './head-text';
 import { tableMetaItem } from '../write';
 
 /** Timelines read at once by one readTimelines call (each is a few Queries sent together). */
@@ -60,7 +61,7 @@ export function dynamoRecordStore(client: DynamoDBClient, table: string): Record
  * show; every version, for a record written whole), at the first entry the version is in force at.
  * A version has one head: a change giving two for one is refused.
  */
-function changeItems(change: RecordChange): { heads: Item[]; marks: Item[]; entries: Item[] } {
+function changeItems(change: RecordChange, where: HeadItemFor): { heads: Item[]; marks: Item[]; entries: Item[] } {
   const keys = sortKeysOf(change.entries, change.after);
   const stored = change.after === undefined ? new Set<number>() : parsePosition(change.after).storedVersions;
   const firstOf = new Map<number, { sk: string; text: string }>();
@@ -79,22 +80,22 @@ function changeItems(change: RecordChange): { heads: Item[]; marks: Item[]; entr
   const heads = [...firstOf].filter(([version]) => !stored.has(version)).map(([version, first]) => {
     const eventKey = eventAt.get(first.sk);
     eventAt.delete(first.sk);
-    return headItem(change.reference, first.sk, version, first.text, eventKey);
+    return headItem(change.reference, first.sk, version, first.text, eventKey, where);
   });
   const marks = [...eventAt].map(([sk, eventKey]) => eventMarkItem(change.reference, sk, eventKey));
   return { heads, marks, entries };
 }
 
-/** The items of record changes in the order they are written: heads and event marks, then entries, then geneses (after all of them). */
-export function recordChangeParts(changes: readonly RecordChange[]): { heads: Item[]; entries: Item[]; geneses: Item[] } {
-  const parts = changes.map(changeItems);
+/** The items of record changes in the order they are written: heads and event marks, then entries, then geneses (after all of them); heads as the table or a journal keeps them. */
+export function recordChangeParts(changes: readonly RecordChange[], where: HeadItemFor = 'table'): { heads: Item[]; entries: Item[]; geneses: Item[] } {
+  const parts = changes.map((change) => changeItems(change, where));
   const geneses = changes.flatMap((change) => (change.genesis ? [genesisItem(change.reference, change.kind, change.genesis)] : []));
   return { heads: parts.flatMap((p) => [...p.heads, ...p.marks]), entries: parts.flatMap((p) => p.entries), geneses };
 }
 
 /** The same items as one list before the geneses (what the ledger's journal and a table image keep, in this order). */
-export function recordChangeItems(changes: readonly RecordChange[]): { entries: Item[]; geneses: Item[] } {
-  const { heads, entries, geneses } = recordChangeParts(changes);
+export function recordChangeItems(changes: readonly RecordChange[], where: HeadItemFor = 'table'): { entries: Item[]; geneses: Item[] } {
+  const { heads, entries, geneses } = recordChangeParts(changes, where);
   return { entries: [...heads, ...entries], geneses };
 }
 
