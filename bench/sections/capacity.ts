@@ -24,7 +24,8 @@ import { demoDocument } from '../../fixtures/demo';
 import { RECORD_PK_PREFIX } from '../../functions/store/layout';
 import { devSecrets, signedHeaders } from '../../lib/ingress/emit';
 import type { AccountingSnapshot } from '../lib/capacity/aws-proxy';
-import { apiEvent, drainSequencer, scheduledEvent, startDeployedFunction, startSequencer, type SequencerSummary } from '../lib/capacity/functions';
+import { apiEvent, drainSequencer, scheduledEvent, SEQUENCER_MEMORY_MB, startDeployedFunction, startSequencer, type SequencerSummary } from '../lib/capacity/functions';
+import { FULL_VCPU_MB } from '../lib/cost/model';
 import { HOT_REFERENCES, MixState, mixRecords, type Delivery } from '../lib/capacity/mix';
 import { operation, READ_ROUTES } from '../lib/capacity/routes';
 import { startBenchAws, type BenchAws } from '../lib/capacity/stand-ins';
@@ -152,6 +153,17 @@ async function mixRows(aws: BenchAws, receivers: ReceiverPool, sequencer: Functi
       value: round(all.totals.requests / EVENTS, 2),
       unit: 'requests/event',
       note: Object.entries(all.operations).map(([op, o]) => `${op} ${round(o.requests / EVENTS, 2)}`).join(', '),
+    },
+    {
+      metric: 'sequencer: store requests per event',
+      value: round((all.totals.requests - received.totals.requests) / EVENTS, 2),
+      unit: 'requests/event',
+      // What its CPU time goes with: each request is the SDK's serialization, signing and parsing.
+      note: Object.entries(all.operations)
+        .map(([op, o]) => [op, o.requests - (received.operations[op]?.requests ?? 0)] as const)
+        .filter(([, n]) => n > 0)
+        .map(([op, n]) => `${op} ${round(n / EVENTS, 2)}`)
+        .join(', '),
     },
   ];
   let lowest = { eventsPerSecond: Infinity, name: '' };
@@ -344,6 +356,24 @@ async function receiverTrips(aws: BenchAws, receivers: ReceiverPool, state: MixS
 }
 
 /**
+ * One log takes events only as fast as its one sequencer integrates them (one writer holds the
+ * log's lease at a time): events a second from the sequencer's CPU time per event, on one core of
+ * this machine, and with its calls one after another each waiting DELAYS_MS[1].
+ */
+export function oneLogRow(none: Pick<Timed, 'sequencerCpuMs' | 'events' | 'batches'>, some: Pick<Timed, 'sequencerCpuMs' | 'events' | 'batches'>, tripsPerBatch: number): BenchRow {
+  const events = none.events + some.events;
+  const cpuPerEvent = (none.sequencerCpuMs + some.sequencerCpuMs) / events;
+  const perBatch = events / (none.batches + some.batches);
+  const withWaits = (perBatch * 1000) / (cpuPerEvent * perBatch + DELAYS_MS[1] * tripsPerBatch);
+  return {
+    metric: 'one log: events a second its sequencer takes, from its CPU time',
+    value: Math.round(1000 / cpuPerEvent),
+    unit: 'events/s',
+    note: `${round(cpuPerEvent, 2)} ms of CPU per event on one core of this machine (batches of ${round(perBatch, 0)}); ${Math.round(withWaits)} events/s with ${round(tripsPerBatch, 1)} waits of ${DELAYS_MS[1]} ms a batch; one sequencer writes a log at a time (its lease); the sequencer function's ${SEQUENCER_MEMORY_MB} MB ${SEQUENCER_MEMORY_MB >= FULL_VCPU_MB ? 'give it a whole vCPU' : `give it ${round(SEQUENCER_MEMORY_MB / FULL_VCPU_MB, 2)} of a vCPU`} (one at ${FULL_VCPU_MB} MB)`,
+  };
+}
+
+/**
  * Throughput with no delay and with DELAYS_MS[1] on every call, in ROUNDS rounds whose order
  * alternates (ABBA...), so a machine whose load drifts (other processes, the JIT warming) weighs on
  * both alike; ratios of the summed times. Beside them, what does not depend on the machine's load:
@@ -390,6 +420,7 @@ async function delayRows(aws: BenchAws, receivers: ReceiverPool, sequencer: Func
       unit: 'x',
       note: `${round(cpuPerBatch, 1)} ms of CPU per batch against ${round(cpuPerBatch + DELAYS_MS[1] * tripsPerBatch, 1)} ms with ${round(tripsPerBatch, 1)} waits of ${DELAYS_MS[1]} ms: independent of the machine's load`,
     },
+    oneLogRow(none, some, tripsPerBatch),
     {
       metric: 'receiver: AWS calls one after another, per delivery',
       value: round(receiver.perDelivery, 2),

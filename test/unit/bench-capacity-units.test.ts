@@ -13,7 +13,7 @@ import {
   type Item,
   type TableSchema,
 } from '../../bench/lib/capacity/units';
-import { classFigures, ingestCeiling, spreadCeilingRows } from '../../bench/sections/capacity';
+import { classFigures, ingestCeiling, oneLogRow, spreadCeilingRows } from '../../bench/sections/capacity';
 import type { AccountingSnapshot } from '../../bench/lib/capacity/aws-proxy';
 
 /**
@@ -217,5 +217,15 @@ describe('key classes and ceilings', () => {
     expect(rows[0]).toMatchObject({ value: 20000, unit: 'events/s', note: expect.stringContaining('set by L#') });
     // R#hot: 3 WU per event sent to it -> 333 events/s to that one reference.
     expect(rows[1]).toMatchObject({ value: 333, unit: 'events/s', note: expect.stringContaining('R#hot: 3 WU and 0.6 RU per event sent to it (10 of the mix') });
+  });
+
+  test('one log takes events as fast as its one sequencer: from its CPU time per event, and with its calls one after another waiting', () => {
+    // 400 events in 8 batches, 2,000 ms of CPU: 5 ms an event, 200 events/s on one core.
+    const row = oneLogRow({ sequencerCpuMs: 800, events: 200, batches: 4 }, { sequencerCpuMs: 1200, events: 200, batches: 4 }, 12);
+    expect(row).toMatchObject({ value: 200, unit: 'events/s' });
+    // A batch of 50: 250 ms of CPU and 12 waits of 5 ms, 310 ms: 161 events/s.
+    expect(row.note).toContain('5 ms of CPU per event');
+    expect(row.note).toContain('161 events/s with 12 waits of 5 ms a batch');
+    expect(row.note).toContain('MB give it a whole vCPU (one at 1769 MB)');
   });
 });

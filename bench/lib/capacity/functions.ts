@@ -21,7 +21,7 @@ import { BENCH_BUCKET, BENCH_ORIGIN, BENCH_REGION, type BenchAws } from './stand
 
 /** Memory of the functions as the stack configures them (lib/stack/operation-functions.ts, lib/stack/sequencer.ts; test/unit/bench-cost.test.ts checks them against the synthesized template). */
 export const ROUTE_FUNCTION_MEMORY_MB = 512;
-export const SEQUENCER_MEMORY_MB = 1024;
+export const SEQUENCER_MEMORY_MB = 1769;
 
 export type Access = 'table-read' | 'ingress-write' | 'sequencer';
 
