@@ -219,7 +219,7 @@ export class Sequencer extends Construct {
       architecture: Architecture.ARM_64,
       // A whole vCPU (Lambda gives CPU in proportion to memory, one vCPU at 1,769 MB): the one writer's
       // CPU time is the log's ceiling (docs/capacity.md#one-logs-speed), and CPU-bound work costs the
-      // same GB-seconds at any size; Node runs the batch on one thread, so more would not help.
+      // same GB-seconds at any size; Node runs the batch on one thread, so more would mostly go unused.
       memorySize: 1769,
       timeout: Duration.seconds(SEQUENCER_TIMEOUT_SECONDS),
       // One writer at a time; a second invocation waits (stream) or is retried (schedule).
