@@ -34,11 +34,11 @@ const field = (node: any, dotted: string) => dotted.split('.').reduce((n: any, k
 const VISIBLE_WITHIN_MS = 15_000;
 
 /** Polls the read path until `check` holds. Fails after VISIBLE_WITHIN_MS. */
-async function visible<T>(read: () => Promise<T>, check: (value: T) => boolean): Promise<{ value: T }> {
+async function visible<T>(read: () => Promise<T>, check: (value: T) => boolean): Promise<T> {
   const started = Date.now();
   for (;;) {
     const value = await read();
-    if (check(value)) return { value };
+    if (check(value)) return value;
     if (Date.now() - started > VISIBLE_WITHIN_MS) throw new Error(`not visible within ${VISIBLE_WITHIN_MS} ms: ${JSON.stringify(value).slice(0, 400)}`);
     await new Promise((r) => setTimeout(r, 25));
   }
@@ -56,7 +56,7 @@ describe('a delivery reaches the read path', () => {
       const body = JSON.stringify(example.body);
       const res = await deliver(service.url, example.url, body, signedHeaders(body, [secrets[example.sourceId]]));
       expect([example.name, res.status]).toEqual([example.name, 202]);
-      const { value } = await visible(() => get(example.expect.path), (read) => field(read, example.expect.field) === example.expect.value);
+      const value = await visible(() => get(example.expect.path), (read) => field(read, example.expect.field) === example.expect.value);
       expect([example.name, field(value, example.expect.field)]).toEqual([example.name, example.expect.value]);
     }
   });
@@ -67,7 +67,7 @@ describe('a delivery reaches the read path', () => {
     const state = before.current.state === 'IN_SERVICE' ? 'ACTIVE' : 'IN_SERVICE';
     const res = await emit(service.url, STATE_CHANGED, ref, { objectType: before.object.objectType, previousState: before.current.state, state }, { at: at(0) });
     expect(res.status).toBe(202);
-    const { value: after } = await visible(() => get(`/v1/objects/${ref}`), (o: any) => o.current.state === state);
+    const after = await visible(() => get(`/v1/objects/${ref}`), (o: any) => o.current.state === state);
     // The object was MODIFIED (its newest version not in the ledger); the new version is logged, so it is current again.
     expect(before.current.disposition).toBe('MODIFIED');
     expect(after.current.disposition).toBe('CURRENT');
@@ -83,7 +83,7 @@ describe('a delivery reaches the read path', () => {
   test('a credential status change reaches the verification, the credential and its status list bit', async () => {
     const res = await emit(service.url, CREDENTIAL_CHANGED, DEMO_CREDENTIALS.active, { previousStatus: 'ACTIVE', status: 'SUSPENDED' });
     expect(res.status).toBe(202);
-    const { value } = await visible(() => get(`/v1/credentials/verify/${DEMO_CREDENTIALS.active}`), (v: any) => v.status === 'SUSPENDED');
+    const value = await visible(() => get(`/v1/credentials/verify/${DEMO_CREDENTIALS.active}`), (v: any) => v.status === 'SUSPENDED');
     expect(value.checks.find((c: any) => c.check === 'integrity').outcome).toBe('PASS');
     const vc = await get(`/v1/portable-credentials/${DEMO_CREDENTIALS.active}/vc.json`);
     const entries = [vc.credentialStatus].flat();
@@ -104,7 +104,7 @@ describe('a delivery reaches the read path', () => {
     const before = await get(`/v1/commercial-proofs/${DEMO_PROOFS.current}`);
     const res = await emit(service.url, SNAPSHOT, DEMO_PROOFS.current, { sourceState: 'RETURNED', digest: before.proof.source.digest });
     expect(res.status).toBe(202);
-    const { value: after } = await visible(() => get(`/v1/commercial-proofs/${DEMO_PROOFS.current}`), (p: any) => p.verification.currentSourceStatus.state === 'RETURNED');
+    const after = await visible(() => get(`/v1/commercial-proofs/${DEMO_PROOFS.current}`), (p: any) => p.verification.currentSourceStatus.state === 'RETURNED');
     expect(after.proof).toEqual(before.proof);
     expect(after.verification.proofVerified).toBe(true);
   });
@@ -123,7 +123,7 @@ describe('order, idempotence and refusals at sequencing', () => {
     await visible(() => get(`/v1/objects/${ref}`), (o: any) => o.current.state === 'FULFILLED');
     const late = await emit(service.url, STATE_CHANGED, ref, { objectType: type, previousState: start.current.state, state: 'CONFIRMED' }, { at: t1 });
     expect([late.status, late.body.effect]).toEqual([202, 'RECORDED_AS_HISTORY']);
-    const { value: now } = await visible(() => get(`/v1/objects/${ref}`), (o: any) => o.timeline.some((e: any) => e.at === t1));
+    const now = await visible(() => get(`/v1/objects/${ref}`), (o: any) => o.timeline.some((e: any) => e.at === t1));
     expect(now.current.state).toBe('FULFILLED');
     const tail = now.timeline.slice(-2);
     expect(tail).toEqual([
