@@ -1,4 +1,5 @@
 import { dynamoLedgerLock } from '../../functions/store/dynamodb/ledger-head';
+import { integratedClaims } from './steps/integrated-claims';
 import { leanRecords } from './steps/lean-records';
 import { ledgerKeys } from './steps/ledger-keys';
 import { pendingShards } from './steps/pending-shards';
@@ -16,6 +17,7 @@ export const MIGRATION_STEPS: ReadonlyArray<{ name: string; run: MigrationStep }
   { name: 'pending-shards', run: pendingShards },
   { name: 'ledger-keys', run: ledgerKeys },
   { name: 'lean-records', run: leanRecordsStep },
+  { name: 'integrated-claims', run: integratedClaims },
 ];
 
 /** How long the migration holds the ledger's lease: no writer changes the log while its items move. */

@@ -63,6 +63,8 @@ test('npm run migrate moves a table of the earlier layout: then everything reads
   expect(first).toMatch(/pending-shards: 2 items moved/);
   expect(first).toMatch(/ledger-keys: [1-9]\d* items moved/);
   expect(first).toMatch(/lean-records: [1-9]\d* items moved/);
+  // The two events integrated before: their items now the claims of their identities, kept for good.
+  expect(first).toMatch(/integrated-claims: 2 items moved/);
 
   const items = await scan();
   // Only the head stays under L#LOG; no waiting event in the old partition; no entry carries its version's head any more.
@@ -98,5 +100,6 @@ test('npm run migrate moves a table of the earlier layout: then everything reads
   expect(second).toMatch(/pending-shards: 0 items moved/);
   expect(second).toMatch(/ledger-keys: 0 items moved/);
   expect(second).toMatch(/lean-records: 0 items moved/);
+  expect(second).toMatch(/integrated-claims: 0 items moved/);
   expect(JSON.stringify((await scan()).map((i) => JSON.stringify(i)).sort())).toBe(settled);
 }, 120_000);

@@ -29,7 +29,7 @@ import { PENDING_AGE_METRIC } from '../../functions/ledger-writer/pending-age';
 import { startKmsStandIn, type KmsStandIn } from '../../lib/local/kms-stand-in';
 import { readEmfLine } from '../support/emf';
 import { collectLogLines } from '../support/log-lines';
-import { claimAccepted, wholeRecord } from '../support/stores';
+import { claimAccepted, sequencingOf, wholeRecord } from '../support/stores';
 
 
 /**
@@ -162,7 +162,7 @@ async function deliver(id: string, type: string, reference: string, fields: Reco
   return claimAccepted(stores.pending, { webhookId: id, raw: JSON.stringify(buildEvent(type, reference, fields, at, `event-${id}-${received++}`)), receivedAt: receivedAt.toISOString() });
 }
 
-const sequencing = async (keys: readonly string[]) => (await stores.pending.readEvents(keys)).map((e) => e.sequencing);
+const sequencing = (keys: readonly string[]) => sequencingOf(stores.pending, keys);
 const readLedgerHead = () => stores.ledger.lock.read();
 
 async function newestHead(reference: string): Promise<RecordHead<Record<string, unknown>>> {

@@ -33,3 +33,18 @@ export async function claimAccepted(
   if (!claim.claimed) throw new Error(`the event of ${delivery.webhookId} was claimed before (${claim.stored.key})`);
   return claim.key;
 }
+
+/**
+ * Where each event stands (PENDING, SEQUENCED, SET_ASIDE; undefined when none is stored under the
+ * key), read as a receiver reads it: by its sender and identity digest, which its key names
+ * (layout.ts eventPk). An integrated event is no longer read by readEvents (only its claim is kept).
+ */
+export async function sequencingOf(pending: import('../../functions/store/ports/pending').PendingStore, keys: readonly string[]): Promise<(string | undefined)[]> {
+  return Promise.all(
+    keys.map(async (key) => {
+      const [, sourceId, digest] = /^P#(.+)#event:([0-9a-f]+)$/.exec(key) ?? [];
+      if (!sourceId) throw new Error(`${key} is not an event's key`);
+      return (await pending.lookUp({ sourceId, webhookId: '-' }, digest)).event?.sequencing;
+    }),
+  );
+}

@@ -15,7 +15,7 @@ import type * as SequenceEvents from '../../functions/handlers/sequence-events';
 import { buildEvent } from '../../lib/ingress/emit';
 import { readEmfLine } from '../support/emf';
 import { collectLogLines, loadedWithLogLevel } from '../support/log-lines';
-import { claimAccepted, wholeRecord } from '../support/stores';
+import { claimAccepted, sequencingOf, wholeRecord } from '../support/stores';
 
 /**
  * One run of the sequencer's Lambda (functions/handlers/sequence-events.ts runSequencer), on the
@@ -126,7 +126,7 @@ async function deliver(type: string, reference: string, fields: Record<string, s
   return claimAccepted(stores.pending, { webhookId: `delivery-${received++}`, raw: JSON.stringify(buildEvent(type, reference, fields, at)), receivedAt: receivedAt.toISOString() });
 }
 
-const sequencing = async (keys: readonly string[]) => (await stores.pending.readEvents(keys)).map((e) => e.sequencing);
+const sequencing = (keys: readonly string[]) => sequencingOf(stores.pending, keys);
 
 async function newestHead(reference: string): Promise<RecordHead<Record<string, unknown>>> {
   const entries = (await wholeRecord(stores.records, reference))!;

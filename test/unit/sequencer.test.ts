@@ -10,7 +10,7 @@ import { memoryStores, type MemoryStores } from '../../functions/store/memory';
 import { eventIdentityDigest } from '../../functions/domain/ingress/identity';
 import { buildEvent } from '../../lib/ingress/emit';
 import { loadDocument } from '../../lib/loader/load';
-import { claimAccepted, leavesOf, wholeRecord } from '../support/stores';
+import { claimAccepted, leavesOf, sequencingOf, wholeRecord } from '../support/stores';
 
 /**
  * The sequencer (functions/ledger-writer/sequencer.ts) on the stores in memory, whose promises the
@@ -74,7 +74,7 @@ async function snapshot(world: World) {
   for (const reference of [...REFERENCES, ...LISTS]) records[reference] = await wholeRecord(stores.records, reference);
   const head = (await stores.ledger.lock.read())!;
   const leaves = (await leavesOf(stores.ledger.leaves, head.treeSize)).map((l) => l.toString('base64'));
-  const events = (await stores.pending.readEvents(world.keys)).map((e) => e.sequencing);
+  const events = await sequencingOf(stores.pending, world.keys);
   // What the receivers would answer a retry with: where each stands, and the version it made.
   const settled = await Promise.all(world.digests.map((digest) => stores.pending.lookUp({ sourceId: 'service-platform', webhookId: 'a-retry' }, digest).then((l) => l.event && { sequencing: l.event.sequencing, outcome: l.event.outcome })));
   // A lease that has run out is held by no one (the last step, its release, may be what was stopped).

@@ -50,6 +50,14 @@ export function statedAttributes(raw: string, fields: Required<Stated>): Item {
   return item;
 }
 
+/**
+ * Every field the raw event states, each as its attribute: what an integrated event's item keeps
+ * once its raw event is dropped (pending-items.ts eventItem), so its first answer still rebuilds.
+ */
+export function allStatedAttributes(fields: Required<Stated>): Item {
+  return Object.fromEntries((Object.entries(STATED) as [keyof Stated, string][]).map(([field, attribute]) => [attribute, { S: fields[field] }]));
+}
+
 /** The event's fields from its item: each stored attribute, else what its raw event states. */
 export function statedFields(item: Item): Required<Stated> {
   const stated = statedBy(item.event?.S ?? '');

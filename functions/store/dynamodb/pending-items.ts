@@ -2,7 +2,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { GENESIS_SK, PENDING_INDEX, pendingPk, pendingQueue, TTL_ATTRIBUTE } from '../layout';
 
 export { TTL_ATTRIBUTE } from '../layout';
-import { answerToStore, digestAttribute, digestOf, rebuiltAnswer, statedAttributes, statedFields } from './event-item-fields';
+import { allStatedAttributes, answerToStore, digestAttribute, digestOf, rebuiltAnswer, statedAttributes, statedFields } from './event-item-fields';
 import type { DeliveryAnswer, NewEvent, Sequencing, SequencingOutcome, Settlement, StoredDelivery, StoredEvent, WaitingEvent } from '../ports/pending';
 
 export type Item = Record<string, AttributeValue>;
@@ -26,10 +26,11 @@ export type Item = Record<string, AttributeValue>;
  *   queue                  "PENDING#<n>" while it waits: its shard of the sparse `pending` index
  *                          the sequencer lists (keys only; layout.ts pendingQueue); removed when it is settled
  *   sequencedAt, outcome   when the sequencer settled it, and what it did
- *   expiresAt              once integrated: when DynamoDB's TTL may delete it (EVENT_RETENTION_DAYS
- *                          after it was settled). Its identity stays on the record's entry forever, which
- *                          is what keeps it integrated once (docs/deploy.md#what-is-kept-and-for-how-long).
- *                          An event set aside keeps its item: it may still be integrated.
+ * Once integrated (SEQUENCED) the item is kept for good as the claim of the event's identity, without
+ * its raw event (bookkeeping only the sequencer needed): every stated field is then an attribute of its
+ * own, so a replay is still answered as its first delivery was and another event under the same
+ * identity is still refused, however long after (docs/deploy.md#what-is-kept-and-for-how-long). An
+ * event waiting or set aside keeps its raw event: it may still be integrated.
  * The delivery, pk = "P#" + sourceId + "#" + webhookId, sk = "#":
  *   sourceId, webhookId, status, answer, bodySha256, receivedAt
  *   eventKey               the event it carried, when that event is stored
@@ -43,8 +44,6 @@ export function answerItem(d: DeliveryAnswer): Item {
 
 /** How long a delivery's answer is kept: longer than any sender's retry schedule (Standard Webhooks senders retry for about a day and a half). */
 export const DELIVERY_RETENTION_DAYS = 7;
-/** How long an integrated event's item is kept after the sequencer settled it: a replay in this time is answered as its first delivery was. */
-export const EVENT_RETENTION_DAYS = 30;
 const expiry = (from: string, days: number): number => Math.floor(Date.parse(from) / 1000) + days * 86_400;
 
 function answerAttributes(d: DeliveryAnswer): Item {
@@ -82,8 +81,13 @@ export function eventItem(event: NewEvent, key: string, settled?: { outcome: Seq
     effect: { S: event.event.effect },
   };
   if (!settled) return { ...item, sequencing: { S: 'PENDING' }, [PENDING_INDEX.partitionKey]: { S: pendingQueue(key) } };
-  const done = { ...item, sequencing: { S: settled.outcome.sequenced ? 'SEQUENCED' : 'SET_ASIDE' }, sequencedAt: { S: settled.at }, outcome: { S: JSON.stringify(settled.outcome) } };
-  return settled.outcome.sequenced ? { ...done, [TTL_ATTRIBUTE]: { N: String(expiry(settled.at, EVENT_RETENTION_DAYS)) } } : done;
+  const done: Item = { ...item, sequencing: { S: settled.outcome.sequenced ? 'SEQUENCED' : 'SET_ASIDE' }, sequencedAt: { S: settled.at }, outcome: { S: JSON.stringify(settled.outcome) } };
+  if (!settled.outcome.sequenced) return done;
+  // Integrated: the claim of its identity, kept for good (no TTL). A claim that expired would let
+  // another event under the same identity in, and the record's entries catch only one that states an
+  // instant they are read from; the raw event goes, what it stated stays.
+  const { event: _raw, ...claim } = done;
+  return { ...claim, ...allStatedAttributes(fields) };
 }
 
 const ACCEPTED = 202;

@@ -62,7 +62,8 @@ export function dynamoPendingStore(client: DynamoDBClient, table: string): Pendi
     async readEvents(keys) {
       const items = await batchGetItems(client, table, keys.map((pk) => ({ pk: { S: pk }, sk: { S: GENESIS_SK } })), WRITER_READ);
       // BatchGetItem answers in no set order: in the order asked.
-      const byKey = new Map(items.filter((item) => (item.contentSha256?.S || item.contentSha256?.B) && item.event?.S).map((item) => [item.pk!.S!, waitingOf(item)] as const));
+      // An integrated event is only its identity's claim (pending-items.ts eventItem): not read as one that may still be integrated.
+      const byKey = new Map(items.filter((item) => (item.contentSha256?.S || item.contentSha256?.B) && item.event?.S && item.sequencing?.S !== 'SEQUENCED').map((item) => [item.pk!.S!, waitingOf(item)] as const));
       return keys.flatMap((key) => (byKey.has(key) ? [byKey.get(key)!] : []));
     },
     async settle(settlements) {

@@ -89,7 +89,7 @@ export class MemoryPendingStore implements PendingStore {
   async readEvents(keys: readonly string[]): Promise<WaitingEvent[]> {
     return keys.flatMap((key) => {
       const kept = this.events.get(key);
-      return kept ? [{ ...copy(kept.event), key, sequencing: kept.sequencing }] : [];
+      return kept && kept.sequencing !== 'SEQUENCED' ? [{ ...copy(kept.event), key, sequencing: kept.sequencing }] : [];
     });
   }
 

@@ -18,8 +18,11 @@
  *  - listWaiting lists the events waiting for the sequencer, oldest received first; it may lag the
  *    claims of the last second and may still list an event settled in the last second
  *    (eventually consistent: readEvents tells).
- *  - readEvents is strongly consistent and answers in the order asked (an unknown key is left out); settle is durable when it resolves, an event settled is
- *    listed no more, and settling again with the same outcome changes nothing.
+ *  - readEvents is strongly consistent and answers, in the order asked, the events still to be
+ *    integrated (waiting or set aside): an unknown key is left out, and so is an event integrated
+ *    (what is kept of it is the claim of its identity, for good: lookUp reads it). settle is durable
+ *    when it resolves, an event settled is listed no more, and settling again with the same outcome
+ *    changes nothing.
  *  - lookUpBatch is lookUp for a delivery carrying many events (CloudEvents' batch format): what is
  *    stored for its webhook-id and for each identity, in the order given, strongly consistent,
  *    read together (not one after another). answerOnce stores a delivery's answer as refuse does
