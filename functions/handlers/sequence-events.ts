@@ -106,18 +106,20 @@ function environmentFromSettings(): SequencerEnvironment {
  */
 export async function runSequencer(environment: SequencerEnvironment, event: SequencerEvent, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<SequencerSummary> {
   const { stores, tiles } = environment;
-  const waiting = waitingKeysOfStream(event.Records ?? []);
+  // The stream's keys first; then, batch after batch, what the batch before listed and did not take.
+  let waiting = waitingKeysOfStream(event.Records ?? []);
   const summary: SequencerSummary = { batches: 0, deliveries: 0, sequenced: 0, setAside: 0, appended: 0, treeSize: null };
   let nothingWaits = false;
   try {
     // Awaited here, whether or not a batch runs: a key that cannot be read is logged as this run's failure.
     const checkpointSigner = await environment.signer();
     while (!context || context.getRemainingTimeInMillis() > TIME_FOR_A_BATCH_MS) {
-      const run = await sequencePending({ ...stores, signer: checkpointSigner, tiles, waiting: summary.batches === 0 ? waiting : [] });
+      const run = await sequencePending({ ...stores, signer: checkpointSigner, tiles, waiting });
       if (!run) {
         nothingWaits = true;
         break;
       }
+      waiting = run.listedAfter;
       summary.batches++;
       summary.deliveries += run.deliveries;
       summary.sequenced += run.sequenced;

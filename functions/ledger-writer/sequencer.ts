@@ -26,6 +26,14 @@ import { LogCache, type LedgerWriterOptions } from './held-ledger';
  * second, lib/stack/sequencer.ts), whichever comes first; its round trips do not grow with it.
  */
 export const DEFAULT_BATCH_SIZE = 100;
+/**
+ * Batches listed at once when the pending store is asked what waits: a look at the index is a
+ * Query of each of its 64 shards, so one look serves the next batches of the same run (each
+ * given the keys the one before it listed and did not take: SequencerRun.listedAfter) instead of
+ * every batch asking again. A key listed is read again strongly consistent before it is taken, so
+ * one integrated meanwhile is only passed over.
+ */
+export const LIST_AHEAD_BATCHES = 10;
 /** The sequencer's lease: longer than a batch takes (and than its Lambda may run), so only a dead sequencer's lease runs out. */
 export const SEQUENCER_LEASE_MS = 90_000;
 /** Record write requests (BatchWriteItems of 25) in flight at once: a batch's entries in one round trip or two. */
@@ -56,6 +64,8 @@ export interface SequencerRun {
   treeSize: number | null;
   /** Why each set-aside event was set aside, by its key. */
   reasons: Record<string, string>;
+  /** Keys known or listed as waiting and not taken by this batch, oldest received first: the next batch's `waiting`. */
+  listedAfter: string[];
 }
 
 /** The log as this process's last batch left it: the next batch reads only what others appended since (held-ledger.ts). */
@@ -66,8 +76,9 @@ export async function sequencePending(options: SequencerOptions): Promise<Sequen
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
   const known = [...new Set(options.waiting ?? [])];
   // The index is asked only for what the stream did not bring; with it, whether a stopped batch left a journal (one round trip).
-  const [listed, unfinished] = await Promise.all([known.length < batchSize ? options.pending.listWaiting(batchSize) : [], options.ledger.journal.unfinished()]);
-  const candidates = [...new Set([...known, ...listed])].slice(0, batchSize);
+  const [listed, unfinished] = await Promise.all([known.length < batchSize ? options.pending.listWaiting(batchSize * LIST_AHEAD_BATCHES) : [], options.ledger.journal.unfinished()]);
+  const all = [...new Set([...known, ...listed])];
+  const candidates = all.slice(0, batchSize);
   // Nothing waiting: still finish a batch that stopped after publishing (its journal), if any.
   if (candidates.length === 0 && !unfinished) return null;
 
@@ -85,7 +96,7 @@ export async function sequencePending(options: SequencerOptions): Promise<Sequen
     },
     () => waiting(candidates),
   );
-  return { ...result, appended: ledger?.appended ?? 0, treeSize: ledger?.treeSize ?? null };
+  return { ...result, appended: ledger?.appended ?? 0, treeSize: ledger?.treeSize ?? null, listedAfter: all.slice(batchSize) };
 }
 
 /** What a planned batch writes and settles, and what it reports. */
@@ -115,8 +126,10 @@ function settleBatch(events: WaitingEvent[], plan: Awaited<ReturnType<typeof pla
 /** Runs batches until nothing is waiting (or `maxBatches`); what each did. */
 export async function sequenceAll(options: SequencerOptions, maxBatches = Number.POSITIVE_INFINITY): Promise<SequencerRun[]> {
   const runs: SequencerRun[] = [];
+  let waiting = options.waiting;
   while (runs.length < maxBatches) {
-    const run = await sequencePending(options);
+    const run = await sequencePending({ ...options, waiting });
+    waiting = run?.listedAfter;
     if (!run) break;
     runs.push(run);
     if (run.deliveries === 0) break;

@@ -56,7 +56,8 @@ async function deliveryStates(): Promise<Record<string, number>> {
     do {
       const out = await client.send(new ScanCommand({ TableName: LOCAL_TABLE, FilterExpression: 'begins_with(pk, :p)', ExpressionAttributeValues: { ':p': { S: 'P#' } }, ExclusiveStartKey: start }));
       for (const item of out.Items ?? []) {
-        const state = item.event ? item.sequencing!.S! : item.eventKey ? 'DELIVERY' : `other (${item.sequencing?.S})`;
+        // An event's item (its key names its identity: layout.ts eventPk), or a delivery's note pointing to one.
+        const state = item.pk!.S!.includes('#event:') ? item.sequencing!.S! : item.eventKey ? 'DELIVERY' : `other (${item.sequencing?.S})`;
         counts[state] = (counts[state] ?? 0) + 1;
       }
       start = out.LastEvaluatedKey;

@@ -3,7 +3,7 @@ import { DEMO_OBJECTS, demoDocument } from '../../fixtures/demo';
 import { DEMO_PROOFS } from '../../fixtures/demo-proofs';
 import { setIndexesOf, decodeStatusList } from '../../functions/domain/credentials/bitstring';
 import { verifyEvidence } from '../../functions/domain/ledger/node-crypto';
-import { sequenceAll, type SequencerOptions } from '../../functions/ledger-writer/sequencer';
+import { LIST_AHEAD_BATCHES, sequenceAll, sequencePending, type SequencerOptions } from '../../functions/ledger-writer/sequencer';
 import { formatSignerKey, signerFromKey } from '../../functions/ledger-writer/signer';
 import { memoryTileStore } from '../../functions/ledger-writer/tile-store';
 import { memoryStores, type MemoryStores } from '../../functions/store/memory';
@@ -159,3 +159,31 @@ test('stopped at every write, then resumed by a new sequencer once the lease ran
     expect({ stoppedAtWrite: k, ...after }).toEqual({ stoppedAtWrite: k, ...reference });
   }
 }, 120_000);
+
+test('one look at what waits serves the next batches of a run (LIST_AHEAD_BATCHES); a key listed but integrated meanwhile is passed over', async () => {
+  const world = await freshWorld();
+  // Twenty more observations of the object: 27 events, nine batches of three.
+  for (let i = 0; i < 20; i++) {
+    const event = buildEvent('svc.living-object.authority-observed.v1', DEMO_OBJECTS.current, { state: 'RETURNED' }, iso((16 + i) * MINUTE), `more-${i}`);
+    world.keys.push(await claimAccepted(world.stores.pending, { webhookId: `more-${i}`, raw: JSON.stringify(event), receivedAt: iso(30 * MINUTE + i * 1000) }));
+  }
+  const asked: number[] = [];
+  const pending = new Proxy(world.stores.pending, {
+    get(target, name, receiver) {
+      const value = Reflect.get(target, name, receiver);
+      if (name === 'listWaiting') return (limit: number) => (asked.push(limit), target.listWaiting(limit));
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  const runs = await sequenceAll({ ...options(world), pending });
+  expect(runs.map((r) => r.deliveries)).toEqual([3, 3, 3, 3, 3, 3, 3, 3, 3]);
+  // Asked for ten batches' worth once, and once more to find that nothing waits: not once a batch.
+  expect(LIST_AHEAD_BATCHES).toBe(10);
+  expect(asked).toEqual([30, 30]);
+  expect(await sequencingOf(world.stores.pending, world.keys)).toEqual([...Array(6).fill('SEQUENCED'), 'SET_ASIDE', ...Array(20).fill('SEQUENCED')]);
+
+  // A key handed over as waiting that was integrated since: read again before it is taken, and passed over.
+  const size = (await world.stores.ledger.lock.read())!.treeSize;
+  const again = await sequencePending({ ...options(world), waiting: [world.keys[0]] });
+  expect([again?.deliveries, again?.sequenced, (await world.stores.ledger.lock.read())!.treeSize]).toEqual([0, 0, size]);
+});
