@@ -1,4 +1,5 @@
 import { dynamoLedgerLock } from '../../functions/store/dynamodb/ledger-head';
+import { inlineMarks } from './steps/inline-marks';
 import { integratedClaims } from './steps/integrated-claims';
 import { leanRecords } from './steps/lean-records';
 import { ledgerKeys } from './steps/ledger-keys';
@@ -9,7 +10,7 @@ import type { MigrationContext, MigrationStep } from './step';
 const leanRecordsStep: MigrationStep = async ({ client, table, log }) => {
   const summary = await leanRecords(client, table);
   for (const { reference, reason } of summary.kept) log(`lean-records: ${reference} kept as it was (still read as it is): ${reason}`);
-  return summary.entries + summary.heads + summary.eventMarks;
+  return summary.entries + summary.heads;
 };
 
 /** The steps, in order (docs/deploy.md#migrating-a-table). A new layout change adds its step here. */
@@ -17,6 +18,7 @@ export const MIGRATION_STEPS: ReadonlyArray<{ name: string; run: MigrationStep }
   { name: 'pending-shards', run: pendingShards },
   { name: 'ledger-keys', run: ledgerKeys },
   { name: 'lean-records', run: leanRecordsStep },
+  { name: 'inline-marks', run: inlineMarks },
   { name: 'integrated-claims', run: integratedClaims },
 ];
 

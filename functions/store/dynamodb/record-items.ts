@@ -10,7 +10,8 @@ export type Item = Record<string, AttributeValue>;
  * A record's items (layout.ts): its genesis; one lean item per timeline entry (the entry and the
  * view as JSON text, the number of the version in force); one item per version (its head's JSON
  * text, deflated: head-text.ts); and, for an entry an event made, the event's identity: on the head item at the same
- * position when the entry begins a version, else in an item of its own (an event mark).
+ * position when the entry begins a version, else on the entry's item (`k`; an event mark item of
+ * its own in the layout before: lib/migrate/steps/inline-marks.ts folds them).
  * An item of the layout before (each entry item self-sufficient: `at`, `entry`, `view`, `head`,
  * `eventKey`) is still read as it is: lib/migrate/steps/lean-records.ts rewrites them.
  *
@@ -28,6 +29,26 @@ const INSTANT_MARK = '\u0001';
 const ENTRY_TEXT = 'e';
 const VIEW_TEXT = 'w';
 const VERSION_NUMBER = 'v';
+/** The identity of the event that made an entry not beginning a version (one beginning a version has it on its head's item). */
+const EVENT_KEY = 'k';
+
+/**
+ * An event's key (layout.ts eventPk: "P#" + sender + "#event:" + 64 hexadecimal digits) as an entry
+ * item keeps it: the sender's name, a zero byte and the digest's 32 bytes (about 50 bytes where the
+ * text takes 89: every window that shows the entry reads them). A key of any other form is kept as
+ * its text.
+ */
+const EVENT_PK = /^P#([^\u0000]+)#event:([0-9a-f]{64})$/;
+export function eventKeyAttribute(eventKey: string): AttributeValue {
+  const parts = EVENT_PK.exec(eventKey);
+  return parts ? { B: Buffer.concat([Buffer.from(parts[1], 'utf8'), Buffer.alloc(1), Buffer.from(parts[2], 'hex')]) } : { S: eventKey };
+}
+export function eventKeyOf(value: AttributeValue): string {
+  if (value.S !== undefined) return value.S;
+  const bytes = Buffer.from(value.B!);
+  const digest = bytes.subarray(bytes.length - 32);
+  return `P#${bytes.subarray(0, bytes.length - 33).toString('utf8')}#event:${digest.toString('hex')}`;
+}
 const withoutInstant = (json: string, at: string): string => json.replaceAll(JSON.stringify(at), INSTANT_MARK);
 const withInstant = (text: string, at: string): string => (text.includes(INSTANT_MARK) ? text.replaceAll(INSTANT_MARK, JSON.stringify(at)) : text);
 
@@ -41,12 +62,12 @@ export function versionOfHead(head: unknown): number {
   return version;
 }
 
-/** One lean timeline entry item. */
-export const entryItem = (reference: string, sk: string, e: { at: string; entry: unknown; view: unknown; head: unknown }): Item =>
-  leanEntryItem(reference, { id: sk, at: canonicalInstant(e.at), entryText: JSON.stringify(e.entry), viewText: JSON.stringify(e.view), version: versionOfHead(e.head) });
+/** One lean timeline entry item; with `eventKey`, the event that made it (for an entry that does not begin a version). */
+export const entryItem = (reference: string, sk: string, e: { at: string; entry: unknown; view: unknown; head: unknown }, eventKey?: string): Item =>
+  leanEntryItem(reference, { id: sk, at: canonicalInstant(e.at), entryText: JSON.stringify(e.entry), viewText: JSON.stringify(e.view), version: versionOfHead(e.head), eventKey });
 
-/** The lean entry item of an entry's texts as stored (the entry and the view JSON, whole). */
-export function leanEntryItem(reference: string, parts: Pick<EntryParts, 'id' | 'at' | 'entryText' | 'viewText' | 'version'>): Item {
+/** The lean entry item of an entry's texts as stored (the entry and the view JSON, whole), and the event that made it when given. */
+export function leanEntryItem(reference: string, parts: Pick<EntryParts, 'id' | 'at' | 'entryText' | 'viewText' | 'version' | 'eventKey'>): Item {
   const item: Item = {
     pk: { S: recordPk(reference) },
     sk: { S: parts.id },
@@ -56,25 +77,19 @@ export function leanEntryItem(reference: string, parts: Pick<EntryParts, 'id' | 
   };
   // Only when the key's instant is not the entry's (never written so by the stores' own keys).
   if (instantOfKey(parts.id) !== parts.at) item.at = { S: parts.at };
+  if (parts.eventKey) item[EVENT_KEY] = eventKeyAttribute(parts.eventKey);
   return item;
 }
 
 /**
  * A version's head item, at the position of the first entry it is in force at; with the identity of
- * the event that made that entry, when one did (what an event mark item holds otherwise).
+ * the event that made that entry, when one did (the item of any other entry an event made holds it).
  */
 export function headItem(reference: string, entrySk: string, version: number, headText: string, eventKey?: string, where: HeadItemFor = 'table'): Item {
   const item: Item = { pk: { S: recordPk(reference) }, sk: { S: atPositionOf(entrySk, HEAD_SK_PREFIX) }, version: { N: String(version) }, ...headAttributeFor(where, headText) };
   if (eventKey) item.eventKey = { S: eventKey };
   return item;
 }
-
-/** The identity of the event that made the entry at `entrySk` (the sequencer's guard against integrating it twice). */
-export const eventMarkItem = (reference: string, entrySk: string, eventKey: string): Item => ({
-  pk: { S: recordPk(reference) },
-  sk: { S: atPositionOf(entrySk, EVENT_MARK_SK_PREFIX) },
-  eventKey: { S: eventKey },
-});
 
 /** What an entry item holds, its texts as stored; `headText` only on an item of the layout before heads were stored once (it carried its head). */
 export interface EntryParts {
@@ -84,7 +99,7 @@ export interface EntryParts {
   viewText: string;
   version: number;
   headText?: string;
-  /** Only on an item of the layout before event marks: the event it carried. */
+  /** The event that made the entry, when its item holds it (an entry not beginning a version; an item of the layout before lean entries). */
   eventKey?: string;
 }
 
@@ -96,7 +111,9 @@ export function entryPartsOf(item: Item): EntryParts {
     const headText = item.head.S;
     return { id, at, entryText: item.entry!.S!, viewText: item.view!.S!, version: versionOfHead(JSON.parse(headText)), headText, eventKey: item.eventKey?.S };
   }
-  return { id, at, entryText: withInstant(item[ENTRY_TEXT]!.S!, at), viewText: withInstant(item[VIEW_TEXT]!.S!, at), version: Number(item[VERSION_NUMBER]!.N!) };
+  const parts: EntryParts = { id, at, entryText: withInstant(item[ENTRY_TEXT]!.S!, at), viewText: withInstant(item[VIEW_TEXT]!.S!, at), version: Number(item[VERSION_NUMBER]!.N!) };
+  if (item[EVENT_KEY]) parts.eventKey = eventKeyOf(item[EVENT_KEY]);
+  return parts;
 }
 
 export function headPartsOf(item: Item): { sk: string; version: number; headText: string } {

@@ -5,14 +5,14 @@ import { atPositionOf, canonicalInstant, ENTRY_SK_PREFIX, EVENT_MARK_SK_PREFIX, 
 import type { RecordChange, RecordStore, StoredTimeline, TimelineRequest } from '../ports/records';
 import { headOfVersion, rangeQuery, dynamoRecordWindows } from './record-windows';
 import { forEachConcurrently, putItems } from './put-items';
-import { entryItem, entryPartsOf, eventMarkItem, genesisItem, genesisOf, headItem, headPartsOf, itemClass, timelineEntryOf, versionOfHead, type EntryParts, type Item } from './record-items';
+import { entryItem, entryPartsOf, genesisItem, genesisOf, headItem, headPartsOf, itemClass, timelineEntryOf, versionOfHead, type EntryParts, type Item } from './record-items';
 import type { HeadItemFor } from './head-text';
 import { tableMetaItem } from '../write';
 
 /** Timelines read at once by one readTimelines call (each is a few Queries sent together). */
 const READ_CONCURRENCY = 8;
 /**
- * BatchWriteItems in flight at once within each step of a write (heads and marks, entries, geneses),
+ * BatchWriteItems in flight at once within each step of a write (heads, entries, geneses),
  * unless the writer says otherwise: the order that matters is between the steps, not within one.
  */
 const WRITE_CONCURRENCY = 8;
@@ -21,7 +21,7 @@ const WRITE_CONCURRENCY = 8;
  * The record store in a DynamoDB table (layout.ts): one partition per record. The read path's
  * window is record-windows.ts; the writers read strongly consistent, geneses in BatchGetItems of
  * 100 keys, timelines in Queries run together; writes are BatchWriteItems of 25, in three steps
- * (new versions' heads and event marks, then the entries, so a reader never meets an entry whose
+ * (new versions' heads, then the entries, so a reader never meets an entry whose
  * head is not stored; then the geneses), the requests of a step sent together.
  */
 export function dynamoRecordStore(client: DynamoDBClient, table: string): RecordStore {
@@ -56,41 +56,42 @@ export function dynamoRecordStore(client: DynamoDBClient, table: string): Record
 }
 
 /**
- * The items of one change: its entries (lean), the event marks of those an event made, and the head
- * of every version it shows whose head is not stored yet (one the part it was derived from did not
+ * The items of one change: its entries (lean), and the head of every version it shows whose head
+ * is not stored yet (one the part it was derived from did not
  * show; every version, for a record written whole), at the first entry the version is in force at.
- * A version has one head: a change giving two for one is refused.
+ * A version has one head: a change giving two for one is refused. The identity of the event that
+ * made an entry is on the head's item when the entry begins a version, else on the entry's item.
  */
-function changeItems(change: RecordChange, where: HeadItemFor): { heads: Item[]; marks: Item[]; entries: Item[] } {
+function changeItems(change: RecordChange, where: HeadItemFor): { heads: Item[]; entries: Item[] } {
   const keys = sortKeysOf(change.entries, change.after);
   const stored = change.after === undefined ? new Set<number>() : parsePosition(change.after).storedVersions;
   const firstOf = new Map<number, { sk: string; text: string }>();
   const eventAt = new Map<string, string>();
-  const entries = change.entries.map((e, i) => {
+  change.entries.forEach((e, i) => {
     const version = versionOfHead(e.head);
     const text = JSON.stringify(e.head);
     const seen = firstOf.get(version);
     if (seen && seen.text !== text) throw new Error(`${change.reference}: version ${version} is given two different heads`);
     if (!seen || keys[i] < seen.sk) firstOf.set(version, { sk: keys[i], text });
     if (e.eventKey) eventAt.set(keys[i], e.eventKey);
-    return entryItem(change.reference, keys[i], e);
   });
-  // The event that made the entry a new head is written at rides on that head's item: one item fewer
-  // (a write unit) for every event that makes a version; any other event's identity is an item of its own.
+  // The event that made the entry a new head is written at rides on that head's item, any other
+  // event's identity on its entry's item: no item of its own (a write unit an event), and the
+  // sequencer reads a record's identities with its entries and heads (two Queries, not three).
   const heads = [...firstOf].filter(([version]) => !stored.has(version)).map(([version, first]) => {
     const eventKey = eventAt.get(first.sk);
     eventAt.delete(first.sk);
     return headItem(change.reference, first.sk, version, first.text, eventKey, where);
   });
-  const marks = [...eventAt].map(([sk, eventKey]) => eventMarkItem(change.reference, sk, eventKey));
-  return { heads, marks, entries };
+  const entries = change.entries.map((e, i) => entryItem(change.reference, keys[i], e, eventAt.get(keys[i])));
+  return { heads, entries };
 }
 
-/** The items of record changes in the order they are written: heads and event marks, then entries, then geneses (after all of them); heads as the table or a journal keeps them. */
+/** The items of record changes in the order they are written: heads, then entries, then geneses (after all of them); heads as the table or a journal keeps them. */
 export function recordChangeParts(changes: readonly RecordChange[], where: HeadItemFor = 'table'): { heads: Item[]; entries: Item[]; geneses: Item[] } {
   const parts = changes.map((change) => changeItems(change, where));
   const geneses = changes.flatMap((change) => (change.genesis ? [genesisItem(change.reference, change.kind, change.genesis)] : []));
-  return { heads: parts.flatMap((p) => [...p.heads, ...p.marks]), entries: parts.flatMap((p) => p.entries), geneses };
+  return { heads: parts.flatMap((p) => p.heads), entries: parts.flatMap((p) => p.entries), geneses };
 }
 
 /** The same items as one list before the geneses (what the ledger's journal and a table image keep, in this order). */
@@ -155,9 +156,11 @@ async function fromBoundary(client: DynamoDBClient, table: string, reference: st
 
 /**
  * One record's timeline, strongly consistent: whole (one paginated Query of the partition), or from
- * an instant (the entry just before it and every entry at or after it, with the heads and event
- * marks of the same stretch: a Query of each sent together, however long the history before).
- * Null when no entry is stored under the reference.
+ * an instant (the entry just before it and every entry at or after it, with the heads of the same
+ * stretch: a Query of each sent together, however long the history before). The identities of the
+ * events that made them come with them, on the entries' items and the heads'; an event mark item
+ * (`W#`, the layout before them) is read only with a whole record: `npm run migrate` folds them into
+ * their entries (lib/migrate/steps/inline-marks.ts). Null when no entry is stored under the reference.
  */
 async function readTimeline(client: DynamoDBClient, table: string, request: TimelineRequest): Promise<StoredTimeline | null> {
   const read = new TimelineItems();
@@ -167,8 +170,8 @@ async function readTimeline(client: DynamoDBClient, table: string, request: Time
     for await (const page of paginateQuery({ client }, input)) read.add(page.Items ?? []);
   } else {
     const tail = `${canonicalInstant(request.from)}#`;
-    const [entries, heads, marks] = await Promise.all([ENTRY_SK_PREFIX, HEAD_SK_PREFIX, EVENT_MARK_SK_PREFIX].map((prefix) => fromBoundary(client, table, request.reference, prefix, `${prefix}${tail}`)));
-    read.add([...entries.onward, ...heads.onward, ...marks.onward, ...[heads.prior, marks.prior].filter((item): item is Item => item !== null)]);
+    const [entries, heads] = await Promise.all([ENTRY_SK_PREFIX, HEAD_SK_PREFIX].map((prefix) => fromBoundary(client, table, request.reference, prefix, `${prefix}${tail}`)));
+    read.add([...entries.onward, ...heads.onward, ...(heads.prior ? [heads.prior] : [])]);
     before = entries.prior ? entryPartsOf(entries.prior) : null;
   }
   const headOf = (version: number) => headOfVersion(client, table, request.reference, version);
