@@ -100,3 +100,19 @@ test('a mark whose entry is not there, or already names another event, is kept (
   expect(after.filter((i) => i.sk.S!.startsWith('W#')).length).toBe(2);
   expect(after.find((i) => i.sk.S === observed.sk.S)!.k).toEqual(observed.k);
 });
+
+test('stopped part-way (an identity set on its entry, its mark not yet deleted), the record reads the same, and a run again finishes it', async () => {
+  const client = embedded.client();
+  await ensureTable(client, 'partway-now');
+  await tableStores(client, 'partway-now').records.write([record('ORD-4')]);
+  const now = sorted(await scanTable(client, 'partway-now'));
+  await ensureTable(client, 'partway');
+  // The step's first write done for every mark, its second (the mark's deletion) for none.
+  const marks = layoutBefore(now).filter((i) => i.sk.S!.startsWith('W#'));
+  await putItems(client, 'partway', [...now, ...marks]);
+  // Whole, and from an instant (the sequencer's read).
+  const read = async (table: string) => JSON.stringify(await Promise.all([null, minute(1)].map(async (from) => (await tableStores(client, table).records.readTimelines([{ reference: 'ORD-4', from }])).get('ORD-4'))));
+  expect(await read('partway')).toBe(await read('partway-now'));
+  expect(await inlineMarks({ client, table: 'partway', log: () => undefined })).toBe(marks.length);
+  expect(sorted(await scanTable(client, 'partway'))).toEqual(now);
+});
