@@ -166,7 +166,6 @@ async function mixRows(aws: BenchAws, receivers: ReceiverPool, sequencer: Functi
         .join(', '),
     },
   ];
-  rows.push(sustainedLogRow(runs.reduce((n, r) => n + r.cpuMs, 0), EVENTS, runs.length, done.batches));
   let lowest = { eventsPerSecond: Infinity, name: '' };
   const classes = classFigures(all);
   for (const c of classes) {
@@ -371,21 +370,6 @@ export function oneLogRow(none: Pick<Timed, 'sequencerCpuMs' | 'events' | 'batch
     value: Math.round(1000 / cpuPerEvent),
     unit: 'events/s',
     note: `${round(cpuPerEvent, 2)} ms of CPU per event on one core of this machine (batches of ${round(perBatch, 0)}); ${Math.round(withWaits)} events/s with ${round(tripsPerBatch, 1)} waits of ${DELAYS_MS[1]} ms a batch; one sequencer writes a log at a time (its lease); the sequencer function's ${SEQUENCER_MEMORY_MB} MB ${SEQUENCER_MEMORY_MB >= FULL_VCPU_MB ? 'give it a whole vCPU' : `give it ${round(SEQUENCER_MEMORY_MB / FULL_VCPU_MB, 2)} of a vCPU`} (one at ${FULL_VCPU_MB} MB)`,
-  };
-}
-
-/**
- * The same from the mix's runs, each taking batch after batch while events wait (as a run does
- * under steady load): what a batch does once a run (the index looked at once for ten batches,
- * LIST_AHEAD_BATCHES) is shared by its batches, where the timed rounds run one batch a run.
- */
-export function sustainedLogRow(cpuMs: number, events: number, runs: number, batches: number): BenchRow {
-  const cpuPerEvent = cpuMs / events;
-  return {
-    metric: 'one log, runs of many batches: events a second its sequencer takes, from its CPU time',
-    value: Math.round(1000 / cpuPerEvent),
-    unit: 'events/s',
-    note: `${round(cpuPerEvent, 2)} ms of CPU per event over the mix: ${batches} batches in ${runs} runs; one core of this machine`,
   };
 }
 

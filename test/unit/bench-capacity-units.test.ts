@@ -13,7 +13,7 @@ import {
   type Item,
   type TableSchema,
 } from '../../bench/lib/capacity/units';
-import { classFigures, ingestCeiling, oneLogRow, spreadCeilingRows, sustainedLogRow } from '../../bench/sections/capacity';
+import { classFigures, ingestCeiling, oneLogRow, spreadCeilingRows } from '../../bench/sections/capacity';
 import type { AccountingSnapshot } from '../../bench/lib/capacity/aws-proxy';
 
 /**
@@ -227,10 +227,5 @@ describe('key classes and ceilings', () => {
     expect(row.note).toContain('5 ms of CPU per event');
     expect(row.note).toContain('161 events/s with 12 waits of 5 ms a batch');
     expect(row.note).toContain('MB give it a whole vCPU (one at 1769 MB)');
-  });
-
-  test('runs of many batches: events a second from the CPU time of all of them', () => {
-    // 1,000 events, 3,000 ms of CPU in 2 runs: 3 ms an event, 333 events/s.
-    expect(sustainedLogRow(3000, 1000, 2, 10)).toMatchObject({ value: 333, unit: 'events/s', note: '3 ms of CPU per event over the mix: 10 batches in 2 runs; one core of this machine' });
   });
 });
