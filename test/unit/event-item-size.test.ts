@@ -83,7 +83,9 @@ describe("an accepted event's item", () => {
     const kept = settled(stateChange);
     expect(kept.event).toBeUndefined();
     // docs/ingress.md#what-an-accepted-event-stores states these figures.
-    expect([size(eventItem(stateChange, key)), size(kept)]).toEqual([856, 561]);
+    // Waiting, 855 or 856 bytes: its shard of the index (PENDING#0 to PENDING#63) is one digit or two.
+    expect([855, 856]).toContain(size(eventItem(stateChange, key)));
+    expect(size(kept)).toBe(561);
     expect(writeUnits(size(settled(accepted(STATE_CHANGED, { objectType: 'ORDER', previousState: 'CONFIRMED', state: 'SHIPPED' }, `msg_${'x'.repeat(60)}`))))).toBe(1);
   });
 
