@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { BatchWriteItemCommand, CreateTableCommand, DynamoDBClient, PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
+import { BatchWriteItemCommand, CreateTableCommand, DynamoDBClient, PutItemCommand, QueryCommand, waitUntilTableExists } from '@aws-sdk/client-dynamodb';
 import { KMSClient, SignCommand } from '@aws-sdk/client-kms';
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
@@ -101,6 +101,7 @@ beforeAll(async () => {
   store = await startEmbeddedStore();
   const admin = new DynamoDBClient({ endpoint: store.endpoint, region: REGION, credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
   await admin.send(new CreateTableCommand({ TableName: TABLE, KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }, { AttributeName: 'sk', KeyType: 'RANGE' }], AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }, { AttributeName: 'sk', AttributeType: 'S' }], BillingMode: 'PAY_PER_REQUEST' }));
+  await waitUntilTableExists({ client: admin, maxWaitTime: 30, minDelay: 0.1, maxDelay: 0.5 }, { TableName: TABLE });
   admin.destroy();
   kms = await startKmsStandIn(KEY_ARN);
   secrets = await startSecretsStandIn();

@@ -3,6 +3,7 @@ import {
   BatchWriteItemCommand,
   ConditionalCheckFailedException,
   CreateTableCommand,
+  waitUntilTableExists,
   DeleteItemCommand,
   DynamoDBClient,
   GetItemCommand,
@@ -51,6 +52,10 @@ beforeAll(async () => {
       ],
     }),
   );
+  // ACTIVE a moment after CreateTable answers: waited for past the proxy (nothing it counts).
+  const direct = new DynamoDBClient({ endpoint: store.endpoint, region: 'eu-central-1', credentials: { accessKeyId: 'test', secretAccessKey: 'test' } });
+  await waitUntilTableExists({ client: direct, maxWaitTime: 30, minDelay: 0.1, maxDelay: 0.5 }, { TableName: TABLE });
+  direct.destroy();
 });
 
 afterAll(async () => {

@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { BatchWriteItemCommand, CreateTableCommand, DynamoDBClient, QueryCommand } from '@aws-sdk/client-dynamodb';
+import { BatchWriteItemCommand, CreateTableCommand, DynamoDBClient, QueryCommand, waitUntilTableExists } from '@aws-sdk/client-dynamodb';
 import fc from 'fast-check';
 import { ensureStoreFree, startEmbeddedStore } from '../../lib/local/embedded-store';
 
@@ -31,6 +31,8 @@ beforeAll(async () => {
       BillingMode: 'PAY_PER_REQUEST',
     }),
   );
+  // The store makes a table ACTIVE a moment after it answers CreateTable (later on a busy machine): written to only then.
+  await waitUntilTableExists({ client, maxWaitTime: 30, minDelay: 0.1, maxDelay: 0.5 }, { TableName: TABLE });
   // One partition long enough that a Query of it takes the store a while.
   for (let i = 0; i < ITEMS; i += 25) {
     const items = Array.from({ length: 25 }, (_, j) => ({ PutRequest: { Item: { pk: { S: 'R#busy' }, sk: { S: `T#${String(i + j).padStart(6, '0')}` }, text: { S: 'x'.repeat(200) } } } }));

@@ -1,4 +1,4 @@
-import { CreateTableCommand, type CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
+import { CreateTableCommand, waitUntilTableExists, type CreateTableCommandInput } from '@aws-sdk/client-dynamodb';
 import { resourcesOfType } from '../cloud-assembly';
 import type { Provisioner } from './provisioner';
 
@@ -18,6 +18,8 @@ export const tables: Provisioner = {
       const name = String(resolver.ref(id));
       const keySchema = props.KeySchema as KeySchema;
       await dynamodb.admin.send(new CreateTableCommand(createTableInput(name, props)));
+      // Provisioned once ACTIVE, as CloudFormation waits for it: the store answers CreateTable a moment before.
+      await waitUntilTableExists({ client: dynamodb.admin, maxWaitTime: 30, minDelay: 0.1, maxDelay: 0.5 }, { TableName: name });
       if (props.ImportSourceSpecification) {
         notEmulated.push({ type: 'AWS::DynamoDB::Table', logicalId: id, reason: 'ImportSourceSpecification: the table starts empty here (--demo loads the demo data)' });
       }
