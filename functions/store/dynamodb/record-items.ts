@@ -30,7 +30,7 @@ const ENTRY_TEXT = 'e';
 const VIEW_TEXT = 'w';
 const VERSION_NUMBER = 'v';
 /** The identity of the event that made an entry not beginning a version (one beginning a version has it on its head's item). */
-const EVENT_KEY = 'k';
+export const EVENT_KEY = 'k';
 
 /**
  * An event's key (layout.ts eventPk: "P#" + sender + "#event:" + 64 hexadecimal digits) as an entry

@@ -1,11 +1,7 @@
-import { DeleteItemCommand, paginateScan, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
-import { forEachConcurrently } from '../../../functions/store/dynamodb/put-items';
-import { eventKeyAttribute, type Item } from '../../../functions/store/dynamodb/record-items';
+import { DeleteItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
+import { EVENT_KEY, eventKeyAttribute } from '../../../functions/store/dynamodb/record-items';
 import { ENTRY_SK_PREFIX, EVENT_MARK_SK_PREFIX, RECORD_PK_PREFIX } from '../../../functions/store/layout';
-import type { MigrationStep } from '../step';
-
-/** Marks folded at once. */
-const CONCURRENCY = 16;
+import { rewriteEach, scanWhere, type MigrationStep } from '../step';
 
 /**
  * Event marks (`W#<position>`: the identity of the event that made an entry not beginning a
@@ -17,39 +13,24 @@ const CONCURRENCY = 16;
  * its entries and heads, so until this has run it would not see a mark's identity on a record it
  * reads from an instant: the claim of the event's identity (kept for good) still refuses the event.
  */
-export const inlineMarks: MigrationStep = async ({ client, table }) => {
-  const marks: Item[] = [];
-  const pages = paginateScan(
-    { client },
-    {
-      TableName: table,
-      FilterExpression: 'begins_with(pk, :record) AND begins_with(sk, :mark)',
-      ExpressionAttributeValues: { ':record': { S: RECORD_PK_PREFIX }, ':mark': { S: EVENT_MARK_SK_PREFIX } },
-      ConsistentRead: true,
-    },
-  );
-  for await (const page of pages) marks.push(...(page.Items ?? []));
-  let moved = 0;
-  await forEachConcurrently(marks, CONCURRENCY, async (mark) => {
-    const entry = `${ENTRY_SK_PREFIX}${mark.sk!.S!.slice(EVENT_MARK_SK_PREFIX.length)}`;
-    const key = eventKeyAttribute(mark.eventKey!.S!);
-    try {
-      await client.send(
-        new UpdateItemCommand({
-          TableName: table,
-          Key: { pk: mark.pk!, sk: { S: entry } },
-          UpdateExpression: 'SET k = :key',
-          // The entry is there, lean, and holds no identity or this one.
-          ConditionExpression: 'attribute_exists(pk) AND attribute_exists(v) AND (attribute_not_exists(k) OR k = :key)',
-          ExpressionAttributeValues: { ':key': key },
-        }),
-      );
-    } catch (error) {
-      if ((error as Error).name === 'ConditionalCheckFailedException') return;
-      throw error;
-    }
-    await client.send(new DeleteItemCommand({ TableName: table, Key: { pk: mark.pk!, sk: mark.sk! } }));
-    moved++;
+export const inlineMarks: MigrationStep = async (context) => {
+  const marks = await scanWhere(context, {
+    FilterExpression: 'begins_with(pk, :record) AND begins_with(sk, :mark)',
+    ExpressionAttributeValues: { ':record': { S: RECORD_PK_PREFIX }, ':mark': { S: EVENT_MARK_SK_PREFIX } },
   });
-  return moved;
+  return rewriteEach(marks, async (mark) => {
+    const { client, table } = context;
+    await client.send(
+      new UpdateItemCommand({
+        TableName: table,
+        Key: { pk: mark.pk!, sk: { S: `${ENTRY_SK_PREFIX}${mark.sk!.S!.slice(EVENT_MARK_SK_PREFIX.length)}` } },
+        UpdateExpression: 'SET #key = :key',
+        // The entry is there, lean, and holds no identity or this one.
+        ConditionExpression: 'attribute_exists(pk) AND attribute_exists(v) AND (attribute_not_exists(#key) OR #key = :key)',
+        ExpressionAttributeNames: { '#key': EVENT_KEY },
+        ExpressionAttributeValues: { ':key': eventKeyAttribute(mark.eventKey!.S!) },
+      }),
+    );
+    await client.send(new DeleteItemCommand({ TableName: table, Key: { pk: mark.pk!, sk: mark.sk! } }));
+  });
 };

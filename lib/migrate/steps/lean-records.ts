@@ -1,4 +1,5 @@
-import { paginateQuery, paginateScan, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { paginateQuery, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { scanWhere } from '../step';
 import { forEachConcurrently, putItems } from '../../../functions/store/dynamodb/put-items';
 import { entryPartsOf, headItem, headPartsOf, itemClass, leanEntryItem, type Item } from '../../../functions/store/dynamodb/record-items';
 import { ENTRY_SK_PREFIX, RECORD_PK_PREFIX, recordPk } from '../../../functions/store/layout';
@@ -21,18 +22,15 @@ export interface LeanRecordsSummary {
 
 /** The references holding entry items of the layout before (each carrying its version's head): a Scan of the keys. */
 async function referencesToRewrite(client: DynamoDBClient, table: string): Promise<string[]> {
-  const references = new Set<string>();
-  const pages = paginateScan(
-    { client },
+  const found = await scanWhere(
+    { client, table },
     {
-      TableName: table,
       ProjectionExpression: 'pk',
       FilterExpression: 'begins_with(pk, :record) AND begins_with(sk, :entry) AND attribute_exists(head)',
       ExpressionAttributeValues: { ':record': { S: RECORD_PK_PREFIX }, ':entry': { S: ENTRY_SK_PREFIX } },
-      ConsistentRead: true,
     },
   );
-  for await (const page of pages) for (const item of page.Items ?? []) references.add(item.pk!.S!.slice(RECORD_PK_PREFIX.length));
+  const references = new Set(found.map((item) => item.pk!.S!.slice(RECORD_PK_PREFIX.length)));
   return [...references].sort();
 }
 

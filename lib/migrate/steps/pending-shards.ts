@@ -1,7 +1,6 @@
 import { paginateQuery, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
-import { forEachConcurrently } from '../../../functions/store/dynamodb/put-items';
 import { LEGACY_PENDING_QUEUE, PENDING_INDEX, pendingQueue } from '../../../functions/store/layout';
-import type { MigrationStep } from '../step';
+import { rewriteEach, type MigrationStep } from '../step';
 
 /**
  * Events waiting in the pending index's one partition (`queue = PENDING`) move to their shard
@@ -21,23 +20,16 @@ export const pendingShards: MigrationStep = async ({ client, table }) => {
     },
   );
   for await (const page of pages) for (const item of page.Items ?? []) keys.push(item.pk!.S!);
-  let moved = 0;
-  await forEachConcurrently(keys, 16, async (pk) => {
-    try {
-      await client.send(
-        new UpdateItemCommand({
-          TableName: table,
-          Key: { pk: { S: pk }, sk: { S: '#' } },
-          UpdateExpression: 'SET #queue = :shard',
-          ConditionExpression: '#queue = :legacy',
-          ExpressionAttributeNames: { '#queue': PENDING_INDEX.partitionKey },
-          ExpressionAttributeValues: { ':shard': { S: pendingQueue(pk) }, ':legacy': { S: LEGACY_PENDING_QUEUE } },
-        }),
-      );
-      moved++;
-    } catch (error) {
-      if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
-    }
+  return rewriteEach(keys, async (pk) => {
+    await client.send(
+      new UpdateItemCommand({
+        TableName: table,
+        Key: { pk: { S: pk }, sk: { S: '#' } },
+        UpdateExpression: 'SET #queue = :shard',
+        ConditionExpression: '#queue = :legacy',
+        ExpressionAttributeNames: { '#queue': PENDING_INDEX.partitionKey },
+        ExpressionAttributeValues: { ':shard': { S: pendingQueue(pk) }, ':legacy': { S: LEGACY_PENDING_QUEUE } },
+      }),
+    );
   });
-  return moved;
 };
