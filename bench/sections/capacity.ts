@@ -21,7 +21,7 @@ import os from 'node:os';
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { DEV_INGRESS_SECRETS_FILE } from '../../lib/local/service';
 import { demoDocument } from '../../fixtures/demo';
-import { RECORD_PK_PREFIX } from '../../functions/store/layout';
+import { RECORD_PK_PREFIX, recordHeadsPk, recordPk, referenceOfRecordPk } from '../../functions/store/layout';
 import { devSecrets, signedHeaders } from '../../lib/ingress/emit';
 import type { AccountingSnapshot } from '../lib/capacity/aws-proxy';
 import { apiEvent, drainSequencer, scheduledEvent, SEQUENCER_MEMORY_MB, startDeployedFunction, startSequencer, type SequencerSummary } from '../lib/capacity/functions';
@@ -46,7 +46,7 @@ const DELAYS_MS = [0, 5];
 /** Deliveries in flight at once: one per receiver execution environment. */
 const RECEIVERS = 4;
 const SEED = 29;
-/** The key class of a record's own partition (its timeline, versions and identities). */
+/** The key class of a record's own partitions (its timeline and identities; its versions' heads). */
 const RECORD_KEY_CLASS = RECORD_PK_PREFIX;
 
 export interface ReceiverPool {
@@ -190,7 +190,7 @@ async function mixRows(aws: BenchAws, receivers: ReceiverPool, sequencer: Functi
     );
   }
   rows.push({ metric: 'lowest ingest ceiling (any partition key)', value: Math.round(lowest.eventsPerSecond), unit: 'events/s', note: `set by ${lowest.name}` });
-  rows.push(...spreadCeilingRows(classes, deliveries));
+  rows.push(...spreadCeilingRows(all, deliveries));
 
   // The ledger's keys share one partition: what each kind of item takes of it per batch.
   const ledger = all.sortClasses.filter((s) => keyClass(s.partitionKey) === 'L#');
@@ -208,9 +208,11 @@ async function mixRows(aws: BenchAws, receivers: ReceiverPool, sequencer: Functi
 /**
  * What the mix's hot references hide: the ceiling of the keys every event shares (the index's
  * shards, the ledger's keys, the events' own), which events spread over many references meet
- * first; and one record's own partition, in events a second sent to that one reference.
+ * first; and one record's own partitions (its entries' and its heads'), in events a second sent to
+ * that one reference: the lower of the two.
  */
-export function spreadCeilingRows(classes: readonly ClassFigures[], deliveries: readonly Pick<Delivery, 'reference'>[]): BenchRow[] {
+export function spreadCeilingRows(snapshot: Pick<AccountingSnapshot, 'partitions' | 'sortClasses'>, deliveries: readonly Pick<Delivery, 'reference'>[]): BenchRow[] {
+  const classes = classFigures(snapshot as AccountingSnapshot);
   const rows: BenchRow[] = [];
   let shared = { eventsPerSecond: Infinity, name: '' };
   for (const c of classes) {
@@ -224,20 +226,30 @@ export function spreadCeilingRows(classes: readonly ClassFigures[], deliveries: 
     unit: 'events/s',
     note: shared.name ? `set by ${shared.name}: the keys every event shares, and each event's own` : 'no units',
   });
-  const records = classes.find((c) => c.name === RECORD_KEY_CLASS);
-  // The record that takes the most writes, with its reads where it is also the most read.
-  const hottest = records?.hottestWrite.key;
-  const sentToIt = hottest ? deliveries.filter((d) => `${RECORD_KEY_CLASS}${d.reference}` === hottest).length : 0;
-  if (records && hottest && sentToIt > 0) {
-    const reads = records.hottestRead.key === hottest ? records.hottestRead : { key: hottest, units: 0 };
-    const ceiling = ingestCeiling({ hottestWrite: records.hottestWrite, hottestRead: reads }, sentToIt);
-    rows.push({
-      metric: 'one reference: events a second its own partition takes',
-      value: Math.round(ceiling.eventsPerSecond),
-      unit: 'events/s',
-      note: `${hottest}: ${round(records.hottestWrite.units / sentToIt, 2)} WU and ${round(reads.units / sentToIt, 2)} RU per event sent to it (${sentToIt} of the mix's ${deliveries.length}); it reaches ${ceiling.bound === 'write' ? `${PARTITION_WRITE_UNITS_PER_SECOND} WU/s` : `${PARTITION_READ_UNITS_PER_SECOND} RU/s`} at this rate`,
-    });
-  }
+  // The reference whose partition takes the most writes, and each of its partitions.
+  const hottest = classes.find((c) => c.name === RECORD_KEY_CLASS)?.hottestWrite.key;
+  if (!hottest) return rows;
+  const reference = referenceOfRecordPk(hottest);
+  const sentToIt = deliveries.filter((d) => d.reference === reference).length;
+  if (sentToIt === 0) return rows;
+  const keys = snapshot.partitions.filter((p) => !p.index && (p.partitionKey === recordPk(reference) || p.partitionKey === recordHeadsPk(reference)));
+  const perKey = keys.map((p) => {
+    const ceiling = ingestCeiling({ hottestWrite: { key: p.partitionKey, units: p.writeUnits }, hottestRead: { key: p.partitionKey, units: p.readUnits } }, sentToIt);
+    // Which of its items take the units (entries T#, heads V#, the genesis #), per event sent to it.
+    const byItem = snapshot.sortClasses
+      .filter((s) => s.partitionKey === p.partitionKey && s.writeUnits > 0)
+      .map((s) => `${s.sortClass} ${round(s.writeUnits / sentToIt, 2)}`)
+      .join(', ');
+    const limit = ceiling.bound === 'write' ? `${PARTITION_WRITE_UNITS_PER_SECOND} WU/s` : `${PARTITION_READ_UNITS_PER_SECOND} RU/s`;
+    return { ceiling, note: `${p.partitionKey} ${round(p.writeUnits / sentToIt, 2)} WU${byItem ? ` (${byItem})` : ''} and ${round(p.readUnits / sentToIt, 2)} RU, ${Math.round(ceiling.eventsPerSecond)} events/s to ${limit}` };
+  });
+  const lowest = Math.min(...perKey.map((k) => k.ceiling.eventsPerSecond));
+  rows.push({
+    metric: 'one reference: events a second its own partitions take',
+    value: Math.round(lowest),
+    unit: 'events/s',
+    note: `${reference} (${sentToIt} of the mix's ${deliveries.length} events), per event sent to it: ${perKey.map((k) => k.note).join('; ')}`,
+  });
   return rows;
 }
 

@@ -3,22 +3,29 @@ import { createHash } from 'node:crypto';
 /**
  * The table layout, known only to functions/store/.
  *
- * One partition per record: pk = "R#" + reference.
- *   sk = "#"                      genesis item: the record exists (kind); sorts before every entry
- *   sk = "T#" + at + "#" + seq    one lean item per timeline entry, `at` as UTC ISO-8601 with
+ * Two partitions per record: its entries, pk = "R#" + reference, and its versions' heads,
+ * pk = "R#" + reference + "#V" ('#' is never in a reference: REFERENCE_PATTERN).
+ *   pk = "R#" + reference
+ *     sk = "#"                    genesis item: the record exists (kind); sorts before every entry
+ *     sk = "T#" + at + "#" + seq  one lean item per timeline entry, `at` as UTC ISO-8601 with
  *                                 milliseconds, so sort order is time order: the public entry, the
- *                                 view at that instant and the number of the version in force
- *   sk = "V#" + at + "#" + seq    one item per version: its head and evidence, stored once (deflated:
+ *                                 view at that instant and the number of the version in force; with
+ *                                 the identity of the event that made it (`k`), unless the head
+ *                                 item at that position carries it
+ *   pk = "R#" + reference + "#V"
+ *     sk = "V#" + at + "#" + seq  one item per version: its head and evidence, stored once (deflated:
  *                                 dynamodb/head-text.ts), under the position of the first entry it
- *                                 is in force at
- *   sk = "W#" + at + "#" + seq    the identity of the event that made the entry at the same position
- *                                 (what only the sequencer reads, kept out of the read path's entries),
- *                                 unless the "V#" item at that position carries it (`eventKey`): an event
- *                                 that makes a version writes one item fewer
+ *                                 is in force at; with the identity of the event that made that entry
  * The view at any instant is the newest entry at or before it with the newest head at or before it:
  * two Queries whose keys follow from the reference and the instant alone, sent together (one round
- * trip, whatever the history's length; docs/semantics.md#storage). "V#" and "W#" sort after every
- * "T#" key, so the window's descending Query from an instant meets entries, then the genesis item.
+ * trip, whatever the history's length; docs/semantics.md#storage). The heads have a partition of
+ * their own because a state change writes an entry and a head: in one partition a busy record took
+ * two write units an event on one key, which caps what one reference takes at about 450 events a
+ * second (1,000 write units a partition); apart, each key takes about one (docs/capacity.md).
+ * The layout before kept the heads in the entries' partition ("V#" items sorting after every "T#"
+ * key), and event marks there too ("W#" + at + "#" + seq: an identity in an item of its own):
+ * readers still find an old head there (headOfVersion), and `npm run migrate` moves both
+ * (lib/migrate/steps/heads-apart.ts, inline-marks.ts).
  *
  * The table's own metadata lives at pk = "S#TABLE", sk = "#".
  *
@@ -68,6 +75,12 @@ export const pendingQueues = (): string[] => Array.from({ length: PENDING_SHARDS
 export const LEGACY_PENDING_QUEUE = 'PENDING';
 
 export const recordPk = (reference: string): string => `R#${reference}`;
+/** Trailing characters of the partition key of a record's heads (recordHeadsPk). */
+export const HEADS_PK_SUFFIX = '#V';
+/** The partition of a record's versions' heads, beside its entries' (layout above). */
+export const recordHeadsPk = (reference: string): string => `${recordPk(reference)}${HEADS_PK_SUFFIX}`;
+/** The reference a record partition key (entries' or heads') belongs to. */
+export const referenceOfRecordPk = (pk: string): string => pk.slice(RECORD_PK_PREFIX.length, pk.endsWith(HEADS_PK_SUFFIX) ? -HEADS_PK_SUFFIX.length : undefined);
 
 /** Leading characters of every pending-event partition key (the receivers' only writable keys). */
 export const PENDING_PK_PREFIX = 'P#';

@@ -1,4 +1,5 @@
 import { dynamoLedgerLock } from '../../functions/store/dynamodb/ledger-head';
+import { headsApart } from './steps/heads-apart';
 import { inlineMarks } from './steps/inline-marks';
 import { integratedClaims } from './steps/integrated-claims';
 import { leanRecords } from './steps/lean-records';
@@ -20,6 +21,7 @@ export const MIGRATION_STEPS: ReadonlyArray<{ name: string; run: MigrationStep }
   { name: 'lean-records', run: leanRecordsStep },
   { name: 'inline-marks', run: inlineMarks },
   { name: 'integrated-claims', run: integratedClaims },
+  { name: 'heads-apart', run: headsApart },
 ];
 
 /** How long the migration holds the ledger's lease: no writer changes the log while its items move. */

@@ -67,6 +67,8 @@ test('npm run migrate moves a table of the earlier layout: then everything reads
   expect(first).toMatch(/integrated-claims: 2 items moved/);
   // The lean entries it writes hold their events' identities already: no mark item to fold.
   expect(first).toMatch(/inline-marks: 0 items moved/);
+  // The heads lean-records writes are in their records' heads partitions already.
+  expect(first).toMatch(/heads-apart: 0 items moved/);
 
   const items = await scan();
   // Only the head stays under L#LOG; no waiting event in the old partition; no entry carries its version's head any more.
@@ -103,5 +105,6 @@ test('npm run migrate moves a table of the earlier layout: then everything reads
   expect(second).toMatch(/ledger-keys: 0 items moved/);
   expect(second).toMatch(/lean-records: 0 items moved/);
   expect(second).toMatch(/integrated-claims: 0 items moved/);
+  expect(second).toMatch(/heads-apart: 0 items moved/);
   expect(JSON.stringify((await scan()).map((i) => JSON.stringify(i)).sort())).toBe(settled);
 }, 120_000);

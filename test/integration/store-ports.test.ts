@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { QueryCommand } from '@aws-sdk/client-dynamodb';
+import { QueryCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import S3rver from 's3rver';
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { KMSClient } from '@aws-sdk/client-kms';
@@ -157,10 +157,13 @@ describe('the record store\'s items in the table', () => {
     const v2 = part.entries[0].head;
     const entry = { id: null, at: minute(30), entry: { at: minute(30), type: 'AUTHORITY_OBSERVED', state: 'SHIPPED' }, view: { state: 'SHIPPED', lastObservedAt: minute(30) }, head: v2, eventKey: 'P#service-platform#event:x' };
     await records.write([{ reference: 'ORD-1', kind: 'OBJECT', after: part.after, entries: [entry] }]);
-    const out = await client.send(new QueryCommand({ TableName: table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': { S: 'R#ORD-1' } } }));
-    const items = out.Items ?? [];
-    expect(items.map((i) => i.sk.S!.replace(/\d{4}-.*Z/, 'AT'))).toEqual(['#', 'T#AT#0000000', 'T#AT#0000001', 'T#AT#0000002', 'T#AT#0000003', 'V#AT#0000000', 'V#AT#0000002']);
-    const heads = items.filter((i) => i.sk.S!.startsWith('V#'));
+    const partition = async (pk: string) => (await client.send(new QueryCommand({ TableName: table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': { S: pk } } }))).Items ?? [];
+    const shape = (items: Record<string, AttributeValue>[]) => items.map((i) => i.sk.S!.replace(/\d{4}-.*Z/, 'AT'));
+    // The entries and the genesis in the record's partition; its versions' heads in a partition of their own.
+    const items = await partition('R#ORD-1');
+    expect(shape(items)).toEqual(['#', 'T#AT#0000000', 'T#AT#0000001', 'T#AT#0000002', 'T#AT#0000003']);
+    const heads = await partition('R#ORD-1#V');
+    expect(shape(heads)).toEqual(['V#AT#0000000', 'V#AT#0000002']);
     expect(heads.map((i) => [i.version.N, JSON.parse(headTextOf(i)!)])).toEqual([['1', wholeRecord('ORD-1').entries[0].head], ['2', v2]]);
     const lean = items.find((i) => i.sk.S!.endsWith('0000003'))!;
     expect(Object.keys(lean).sort()).toEqual(['e', 'k', 'pk', 'sk', 'v', 'w']);
@@ -183,10 +186,9 @@ describe('the record store\'s items in the table', () => {
     const v3 = { ...part.entries[0].head, version: 3, content: { ...part.entries[0].head.content, state: 'DELIVERED' } };
     const entry = { id: null, at: minute(30), entry: { at: minute(30), type: 'STATE_CHANGED', state: 'DELIVERED' }, view: { state: 'DELIVERED' }, head: v3, eventKey: 'P#service-platform#event:v3' };
     await records.write([{ reference: 'ORD-1', kind: 'OBJECT', after: part.after, entries: [entry] }]);
-    const out = await client.send(new QueryCommand({ TableName: table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': { S: 'R#ORD-1' } } }));
-    const items = out.Items ?? [];
-    expect(items.filter((i) => i.sk.S!.startsWith('W#'))).toEqual([]);
-    const head = items.find((i) => i.sk.S!.startsWith('V#') && i.version.N === '3')!;
+    const partition = async (pk: string) => (await client.send(new QueryCommand({ TableName: table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': { S: pk } } }))).Items ?? [];
+    expect((await partition('R#ORD-1')).filter((i) => !i.sk.S!.startsWith('T#') && i.sk.S !== '#')).toEqual([]);
+    const head = (await partition('R#ORD-1#V')).find((i) => i.sk.S!.startsWith('V#') && i.version.N === '3')!;
     expect(head.eventKey.S).toBe('P#service-platform#event:v3');
     const eventKeyAt = async (from: string | null) => {
       const timeline = (await records.readTimelines([{ reference: 'ORD-1', from }])).get('ORD-1')!;

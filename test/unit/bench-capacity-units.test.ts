@@ -201,22 +201,31 @@ describe('key classes and ceilings', () => {
     expect(ingestCeiling({ hottestRead: { key: 'x', units: 60 }, hottestWrite: { key: 'x', units: 1 } }, 100)).toEqual({ eventsPerSecond: 5000, bound: 'read' });
   });
 
-  test("beside the lowest ceiling: the one of the keys every event shares (a record's own aside), and one reference's own in events sent to it", () => {
+  test("beside the lowest ceiling: the one of the keys every event shares (a record's own aside), and one reference's own partitions in events sent to it", () => {
     const snapshot = {
       partitions: [
-        { table: 't', partitionKey: 'R#hot', readUnits: 6, writeUnits: 30, requests: 1 },
+        { table: 't', partitionKey: 'R#hot', readUnits: 6, writeUnits: 12, requests: 1 },
+        { table: 't', partitionKey: 'R#hot#V', readUnits: 3, writeUnits: 20, requests: 1 },
         { table: 't', partitionKey: 'R#cold', readUnits: 1, writeUnits: 3, requests: 1 },
         { table: 't', partitionKey: 'L#log', readUnits: 0, writeUnits: 5, requests: 1 },
         { table: 't', index: 'pending', partitionKey: 'PENDING#1', readUnits: 0, writeUnits: 2, requests: 1 },
       ],
+      sortClasses: [
+        { table: 't', partitionKey: 'R#hot', sortClass: 'T#', readUnits: 0, writeUnits: 10 },
+        { table: 't', partitionKey: 'R#hot', sortClass: '#', readUnits: 0, writeUnits: 2 },
+        { table: 't', partitionKey: 'R#hot#V', sortClass: 'V#', readUnits: 0, writeUnits: 20 },
+      ],
     } as unknown as AccountingSnapshot;
-    // 100 events, 10 of them to R#hot: the records' class would cap the mix at 1,000 / 0.3 = 3,333/s.
+    // 100 events, 10 of them to "hot": its heads' partition would cap the mix at 1,000 / 0.2 = 5,000/s.
     const deliveries = [...Array.from({ length: 10 }, () => ({ reference: 'hot' })), ...Array.from({ length: 90 }, (_, i) => ({ reference: `cold${i}` }))];
-    const rows = spreadCeilingRows(classFigures(snapshot), deliveries);
+    const rows = spreadCeilingRows(snapshot, deliveries);
     // Spread: L#log's 0.05 WU per event binds at 20,000/s (the index shard's 0.02 at 50,000/s).
     expect(rows[0]).toMatchObject({ value: 20000, unit: 'events/s', note: expect.stringContaining('set by L#') });
-    // R#hot: 3 WU per event sent to it -> 333 events/s to that one reference.
-    expect(rows[1]).toMatchObject({ value: 333, unit: 'events/s', note: expect.stringContaining('R#hot: 3 WU and 0.6 RU per event sent to it (10 of the mix') });
+    // R#hot#V: 2 WU per event sent to it -> 500 events/s to that one reference; R#hot: 1.2 -> 833.
+    expect(rows[1]).toMatchObject({ value: 500, unit: 'events/s' });
+    expect(rows[1].note).toContain('hot (10 of the mix');
+    expect(rows[1].note).toContain('R#hot 1.2 WU (T# 1, # 0.2) and 0.6 RU, 833 events/s');
+    expect(rows[1].note).toContain('R#hot#V 2 WU (V# 2) and 0.3 RU, 500 events/s to 1000 WU/s');
   });
 
   test('one log takes events as fast as its one sequencer: from its CPU time per event, and with its calls one after another waiting', () => {

@@ -1,7 +1,7 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { StoredTimelineEntry } from '../../domain/kinds/kind';
 import type { GenesisToWrite, RecordGenesis } from '../ports/records';
-import { atPositionOf, canonicalInstant, ENTRY_SK_PREFIX, EVENT_MARK_SK_PREFIX, GENESIS_SK, HEAD_SK_PREFIX, recordPk } from '../layout';
+import { atPositionOf, canonicalInstant, ENTRY_SK_PREFIX, EVENT_MARK_SK_PREFIX, GENESIS_SK, HEAD_SK_PREFIX, recordHeadsPk, recordPk } from '../layout';
 import { headAttributeFor, headTextOf, type HeadItemFor } from './head-text';
 
 export type Item = Record<string, AttributeValue>;
@@ -82,11 +82,12 @@ export function leanEntryItem(reference: string, parts: Pick<EntryParts, 'id' | 
 }
 
 /**
- * A version's head item, at the position of the first entry it is in force at; with the identity of
- * the event that made that entry, when one did (the item of any other entry an event made holds it).
+ * A version's head item, in the record's heads partition at the position of the first entry it is
+ * in force at; with the identity of the event that made that entry, when one did (the item of any
+ * other entry an event made holds it).
  */
 export function headItem(reference: string, entrySk: string, version: number, headText: string, eventKey?: string, where: HeadItemFor = 'table'): Item {
-  const item: Item = { pk: { S: recordPk(reference) }, sk: { S: atPositionOf(entrySk, HEAD_SK_PREFIX) }, version: { N: String(version) }, ...headAttributeFor(where, headText) };
+  const item: Item = { pk: { S: recordHeadsPk(reference) }, sk: { S: atPositionOf(entrySk, HEAD_SK_PREFIX) }, version: { N: String(version) }, ...headAttributeFor(where, headText) };
   if (eventKey) item.eventKey = { S: eventKey };
   return item;
 }

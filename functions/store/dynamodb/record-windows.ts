@@ -1,17 +1,17 @@
 import { QueryCommand, type DynamoDBClient, type QueryCommandInput } from '@aws-sdk/client-dynamodb';
 import { logger } from '../../logging/logger';
 import { StoreUnavailable } from '../errors';
-import { cutSk, GENESIS_SK, HEAD_SK_PREFIX, recordPk } from '../layout';
+import { cutSk, GENESIS_SK, HEAD_SK_PREFIX, recordHeadsPk, recordPk } from '../layout';
 import type { RecordWindow, RecordWindows } from '../ports/records';
 import { WindowEntry } from '../window-entry';
 import { entryPartsOf, headPartsOf, type Item } from './record-items';
 
-/** The query of a record's items of one kind between two keys (inclusive), as record-windows and records.ts send it. */
-export function rangeQuery(table: string, reference: string, from: string, to: string, options: { newestFirst?: boolean; limit?: number; consistent?: boolean } = {}): QueryCommandInput {
+/** The query of the items of one partition (a record's entries or its heads) between two keys (inclusive), as record-windows and records.ts send it. */
+export function rangeQuery(table: string, pk: string, from: string, to: string, options: { newestFirst?: boolean; limit?: number; consistent?: boolean } = {}): QueryCommandInput {
   return {
     TableName: table,
     KeyConditionExpression: 'pk = :pk AND sk BETWEEN :from AND :to',
-    ExpressionAttributeValues: { ':pk': { S: recordPk(reference) }, ':from': { S: from }, ':to': { S: to } },
+    ExpressionAttributeValues: { ':pk': { S: pk }, ':from': { S: from }, ':to': { S: to } },
     ScanIndexForward: !options.newestFirst,
     Limit: options.limit,
     ConsistentRead: options.consistent,
@@ -21,16 +21,20 @@ export function rangeQuery(table: string, reference: string, from: string, to: s
 /**
  * The head of `version` when the newest head at or before an instant was another's (a version
  * brought back, or a write under way): every head of the record, newest first, strongly consistent,
- * until one of that version. Rare, and a second round trip.
+ * until one of that version; then, if none, where the layout before kept heads (the entries'
+ * partition, until `npm run migrate` moves them: lib/migrate/steps/heads-apart.ts). Rare, and a
+ * second round trip.
  */
 export async function headOfVersion(client: DynamoDBClient, table: string, reference: string, version: number): Promise<string | null> {
-  let start: Item | undefined;
-  do {
-    const out = await client.send(new QueryCommand({ ...rangeQuery(table, reference, HEAD_SK_PREFIX, `${HEAD_SK_PREFIX}~`, { newestFirst: true, consistent: true }), ExclusiveStartKey: start }));
-    const found = (out.Items ?? []).map(headPartsOf).find((h) => h.version === version);
-    if (found) return found.headText;
-    start = out.LastEvaluatedKey;
-  } while (start);
+  for (const pk of [recordHeadsPk(reference), recordPk(reference)]) {
+    let start: Item | undefined;
+    do {
+      const out = await client.send(new QueryCommand({ ...rangeQuery(table, pk, HEAD_SK_PREFIX, `${HEAD_SK_PREFIX}~`, { newestFirst: true, consistent: true }), ExclusiveStartKey: start }));
+      const found = (out.Items ?? []).map(headPartsOf).find((h) => h.version === version);
+      if (found) return found.headText;
+      start = out.LastEvaluatedKey;
+    } while (start);
+  }
   return null;
 }
 
@@ -47,7 +51,7 @@ async function send<T>(what: string, request: () => Promise<T>): Promise<T> {
  * eventually consistent. Two Queries sent together, each keyed by the reference and the instant
  * alone: the entries, descending, `sk <= cut`, Limit window + 1 (the window and one to tell whether
  * more exist; a short history's genesis item comes with them), and the newest head at or before
- * the instant, Limit 1: the head of the newest entry's version, unless a version was brought back
+ * the instant in the record's heads partition, Limit 1: the head of the newest entry's version, unless a version was brought back
  * after another (then headOfVersion, a second trip). docs/semantics.md#storage.
  */
 export function dynamoRecordWindows(client: DynamoDBClient, table: string): RecordWindows {
@@ -57,7 +61,7 @@ export function dynamoRecordWindows(client: DynamoDBClient, table: string): Reco
       const [entriesOut, headOut] = await send('Query record window', () =>
         Promise.all([
           client.send(new QueryCommand({ TableName: table, KeyConditionExpression: 'pk = :pk AND sk <= :cut', ExpressionAttributeValues: { ':pk': { S: recordPk(reference) }, ':cut': { S: cutSk(at) } }, ScanIndexForward: false, Limit: limit + 1 })),
-          client.send(new QueryCommand(rangeQuery(table, reference, HEAD_SK_PREFIX, cutSk(at, HEAD_SK_PREFIX), { newestFirst: true, limit: 1 }))),
+          client.send(new QueryCommand(rangeQuery(table, recordHeadsPk(reference), HEAD_SK_PREFIX, cutSk(at, HEAD_SK_PREFIX), { newestFirst: true, limit: 1 }))),
         ]),
       );
       const items = entriesOut.Items ?? [];

@@ -1,7 +1,7 @@
 import { paginateQuery, QueryCommand, type DynamoDBClient, type QueryCommandInput } from '@aws-sdk/client-dynamodb';
 import type { StoredTimelineEntry } from '../../domain/kinds/kind';
 import { batchGetItems, WRITER_READ } from '../batch-get';
-import { atPositionOf, canonicalInstant, ENTRY_SK_PREFIX, EVENT_MARK_SK_PREFIX, GENESIS_SK, HEAD_SK_PREFIX, parsePosition, positionAfter, recordPk, sortKeysOf } from '../layout';
+import { atPositionOf, canonicalInstant, ENTRY_SK_PREFIX, EVENT_MARK_SK_PREFIX, GENESIS_SK, HEAD_SK_PREFIX, parsePosition, positionAfter, recordHeadsPk, recordPk, sortKeysOf } from '../layout';
 import type { RecordChange, RecordStore, StoredTimeline, TimelineRequest } from '../ports/records';
 import { headOfVersion, rangeQuery, dynamoRecordWindows } from './record-windows';
 import { forEachConcurrently, putItems } from './put-items';
@@ -18,7 +18,8 @@ const READ_CONCURRENCY = 8;
 const WRITE_CONCURRENCY = 8;
 
 /**
- * The record store in a DynamoDB table (layout.ts): one partition per record. The read path's
+ * The record store in a DynamoDB table (layout.ts): two partitions per record, its entries and its
+ * versions' heads. The read path's
  * window is record-windows.ts; the writers read strongly consistent, geneses in BatchGetItems of
  * 100 keys, timelines in Queries run together; writes are BatchWriteItems of 25, in three steps
  * (new versions' heads, then the entries, so a reader never meets an entry whose
@@ -132,13 +133,14 @@ class TimelineItems {
 }
 
 /**
- * A record's items of `prefix` at or after `boundary`, in key order, and the newest one before it:
+ * The items of `prefix` in the partition `pk` (a record's entries or its heads) at or after
+ * `boundary`, in key order, and the newest one before it:
  * read newest first, two to a page, so the common case (events newer than every entry: nothing at
  * or after the boundary, or one) is one request; more items after the boundary than the first page
  * holds are read with the one before it, together, in one more round trip.
  */
-async function fromBoundary(client: DynamoDBClient, table: string, reference: string, prefix: string, boundary: string): Promise<{ onward: Item[]; prior: Item | null }> {
-  const first = await client.send(new QueryCommand(rangeQuery(table, reference, prefix, `${prefix}~`, { newestFirst: true, limit: 2, consistent: true })));
+async function fromBoundary(client: DynamoDBClient, table: string, pk: string, prefix: string, boundary: string): Promise<{ onward: Item[]; prior: Item | null }> {
+  const first = await client.send(new QueryCommand(rangeQuery(table, pk, prefix, `${prefix}~`, { newestFirst: true, limit: 2, consistent: true })));
   const items = first.Items ?? [];
   const below = items.findIndex((item) => item.sk!.S! < boundary);
   if (below >= 0) return { onward: items.slice(0, below).reverse(), prior: items[below] };
@@ -146,31 +148,41 @@ async function fromBoundary(client: DynamoDBClient, table: string, reference: st
   const lowest = items[items.length - 1].sk!.S!;
   const rest: Item[] = [];
   const [prior] = await Promise.all([
-    client.send(new QueryCommand(rangeQuery(table, reference, prefix, boundary, { newestFirst: true, limit: 1, consistent: true }))),
+    client.send(new QueryCommand(rangeQuery(table, pk, prefix, boundary, { newestFirst: true, limit: 1, consistent: true }))),
     (async () => {
-      for await (const page of paginateQuery({ client }, rangeQuery(table, reference, boundary, lowest, { consistent: true }))) rest.push(...(page.Items ?? []).filter((item) => item.sk!.S! !== lowest));
+      for await (const page of paginateQuery({ client }, rangeQuery(table, pk, boundary, lowest, { consistent: true }))) rest.push(...(page.Items ?? []).filter((item) => item.sk!.S! !== lowest));
     })(),
   ]);
   return { onward: [...rest, ...items.reverse()], prior: prior.Items?.[0] ?? null };
 }
 
 /**
- * One record's timeline, strongly consistent: whole (one paginated Query of the partition), or from
- * an instant (the entry just before it and every entry at or after it, with the heads of the same
- * stretch: a Query of each sent together, however long the history before). The identities of the
- * events that made them come with them, on the entries' items and the heads'; an event mark item
- * (`W#`, the layout before them) is read only with a whole record: `npm run migrate` folds them into
- * their entries (lib/migrate/steps/inline-marks.ts). Null when no entry is stored under the reference.
+ * One record's timeline, strongly consistent: whole (a paginated Query of each of its two
+ * partitions, sent together), or from an instant (the entry just before it and every entry at or
+ * after it, with the heads of the same stretch: a Query of each sent together, however long the
+ * history before). The identities of the events that made them come with them, on the entries'
+ * items and the heads'. What the layout before kept in the entries' partition (an event mark item,
+ * `W#`; a head, `V#`) is read with a whole record, and a head of it when an entry needs it
+ * (headOfVersion): `npm run migrate` moves both (lib/migrate/steps/inline-marks.ts, heads-apart.ts).
+ * Null when no entry is stored under the reference.
  */
 async function readTimeline(client: DynamoDBClient, table: string, request: TimelineRequest): Promise<StoredTimeline | null> {
   const read = new TimelineItems();
   let before: EntryParts | null = null;
   if (request.from === null) {
-    const input: QueryCommandInput = { TableName: table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': { S: recordPk(request.reference) } }, ConsistentRead: true };
-    for await (const page of paginateQuery({ client }, input)) read.add(page.Items ?? []);
+    const partition = async (pk: string): Promise<Item[]> => {
+      const input: QueryCommandInput = { TableName: table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': { S: pk } }, ConsistentRead: true };
+      const items: Item[] = [];
+      for await (const page of paginateQuery({ client }, input)) items.push(...(page.Items ?? []));
+      return items;
+    };
+    for (const items of await Promise.all([recordPk(request.reference), recordHeadsPk(request.reference)].map(partition))) read.add(items);
   } else {
     const tail = `${canonicalInstant(request.from)}#`;
-    const [entries, heads] = await Promise.all([ENTRY_SK_PREFIX, HEAD_SK_PREFIX].map((prefix) => fromBoundary(client, table, request.reference, prefix, `${prefix}${tail}`)));
+    const [entries, heads] = await Promise.all([
+      fromBoundary(client, table, recordPk(request.reference), ENTRY_SK_PREFIX, `${ENTRY_SK_PREFIX}${tail}`),
+      fromBoundary(client, table, recordHeadsPk(request.reference), HEAD_SK_PREFIX, `${HEAD_SK_PREFIX}${tail}`),
+    ]);
     read.add([...entries.onward, ...heads.onward, ...(heads.prior ? [heads.prior] : [])]);
     before = entries.prior ? entryPartsOf(entries.prior) : null;
   }

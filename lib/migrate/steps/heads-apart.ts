@@ -1,0 +1,35 @@
+import { DeleteItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { HEAD_SK_PREFIX, HEADS_PK_SUFFIX, RECORD_PK_PREFIX, recordHeadsPk, referenceOfRecordPk } from '../../../functions/store/layout';
+import { rewriteEach, scanWhere, type MigrationStep } from '../step';
+
+/**
+ * Versions' heads moved out of their record's entries' partition (`R#<reference>`, sort key `V#…`,
+ * the layout before) into the record's heads partition (`R#<reference>#V`, the same sort key and
+ * attributes), as the writers keep them now (functions/store/layout.ts): a state change then
+ * writes one unit to each of two keys, not two to one. Found by a Scan (one read of the whole
+ * table); each head put under its new key unless a different version is there already, then
+ * deleted from the old one if it is still the same version. A run again, or after one that
+ * stopped between the two writes, finishes what is left and changes nothing else. Readers find a
+ * head in either place meanwhile (functions/store/dynamodb/record-windows.ts headOfVersion), at a
+ * second round trip for a head not yet moved.
+ */
+export const headsApart: MigrationStep = async (context) => {
+  const found = await scanWhere(context, {
+    FilterExpression: 'begins_with(pk, :record) AND begins_with(sk, :head)',
+    ExpressionAttributeValues: { ':record': { S: RECORD_PK_PREFIX }, ':head': { S: HEAD_SK_PREFIX } },
+  });
+  const inEntriesPartition = found.filter((item) => !item.pk!.S!.endsWith(HEADS_PK_SUFFIX));
+  return rewriteEach(inEntriesPartition, async (head) => {
+    const { client, table } = context;
+    const sameVersion = { ':version': head.version! };
+    await client.send(
+      new PutItemCommand({
+        TableName: table,
+        Item: { ...head, pk: { S: recordHeadsPk(referenceOfRecordPk(head.pk!.S!)) } },
+        ConditionExpression: 'attribute_not_exists(pk) OR version = :version',
+        ExpressionAttributeValues: sameVersion,
+      }),
+    );
+    await client.send(new DeleteItemCommand({ TableName: table, Key: { pk: head.pk!, sk: head.sk! }, ConditionExpression: 'version = :version', ExpressionAttributeValues: sameVersion }));
+  });
+};
