@@ -1,6 +1,8 @@
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { gunzipSync, gzipSync } from 'node:zlib';
+import { GetItemCommand, PutItemCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import { tableStores } from '../../functions/store/dynamodb';
 import { putItems } from '../../functions/store/dynamodb/put-items';
+import { LEDGER_ITEM_SK, ledgerJournalChunkPk } from '../../functions/store/layout';
 import type { RecordChange } from '../../functions/store/ports/records';
 import { ensureTable } from '../../functions/store/write';
 import { headsApart } from '../../lib/migrate/steps/heads-apart';
@@ -11,7 +13,7 @@ import { embeddedStoreForFile, scanTable } from '../support/embedded-table';
  * writers keep them under `R#<reference>#V`; a table whose heads are in the entries' partition
  * (`R#<reference>`, the layout before) reads the same meanwhile, is moved to exactly what the
  * writers write now, and a second run changes nothing; a run stopped between its two writes is
- * finished by the next.
+ * finished by the next; a batch's journal written in the layout before is finished in today's.
  */
 type Item = Record<string, AttributeValue>;
 const embedded = embeddedStoreForFile();
@@ -103,4 +105,23 @@ test('a different version already under the new key is left as it is, and the he
   const after = await scanTable(client, 'odd');
   expect(after.find((i) => i.pk.S === 'R#ORD-4' && i.sk.S === first.sk.S)).toEqual(stray);
   expect(after.find((i) => i.pk.S === 'R#ORD-4#V' && i.sk.S === first.sk.S)).toEqual(first);
+});
+
+test('a batch\'s journal written before heads had a partition of their own (a batch left unfinished across the change) is finished in today\'s layout', async () => {
+  const client = embedded.client();
+  await ensureTable(client, 'direct');
+  await tableStores(client, 'direct').records.write([record('ORD-5')]);
+  await ensureTable(client, 'journaled');
+  const { journal } = tableStores(client, 'journaled').ledger;
+  await journal.write(7, { records: [record('ORD-5')], settlements: [] });
+  // The chunk as the writer before wrote it: the record's heads under its entries' key.
+  const key = { pk: { S: ledgerJournalChunkPk(7, 0) }, sk: { S: LEDGER_ITEM_SK } };
+  const chunk = (await client.send(new GetItemCommand({ TableName: 'journaled', Key: key, ConsistentRead: true }))).Item!;
+  const text = gunzipSync(chunk.items.B!).toString('utf8');
+  expect(text).toContain('"R#ORD-5#V"');
+  await client.send(new PutItemCommand({ TableName: 'journaled', Item: { ...chunk, items: { B: gzipSync(text.replaceAll('"R#ORD-5#V"', '"R#ORD-5"')) } } }));
+
+  await journal.finish(7);
+  const records = (items: Item[]) => sorted(items.filter((i) => i.pk.S!.startsWith('R#')));
+  expect(records(await scanTable(client, 'journaled'))).toEqual(records(await scanTable(client, 'direct')));
 });

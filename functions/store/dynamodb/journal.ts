@@ -6,6 +6,7 @@ import { tableMetaItem } from '../write';
 import { settledItem } from './pending';
 import { chainLocator, type LogLocator } from './ledger-chain';
 import { storedHeadItem } from './head-text';
+import { inHeadsPartition } from './record-items';
 import { deleteItems, putItems } from './put-items';
 import { TTL_ATTRIBUTE } from './pending-items';
 import { recordChangeItems } from './records';
@@ -109,7 +110,7 @@ export function dynamoJournal(client: DynamoDBClient, table: string, locator: Lo
     return keys.flatMap((key) => {
       const chunk = found.get(key.pk!.S!);
       if (!chunk?.items?.B) throw new Error(`the journal of the batch publishing ${header.treeSize} is missing its chunk ${key.pk!.S}`);
-      return (JSON.parse(zlib().gunzipSync(chunk.items.B).toString('utf8'), base64AsBinary) as Item[]).map(storedHeadItem);
+      return (JSON.parse(zlib().gunzipSync(chunk.items.B).toString('utf8'), base64AsBinary) as Item[]).map((item) => inHeadsPartition(storedHeadItem(item)));
     });
   };
   /** The chunks of the last batch this process marked done: removed while the next batch's journal is written (no round trip of their own). */

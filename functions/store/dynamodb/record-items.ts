@@ -1,7 +1,7 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { StoredTimelineEntry } from '../../domain/kinds/kind';
 import type { GenesisToWrite, RecordGenesis } from '../ports/records';
-import { atPositionOf, canonicalInstant, ENTRY_SK_PREFIX, EVENT_MARK_SK_PREFIX, GENESIS_SK, HEAD_SK_PREFIX, recordHeadsPk, recordPk } from '../layout';
+import { atPositionOf, canonicalInstant, ENTRY_SK_PREFIX, EVENT_MARK_SK_PREFIX, GENESIS_SK, HEAD_SK_PREFIX, HEADS_PK_SUFFIX, RECORD_PK_PREFIX, recordHeadsPk, recordPk, referenceOfRecordPk } from '../layout';
 import { headAttributeFor, headTextOf, type HeadItemFor } from './head-text';
 
 export type Item = Record<string, AttributeValue>;
@@ -90,6 +90,17 @@ export function headItem(reference: string, entrySk: string, version: number, he
   const item: Item = { pk: { S: recordHeadsPk(reference) }, sk: { S: atPositionOf(entrySk, HEAD_SK_PREFIX) }, version: { N: String(version) }, ...headAttributeFor(where, headText) };
   if (eventKey) item.eventKey = { S: eventKey };
   return item;
+}
+
+/**
+ * A head item under the key the writers keep heads at now (its record's heads partition): a
+ * batch's journal written before heads had a partition of their own (a batch left unfinished
+ * across the change) holds them under the record's entries' key, and is finished in today's layout.
+ */
+export function inHeadsPartition(item: Item): Item {
+  const pk = item.pk?.S;
+  if (itemClass(item) !== 'head' || !pk?.startsWith(RECORD_PK_PREFIX) || pk.endsWith(HEADS_PK_SUFFIX)) return item;
+  return { ...item, pk: { S: recordHeadsPk(referenceOfRecordPk(pk)) } };
 }
 
 /** What an entry item holds, its texts as stored; `headText` only on an item of the layout before heads were stored once (it carried its head). */
