@@ -79,8 +79,13 @@ export const recordPk = (reference: string): string => `R#${reference}`;
 export const HEADS_PK_SUFFIX = '#V';
 /** The partition of a record's versions' heads, beside its entries' (layout above). */
 export const recordHeadsPk = (reference: string): string => `${recordPk(reference)}${HEADS_PK_SUFFIX}`;
+/**
+ * Whether a record partition key is its heads partition's: the suffix after the reference, never
+ * inside it ('#' is never in a reference, so "R#V", the entries of the reference "V", is not one).
+ */
+export const isRecordHeadsPk = (pk: string): boolean => pk.startsWith(RECORD_PK_PREFIX) && pk.slice(RECORD_PK_PREFIX.length).endsWith(HEADS_PK_SUFFIX);
 /** The reference a record partition key (entries' or heads') belongs to. */
-export const referenceOfRecordPk = (pk: string): string => pk.slice(RECORD_PK_PREFIX.length, pk.endsWith(HEADS_PK_SUFFIX) ? -HEADS_PK_SUFFIX.length : undefined);
+export const referenceOfRecordPk = (pk: string): string => pk.slice(RECORD_PK_PREFIX.length, isRecordHeadsPk(pk) ? -HEADS_PK_SUFFIX.length : undefined);
 
 /** Leading characters of every pending-event partition key (the receivers' only writable keys). */
 export const PENDING_PK_PREFIX = 'P#';

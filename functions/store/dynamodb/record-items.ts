@@ -1,7 +1,7 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import type { StoredTimelineEntry } from '../../domain/kinds/kind';
 import type { GenesisToWrite, RecordGenesis } from '../ports/records';
-import { atPositionOf, canonicalInstant, ENTRY_SK_PREFIX, EVENT_MARK_SK_PREFIX, GENESIS_SK, HEAD_SK_PREFIX, HEADS_PK_SUFFIX, RECORD_PK_PREFIX, recordHeadsPk, recordPk, referenceOfRecordPk } from '../layout';
+import { atPositionOf, canonicalInstant, ENTRY_SK_PREFIX, EVENT_MARK_SK_PREFIX, GENESIS_SK, HEAD_SK_PREFIX, isRecordHeadsPk, RECORD_PK_PREFIX, recordHeadsPk, recordPk, referenceOfRecordPk } from '../layout';
 import { headAttributeFor, headTextOf, type HeadItemFor } from './head-text';
 
 export type Item = Record<string, AttributeValue>;
@@ -99,7 +99,7 @@ export function headItem(reference: string, entrySk: string, version: number, he
  */
 export function inHeadsPartition(item: Item): Item {
   const pk = item.pk?.S;
-  if (itemClass(item) !== 'head' || !pk?.startsWith(RECORD_PK_PREFIX) || pk.endsWith(HEADS_PK_SUFFIX)) return item;
+  if (itemClass(item) !== 'head' || !pk?.startsWith(RECORD_PK_PREFIX) || isRecordHeadsPk(pk)) return item;
   return { ...item, pk: { S: recordHeadsPk(referenceOfRecordPk(pk)) } };
 }
 

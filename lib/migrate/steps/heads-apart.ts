@@ -1,5 +1,5 @@
 import { DeleteItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
-import { HEAD_SK_PREFIX, HEADS_PK_SUFFIX, RECORD_PK_PREFIX, recordHeadsPk, referenceOfRecordPk } from '../../../functions/store/layout';
+import { HEAD_SK_PREFIX, isRecordHeadsPk, RECORD_PK_PREFIX, recordHeadsPk, referenceOfRecordPk } from '../../../functions/store/layout';
 import { rewriteEach, scanWhere, type MigrationStep } from '../step';
 
 /**
@@ -18,7 +18,7 @@ export const headsApart: MigrationStep = async (context) => {
     FilterExpression: 'begins_with(pk, :record) AND begins_with(sk, :head)',
     ExpressionAttributeValues: { ':record': { S: RECORD_PK_PREFIX }, ':head': { S: HEAD_SK_PREFIX } },
   });
-  const inEntriesPartition = found.filter((item) => !item.pk!.S!.endsWith(HEADS_PK_SUFFIX));
+  const inEntriesPartition = found.filter((item) => !isRecordHeadsPk(item.pk!.S!));
   return rewriteEach(inEntriesPartition, async (head) => {
     const { client, table } = context;
     const sameVersion = { ':version': head.version! };
