@@ -37,8 +37,8 @@ const putAll = (table: string, items: readonly Item[]) => putItems(client, table
 function layoutBefore(items: readonly Item[]): Item[] {
   const heads = new Map<string, string>();
   const marks = new Map<string, string>();
-  // A record's heads are in a partition of their own (R#<reference>#V), its entries in R#<reference>.
-  const entriesPk = (item: Item) => item.pk.S!.replace(/#V$/, '');
+  // A record's heads are in a partition of their own (R#<reference>#V), its entries in R#<reference> ('#' is never in a reference).
+  const entriesPk = (item: Item) => item.pk.S!.replace(/^(R#[^#]+)#V$/, '$1');
   for (const item of items) {
     // The event that made an entry: on its version's head's item (an entry beginning a version), else on its own item.
     if (item.sk.S!.startsWith('V#')) heads.set(`${entriesPk(item)}|${item.version.N}`, headTextOf(item)!);
@@ -79,7 +79,7 @@ async function answers(records: RecordStore, references: readonly string[]): Pro
 
 const demoReferences = () => (demoDocument(ANCHOR).records as { reference: string }[]).map((r) => r.reference);
 /** Every record of a table's items (the demo's, and those derived from them: the status lists). */
-const recordsIn = (items: readonly Item[]) => [...new Set(items.filter((item) => item.pk.S!.startsWith('R#') && !item.pk.S!.endsWith('#V')).map((item) => item.pk.S!.slice(2)))];
+const recordsIn = (items: readonly Item[]) => [...new Set(items.filter((item) => /^R#[^#]+$/.test(item.pk.S!)).map((item) => item.pk.S!.slice(2)))];
 
 /** The demo loaded by today's loader, with two entries an event made (they carry its identity), in a new table. */
 async function demoTable(): Promise<{ table: string; records: RecordStore }> {
