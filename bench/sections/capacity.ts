@@ -107,7 +107,7 @@ interface ClassFigures {
 }
 
 /** Units by key class: a table partition's class is its key's leading characters (R#, P#, L#); an index's partitions form a class of their own. */
-export function classFigures(snapshot: AccountingSnapshot): ClassFigures[] {
+export function classFigures(snapshot: Pick<AccountingSnapshot, 'partitions'>): ClassFigures[] {
   const classes = new Map<string, ClassFigures>();
   for (const p of snapshot.partitions) {
     const name = p.index ? `index ${p.index}` : keyClass(p.partitionKey);
@@ -212,7 +212,7 @@ async function mixRows(aws: BenchAws, receivers: ReceiverPool, sequencer: Functi
  * that one reference: the lower of the two.
  */
 export function spreadCeilingRows(snapshot: Pick<AccountingSnapshot, 'partitions' | 'sortClasses'>, deliveries: readonly Pick<Delivery, 'reference'>[]): BenchRow[] {
-  const classes = classFigures(snapshot as AccountingSnapshot);
+  const classes = classFigures(snapshot);
   const rows: BenchRow[] = [];
   let shared = { eventsPerSecond: Infinity, name: '' };
   for (const c of classes) {

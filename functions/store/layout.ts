@@ -76,7 +76,7 @@ export const LEGACY_PENDING_QUEUE = 'PENDING';
 
 export const recordPk = (reference: string): string => `R#${reference}`;
 /** Trailing characters of the partition key of a record's heads (recordHeadsPk). */
-export const HEADS_PK_SUFFIX = '#V';
+const HEADS_PK_SUFFIX = '#V';
 /** The partition of a record's versions' heads, beside its entries' (layout above). */
 export const recordHeadsPk = (reference: string): string => `${recordPk(reference)}${HEADS_PK_SUFFIX}`;
 /**

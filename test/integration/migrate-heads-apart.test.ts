@@ -7,6 +7,7 @@ import type { RecordChange } from '../../functions/store/ports/records';
 import { ensureTable } from '../../functions/store/write';
 import { headsApart } from '../../lib/migrate/steps/heads-apart';
 import { embeddedStoreForFile, scanTable } from '../support/embedded-table';
+import { objectChange } from '../support/record-changes';
 
 /**
  * A record's versions' heads in a partition of their own (lib/migrate/steps/heads-apart.ts): the
@@ -20,22 +21,17 @@ const embedded = embeddedStoreForFile();
 const minute = (n: number) => new Date(Date.UTC(2026, 10, 20, 10, n)).toISOString();
 
 /** An object placed, observed, shipped (by an event: its identity on the head), then observed again: two versions. */
-function record(reference: string): RecordChange {
-  const head = (version: number, state: string) => ({ reference, version, content: { state }, evidence: null });
-  const v1 = head(1, 'PLACED');
-  const v2 = head(2, 'SHIPPED');
-  return {
+const record = (reference: string): RecordChange =>
+  objectChange(
     reference,
-    kind: 'OBJECT',
-    entries: [
-      { id: null, at: minute(0), entry: { at: minute(0), type: 'STATE_CHANGED', state: 'PLACED' }, view: { state: 'PLACED' }, head: v1, eventKey: null },
-      { id: null, at: minute(1), entry: { at: minute(1), type: 'AUTHORITY_OBSERVED', state: 'PLACED' }, view: { state: 'PLACED' }, head: v1, eventKey: 'P#service-platform#event:one' },
-      { id: null, at: minute(2), entry: { at: minute(2), type: 'STATE_CHANGED', state: 'SHIPPED' }, view: { state: 'SHIPPED' }, head: v2, eventKey: 'P#service-platform#event:two' },
-      { id: null, at: minute(3), entry: { at: minute(3), type: 'AUTHORITY_OBSERVED', state: 'SHIPPED' }, view: { state: 'SHIPPED' }, head: v2, eventKey: null },
+    [
+      { type: 'STATE_CHANGED', state: 'PLACED', eventKey: null },
+      { type: 'AUTHORITY_OBSERVED', state: 'PLACED', eventKey: 'P#service-platform#event:one' },
+      { type: 'STATE_CHANGED', state: 'SHIPPED', eventKey: 'P#service-platform#event:two' },
+      { type: 'AUTHORITY_OBSERVED', state: 'SHIPPED', eventKey: null },
     ],
-    genesis: { highestVersion: 2 },
-  };
-}
+    minute,
+  );
 
 /** The same items as the layout before kept them, written independently of the stores' code: every head in its record's entries' partition. */
 const layoutBefore = (items: readonly Item[]): Item[] => items.map((item) => (item.sk.S!.startsWith('V#') ? { ...item, pk: { S: item.pk.S!.slice(0, -2) } } : item));

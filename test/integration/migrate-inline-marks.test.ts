@@ -9,6 +9,7 @@ import type { RecordChange } from '../../functions/store/ports/records';
 import { ensureTable } from '../../functions/store/write';
 import { inlineMarks } from '../../lib/migrate/steps/inline-marks';
 import { embeddedStoreForFile, scanTable } from '../support/embedded-table';
+import { objectChange } from '../support/record-changes';
 
 /**
  * An event's identity on the entry it made (lib/migrate/steps/inline-marks.ts): the writers keep
@@ -23,22 +24,17 @@ const digest = (text: string) => createHash('sha256').update(text).digest('hex')
 const key = (n: number) => eventPk('service-platform', digest(`event-${n}`));
 
 /** An object placed, then observed twice by events (no version), then changed by one (a version). */
-function record(reference: string): RecordChange {
-  const head = (version: number, state: string) => ({ reference, version, content: { state }, evidence: null });
-  const v1 = head(1, 'PLACED');
-  const v2 = head(2, 'SHIPPED');
-  return {
+const record = (reference: string): RecordChange =>
+  objectChange(
     reference,
-    kind: 'OBJECT',
-    entries: [
-      { id: null, at: minute(0), entry: { at: minute(0), type: 'STATE_CHANGED', state: 'PLACED' }, view: { state: 'PLACED' }, head: v1, eventKey: null },
-      { id: null, at: minute(1), entry: { at: minute(1), type: 'AUTHORITY_OBSERVED', state: 'PLACED' }, view: { state: 'PLACED' }, head: v1, eventKey: key(1) },
-      { id: null, at: minute(2), entry: { at: minute(2), type: 'AUTHORITY_OBSERVED', state: 'PLACED' }, view: { state: 'PLACED' }, head: v1, eventKey: 'P#service-platform#an-older-form' },
-      { id: null, at: minute(3), entry: { at: minute(3), type: 'STATE_CHANGED', state: 'SHIPPED' }, view: { state: 'SHIPPED' }, head: v2, eventKey: key(3) },
+    [
+      { type: 'STATE_CHANGED', state: 'PLACED', eventKey: null },
+      { type: 'AUTHORITY_OBSERVED', state: 'PLACED', eventKey: key(1) },
+      { type: 'AUTHORITY_OBSERVED', state: 'PLACED', eventKey: 'P#service-platform#an-older-form' },
+      { type: 'STATE_CHANGED', state: 'SHIPPED', eventKey: key(3) },
     ],
-    genesis: { highestVersion: 2 },
-  };
-}
+    minute,
+  );
 
 /** The same items as the layout before kept them: an identity on an entry's item moved to a mark item of its own at the entry's position. */
 function layoutBefore(items: readonly Item[]): Item[] {

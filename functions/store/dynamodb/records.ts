@@ -156,6 +156,14 @@ async function fromBoundary(client: DynamoDBClient, table: string, pk: string, p
   return { onward: [...rest, ...items.reverse()], prior: prior.Items?.[0] ?? null };
 }
 
+/** Every item of one partition, strongly consistent, page after page. */
+export async function partitionItems(client: DynamoDBClient, table: string, pk: string): Promise<Item[]> {
+  const input: QueryCommandInput = { TableName: table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': { S: pk } }, ConsistentRead: true };
+  const items: Item[] = [];
+  for await (const page of paginateQuery({ client }, input)) items.push(...(page.Items ?? []));
+  return items;
+}
+
 /**
  * One record's timeline, strongly consistent: whole (a paginated Query of each of its two
  * partitions, sent together), or from an instant (the entry just before it and every entry at or
@@ -170,13 +178,8 @@ async function readTimeline(client: DynamoDBClient, table: string, request: Time
   const read = new TimelineItems();
   let before: EntryParts | null = null;
   if (request.from === null) {
-    const partition = async (pk: string): Promise<Item[]> => {
-      const input: QueryCommandInput = { TableName: table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': { S: pk } }, ConsistentRead: true };
-      const items: Item[] = [];
-      for await (const page of paginateQuery({ client }, input)) items.push(...(page.Items ?? []));
-      return items;
-    };
-    for (const items of await Promise.all([recordPk(request.reference), recordHeadsPk(request.reference)].map(partition))) read.add(items);
+    const partitions = [recordPk(request.reference), recordHeadsPk(request.reference)].map((pk) => partitionItems(client, table, pk));
+    for (const items of await Promise.all(partitions)) read.add(items);
   } else {
     const tail = `${canonicalInstant(request.from)}#`;
     const [entries, heads] = await Promise.all([

@@ -1,5 +1,6 @@
 import { DeleteItemCommand, PutItemCommand } from '@aws-sdk/client-dynamodb';
-import { HEAD_SK_PREFIX, isRecordHeadsPk, RECORD_PK_PREFIX, recordHeadsPk, referenceOfRecordPk } from '../../../functions/store/layout';
+import { inHeadsPartition } from '../../../functions/store/dynamodb/record-items';
+import { HEAD_SK_PREFIX, RECORD_PK_PREFIX } from '../../../functions/store/layout';
 import { rewriteEach, scanWhere, type MigrationStep } from '../step';
 
 /**
@@ -7,7 +8,8 @@ import { rewriteEach, scanWhere, type MigrationStep } from '../step';
  * the layout before) into the record's heads partition (`R#<reference>#V`, the same sort key and
  * attributes), as the writers keep them now (functions/store/layout.ts): a state change then
  * writes one unit to each of two keys, not two to one. Found by a Scan (one read of the whole
- * table); each head put under its new key unless a different version is there already, then
+ * table); each head put under its new key (inHeadsPartition, as a journal of the layout before is
+ * finished) unless a different version is there already, then
  * deleted from the old one if it is still the same version. A run again, or after one that
  * stopped between the two writes, finishes what is left and changes nothing else. Readers find a
  * head in either place meanwhile (functions/store/dynamodb/record-windows.ts headOfVersion), at a
@@ -18,14 +20,14 @@ export const headsApart: MigrationStep = async (context) => {
     FilterExpression: 'begins_with(pk, :record) AND begins_with(sk, :head)',
     ExpressionAttributeValues: { ':record': { S: RECORD_PK_PREFIX }, ':head': { S: HEAD_SK_PREFIX } },
   });
-  const inEntriesPartition = found.filter((item) => !isRecordHeadsPk(item.pk!.S!));
-  return rewriteEach(inEntriesPartition, async (head) => {
+  const toMove = found.map((head) => ({ head, moved: inHeadsPartition(head) })).filter(({ head, moved }) => moved !== head);
+  return rewriteEach(toMove, async ({ head, moved }) => {
     const { client, table } = context;
     const sameVersion = { ':version': head.version! };
     await client.send(
       new PutItemCommand({
         TableName: table,
-        Item: { ...head, pk: { S: recordHeadsPk(referenceOfRecordPk(head.pk!.S!)) } },
+        Item: moved,
         ConditionExpression: 'attribute_not_exists(pk) OR version = :version',
         ExpressionAttributeValues: sameVersion,
       }),

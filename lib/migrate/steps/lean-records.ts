@@ -1,6 +1,7 @@
-import { paginateQuery, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { scanWhere } from '../step';
 import { forEachConcurrently, putItems } from '../../../functions/store/dynamodb/put-items';
+import { partitionItems } from '../../../functions/store/dynamodb/records';
 import { entryPartsOf, headItem, headPartsOf, itemClass, leanEntryItem, type Item } from '../../../functions/store/dynamodb/record-items';
 import { ENTRY_SK_PREFIX, RECORD_PK_PREFIX, recordPk } from '../../../functions/store/layout';
 
@@ -69,10 +70,7 @@ export function leanItemsOf(reference: string, items: readonly Item[]): { heads:
 export async function leanRecords(client: DynamoDBClient, table: string): Promise<LeanRecordsSummary> {
   const summary: LeanRecordsSummary = { records: 0, entries: 0, heads: 0, eventKeys: 0, kept: [] };
   await forEachConcurrently(await referencesToRewrite(client, table), CONCURRENCY, async (reference) => {
-    const items: Item[] = [];
-    const pages = paginateQuery({ client }, { TableName: table, KeyConditionExpression: 'pk = :pk', ExpressionAttributeValues: { ':pk': { S: recordPk(reference) } }, ConsistentRead: true });
-    for await (const page of pages) items.push(...(page.Items ?? []));
-    const lean = leanItemsOf(reference, items);
+    const lean = leanItemsOf(reference, await partitionItems(client, table, recordPk(reference)));
     if ('kept' in lean) {
       summary.kept.push({ reference, reason: lean.kept });
       return;
