@@ -12,6 +12,7 @@ import { DEFAULT_BATCH_SIZE, sequencePending } from '../ledger-writer/sequencer'
 import type { CheckpointSigner } from '../ledger-writer/signer';
 import { bucketTileStore, type TileStore } from '../ledger-writer/tile-store';
 import { tableStores, type TableStores } from '../store/dynamodb';
+import { RecordTails } from '../store/dynamodb/record-tails';
 import { waitingKeysOfStream } from '../store/dynamodb/pending';
 import { LedgerLockedError } from '../store/errors';
 
@@ -87,7 +88,8 @@ function environmentFromSettings(): SequencerEnvironment {
   // work per request (docs/capacity.md#one-logs-speed): `cacheMiddleware`, the SDK's option, resolves
   // the middleware stack once per command class instead of per request (nothing changes this
   // client's stack after its first request).
-  made ??= { stores: tableStores(new DynamoDBClient({ maxAttempts: 4, requestHandler, cacheMiddleware: true }), table), tiles: bucketTileStore(new S3Client({}), bucket, process.env.LEDGER_TILES_PREFIX ?? 'ledger/') };
+  // The newest items of the records it wrote are kept between runs (record-tails.ts): an event newer than its record's last needs no Query.
+  made ??= { stores: tableStores(new DynamoDBClient({ maxAttempts: 4, requestHandler, cacheMiddleware: true }), table, undefined, new RecordTails()), tiles: bucketTileStore(new S3Client({}), bucket, process.env.LEDGER_TILES_PREFIX ?? 'ledger/') };
   return {
     table,
     ...made,

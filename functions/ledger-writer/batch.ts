@@ -58,14 +58,21 @@ export async function runLedgerBatch<T, P = undefined>(
   prefetch?: () => Promise<P>,
 ): Promise<BatchOutcome<T>> {
   const { journal } = options.ledger;
-  const { ledger, alongside } = await HeldLedger.open(options, () => Promise.all([journal.unfinished(), prefetch ? prefetch() : undefined]));
+  const { tails } = options.records;
+  let done = false;
+  const { ledger, alongside } = await HeldLedger.open(options, (lease) => {
+    // Before anything is read: what a warm writer remembers of its records holds only if no other writer held the lease since.
+    tails?.leaseTaken(lease.leasesTaken);
+    return Promise.all([journal.unfinished(), prefetch ? prefetch() : undefined]);
+  });
   try {
     let [unfinished, prefetched] = alongside;
     // A batch stopped after publishing its head may have stopped before the tile log's `checkpoint` too.
     if (unfinished && (await journal.finish(ledger.log.size))) {
       await ledger.republishCheckpoint();
-      // The journal settled events: what was read before it is stale.
+      // The journal settled events and wrote records around the record store: what was read before it is stale.
       prefetched = undefined;
+      tails?.forget();
     }
     const prepared = await prepare(ledger.log, prefetched);
     const journaled = options.journal === true || (options.journal === 'when-appending' && ledger.log.hasUnpublished);
@@ -84,8 +91,12 @@ export async function runLedgerBatch<T, P = undefined>(
     ]);
     // Marked done while the lease goes: a writer stopped between the two finishes the journal again (its writes are idempotent).
     await Promise.all([journaled ? journal.markDone(ledger.log.size) : null, ledger.release()]);
+    done = true;
+    tails?.batchDone();
     return { result: prepared.result, ledger: publication };
   } finally {
+    // A batch stopped part-way wrote what is not known: nothing it remembers is trusted.
+    if (!done) tails?.forget();
     await ledger.release();
   }
 }

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { LedgerStores } from '../store/ports/ledger';
+import type { LedgerHead, LedgerStores } from '../store/ports/ledger';
 import { decodeEntryBundle, entriesStart, tilePath, TILE_WIDTH } from '#verify/node/tlog-tiles';
 import { partialHashTiles, type LogResource } from '../domain/ledger/tiles';
 import { AppendOnlyLog, LedgerIntegrityError } from './log';
@@ -85,7 +85,7 @@ export class HeldLedger {
    * the leaves appended since, or the right edge's hash tiles), the tile log's last partial bundle,
    * and whatever `alongside` reads (the batch's own first reads: they need the lease, not the log).
    */
-  static async open<T = undefined>(given: LedgerWriterOptions, alongside?: () => Promise<T>): Promise<{ ledger: HeldLedger; alongside: T }> {
+  static async open<T = undefined>(given: LedgerWriterOptions, alongside?: (lease: LedgerHead) => Promise<T>): Promise<{ ledger: HeldLedger; alongside: T }> {
     const { lock } = given.ledger;
     const lockId = given.lockId ?? randomUUID();
     const head = await lock.acquire(lockId, { at: new Date().toISOString(), leaseMs: given.leaseMs ?? DEFAULT_LEASE_MS, force: given.unlock, replacing: given.replacingLock });
@@ -98,7 +98,7 @@ export class HeldLedger {
       const [log, previous, early] = await Promise.all([
         openLog(options, head),
         options.tiles ? previousBundleEntriesAt(head.treeSize, options.tiles) : [],
-        alongside ? alongside() : (undefined as T),
+        alongside ? alongside(head) : (undefined as T),
       ]);
       // Check the tile log against the table before anything is written: a store that disagrees stops the writer here.
       if (options.tiles) log.checkPreviousEntries(previous);

@@ -3,6 +3,7 @@ import { LedgerLockedError } from '../../functions/store/errors';
 import { sequenceAll, type SequencerRun } from '../../functions/ledger-writer/sequencer';
 import type { CheckpointSigner } from '../../functions/ledger-writer/signer';
 import type { TileStore } from '../../functions/ledger-writer/tile-store';
+import { RecordTails } from '../../functions/store/dynamodb/record-tails';
 import { tableStores } from '../../functions/store/dynamodb';
 
 export interface LocalSequencerOptions {
@@ -44,8 +45,8 @@ export function startLocalSequencer(options: LocalSequencerOptions): LocalSequen
       console.error(`sequencer: ${error instanceof LedgerLockedError ? 'waiting: ' : ''}${error.message} (retrying)`);
     });
 
-  // Made once: the log this process keeps between batches is the one these stores hold.
-  const stores = tableStores(options.client, options.table);
+  // Made once: the log this process keeps between batches, and its records' newest items, are the ones these stores hold.
+  const stores = tableStores(options.client, options.table, undefined, new RecordTails());
   const runOnce = async (): Promise<SequencerRun[]> => {
     const runs = await sequenceAll({ ...stores, signer: options.signer, tiles: options.tiles });
     for (const run of runs) if (run.deliveries > 0) options.onRun?.(run);

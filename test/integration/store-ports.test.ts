@@ -281,21 +281,22 @@ describe.each(IMPLEMENTATIONS)('the ledger\'s head, leaves and journal, %s', (_n
   beforeEach(async () => (stores = await make()));
   const lease = (at: string, leaseMs = 60_000, more = {}) => ({ at, leaseMs, ...more });
 
-  test('one lease at a time: taken on an empty store, refused while held, taken when it ran out, taken over from a named holder or by force; released only by its holder', async () => {
+  test('one lease at a time: taken on an empty store, refused while held, taken when it ran out, taken over from a named holder or by force; released only by its holder; every taking counted, no refusal', async () => {
     const { lock } = stores.ledger;
     expect(await lock.read()).toBeNull();
-    expect(await lock.acquire('one', lease('2026-11-01T12:00:00.000Z'))).toEqual({ origin: null, treeSize: 0, checkpoint: null, updatedAt: null, lock: { id: 'one', since: '2026-11-01T12:00:00.000Z', until: '2026-11-01T12:01:00.000Z' } });
+    expect(await lock.acquire('one', lease('2026-11-01T12:00:00.000Z'))).toEqual({ origin: null, treeSize: 0, checkpoint: null, updatedAt: null, lock: { id: 'one', since: '2026-11-01T12:00:00.000Z', until: '2026-11-01T12:01:00.000Z' }, leasesTaken: 1 });
     const refused = await lock.acquire('two', lease('2026-11-01T12:00:59.999Z')).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(LedgerLockedError);
     expect(refused).toMatchObject({ holder: 'one', since: '2026-11-01T12:00:00.000Z', until: '2026-11-01T12:01:00.000Z' });
     await lock.release('two');
     expect((await lock.read())!.lock?.id).toBe('one');
-    expect((await lock.acquire('two', lease('2026-11-01T12:01:00.001Z'))).lock?.id).toBe('two');
+    expect(await lock.acquire('two', lease('2026-11-01T12:01:00.001Z'))).toMatchObject({ lock: { id: 'two' }, leasesTaken: 2 });
     await expect(lock.acquire('three', lease('2026-11-01T12:01:00.002Z', 60_000, { replacing: 'one' }))).rejects.toThrow(LedgerLockedError);
-    expect((await lock.acquire('three', lease('2026-11-01T12:01:00.002Z', 60_000, { replacing: 'two' }))).lock?.id).toBe('three');
-    expect((await lock.acquire('four', lease('2026-11-01T12:01:00.003Z', 60_000, { force: true }))).lock?.id).toBe('four');
+    expect(await lock.acquire('three', lease('2026-11-01T12:01:00.002Z', 60_000, { replacing: 'two' }))).toMatchObject({ lock: { id: 'three' }, leasesTaken: 3 });
+    expect(await lock.acquire('four', lease('2026-11-01T12:01:00.003Z', 60_000, { force: true }))).toMatchObject({ lock: { id: 'four' }, leasesTaken: 4 });
     await lock.release('four');
-    expect((await lock.read())!.lock).toBeNull();
+    // Released, the count stays: the next writer's lease is the fifth.
+    expect(await lock.read()).toMatchObject({ lock: null, leasesTaken: 4 });
   });
 
   test('publish: only the lease\'s holder publishes a head, which keeps the lease until released; the read path sees it', async () => {

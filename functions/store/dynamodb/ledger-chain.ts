@@ -13,6 +13,7 @@ export function headFrom(item: Item | undefined, keys: string): LedgerHead | nul
     checkpoint: item.checkpoint?.S ?? null,
     updatedAt: item.updatedAt?.S ?? null,
     lock: item.lockId?.S ? { id: item.lockId.S, since: item.lockedAt?.S ?? 'unknown', until: item.lockUntil?.S ?? null } : null,
+    ...(item.leasesTaken?.N ? { leasesTaken: Number(item.leasesTaken.N) } : {}),
     // The first log's head reads as it always did; a successor's names where its items and tiles are.
     ...(keys === FIRST_LOG_KEYS ? {} : { keys, tilesDir: tilesDirOfKeys(keys) }),
     ...(item.successor?.S ? { successor: { keys: item.successor.S, origin: item.successorOrigin?.S ?? null } } : {}),

@@ -34,13 +34,15 @@ export function dynamoLedgerLock(client: DynamoDBClient, table: string, locator:
       new UpdateItemCommand({
         TableName: table,
         Key: headKey_(),
-        UpdateExpression: 'SET lockId = :id, lockedAt = :at, lockUntil = :until',
+        // Each taking of the lease is counted: a warm writer tells by it whether another wrote since its last batch (record-tails.ts).
+        UpdateExpression: 'SET lockId = :id, lockedAt = :at, lockUntil = :until ADD leasesTaken :one',
         // Never a retired log's (it has a successor); then no lease held, or the one held ran out (a lease without an end, from a version that had none, needs force), or the one named.
         ConditionExpression: `attribute_not_exists(successor)${lease.force ? '' : ` AND (attribute_not_exists(lockId) OR lockUntil < :at${lease.replacing ? ' OR lockId = :replacing' : ''})`}`,
         ExpressionAttributeValues: {
           ':id': { S: lockId },
           ':at': { S: lease.at },
           ':until': { S: until },
+          ':one': { N: '1' },
           ...(lease.replacing && !lease.force ? { ':replacing': { S: lease.replacing } } : {}),
         },
         ReturnValues: 'ALL_NEW',

@@ -7,6 +7,7 @@ import { headOfVersion, rangeQuery, dynamoRecordWindows } from './record-windows
 import { forEachConcurrently, putItems } from './put-items';
 import { entryItem, entryPartsOf, genesisItem, genesisOf, headItem, headPartsOf, itemClass, timelineEntryOf, versionOfHead, type EntryParts, type Item } from './record-items';
 import type { HeadItemFor } from './head-text';
+import type { RecordTails } from './record-tails';
 import { tableMetaItem } from '../write';
 
 /** Timelines read at once by one readTimelines call (each is a few Queries sent together). */
@@ -25,8 +26,9 @@ const WRITE_CONCURRENCY = 8;
  * (new versions' heads, then the entries, so a reader never meets an entry whose
  * head is not stored; then the geneses), the requests of a step sent together.
  */
-export function dynamoRecordStore(client: DynamoDBClient, table: string): RecordStore {
+export function dynamoRecordStore(client: DynamoDBClient, table: string, tails?: RecordTails): RecordStore {
   return {
+    tails,
     ...dynamoRecordWindows(client, table),
     async readGeneses(references) {
       const items = await batchGetItems(client, table, references.map((r) => ({ pk: { S: recordPk(r) }, sk: { S: GENESIS_SK } })), WRITER_READ);
@@ -36,7 +38,7 @@ export function dynamoRecordStore(client: DynamoDBClient, table: string): Record
     async readTimelines(requests) {
       const out = new Map<string, StoredTimeline>();
       await forEachConcurrently(requests, READ_CONCURRENCY, async (request) => {
-        const timeline = await readTimeline(client, table, request);
+        const timeline = await readTimeline(client, table, request, tails);
         if (timeline) out.set(request.reference, timeline);
       });
       return out;
@@ -45,9 +47,16 @@ export function dynamoRecordStore(client: DynamoDBClient, table: string): Record
     async write(changes, options = {}) {
       const { heads, entries, geneses } = recordChangeParts(changes);
       const inParallel = { concurrency: options.concurrency ?? WRITE_CONCURRENCY };
-      await putItems(client, table, heads, undefined, inParallel);
-      await putItems(client, table, entries, undefined, inParallel);
-      await putItems(client, table, geneses, undefined, inParallel);
+      try {
+        for (const step of [heads, entries, geneses]) {
+          await putItems(client, table, step, undefined, inParallel);
+          tails?.wrote(step);
+        }
+      } catch (error) {
+        // Some of a step may be written: its partitions' newest items are not known any more.
+        tails?.forget();
+        throw error;
+      }
     },
 
     async markSchema() {
@@ -139,9 +148,12 @@ class TimelineItems {
  * or after the boundary, or one) is one request; more items after the boundary than the first page
  * holds are read with the one before it, together, in one more round trip.
  */
-async function fromBoundary(client: DynamoDBClient, table: string, pk: string, prefix: string, boundary: string): Promise<{ onward: Item[]; prior: Item | null }> {
+async function fromBoundary(client: DynamoDBClient, table: string, pk: string, prefix: string, boundary: string, tails?: RecordTails): Promise<{ onward: Item[]; prior: Item | null }> {
+  const known = tails?.before(pk, prefix, boundary);
+  if (known) return { onward: [], prior: known.prior };
   const first = await client.send(new QueryCommand(rangeQuery(table, pk, prefix, `${prefix}~`, { newestFirst: true, limit: 2, consistent: true })));
   const items = first.Items ?? [];
+  tails?.learned(pk, prefix, items[0] ?? null);
   const below = items.findIndex((item) => item.sk!.S! < boundary);
   if (below >= 0) return { onward: items.slice(0, below).reverse(), prior: items[below] };
   if (!first.LastEvaluatedKey) return { onward: items.reverse(), prior: null };
@@ -174,7 +186,7 @@ export async function partitionItems(client: DynamoDBClient, table: string, pk: 
  * (headOfVersion): `npm run migrate` moves both (lib/migrate/steps/inline-marks.ts, heads-apart.ts).
  * Null when no entry is stored under the reference.
  */
-async function readTimeline(client: DynamoDBClient, table: string, request: TimelineRequest): Promise<StoredTimeline | null> {
+async function readTimeline(client: DynamoDBClient, table: string, request: TimelineRequest, tails?: RecordTails): Promise<StoredTimeline | null> {
   const read = new TimelineItems();
   let before: EntryParts | null = null;
   if (request.from === null) {
@@ -183,8 +195,8 @@ async function readTimeline(client: DynamoDBClient, table: string, request: Time
   } else {
     const tail = `${canonicalInstant(request.from)}#`;
     const [entries, heads] = await Promise.all([
-      fromBoundary(client, table, recordPk(request.reference), ENTRY_SK_PREFIX, `${ENTRY_SK_PREFIX}${tail}`),
-      fromBoundary(client, table, recordHeadsPk(request.reference), HEAD_SK_PREFIX, `${HEAD_SK_PREFIX}${tail}`),
+      fromBoundary(client, table, recordPk(request.reference), ENTRY_SK_PREFIX, `${ENTRY_SK_PREFIX}${tail}`, tails),
+      fromBoundary(client, table, recordHeadsPk(request.reference), HEAD_SK_PREFIX, `${HEAD_SK_PREFIX}${tail}`, tails),
     ]);
     read.add([...entries.onward, ...heads.onward, ...(heads.prior ? [heads.prior] : [])]);
     before = entries.prior ? entryPartsOf(entries.prior) : null;

@@ -31,7 +31,8 @@ export function memoryLedger(stores: { records: RecordStore; pending: PendingSto
       const free = !held || (held.until !== null && held.until < lease.at) || (lease.replacing !== undefined && held.id === lease.replacing);
       if (!free && !lease.force) throw new LedgerLockedError(held!.since, held!.until, held!.id);
       const until = new Date(Date.parse(lease.at) + lease.leaseMs).toISOString();
-      stored = { ...(stored ?? { origin: null, treeSize: 0, checkpoint: null, updatedAt: null }), lock: { id: lockId, since: lease.at, until } };
+      const before: LedgerHead = stored ?? { origin: null, treeSize: 0, checkpoint: null, updatedAt: null, lock: null };
+      stored = { ...before, lock: { id: lockId, since: lease.at, until }, leasesTaken: (before.leasesTaken ?? 0) + 1 };
       return structuredClone(stored);
     },
     async recordCheckpoint(head) {

@@ -68,6 +68,8 @@ export interface LedgerHead {
   checkpoint: string | null;
   updatedAt: string | null;
   lock: { id: string; since: string; until: string | null } | null;
+  /** How many times the lease was taken on this log, the one held included (absent on a head from before they were counted). */
+  leasesTaken?: number;
   /** Where the log's items are (layout.ts; the first log's when absent). */
   keys?: string;
   /** Where its tile log is, below the log prefix ('' for the first log, `logs/<id>/` for a successor). */

@@ -34,6 +34,22 @@ export interface RecordStore extends RecordWindows {
   write(changes: readonly RecordChange[], options?: { concurrency?: number }): Promise<void>;
   /** Marks the store as holding records of the current schema (the loader, after its first records: what /health reads). */
   markSchema(): Promise<void>;
+  /** What a warm writer remembers of its records' newest items between batches (the sequencer's; absent: nothing is remembered). */
+  tails?: WriterTails;
+}
+
+/**
+ * A writer's memory of the records it read and wrote, good only while no other writer wrote in
+ * between: the batch (functions/ledger-writer/batch.ts) says when it took the log's lease, when it
+ * finished, and when what it remembers may be wrong.
+ */
+export interface WriterTails {
+  /** The lease was taken, the `leasesTaken`-th on the log: everything is forgotten unless this writer's last batch held the one before. */
+  leaseTaken(leasesTaken: number | undefined): void;
+  /** The batch wrote everything it had to: what is remembered holds until the next lease. */
+  batchDone(): void;
+  /** Forget everything: a batch stopped part-way, or records were written around this store (a journal finished). */
+  forget(): void;
 }
 
 /** The read path's part of the record store (what the read functions and the receivers bundle). */
