@@ -19,7 +19,8 @@
  */
 import os from 'node:os';
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { DEV_INGRESS_SECRETS_FILE } from '../../lib/local/service';
+import { DEV_INGRESS_SECRETS_FILE, localClient } from '../../lib/local/service';
+import { dynamoLedgerLock } from '../../functions/store/dynamodb/ledger-head';
 import { demoDocument } from '../../fixtures/demo';
 import { RECORD_PK_PREFIX, recordHeadsPk, recordPk, referenceOfRecordPk } from '../../functions/store/layout';
 import { devSecrets, signedHeaders } from '../../lib/ingress/emit';
@@ -305,9 +306,11 @@ interface Timed {
   sequencerCpuMs: number;
   batches: number;
   sequentialTrips: number;
+  /** Its AWS calls in all (sent together or not). */
+  sequencerCalls: number;
 }
 
-const zero = (): Timed => ({ receiveMs: 0, sequenceMs: 0, endToEndMs: 0, events: 0, sequencerCpuMs: 0, batches: 0, sequentialTrips: 0 });
+const zero = (): Timed => ({ receiveMs: 0, sequenceMs: 0, endToEndMs: 0, events: 0, sequencerCpuMs: 0, batches: 0, sequentialTrips: 0, sequencerCalls: 0 });
 
 /**
  * One round with `delayMs` on every AWS call: a mix sent to the receivers alone, then integrated
@@ -347,7 +350,7 @@ async function timedRound(aws: BenchAws, receivers: ReceiverPool, sequencer: Fun
     await Promise.all([sent, integrating]);
     const endToEndMs = performance.now() - started;
     if (sequenced !== TIMED_EVENTS) throw new Error(`end to end with ${delayMs} ms: ${sequenced} of ${TIMED_EVENTS} integrated`);
-    return { receiveMs, sequenceMs, endToEndMs, events: TIMED_EVENTS, sequencerCpuMs: runs.reduce((n, r) => n + r.cpuMs, 0), batches: done.batches, sequentialTrips: trips.sequential };
+    return { receiveMs, sequenceMs, endToEndMs, events: TIMED_EVENTS, sequencerCpuMs: runs.reduce((n, r) => n + r.cpuMs, 0), batches: done.batches, sequentialTrips: trips.sequential, sequencerCalls: trips.calls };
   } finally {
     await aws.control.configure({ accounting: true, delayMs: 0 });
   }
@@ -370,19 +373,53 @@ async function receiverTrips(aws: BenchAws, receivers: ReceiverPool, state: MixS
 /**
  * One log takes events only as fast as its one sequencer integrates them (one writer holds the
  * log's lease at a time): events a second from the sequencer's CPU time per event, on one core of
- * this machine, and with its calls one after another each waiting DELAYS_MS[1].
+ * this machine, and with its calls one after another each waiting DELAYS_MS[1]. `which` says what
+ * the sequencer remembered of the records (functions/store/dynamodb/record-tails.ts).
  */
-export function oneLogRow(none: Pick<Timed, 'sequencerCpuMs' | 'events' | 'batches'>, some: Pick<Timed, 'sequencerCpuMs' | 'events' | 'batches'>, tripsPerBatch: number): BenchRow {
+export function oneLogRow(which: string, none: Pick<Timed, 'sequencerCpuMs' | 'events' | 'batches' | 'sequencerCalls'>, some: Pick<Timed, 'sequencerCpuMs' | 'events' | 'batches' | 'sequencerCalls'>, tripsPerBatch: number): BenchRow {
   const events = none.events + some.events;
   const cpuPerEvent = (none.sequencerCpuMs + some.sequencerCpuMs) / events;
   const perBatch = events / (none.batches + some.batches);
   const withWaits = (perBatch * 1000) / (cpuPerEvent * perBatch + DELAYS_MS[1] * tripsPerBatch);
   return {
-    metric: 'one log: events a second its sequencer takes, from its CPU time',
+    metric: `one log${which}: events a second its sequencer takes, from its CPU time`,
     value: Math.round(1000 / cpuPerEvent),
     unit: 'events/s',
-    note: `${round(cpuPerEvent, 2)} ms of CPU per event on one core of this machine (batches of ${round(perBatch, 0)}); ${Math.round(withWaits)} events/s with ${round(tripsPerBatch, 1)} waits of ${DELAYS_MS[1]} ms a batch; one sequencer writes a log at a time (its lease); the sequencer function's ${SEQUENCER_MEMORY_MB} MB ${SEQUENCER_MEMORY_MB >= FULL_VCPU_MB ? 'give it a whole vCPU' : `give it ${round(SEQUENCER_MEMORY_MB / FULL_VCPU_MB, 2)} of a vCPU`} (one at ${FULL_VCPU_MB} MB)`,
+    note: `${round(cpuPerEvent, 2)} ms of CPU per event on one core of this machine (batches of ${round(perBatch, 0)}; ${round((none.sequencerCalls + some.sequencerCalls) / events, 2)} AWS calls per event); ${Math.round(withWaits)} events/s with ${round(tripsPerBatch, 1)} waits of ${DELAYS_MS[1]} ms a batch; one sequencer writes a log at a time (its lease); the sequencer function's ${SEQUENCER_MEMORY_MB} MB ${SEQUENCER_MEMORY_MB >= FULL_VCPU_MB ? 'give it a whole vCPU' : `give it ${round(SEQUENCER_MEMORY_MB / FULL_VCPU_MB, 2)} of a vCPU`} (one at ${FULL_VCPU_MB} MB)`,
   };
+}
+
+/**
+ * The sequencer's batch right after another writer held the log's lease (taken and released here,
+ * as a load or another sequencer would): it remembers nothing of the records, so it reads every one
+ * it integrates. ROUNDS batches of TIMED_EVENTS deliveries, no delay.
+ */
+async function afterAnotherWriter(aws: BenchAws, receivers: ReceiverPool, sequencer: FunctionProcess, state: MixState, seed: number): Promise<Timed> {
+  const total = zero();
+  const client = localClient(aws.endpoints.dynamodb);
+  const lock = dynamoLedgerLock(client, aws.table);
+  await aws.control.configure({ accounting: false, delayMs: 0 });
+  try {
+    for (let round = 0; round < ROUNDS; round++) {
+      await sendAll(receivers, state.deliveries({ events: TIMED_EVENTS, references: REFERENCES, hotShare: 0, seed: seed + round, integratedMeanwhile: true }));
+      const other = `bench:another-writer:${round}`;
+      await lock.acquire(other, { at: new Date().toISOString(), leaseMs: 60_000 });
+      await lock.release(other);
+      await aws.control.reset();
+      const runs = await drainSequencer(sequencer);
+      const done = sumRuns(runs);
+      if (done.sequenced !== TIMED_EVENTS) throw new Error(`after another writer: ${done.sequenced} of ${TIMED_EVENTS} integrated`);
+      const { trips } = await aws.control.snapshot();
+      total.events += TIMED_EVENTS;
+      total.batches += done.batches;
+      total.sequencerCpuMs += runs.reduce((n, r) => n + r.cpuMs, 0);
+      total.sequencerCalls += trips.calls;
+    }
+    return total;
+  } finally {
+    client.destroy();
+    await aws.control.configure({ accounting: true, delayMs: 0 });
+  }
 }
 
 /**
@@ -432,7 +469,8 @@ async function delayRows(aws: BenchAws, receivers: ReceiverPool, sequencer: Func
       unit: 'x',
       note: `${round(cpuPerBatch, 1)} ms of CPU per batch against ${round(cpuPerBatch + DELAYS_MS[1] * tripsPerBatch, 1)} ms with ${round(tripsPerBatch, 1)} waits of ${DELAYS_MS[1]} ms: independent of the machine's load`,
     },
-    oneLogRow(none, some, tripsPerBatch),
+    oneLogRow(', the sequencer warm', none, some, tripsPerBatch),
+    oneLogRow(', every record read (another writer held the lease before each batch)', await afterAnotherWriter(aws, receivers, sequencer, state, SEED + 500), zero(), tripsPerBatch),
     {
       metric: 'receiver: AWS calls one after another, per delivery',
       value: round(receiver.perDelivery, 2),
