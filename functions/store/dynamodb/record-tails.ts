@@ -72,7 +72,7 @@ export class RecordTails implements WriterTails {
     this.remember(keyOf(pk, prefix), newest);
   }
 
-  /** Items this writer has just written (durably): each becomes its partition's newest when it is newer than the one remembered. */
+  /** Items this writer has just written (durably): each becomes its partition's newest when it is newer than the one remembered. A write that failed is the batch's to forget (forget). */
   wrote(items: readonly Item[]): void {
     for (const item of items) {
       const sk = item.sk!.S!;

@@ -47,15 +47,10 @@ export function dynamoRecordStore(client: DynamoDBClient, table: string, tails?:
     async write(changes, options = {}) {
       const { heads, entries, geneses } = recordChangeParts(changes);
       const inParallel = { concurrency: options.concurrency ?? WRITE_CONCURRENCY };
-      try {
-        for (const step of [heads, entries, geneses]) {
-          await putItems(client, table, step, undefined, inParallel);
-          tails?.wrote(step);
-        }
-      } catch (error) {
-        // Some of a step may be written: its partitions' newest items are not known any more.
-        tails?.forget();
-        throw error;
+      // A step that fails leaves its partitions' newest items unknown: the batch that called forgets them all (batch.ts).
+      for (const step of [heads, entries, geneses]) {
+        await putItems(client, table, step, undefined, inParallel);
+        tails?.wrote(step);
       }
     },
 

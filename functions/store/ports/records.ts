@@ -48,7 +48,7 @@ export interface WriterTails {
   leaseTaken(leasesTaken: number | undefined): void;
   /** The batch wrote everything it had to: what is remembered holds until the next lease. */
   batchDone(): void;
-  /** Forget everything: a batch stopped part-way, or records were written around this store (a journal finished). */
+  /** Forget everything: a batch stopped part-way (a write failed, or anything after it), or records were written around this store (a journal finished). */
   forget(): void;
 }
 
