@@ -2,7 +2,7 @@ import { integrateEvents, type DerivedEntry, type EventOutcome, type EventToInte
 import type { Head } from '../domain/kinds/kind';
 import { timelineOf } from '../domain/kinds/timelines';
 import type { PendingStore, WaitingEvent } from '../store/ports/pending';
-import type { RecordChange, RecordGenesis, RecordStore, StoredTimeline } from '../store/ports/records';
+import type { RecordChange, RecordGenesis, RecordStore, StoredTimeline, TimelineRequest } from '../store/ports/records';
 import type { AppendOnlyLog } from './log';
 
 /** Set-aside events kept per record for another try (the newest); older ones stay set aside for good. */
@@ -23,7 +23,11 @@ interface RecordPlan {
   newHeads: Head[];
   /** Where its new entries go (the part of the timeline they were derived from). */
   after: string;
-  genesis?: RecordChange['genesis'];
+  /** Its genesis as it must now be stored, and whether that differs from the stored one. */
+  genesis: NonNullable<RecordChange['genesis']>;
+  genesisChanged: boolean;
+  /** The timeline's `tail` (RecordChange.tail). */
+  tail?: string;
 }
 
 export interface BatchPlan {
@@ -51,13 +55,12 @@ export async function planBatch(stores: { records: RecordStore; pending: Pending
     const event = eventOf(e);
     byReference.set(event.reference, [...(byReference.get(event.reference) ?? []), event]);
   }
-  // The geneses, and at once each timeline from the earliest instant its new events state (what
-  // most records need); read again below only where the genesis or earlier events ask for more.
+  // The geneses, then each timeline from the earliest instant its new events state (what most
+  // records need), where the genesis says its newest items are (read by key: no search of the
+  // record); read again below only where the genesis or earlier events ask for more.
   const guessed = new Map([...byReference].map(([reference, list]) => [reference, earliestOf(list)] as const));
-  const [geneses, early] = await Promise.all([
-    stores.records.readGeneses([...byReference.keys()]),
-    readTimelinesAtOnce(stores.records, [...guessed].map(([reference, from]) => ({ reference, from }))),
-  ]);
+  const geneses = await stores.records.readGeneses([...byReference.keys()]);
+  const early = await readTimelinesAtOnce(stores.records, [...guessed].flatMap(([reference, from]) => (geneses.has(reference) ? [{ reference, from, tail: geneses.get(reference)!.tail }] : [])));
   // Events set aside for these records before are tried again with the new ones, all in instant
   // order: one set aside only because an earlier event had not arrived yet is integrated now.
   const parkedKeys = [...geneses.values()].flatMap((g) => g.setAside);
@@ -65,7 +68,7 @@ export async function planBatch(stores: { records: RecordStore; pending: Pending
   const all = new Map([...byReference].map(([reference, list]) => [reference, [...list, ...parked.filter((e) => e.event.reference === reference).map(eventOf)]] as const));
   const wanted = [...all].flatMap(([reference, list]) => {
     const genesis = geneses.get(reference);
-    return genesis ? [{ reference, from: wholeRead(timelineOf(genesis.kind), genesis) ? null : earliestOf(list) }] : [];
+    return genesis ? [{ reference, from: wholeRead(timelineOf(genesis.kind), genesis) ? null : earliestOf(list), tail: genesis.tail }] : [];
   });
   const again = wanted.filter((w) => w.from === null || w.from !== guessed.get(w.reference));
   const timelines = new Map([...early].filter(([reference]) => !again.some((w) => w.reference === reference)));
@@ -92,7 +95,7 @@ export async function planBatch(stores: { records: RecordStore; pending: Pending
     const highest = Math.max(genesis.highestVersion ?? 0, ...stored.map((e) => e.head.version), ...integration.newHeads.map((h) => h.version));
     // Written only when it would say something new: an observation on a record events changed before makes no version (a write unit an event).
     const genesisChanged = (changed && (highest !== genesis.highestVersion || !genesis.changedByEvents)) || stillAside.join() !== genesis.setAside.join();
-    plans.push({ reference, kind: genesis.kind ?? '', entries: integration.entries, newHeads: integration.newHeads, after: timeline?.after ?? '-1', genesis: genesisChanged ? { highestVersion: highest, events: { setAside: stillAside } } : undefined });
+    plans.push({ reference, kind: genesis.kind ?? '', entries: integration.entries, newHeads: integration.newHeads, after: timeline?.after ?? '-1', tail: timeline?.tail, genesis: { highestVersion: highest, events: { setAside: stillAside } }, genesisChanged });
     if (!changed) continue;
     for (const projection of rules?.projections?.(integration.entries, from) ?? []) {
       const target = projected.get(projection.reference) ?? { parts: [], from: projection.from };
@@ -112,7 +115,8 @@ export async function planBatch(stores: { records: RecordStore; pending: Pending
   }
   const changes = plans.flatMap((plan): RecordChange[] => {
     const entries = plan.entries.filter((e) => !(e.stored && unchanged(e.stored, e))).map(({ id, at, entry, view, head, eventKey }) => ({ id, at, entry, view, head, eventKey }));
-    return entries.length > 0 || plan.genesis ? [{ reference: plan.reference, kind: plan.kind, after: plan.after, entries, genesis: plan.genesis }] : [];
+    // A record whose timeline changes has its genesis written too: it says where the newest items now are (records.ts).
+    return entries.length > 0 || plan.genesisChanged ? [{ reference: plan.reference, kind: plan.kind, after: plan.after, tail: plan.tail, entries, genesis: plan.genesis }] : [];
   });
   return { changes, outcomes, retried: parked };
 }
@@ -123,10 +127,12 @@ const wholeRead = (rules: ReturnType<typeof timelineOf>, genesis: RecordGenesis)
 /** Timelines asked of the record store in one call; the calls of a batch are sent together, so every timeline is read at once. */
 const TIMELINES_PER_CALL = 8;
 
-/** The timelines asked (each from an instant, or whole), all at once. */
-async function readTimelinesAtOnce(records: RecordStore, requests: readonly { reference: string; from: string | null }[]): Promise<Map<string, StoredTimeline>> {
-  const calls: (typeof requests)[] = [];
-  for (let at = 0; at < requests.length; at += TIMELINES_PER_CALL) calls.push(requests.slice(at, at + TIMELINES_PER_CALL));
+/** The timelines asked (each from an instant, or whole), all at once; those whose genesis says where their newest items are in one call, whose reads by key the store sends together. */
+async function readTimelinesAtOnce(records: RecordStore, requests: readonly TimelineRequest[]): Promise<Map<string, StoredTimeline>> {
+  const byKey = requests.filter((r) => r.from !== null && r.tail !== undefined);
+  const searched = requests.filter((r) => !byKey.includes(r));
+  const calls: (typeof requests)[] = byKey.length > 0 ? [byKey] : [];
+  for (let at = 0; at < searched.length; at += TIMELINES_PER_CALL) calls.push(searched.slice(at, at + TIMELINES_PER_CALL));
   const parts = await Promise.all(calls.map((call) => records.readTimelines(call)));
   return new Map(parts.flatMap((part) => [...part]));
 }
@@ -141,7 +147,7 @@ async function followProjections(records: RecordStore, projected: Map<string, { 
   const geneses = await records.readGeneses([...projected.keys()]);
   const timelines = await records.readTimelines([...projected].flatMap(([reference, { from }]) => {
     const genesis = geneses.get(reference);
-    return genesis ? [{ reference, from: genesis.highestVersion === null ? null : from }] : [];
+    return genesis ? [{ reference, from: genesis.highestVersion === null ? null : from, tail: genesis.tail }] : [];
   }));
   const plans: RecordPlan[] = [];
   for (const [reference, { parts }] of projected) {
@@ -152,8 +158,7 @@ async function followProjections(records: RecordStore, projected: Map<string, { 
     const stored: StoredTimelineEntry[] = timeline.before ? [timeline.before, ...timeline.entries] : timeline.entries;
     const followed = rules.follow(stored, parts, genesis.highestVersion ?? 0);
     const highest = Math.max(genesis.highestVersion ?? 0, ...stored.map((e) => e.head.version), ...followed.newHeads.map((h) => h.version));
-    const genesisChanged = followed.newHeads.length > 0;
-    plans.push({ reference, kind: genesis.kind ?? '', entries: followed.entries, newHeads: followed.newHeads, after: timeline.after, genesis: genesisChanged ? { highestVersion: highest, events: { setAside: genesis.setAside } } : undefined });
+    plans.push({ reference, kind: genesis.kind ?? '', entries: followed.entries, newHeads: followed.newHeads, after: timeline.after, tail: timeline.tail, genesis: { highestVersion: highest, events: { setAside: genesis.setAside } }, genesisChanged: followed.newHeads.length > 0 });
   }
   return plans;
 }

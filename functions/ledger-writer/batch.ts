@@ -80,12 +80,11 @@ export async function runLedgerBatch<T, P = undefined>(
       ledger.writeNewLeaves(),
       journaled ? journal.write(ledger.log.size, { records: prepared.records, settlements: prepared.settlements, schema: prepared.schema }) : null,
     ]);
-    // The entries first (beside the tile log's checkpoint); then the geneses, the schema mark and the settled events together.
-    const entries = prepared.records.filter((c) => c.entries.length > 0).map((c) => ({ ...c, genesis: undefined }));
-    const geneses = prepared.records.filter((c) => c.genesis).map((c) => ({ ...c, entries: [] }));
-    const publication = await ledger.publish(() => options.records.write(entries, { concurrency: options.recordsConcurrency }));
+    // The timelines first (beside the tile log's checkpoint); then the geneses, the schema mark and the settled events together.
+    const concurrency = options.recordsConcurrency;
+    const publication = await ledger.publish(() => options.records.write(prepared.records, { concurrency, part: 'timelines' }));
     await Promise.all([
-      options.records.write(geneses, { concurrency: options.recordsConcurrency }),
+      options.records.write(prepared.records, { concurrency, part: 'geneses' }),
       prepared.schema ? options.records.markSchema() : null,
       prepared.settlements.length > 0 ? options.pending!.settle(prepared.settlements) : null,
     ]);

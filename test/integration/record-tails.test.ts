@@ -7,7 +7,7 @@ import { LogCache } from '../../functions/ledger-writer/held-ledger';
 import { directoryTileStore } from '../../functions/ledger-writer/tile-store';
 import { tableStores, type TableStores } from '../../functions/store/dynamodb';
 import { RecordTails } from '../../functions/store/dynamodb/record-tails';
-import type { StoredTimeline } from '../../functions/store/ports/records';
+import type { StoredTimeline, TimelineRequest } from '../../functions/store/ports/records';
 import { buildEvent } from '../../lib/ingress/emit';
 import { localClient } from '../../lib/local/service';
 import { startDemoTable, type DemoTable } from '../support/demo-table';
@@ -16,8 +16,10 @@ import { claimAccepted, wholeRecord } from '../support/stores';
 /**
  * A warm sequencer remembers its records' newest items between batches
  * (functions/store/dynamodb/record-tails.ts) so that an event newer than its record's last needs no
- * Query. It must answer every read exactly as the table does, and forget everything when another
- * writer held the log's lease in between or a batch stopped part-way.
+ * read of the record. It must answer every read exactly as the table does, and forget everything
+ * when another writer held the log's lease in between or a batch stopped part-way. A writer with no
+ * memory reads those newest items by key, where the record's genesis says they are (records.ts),
+ * instead of a Query of each partition: those reads must equal the Queries' too.
  */
 const TABLE = 'record-tails';
 const signer = signerFromKey(formatSignerKey('record-tails.test/ledger', Buffer.alloc(32, 11)));
@@ -39,15 +41,20 @@ afterAll(async () => {
   await demo?.close();
 });
 
-/** A writer's stores keeping what it remembers, through a client of its own that counts the Queries of record partitions and can be made to fail writes. */
-function warmWriter() {
+/**
+ * A writer's stores keeping what it remembers (or not: `memory` false), through a client of its
+ * own that counts its Queries of record partitions and its reads of record items by key (not
+ * geneses), and can be made to fail writes.
+ */
+function warmWriter({ memory = true } = {}) {
   const own = localClient(demo.store.endpoint);
-  const tails = new RecordTails();
-  const counted = { recordQueries: 0, failWrites: false };
+  const tails = memory ? new RecordTails() : undefined;
+  const counted = { recordQueries: 0, recordItemsByKey: 0, failWrites: false };
   own.middlewareStack.add(
     (next, context) => async (args) => {
-      const input = args.input as { ExpressionAttributeValues?: Record<string, { S?: string }> };
+      const input = args.input as { ExpressionAttributeValues?: Record<string, { S?: string }>; RequestItems?: Record<string, { Keys?: { sk?: { S?: string } }[] }> };
       if (context.commandName === 'QueryCommand' && input.ExpressionAttributeValues?.[':pk']?.S?.startsWith('R#')) counted.recordQueries++;
+      if (context.commandName === 'BatchGetItemCommand') counted.recordItemsByKey += Object.values(input.RequestItems ?? {}).flatMap((r) => r.Keys ?? []).filter((k) => /^[TV]#/.test(k.sk?.S ?? '')).length;
       if (context.commandName === 'BatchWriteItemCommand' && counted.failWrites) throw Object.assign(new Error('the store stopped (injected)'), { name: 'ServiceUnavailable' });
       return next(args);
     },
@@ -71,11 +78,21 @@ async function deliver(reference: string, at: Date, kind: 'change' | 'observatio
   await claimAccepted(plain.pending, { webhookId: `tails-${i}`, raw: JSON.stringify(event) });
 }
 
-/** The same reads through the warm writer's store and the table's own: they must be equal. */
+/**
+ * The same reads through the warm writer's store, through the table's own by where each record's
+ * genesis says its newest items are, and through Queries alone: they must be equal.
+ */
 async function expectSameReads(stores: TableStores, requests: { reference: string; from: string | null }[]): Promise<void> {
-  const [warm, cold] = await Promise.all([stores.records.readTimelines(requests), plain.records.readTimelines(requests)]);
-  const sorted = (m: Map<string, StoredTimeline>) => [...m].sort(([a], [b]) => (a < b ? -1 : 1));
-  expect(sorted(warm)).toEqual(sorted(cold));
+  const geneses = await plain.records.readGeneses([...new Set(requests.map((r) => r.reference))]);
+  // One request a call: an answer is keyed by reference, so two reads of one record in a call would be one answer.
+  const each = (read: (r: TimelineRequest) => Promise<Map<string, StoredTimeline>>) => Promise.all(requests.map(async (r) => (await read(r)).get(r.reference) ?? null));
+  const [warm, pointed, cold] = await Promise.all([
+    each((r) => stores.records.readTimelines([r])),
+    each((r) => plain.records.readTimelines([{ ...r, tail: geneses.get(r.reference)?.tail }])),
+    each((r) => plain.records.readTimelines([r])),
+  ]);
+  expect(warm).toEqual(cold);
+  expect(pointed).toEqual(cold);
 }
 
 /** A clock that moves forward a few seconds an event, from 40 minutes ago (after the demo's history). */
@@ -90,7 +107,7 @@ test('warm: an event newer than its record\'s last is integrated without a Query
     writer.counted.recordQueries = 0;
     await deliver(reference, new Date((clock += 2_000)), 'change');
     await writer.run();
-    expect(writer.counted.recordQueries).toBe(0);
+    expect(writer.counted.recordQueries + writer.counted.recordItemsByKey).toBe(0);
 
     // Another writer integrates an event of the same record: the warm writer's memory is stale.
     await deliver(reference, new Date((clock += 2_000)), 'change');
@@ -99,13 +116,43 @@ test('warm: an event newer than its record\'s last is integrated without a Query
     // An observation of the state the other writer's change made: set aside by a writer that believed the state before it.
     const state = (between.view as { state: string }).state;
     await deliver(reference, new Date((clock += 2_000)), 'observation', state);
+    writer.counted.recordItemsByKey = 0;
     expect((await writer.run()).map((r) => [r.sequenced, r.setAside])).toEqual([[1, 0]]);
-    expect(writer.counted.recordQueries).toBeGreaterThan(0);
+    // Read again, where the genesis the other writer wrote says the newest items are.
+    expect(writer.counted.recordItemsByKey).toBe(2);
     const [before, newest] = (await wholeRecord(plain.records, reference))!.slice(-2);
     expect(before).toEqual(between);
     // An observation keeps the version in force: the other writer's, not the one remembered.
     expect(newest.entry).toMatchObject({ type: 'AUTHORITY_OBSERVED' });
     expect(newest.head.version).toBe(between.head.version);
+  } finally {
+    writer.close();
+  }
+});
+
+test('no memory: an event newer than its record\'s last is integrated with the record\'s newest entry and head read by key (where its genesis says), not a Query; a late event searches the record', async () => {
+  const writer = warmWriter({ memory: false });
+  const [reference] = REFERENCES;
+  try {
+    await deliver(reference, new Date((clock += 2_000)), 'change');
+    await writer.run();
+    const genesis = (await plain.records.readGeneses([reference])).get(reference)!;
+    expect(genesis.tail).toBeDefined();
+    writer.counted.recordQueries = 0;
+    writer.counted.recordItemsByKey = 0;
+    // An observation of the state in force (integrated, not set aside: nothing waits to be tried again from an earlier instant).
+    const { state } = (await wholeRecord(plain.records, reference))!.at(-1)!.view as { state: string };
+    await deliver(reference, new Date((clock += 2_000)), 'observation', state);
+    await writer.run();
+    // Its newest entry and head, read by key (again if events set aside before ask from an earlier instant, still after them).
+    expect(writer.counted.recordQueries).toBe(0);
+    expect(writer.counted.recordItemsByKey).toBeGreaterThanOrEqual(2);
+    // Older than the newest entry: the genesis's newest items do not answer it, the Queries do.
+    writer.counted.recordItemsByKey = 0;
+    await deliver(reference, new Date(clock - 1_000), 'change');
+    await writer.run();
+    expect(writer.counted.recordQueries).toBeGreaterThan(0);
+    await expectSameReads(writer.stores, [{ reference, from: new Date(clock - 3_000).toISOString() }, { reference, from: new Date(clock + 1_000).toISOString() }, { reference, from: null }]);
   } finally {
     writer.close();
   }
@@ -117,16 +164,16 @@ test('a batch that stops part-way forgets everything; the next reads the records
   try {
     await deliver(reference, new Date((clock += 2_000)), 'change');
     await writer.run();
-    expect(writer.tails.size).toBeGreaterThan(0);
+    expect(writer.tails!.size).toBeGreaterThan(0);
     await deliver(reference, new Date((clock += 2_000)), 'change');
     writer.counted.failWrites = true;
     await expect(writer.run()).rejects.toThrow(/store stopped/);
-    expect(writer.tails.size).toBe(0);
+    expect(writer.tails!.size).toBe(0);
     writer.counted.failWrites = false;
     writer.counted.recordQueries = 0;
     const runs = await writer.run();
     expect(runs.reduce((n, r) => n + r.sequenced, 0)).toBe(1);
-    expect(writer.counted.recordQueries).toBeGreaterThan(0);
+    expect(writer.counted.recordQueries + writer.counted.recordItemsByKey).toBeGreaterThan(0);
     await expectSameReads(writer.stores, [{ reference, from: new Date(clock + 1_000).toISOString() }, { reference, from: null }]);
   } finally {
     writer.close();
@@ -152,7 +199,9 @@ test('seeded: batches of new, same-instant and late events; every read from any 
       }),
       { seed: SEED, numRuns: 6 },
     );
-    expect(writer.tails.size).toBeGreaterThan(0);
+    expect(writer.tails!.size).toBeGreaterThan(0);
+    // Every record the sequencer changed says where its newest items are: the reads above compared that path too.
+    for (const genesis of (await plain.records.readGeneses(REFERENCES)).values()) expect(genesis.tail).toBeDefined();
   } finally {
     writer.close();
   }

@@ -154,17 +154,34 @@ export function itemClass(item: Item): 'genesis' | 'entry' | 'head' | 'mark' | '
   return 'other';
 }
 
+/** The sort keys of a record's newest entry item and newest head item (null: it has none). */
+export interface NewestItems {
+  entry: string;
+  head: string | null;
+}
+
 /**
  * A record's genesis item: its kind and highest version; for a record the sequencer has changed
- * also `changedByEvents` (a load then keeps it as it is) and the events set aside for it (none:
- * left out); for a record a load wrote completely, the digest of what it wrote.
+ * also `changedByEvents` (a load then keeps it as it is), the events set aside for it (none: left
+ * out) and, when known, the sort keys of its newest entry and head (`newest`: what the sequencer
+ * reads by key instead of searching the record, records.ts); for a record a load wrote
+ * completely, the digest of what it wrote.
  */
-export function genesisItem(reference: string, kind: string, genesis: GenesisToWrite): Item {
+export function genesisItem(reference: string, kind: string, genesis: GenesisToWrite, newest?: NewestItems): Item {
   const item: Item = { pk: { S: recordPk(reference) }, sk: { S: GENESIS_SK }, kind: { S: kind }, reference: { S: reference }, highestVersion: { N: String(genesis.highestVersion) } };
   if (genesis.events) item.changedByEvents = { BOOL: true };
   if (genesis.events && genesis.events.setAside.length > 0) item.setAside = { S: JSON.stringify(genesis.events.setAside) };
+  if (genesis.events && newest) item.newest = { S: tailOf(newest) };
   if (genesis.loadDigest !== undefined) item.loadDigest = { S: genesis.loadDigest };
   return item;
+}
+
+/** NewestItems as the genesis item holds them (`newest`, a JSON pair) and the ports carry them (opaque: RecordGenesis.tail, StoredTimeline.tail), and back. */
+export const tailOf = (newest: NewestItems): string => JSON.stringify([newest.entry, newest.head]);
+export function newestOf(tail: string | undefined): NewestItems | undefined {
+  if (tail === undefined) return undefined;
+  const [entry, head] = JSON.parse(tail) as [string, string | null];
+  return { entry, head };
 }
 
 export const genesisOf = (item: Item): RecordGenesis => ({
@@ -173,4 +190,5 @@ export const genesisOf = (item: Item): RecordGenesis => ({
   setAside: item.setAside?.S ? (JSON.parse(item.setAside.S) as string[]) : [],
   changedByEvents: item.changedByEvents?.BOOL === true,
   loadDigest: item.loadDigest?.S ?? null,
+  ...(item.newest?.S ? { tail: item.newest.S } : {}),
 });

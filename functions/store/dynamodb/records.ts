@@ -2,10 +2,10 @@ import { paginateQuery, QueryCommand, type DynamoDBClient, type QueryCommandInpu
 import type { StoredTimelineEntry } from '../../domain/kinds/kind';
 import { batchGetItems, WRITER_READ } from '../batch-get';
 import { atPositionOf, canonicalInstant, ENTRY_SK_PREFIX, EVENT_MARK_SK_PREFIX, GENESIS_SK, HEAD_SK_PREFIX, parsePosition, positionAfter, recordHeadsPk, recordPk, sortKeysOf } from '../layout';
-import type { RecordChange, RecordStore, StoredTimeline, TimelineRequest } from '../ports/records';
+import type { RecordChange, RecordStore, RecordWriteOptions, StoredTimeline, TimelineRequest } from '../ports/records';
 import { headOfVersion, rangeQuery, dynamoRecordWindows } from './record-windows';
 import { forEachConcurrently, putItems } from './put-items';
-import { entryItem, entryPartsOf, genesisItem, genesisOf, headItem, headPartsOf, itemClass, timelineEntryOf, versionOfHead, type EntryParts, type Item } from './record-items';
+import { entryItem, entryPartsOf, genesisItem, genesisOf, headItem, headPartsOf, itemClass, newestOf, tailOf, timelineEntryOf, versionOfHead, type EntryParts, type Item, type NewestItems } from './record-items';
 import type { HeadItemFor } from './head-text';
 import type { RecordTails } from './record-tails';
 import { tableMetaItem } from '../write';
@@ -37,18 +37,20 @@ export function dynamoRecordStore(client: DynamoDBClient, table: string, tails?:
 
     async readTimelines(requests) {
       const out = new Map<string, StoredTimeline>();
+      const newest = await newestByKey(client, table, requests, tails);
       await forEachConcurrently(requests, READ_CONCURRENCY, async (request) => {
-        const timeline = await readTimeline(client, table, request, tails);
+        const timeline = await readTimeline(client, table, request, { tails, newest });
         if (timeline) out.set(request.reference, timeline);
       });
       return out;
     },
 
     async write(changes, options = {}) {
-      const { heads, entries, geneses } = recordChangeParts(changes);
+      const { heads, entries, geneses } = recordChangeParts(changes, 'table', options.part);
       const inParallel = { concurrency: options.concurrency ?? WRITE_CONCURRENCY };
+      const steps = options.part === 'timelines' ? [heads, entries] : options.part === 'geneses' ? [geneses] : [heads, entries, geneses];
       // A step that fails leaves its partitions' newest items unknown: the batch that called forgets them all (batch.ts).
-      for (const step of [heads, entries, geneses]) {
+      for (const step of steps) {
         await putItems(client, table, step, undefined, inParallel);
         tails?.wrote(step);
       }
@@ -61,29 +63,39 @@ export function dynamoRecordStore(client: DynamoDBClient, table: string, tails?:
 }
 
 /**
- * The items of one change: its entries (lean), and the head of every version it shows whose head
- * is not stored yet (one the part it was derived from did not
- * show; every version, for a record written whole), at the first entry the version is in force at.
- * A version has one head: a change giving two for one is refused. The identity of the event that
- * made an entry is on the head's item when the entry begins a version, else on the entry's item.
+ * Where one change's items go: its entries' sort keys, and for the head of every version it shows
+ * whose head is not stored yet (one the part it was derived from did not show; every version, for
+ * a record written whole) the entry it begins at, the first the version is in force at. A version
+ * has one head: a change giving two for one is refused.
  */
-function changeItems(change: RecordChange, where: HeadItemFor): { heads: Item[]; entries: Item[] } {
+function changeKeys(change: RecordChange): { keys: string[]; newHeads: [number, { sk: string; text: string }][] } {
   const keys = sortKeysOf(change.entries, change.after);
   const stored = change.after === undefined ? new Set<number>() : parsePosition(change.after).storedVersions;
   const firstOf = new Map<number, { sk: string; text: string }>();
-  const eventAt = new Map<string, string>();
   change.entries.forEach((e, i) => {
     const version = versionOfHead(e.head);
     const text = JSON.stringify(e.head);
     const seen = firstOf.get(version);
     if (seen && seen.text !== text) throw new Error(`${change.reference}: version ${version} is given two different heads`);
     if (!seen || keys[i] < seen.sk) firstOf.set(version, { sk: keys[i], text });
+  });
+  return { keys, newHeads: [...firstOf].filter(([version]) => !stored.has(version)) };
+}
+
+/**
+ * The items of one change: its entries (lean) and its new versions' heads (changeKeys). The
+ * identity of the event that made an entry is on the head's item when the entry begins a version,
+ * else on the entry's item.
+ */
+function changeItems(change: RecordChange, { keys, newHeads }: ReturnType<typeof changeKeys>, where: HeadItemFor): { heads: Item[]; entries: Item[] } {
+  const eventAt = new Map<string, string>();
+  change.entries.forEach((e, i) => {
     if (e.eventKey) eventAt.set(keys[i], e.eventKey);
   });
   // The event that made the entry a new head is written at rides on that head's item, any other
   // event's identity on its entry's item: no item of its own (a write unit an event), and the
   // sequencer reads a record's identities with its entries and heads (two Queries, not three).
-  const heads = [...firstOf].filter(([version]) => !stored.has(version)).map(([version, first]) => {
+  const heads = newHeads.map(([version, first]) => {
     const eventKey = eventAt.get(first.sk);
     eventAt.delete(first.sk);
     return headItem(change.reference, first.sk, version, first.text, eventKey, where);
@@ -92,11 +104,30 @@ function changeItems(change: RecordChange, where: HeadItemFor): { heads: Item[];
   return { heads, entries };
 }
 
-/** The items of record changes in the order they are written: heads, then entries, then geneses (after all of them); heads as the table or a journal keeps them. */
-export function recordChangeParts(changes: readonly RecordChange[], where: HeadItemFor = 'table'): { heads: Item[]; entries: Item[]; geneses: Item[] } {
-  const parts = changes.map((change) => changeItems(change, where));
-  const geneses = changes.flatMap((change) => (change.genesis ? [genesisItem(change.reference, change.kind, change.genesis)] : []));
+/**
+ * The items of record changes in the order they are written: heads, then entries, then geneses
+ * (after all of them); heads as the table or a journal keeps them. `part` leaves out the others'
+ * items (a writer writing the geneses apart: write).
+ */
+export function recordChangeParts(changes: readonly RecordChange[], where: HeadItemFor = 'table', part?: RecordWriteOptions['part']): { heads: Item[]; entries: Item[]; geneses: Item[] } {
+  const layouts = changes.map(changeKeys);
+  const parts = part === 'geneses' ? [] : changes.map((change, i) => changeItems(change, layouts[i], where));
+  const geneses = part === 'timelines' ? [] : changes.flatMap((change, i) => (change.genesis ? [genesisItem(change.reference, change.kind, change.genesis, newestAfter(change, layouts[i]))] : []));
   return { heads: parts.flatMap((p) => p.heads), entries: parts.flatMap((p) => p.entries), geneses };
+}
+
+/**
+ * The record's newest entry and head once a change is written: the newest the timeline it was
+ * derived from held (its `tail`; nothing for a record written whole) or the change's own, whichever
+ * is newer. Unknown (undefined) when the change was derived from part of a timeline whose newest
+ * items were not read. Entries and heads are never removed, so the newest only moves forward.
+ */
+function newestAfter(change: RecordChange, { keys, newHeads }: ReturnType<typeof changeKeys>): NewestItems | undefined {
+  const before = change.after === undefined ? { entry: null, head: null } : newestOf(change.tail);
+  if (!before) return undefined;
+  const newest = (known: string | null, written: readonly string[]) => written.reduce<string | null>((n, sk) => (n === null || sk > n ? sk : n), known);
+  const entry = newest(before.entry, keys);
+  return entry === null ? undefined : { entry, head: newest(before.head, newHeads.map(([, first]) => atPositionOf(first.sk, HEAD_SK_PREFIX))) };
 }
 
 /** The same items as one list before the geneses (what the ledger's journal and a table image keep, in this order). */
@@ -143,9 +174,12 @@ class TimelineItems {
  * or after the boundary, or one) is one request; more items after the boundary than the first page
  * holds are read with the one before it, together, in one more round trip.
  */
-async function fromBoundary(client: DynamoDBClient, table: string, pk: string, prefix: string, boundary: string, tails?: RecordTails): Promise<{ onward: Item[]; prior: Item | null }> {
-  const known = tails?.before(pk, prefix, boundary);
-  if (known) return { onward: [], prior: known.prior };
+async function fromBoundary(client: DynamoDBClient, table: string, pk: string, prefix: string, boundary: string, known: KnownNewest): Promise<{ onward: Item[]; prior: Item | null }> {
+  const { tails } = known;
+  const remembered = tails?.before(pk, prefix, boundary);
+  if (remembered) return { onward: [], prior: remembered.prior };
+  const newest = known.newest?.get(pk);
+  if (newest !== undefined && (newest === null || newest.sk!.S! < boundary)) return { onward: [], prior: newest };
   const first = await client.send(new QueryCommand(rangeQuery(table, pk, prefix, `${prefix}~`, { newestFirst: true, limit: 2, consistent: true })));
   const items = first.Items ?? [];
   tails?.learned(pk, prefix, items[0] ?? null);
@@ -181,25 +215,77 @@ export async function partitionItems(client: DynamoDBClient, table: string, pk: 
  * (headOfVersion): `npm run migrate` moves both (lib/migrate/steps/inline-marks.ts, heads-apart.ts).
  * Null when no entry is stored under the reference.
  */
-async function readTimeline(client: DynamoDBClient, table: string, request: TimelineRequest, tails?: RecordTails): Promise<StoredTimeline | null> {
+async function readTimeline(client: DynamoDBClient, table: string, request: TimelineRequest, known: KnownNewest): Promise<StoredTimeline | null> {
   const read = new TimelineItems();
   let before: EntryParts | null = null;
+  let newest: NewestItems | undefined;
   if (request.from === null) {
-    const partitions = [recordPk(request.reference), recordHeadsPk(request.reference)].map((pk) => partitionItems(client, table, pk));
-    for (const items of await Promise.all(partitions)) read.add(items);
+    const [entries, heads] = await Promise.all([recordPk(request.reference), recordHeadsPk(request.reference)].map((pk) => partitionItems(client, table, pk)));
+    read.add([...entries, ...heads]);
+    newest = newestRead(entries, heads);
   } else {
     const tail = `${canonicalInstant(request.from)}#`;
     const [entries, heads] = await Promise.all([
-      fromBoundary(client, table, recordPk(request.reference), ENTRY_SK_PREFIX, `${ENTRY_SK_PREFIX}${tail}`, tails),
-      fromBoundary(client, table, recordHeadsPk(request.reference), HEAD_SK_PREFIX, `${HEAD_SK_PREFIX}${tail}`, tails),
+      fromBoundary(client, table, recordPk(request.reference), ENTRY_SK_PREFIX, `${ENTRY_SK_PREFIX}${tail}`, known),
+      fromBoundary(client, table, recordHeadsPk(request.reference), HEAD_SK_PREFIX, `${HEAD_SK_PREFIX}${tail}`, known),
     ]);
     read.add([...entries.onward, ...heads.onward, ...(heads.prior ? [heads.prior] : [])]);
     before = entries.prior ? entryPartsOf(entries.prior) : null;
+    // The newest of each partition was read: what is at or after the boundary, else the one before it.
+    newest = newestRead([...entries.onward, ...(entries.prior ? [entries.prior] : [])], [...heads.onward, ...(heads.prior ? [heads.prior] : [])]);
   }
   const headOf = (version: number) => headOfVersion(client, table, request.reference, version);
   const entries: StoredTimelineEntry[] = [];
   for (const parts of read.entries) entries.push(await read.timelineEntry(parts, headOf));
   const prior = before ? await read.timelineEntry(before, headOf) : null;
   if (!prior && entries.length === 0) return null;
-  return { before: prior, entries, after: positionAfter(prior ? [prior, ...entries] : entries) };
+  return { before: prior, entries, after: positionAfter(prior ? [prior, ...entries] : entries), ...(newest ? { tail: tailOf(newest) } : {}) };
+}
+
+/** What a timeline read may know of partitions' newest items before it searches them: the writer's memory, and what the geneses pointed at (newestByKey). */
+interface KnownNewest {
+  tails?: RecordTails;
+  /** By partition key: its newest item of the prefix read there (null: none). */
+  newest?: ReadonlyMap<string, Item | null>;
+}
+
+/** The newest entry and head among items read of a record's two partitions (undefined: no entry). */
+function newestRead(entries: readonly Item[], heads: readonly Item[]): NewestItems | undefined {
+  const newest = (items: readonly Item[], prefix: string) => items.reduce<string | null>((n, item) => (item.sk!.S!.startsWith(prefix) && (n === null || item.sk!.S! > n) ? item.sk!.S! : n), null);
+  const entry = newest(entries, ENTRY_SK_PREFIX);
+  return entry === null ? undefined : { entry, head: newest(heads, HEAD_SK_PREFIX) };
+}
+
+/**
+ * The newest entry and head of every record asked from an instant whose genesis says where they
+ * are (its `tail`), read by key in BatchGetItems sent together (a hundred keys each) rather than a
+ * Query of each partition: one request for fifty records instead of a hundred. Partitions the
+ * writer's memory already answers are not read; an item not found is left to the Query.
+ */
+async function newestByKey(client: DynamoDBClient, table: string, requests: readonly TimelineRequest[], tails?: RecordTails): Promise<Map<string, Item | null>> {
+  const known = new Map<string, Item | null>();
+  const keys: Item[] = [];
+  for (const request of requests) {
+    const newest = request.from === null ? undefined : newestOf(request.tail);
+    if (!newest) continue;
+    const boundary = `${canonicalInstant(request.from!)}#`;
+    const wanted = [
+      { pk: recordPk(request.reference), prefix: ENTRY_SK_PREFIX, sk: newest.entry },
+      { pk: recordHeadsPk(request.reference), prefix: HEAD_SK_PREFIX, sk: newest.head },
+    ];
+    for (const { pk, prefix, sk } of wanted) {
+      if (tails?.before(pk, prefix, `${prefix}${boundary}`)) continue;
+      if (sk === null) {
+        known.set(pk, null);
+        tails?.learned(pk, prefix, null);
+      } else keys.push({ pk: { S: pk }, sk: { S: sk } });
+    }
+  }
+  if (keys.length === 0) return known;
+  const once = [...new Map(keys.map((key) => [`${key.pk!.S}\n${key.sk!.S}`, key])).values()];
+  for (const item of await batchGetItems(client, table, once, WRITER_READ)) {
+    known.set(item.pk!.S!, item);
+    tails?.learned(item.pk!.S!, itemClass(item) === 'head' ? HEAD_SK_PREFIX : ENTRY_SK_PREFIX, item);
+  }
+  return known;
 }

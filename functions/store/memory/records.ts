@@ -1,6 +1,6 @@
 import type { StoredTimelineEntry } from '../../domain/kinds/kind';
 import { canonicalInstant, positionAfter, sortKeysOf } from '../layout';
-import type { RecordChange, RecordGenesis, RecordStore, RecordWindow, StoredEntry, StoredTimeline } from '../ports/records';
+import type { RecordChange, RecordGenesis, RecordStore, RecordWindow, RecordWriteOptions, StoredEntry, StoredTimeline } from '../ports/records';
 import { WindowEntry } from '../window-entry';
 
 /** An entry as the memory keeps it: the parts as JSON text, read back as fresh objects, as a table gives them. */
@@ -75,9 +75,9 @@ export class MemoryRecordStore implements RecordStore {
     return out;
   }
 
-  async write(changes: readonly RecordChange[]): Promise<void> {
+  async write(changes: readonly RecordChange[], options: RecordWriteOptions = {}): Promise<void> {
     // The entries of every change first, then the geneses, as the table is written.
-    for (const change of changes) {
+    for (const change of options.part === 'geneses' ? [] : changes) {
       const record = this.recordOf(change.reference);
       const ids = sortKeysOf(change.entries, change.after);
       const heads = new Map<number, string>();
@@ -90,7 +90,7 @@ export class MemoryRecordStore implements RecordStore {
         record.entries.set(ids[i], { id: ids[i], at: canonicalInstant(e.at), entry: JSON.stringify(e.entry), view: JSON.stringify(e.view), head: JSON.stringify(e.head), eventKey: e.eventKey ?? null });
       });
     }
-    for (const change of changes) {
+    for (const change of options.part === 'timelines' ? [] : changes) {
       if (!change.genesis) continue;
       const { highestVersion, events, loadDigest } = change.genesis;
       this.recordOf(change.reference).genesis = { kind: change.kind, highestVersion, setAside: [...(events?.setAside ?? [])], changedByEvents: events !== undefined, loadDigest: loadDigest ?? null };

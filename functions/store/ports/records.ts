@@ -31,7 +31,7 @@ import type { Head, StoredTimelineEntry } from '../../domain/kinds/kind';
 export interface RecordStore extends RecordWindows {
   readGeneses(references: readonly string[]): Promise<Map<string, RecordGenesis>>;
   readTimelines(requests: readonly TimelineRequest[]): Promise<Map<string, StoredTimeline>>;
-  write(changes: readonly RecordChange[], options?: { concurrency?: number }): Promise<void>;
+  write(changes: readonly RecordChange[], options?: RecordWriteOptions): Promise<void>;
   /** Marks the store as holding records of the current schema (the loader, after its first records: what /health reads). */
   markSchema(): Promise<void>;
   /** What a warm writer remembers of its records' newest items between batches (the sequencer's; absent: nothing is remembered). */
@@ -50,6 +50,16 @@ export interface WriterTails {
   batchDone(): void;
   /** Forget everything: a batch stopped part-way (a write failed, or anything after it), or records were written around this store (a journal finished). */
   forget(): void;
+}
+
+export interface RecordWriteOptions {
+  /** Write requests in flight at once. */
+  concurrency?: number;
+  /**
+   * Part of the changes only: their timelines (entries and heads), or afterwards their geneses, so
+   * a writer can send the geneses beside other writes. Absent: both, the timelines first.
+   */
+  part?: 'timelines' | 'geneses';
 }
 
 /** The read path's part of the record store (what the read functions and the receivers bundle). */
@@ -92,12 +102,20 @@ export interface RecordGenesis {
   changedByEvents: boolean;
   /** The digest of what a load last wrote of it completely, or null. */
   loadDigest: string | null;
+  /**
+   * Opaque, from the store: what its genesis says of the record's newest stored items, when it
+   * says. Given back in a TimelineRequest, it lets the store answer a read from an instant after
+   * them without searching the record (the sequencer's common case: events newer than the record).
+   */
+  tail?: string;
 }
 
 /** Part of a record's timeline for a writer: from an instant on (with the entry in force then), or whole (`from` null). */
 export interface TimelineRequest {
   reference: string;
   from: string | null;
+  /** The record's genesis's `tail`, when it has one. */
+  tail?: string;
 }
 
 export interface StoredTimeline {
@@ -107,6 +125,8 @@ export interface StoredTimeline {
   entries: StoredTimelineEntry[];
   /** Opaque: where new entries derived from this part of the timeline go (RecordChange.after). */
   after: string;
+  /** Opaque: the record's newest stored items as this read found them (RecordChange.tail), when the store keeps them. */
+  tail?: string;
 }
 
 /** An entry as it must be stored: a stored one again under its id, or a new one (id null). */
@@ -127,8 +147,14 @@ export interface RecordChange {
   /** The timeline the change was derived from (StoredTimeline.after); absent for a record written whole (a load): its entries in order. */
   after?: string;
   entries: EntryToWrite[];
-  /** Its genesis as it must now be stored, if it changed. */
+  /**
+   * Its genesis as it must now be stored, if it changed. A writer that changes a record's
+   * timeline after the sequencer changed it writes its genesis too: the store keeps there where
+   * the record's newest items are (`tail`).
+   */
   genesis?: GenesisToWrite;
+  /** The `tail` of the timeline the change was derived from (StoredTimeline.tail). */
+  tail?: string;
 }
 
 export interface GenesisToWrite {
