@@ -306,11 +306,17 @@ interface Timed {
   sequencerCpuMs: number;
   batches: number;
   sequentialTrips: number;
-  /** Its AWS calls in all (sent together or not). */
+  /** Its AWS calls in all (sent together or not), and by operation. */
   sequencerCalls: number;
+  callsByOperation: Record<string, number>;
 }
 
-const zero = (): Timed => ({ receiveMs: 0, sequenceMs: 0, endToEndMs: 0, events: 0, sequencerCpuMs: 0, batches: 0, sequentialTrips: 0, sequencerCalls: 0 });
+const zero = (): Timed => ({ receiveMs: 0, sequenceMs: 0, endToEndMs: 0, events: 0, sequencerCpuMs: 0, batches: 0, sequentialTrips: 0, sequencerCalls: 0, callsByOperation: {} });
+
+/** Adds calls by operation into `into`. */
+function addCalls(into: Record<string, number>, calls: Record<string, number>): void {
+  for (const [operation, n] of Object.entries(calls)) into[operation] = (into[operation] ?? 0) + n;
+}
 
 /**
  * One round with `delayMs` on every AWS call: a mix sent to the receivers alone, then integrated
@@ -350,7 +356,7 @@ async function timedRound(aws: BenchAws, receivers: ReceiverPool, sequencer: Fun
     await Promise.all([sent, integrating]);
     const endToEndMs = performance.now() - started;
     if (sequenced !== TIMED_EVENTS) throw new Error(`end to end with ${delayMs} ms: ${sequenced} of ${TIMED_EVENTS} integrated`);
-    return { receiveMs, sequenceMs, endToEndMs, events: TIMED_EVENTS, sequencerCpuMs: runs.reduce((n, r) => n + r.cpuMs, 0), batches: done.batches, sequentialTrips: trips.sequential, sequencerCalls: trips.calls };
+    return { receiveMs, sequenceMs, endToEndMs, events: TIMED_EVENTS, sequencerCpuMs: runs.reduce((n, r) => n + r.cpuMs, 0), batches: done.batches, sequentialTrips: trips.sequential, sequencerCalls: trips.calls, callsByOperation: trips.byOperation };
   } finally {
     await aws.control.configure({ accounting: true, delayMs: 0 });
   }
@@ -376,8 +382,12 @@ async function receiverTrips(aws: BenchAws, receivers: ReceiverPool, state: MixS
  * this machine, and with its calls one after another each waiting DELAYS_MS[1]. `which` says what
  * the sequencer remembered of the records (functions/store/dynamodb/record-tails.ts).
  */
-export function oneLogRow(which: string, none: Pick<Timed, 'sequencerCpuMs' | 'events' | 'batches' | 'sequencerCalls'>, some: Pick<Timed, 'sequencerCpuMs' | 'events' | 'batches' | 'sequencerCalls'>, tripsPerBatch: number): BenchRow {
+export function oneLogRow(which: string, none: Pick<Timed, 'sequencerCpuMs' | 'events' | 'batches' | 'sequencerCalls' | 'callsByOperation'>, some: Pick<Timed, 'sequencerCpuMs' | 'events' | 'batches' | 'sequencerCalls' | 'callsByOperation'>, tripsPerBatch: number): BenchRow {
   const events = none.events + some.events;
+  const byOperation: Record<string, number> = {};
+  addCalls(byOperation, none.callsByOperation);
+  addCalls(byOperation, some.callsByOperation);
+  const calls = Object.entries(byOperation).sort(([, a], [, b]) => b - a).map(([operation, n]) => `${operation} ${round(n / events, 2)}`).join(', ');
   const cpuPerEvent = (none.sequencerCpuMs + some.sequencerCpuMs) / events;
   const perBatch = events / (none.batches + some.batches);
   const withWaits = (perBatch * 1000) / (cpuPerEvent * perBatch + DELAYS_MS[1] * tripsPerBatch);
@@ -385,37 +395,59 @@ export function oneLogRow(which: string, none: Pick<Timed, 'sequencerCpuMs' | 'e
     metric: `one log${which}: events a second its sequencer takes, from its CPU time`,
     value: Math.round(1000 / cpuPerEvent),
     unit: 'events/s',
-    note: `${round(cpuPerEvent, 2)} ms of CPU per event on one core of this machine (batches of ${round(perBatch, 0)}; ${round((none.sequencerCalls + some.sequencerCalls) / events, 2)} AWS calls per event); ${Math.round(withWaits)} events/s with ${round(tripsPerBatch, 1)} waits of ${DELAYS_MS[1]} ms a batch; one sequencer writes a log at a time (its lease); the sequencer function's ${SEQUENCER_MEMORY_MB} MB ${SEQUENCER_MEMORY_MB >= FULL_VCPU_MB ? 'give it a whole vCPU' : `give it ${round(SEQUENCER_MEMORY_MB / FULL_VCPU_MB, 2)} of a vCPU`} (one at ${FULL_VCPU_MB} MB)`,
+    note: `${round(cpuPerEvent, 2)} ms of CPU per event on one core of this machine (batches of ${round(perBatch, 0)}; ${round((none.sequencerCalls + some.sequencerCalls) / events, 2)} AWS calls per event: ${calls}); ${Math.round(withWaits)} events/s with ${round(tripsPerBatch, 1)} waits of ${DELAYS_MS[1]} ms a batch; one sequencer writes a log at a time (its lease); the sequencer function's ${SEQUENCER_MEMORY_MB} MB ${SEQUENCER_MEMORY_MB >= FULL_VCPU_MB ? 'give it a whole vCPU' : `give it ${round(SEQUENCER_MEMORY_MB / FULL_VCPU_MB, 2)} of a vCPU`} (one at ${FULL_VCPU_MB} MB)`,
   };
 }
 
+/** Deliveries waiting at once in backlogRow's rounds: ten full batches, so the sequencer runs as it does under a steady load. */
+const BACKLOG_EVENTS = 1000;
+const BACKLOG_ROUNDS = 2;
+
 /**
- * The sequencer's batch right after another writer held the log's lease (taken and released here,
- * as a load or another sequencer would): it remembers nothing of the records, so it reads every one
- * it integrates. ROUNDS batches of TIMED_EVENTS deliveries, no delay.
+ * The one-log row for a backlog (what a sequencer meets under a load it cannot keep up with: every
+ * batch full, one look at the pending index's 64 shards for ten batches), every record read after
+ * another writer: its records read by key where the sequencer changed them before, by Query where
+ * they were only loaded.
  */
-async function afterAnotherWriter(aws: BenchAws, receivers: ReceiverPool, sequencer: FunctionProcess, state: MixState, seed: number): Promise<Timed> {
-  const total = zero();
+function backlogRow(timed: Timed & { changedBefore: number }, tripsPerBatch: number): BenchRow {
+  const row = oneLogRow(`, a backlog of ${BACKLOG_EVENTS} events, every record read (another writer held the lease before)`, timed, zero(), tripsPerBatch);
+  return { ...row, note: `${round((100 * timed.changedBefore) / timed.events, 0)}% of its events name a record the sequencer changed before (its genesis says where its newest items are), the rest a record only loaded (read by Query); ${row.note}` };
+}
+
+/**
+ * The sequencer's batches right after another writer held the log's lease (taken and released
+ * here, as a load or another sequencer would): it remembers nothing of the records, so it reads
+ * every one it integrates: by key where the record's genesis says where its newest items are (a
+ * record the sequencer changed before), else by Query (a record only loaded). `rounds` rounds of
+ * `events` deliveries sent, then integrated, no delay; `changedBefore` counts the events whose
+ * record a delivery before named (all are integrated: checked).
+ */
+async function afterAnotherWriter(aws: BenchAws, receivers: ReceiverPool, sequencer: FunctionProcess, state: MixState, seed: number, { events = TIMED_EVENTS, rounds = ROUNDS } = {}): Promise<Timed & { changedBefore: number }> {
+  const total = { ...zero(), changedBefore: 0 };
   const client = localClient(aws.endpoints.dynamodb);
   const lock = dynamoLedgerLock(client, aws.table);
   await aws.control.configure({ accounting: false, delayMs: 0 });
   try {
     // What the receivers took before and no sequencer integrated yet (the mix's states count on it).
     await drainSequencer(sequencer);
-    for (let round = 0; round < ROUNDS; round++) {
-      await sendAll(receivers, state.deliveries({ events: TIMED_EVENTS, references: REFERENCES, hotShare: 0, seed: seed + round, integratedMeanwhile: true }));
+    for (let round = 0; round < rounds; round++) {
+      const namedBefore = new Set(state.named);
+      const deliveries = state.deliveries({ events, references: REFERENCES, hotShare: 0, seed: seed + round, integratedMeanwhile: true });
+      await sendAll(receivers, deliveries);
       const other = `bench:another-writer:${round}`;
       await lock.acquire(other, { at: new Date().toISOString(), leaseMs: 60_000 });
       await lock.release(other);
       await aws.control.reset();
       const runs = await drainSequencer(sequencer);
       const done = sumRuns(runs);
-      if (done.sequenced !== TIMED_EVENTS) throw new Error(`after another writer: ${done.sequenced} of ${TIMED_EVENTS} integrated`);
+      if (done.sequenced !== events) throw new Error(`after another writer: ${done.sequenced} of ${events} integrated`);
       const { trips } = await aws.control.snapshot();
-      total.events += TIMED_EVENTS;
+      total.events += events;
       total.batches += done.batches;
       total.sequencerCpuMs += runs.reduce((n, r) => n + r.cpuMs, 0);
       total.sequencerCalls += trips.calls;
+      total.changedBefore += deliveries.filter((d) => namedBefore.has(d.reference)).length;
+      addCalls(total.callsByOperation, trips.byOperation);
     }
     return total;
   } finally {
@@ -439,7 +471,10 @@ async function delayRows(aws: BenchAws, receivers: ReceiverPool, sequencer: Func
     for (const delay of order) {
       const t = await timedRound(aws, receivers, sequencer, state, delay, (seed += 10));
       const sum = totals.get(delay)!;
-      for (const key of Object.keys(sum) as (keyof Timed)[]) sum[key] += t[key];
+      for (const key of Object.keys(sum) as (keyof Timed)[]) {
+        if (key === 'callsByOperation') addCalls(sum.callsByOperation, t.callsByOperation);
+        else sum[key] += t[key];
+      }
     }
   }
   const [none, some] = DELAYS_MS.map((d) => totals.get(d)!);
@@ -473,6 +508,7 @@ async function delayRows(aws: BenchAws, receivers: ReceiverPool, sequencer: Func
     },
     oneLogRow(', the sequencer warm', none, some, tripsPerBatch),
     oneLogRow(', every record read (another writer held the lease before each batch)', await afterAnotherWriter(aws, receivers, sequencer, state, SEED + 500), zero(), tripsPerBatch),
+    backlogRow(await afterAnotherWriter(aws, receivers, sequencer, state, SEED + 600, { events: BACKLOG_EVENTS, rounds: BACKLOG_ROUNDS }), tripsPerBatch),
     {
       metric: 'receiver: AWS calls one after another, per delivery',
       value: round(receiver.perDelivery, 2),

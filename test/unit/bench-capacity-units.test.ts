@@ -230,9 +230,15 @@ describe('key classes and ceilings', () => {
 
   test('one log takes events as fast as its one sequencer: from its CPU time per event, and with its calls one after another waiting', () => {
     // 400 events in 8 batches, 2,000 ms of CPU: 5 ms an event, 200 events/s on one core.
-    const row = oneLogRow(', warm', { sequencerCpuMs: 800, events: 200, batches: 4, sequencerCalls: 300 }, { sequencerCpuMs: 1200, events: 200, batches: 4, sequencerCalls: 500 }, 12);
+    const row = oneLogRow(
+      ', warm',
+      { sequencerCpuMs: 800, events: 200, batches: 4, sequencerCalls: 300, callsByOperation: { Query: 200, BatchWriteItem: 100 } },
+      { sequencerCpuMs: 1200, events: 200, batches: 4, sequencerCalls: 500, callsByOperation: { Query: 400, BatchGetItem: 100 } },
+      12,
+    );
     expect(row).toMatchObject({ metric: 'one log, warm: events a second its sequencer takes, from its CPU time', value: 200, unit: 'events/s' });
-    expect(row.note).toContain('(batches of 50; 2 AWS calls per event)');
+    // The calls by operation, the most first, per event.
+    expect(row.note).toContain('(batches of 50; 2 AWS calls per event: Query 1.5, BatchWriteItem 0.25, BatchGetItem 0.25)');
     // A batch of 50: 250 ms of CPU and 12 waits of 5 ms, 310 ms: 161 events/s.
     expect(row.note).toContain('5 ms of CPU per event');
     expect(row.note).toContain('161 events/s with 12 waits of 5 ms a batch');

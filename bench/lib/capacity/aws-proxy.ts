@@ -87,7 +87,7 @@ export interface AccountingSnapshot {
    * Calls to any of the three services, and how many of them started while none was in flight:
    * with one caller, the round trips it made one after another (calls sent together count once).
    */
-  trips: { calls: number; sequential: number; sequentialByService: Record<'dynamodb' | 's3' | 'kms', number> };
+  trips: { calls: number; sequential: number; sequentialByService: Record<'dynamodb' | 's3' | 'kms', number>; byOperation: Record<string, number> };
   /**
    * Our figures against dynalite's: requests compared, agreeing, differing for a reason known and
    * documented (docs/capacity.md), and the first unexplained differences.
@@ -225,15 +225,16 @@ export async function startAwsProxy(options: { dynamodb: string; s3?: string; km
       sortClasses: new Map<string, SortClassUsage>(),
       s3: new Map<string, number>(),
       kms: new Map<string, number>(),
-      trips: { calls: 0, sequential: 0, sequentialByService: { dynamodb: 0, s3: 0, kms: 0 } },
+      trips: { calls: 0, sequential: 0, sequentialByService: { dynamodb: 0, s3: 0, kms: 0 }, byOperation: {} as Record<string, number> },
       dynalite: { compared: 0, agreed: 0, explained: new Map<string, number>(), byOperation: new Map<string, { compared: number; agreed: number }>(), disagreements: [] as Disagreement[] },
     };
   }
 
   let inFlight = 0;
   /** Counts a caller's call while it runs (from its arrival to its answer). */
-  const trip = async <T>(service: 'dynamodb' | 's3' | 'kms', work: () => Promise<T>): Promise<T> => {
+  const trip = async <T>(service: 'dynamodb' | 's3' | 'kms', work: () => Promise<T>, operation: string = service): Promise<T> => {
     state.trips.calls++;
+    state.trips.byOperation[operation] = (state.trips.byOperation[operation] ?? 0) + 1;
     if (inFlight++ === 0) {
       state.trips.sequential++;
       state.trips.sequentialByService[service]++;
@@ -467,7 +468,7 @@ export async function startAwsProxy(options: { dynamodb: string; s3?: string; km
 
   async function dynamodb(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     if (req.url?.startsWith('/__bench/')) return control(req, res);
-    return trip('dynamodb', () => priced(req, res));
+    return trip('dynamodb', () => priced(req, res), String(req.headers['x-amz-target'] ?? '').split('.')[1] || 'dynamodb');
   }
 
   async function priced(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
@@ -553,7 +554,7 @@ export async function startAwsProxy(options: { dynamodb: string; s3?: string; km
       partitions: [...state.partitions.values()],
       sortClasses: [...state.sortClasses.values()],
       calls: { s3: Object.fromEntries(state.s3), kms: Object.fromEntries(state.kms) },
-      trips: { ...state.trips, sequentialByService: { ...state.trips.sequentialByService } },
+      trips: { ...state.trips, sequentialByService: { ...state.trips.sequentialByService }, byOperation: { ...state.trips.byOperation } },
       dynalite: {
         compared: state.dynalite.compared,
         agreed: state.dynalite.agreed,

@@ -80,6 +80,8 @@ export class MixState {
     [HOT_MIX_OBJECT, 'CONFIRMED'],
   ]);
   private instant: number;
+  /** Every reference a delivery of this mix named so far. */
+  readonly named = new Set<string>();
 
   constructor(
     /** The first event's instant: after every entry the loaded records hold, before now. */
@@ -152,6 +154,7 @@ export class MixState {
       const { sourceId, path } = senderOf(type);
       out.push({ type, reference, sourceId, path, body: JSON.stringify(buildEvent(type, reference, fields, at)) });
     }
+    for (const d of out) this.named.add(d.reference);
     return out;
   }
 }
