@@ -93,7 +93,7 @@ export async function planBatch(stores: { records: RecordStore; pending: Pending
     const stillAside = integration.outcomes.filter((o) => !o.sequenced).map((o) => o.key).slice(-MAX_SET_ASIDE);
     const changed = integration.outcomes.some((o) => o.sequenced);
     const highest = Math.max(genesis.highestVersion ?? 0, ...stored.map((e) => e.head.version), ...integration.newHeads.map((h) => h.version));
-    // Written only when it would say something new: an observation on a record events changed before makes no version (a write unit an event).
+    // Whether what the genesis says changes (an observation on a record events changed before makes no version); it is written anyway when the timeline changes (below).
     const genesisChanged = (changed && (highest !== genesis.highestVersion || !genesis.changedByEvents)) || stillAside.join() !== genesis.setAside.join();
     plans.push({ reference, kind: genesis.kind ?? '', entries: integration.entries, newHeads: integration.newHeads, after: timeline?.after ?? '-1', tail: timeline?.tail, genesis: { highestVersion: highest, events: { setAside: stillAside } }, genesisChanged });
     if (!changed) continue;

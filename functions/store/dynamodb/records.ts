@@ -209,7 +209,8 @@ export async function partitionItems(client: DynamoDBClient, table: string, pk: 
  * One record's timeline, strongly consistent: whole (a paginated Query of each of its two
  * partitions, sent together), or from an instant (the entry just before it and every entry at or
  * after it, with the heads of the same stretch: a Query of each sent together, however long the
- * history before). The identities of the events that made them come with them, on the entries'
+ * history before, unless the newest items are known to precede it: KnownNewest). With it, where
+ * its newest entry and head are (its `tail`, from what was read). The identities of the events that made them come with them, on the entries'
  * items and the heads'. What the layout before kept in the entries' partition (an event mark item,
  * `W#`; a head, `V#`) is read with a whole record, and a head of it when an entry needs it
  * (headOfVersion): `npm run migrate` moves both (lib/migrate/steps/inline-marks.ts, heads-apart.ts).
@@ -274,7 +275,8 @@ async function newestByKey(client: DynamoDBClient, table: string, requests: read
       { pk: recordHeadsPk(request.reference), prefix: HEAD_SK_PREFIX, sk: newest.head },
     ];
     for (const { pk, prefix, sk } of wanted) {
-      if (tails?.before(pk, prefix, `${prefix}${boundary}`)) continue;
+      // Remembered already; or an event at or before the newest item: the Query reads what stands after the instant.
+      if (tails?.before(pk, prefix, `${prefix}${boundary}`) || (sk !== null && sk >= `${prefix}${boundary}`)) continue;
       if (sk === null) {
         known.set(pk, null);
         tails?.learned(pk, prefix, null);
