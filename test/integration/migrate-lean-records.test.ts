@@ -1,7 +1,7 @@
 import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { demoDocument } from '../../fixtures/demo';
 import { tableStores } from '../../functions/store/dynamodb';
-import type { RecordStore } from '../../functions/store/ports/records';
+import type { RecordStore, TimelineRequest } from '../../functions/store/ports/records';
 import { ensureTable } from '../../functions/store/write';
 import { putItems } from '../../functions/store/dynamodb/put-items';
 import { loadDocument } from '../../lib/loader/load';
@@ -58,18 +58,28 @@ function layoutBefore(items: readonly Item[]): Item[] {
   });
 }
 
-/** Everything a reader and a writer reads of every record: the windows at now and at an instant of each entry, and the whole timelines. */
+/**
+ * Everything a reader and a writer reads of every record: the windows at now and at an instant of
+ * each entry, and the whole timelines. Not a timeline's `tail`: where the newest items are is the
+ * store's own, and the layouts keep heads in different places.
+ */
 async function answers(records: RecordStore, references: readonly string[]): Promise<string> {
   const out: unknown[] = [];
+  const timeline = async (request: TimelineRequest) => {
+    const read = (await records.readTimelines([request])).get(request.reference);
+    if (!read) return read;
+    const { tail: _whereNewest, ...answer } = read;
+    return answer;
+  };
   for (const reference of references) {
-    const whole = (await records.readTimelines([{ reference, from: null }])).get(reference);
+    const whole = await timeline({ reference, from: null });
     const window = await records.readWindow(reference, ANCHOR.toISOString(), 50);
     const newest = window.entries[0];
     out.push({ reference, whole, window: { ...window, entries: window.entries.map((e) => e.entry) }, newest: newest && { view: newest.view, head: newest.headText } });
     const all = whole?.entries ?? [];
     // The first, the middle and the newest two entries' instants (the long history read whole once is enough).
     for (const e of [...new Set([all[0], all[all.length >> 1], all[all.length - 2], all[all.length - 1]])].filter((x) => x !== undefined)) {
-      const part = (await records.readTimelines([{ reference, from: e.at }])).get(reference);
+      const part = await timeline({ reference, from: e.at });
       const then = await records.readWindow(reference, e.at, 3);
       out.push({ reference, at: e.at, part, then: { ...then, entries: then.entries.map((x) => [x.entry, x.view]) }, head: then.entries[0]?.headText });
     }
