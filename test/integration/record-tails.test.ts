@@ -1,4 +1,4 @@
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import fc from 'fast-check';
 import { DEMO_OBJECTS } from '../../fixtures/demo';
 import { sequenceAll } from '../../functions/ledger-writer/sequencer';
@@ -153,6 +153,27 @@ test('no memory: an event newer than its record\'s last is integrated with the r
     await writer.run();
     expect(writer.counted.recordQueries).toBeGreaterThan(0);
     await expectSameReads(writer.stores, [{ reference, from: new Date(clock - 3_000).toISOString() }, { reference, from: new Date(clock + 1_000).toISOString() }, { reference, from: null }]);
+  } finally {
+    writer.close();
+  }
+});
+
+test('a genesis whose newest items are damaged (by hand): the record is searched, the event integrated, and the genesis says them again', async () => {
+  const writer = warmWriter({ memory: false });
+  const [reference] = REFERENCES;
+  try {
+    await deliver(reference, new Date((clock += 2_000)), 'change');
+    await writer.run();
+    await client.send(new UpdateItemCommand({ TableName: TABLE, Key: { pk: { S: `R#${reference}` }, sk: { S: '#' } }, UpdateExpression: 'SET newest = :damaged', ExpressionAttributeValues: { ':damaged': { S: '["T#not a key", 7' } } }));
+    writer.counted.recordQueries = 0;
+    writer.counted.recordItemsByKey = 0;
+    const { state } = (await wholeRecord(plain.records, reference))!.at(-1)!.view as { state: string };
+    await deliver(reference, new Date((clock += 2_000)), 'observation', state);
+    expect((await writer.run()).map((r) => [r.sequenced, r.setAside])).toEqual([[1, 0]]);
+    expect([writer.counted.recordQueries > 0, writer.counted.recordItemsByKey]).toEqual([true, 0]);
+    const { tail } = (await plain.records.readGeneses([reference])).get(reference)!;
+    expect(JSON.parse(tail!)[0]).toMatch(/^T#/);
+    await expectSameReads(writer.stores, [{ reference, from: new Date(clock + 1_000).toISOString() }, { reference, from: null }]);
   } finally {
     writer.close();
   }

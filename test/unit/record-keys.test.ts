@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { REFERENCE_PATTERN } from '../../functions/contract/schemas/common';
-import { inHeadsPartition } from '../../functions/store/dynamodb/record-items';
+import { inHeadsPartition, newestOf, tailOf } from '../../functions/store/dynamodb/record-items';
 import { isRecordHeadsPk, recordHeadsPk, recordPk, referenceOfRecordPk } from '../../functions/store/layout';
 
 /**
@@ -36,4 +36,29 @@ test("a head under its record's entries' key (the layout before) is moved to the
     { pk: { S: 'L#LOG' }, sk: { S: '#' } },
     { pk: { S: 'P#service-platform#event:x' }, sk: { S: '#' } },
   ]) expect(inHeadsPartition(item)).toBe(item);
+});
+
+/**
+ * Where a genesis says its record's newest entry and head are (`newest`, records.ts): written as a
+ * pair and read back; anything else (a genesis damaged by hand) reads as not said, so the record is
+ * searched instead, and never throws (seeded).
+ */
+test("a genesis's newest items read back as written; anything else reads as not said, and never throws", () => {
+  const sk = (prefix: string) => fc.tuple(fc.date({ min: new Date('2000-01-01'), max: new Date('2100-01-01'), noInvalidDate: true }), fc.nat(9_999_999)).map(([at, seq]) => `${prefix}${at.toISOString()}#${String(seq).padStart(7, '0')}`);
+  fc.assert(
+    fc.property(sk('T#'), fc.option(sk('V#'), { nil: null }), (entry, head) => {
+      expect(newestOf(tailOf({ entry, head }))).toEqual({ entry, head });
+    }),
+    { seed: 2026, numRuns: 500 },
+  );
+  const anything = fc.oneof(fc.string(), fc.json(), fc.jsonValue().map((v) => JSON.stringify(v)), fc.tuple(fc.jsonValue(), fc.jsonValue()).map((v) => JSON.stringify(v)));
+  fc.assert(
+    fc.property(anything, (text) => {
+      const read = newestOf(text);
+      if (read) expect([read.entry.startsWith('T#'), read.head === null || read.head.startsWith('V#')]).toEqual([true, true]);
+    }),
+    { seed: 2027, numRuns: 2000 },
+  );
+  for (const damaged of ['', 'null', '[]', '["T#x"]', '["V#x","V#y"]', '["T#x","T#y"]', '["T#x",1]', '{"entry":"T#x"}', '[1,null]']) expect(newestOf(damaged)).toBeUndefined();
+  expect(newestOf(undefined)).toBeUndefined();
 });

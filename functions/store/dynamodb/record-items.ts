@@ -178,9 +178,19 @@ export function genesisItem(reference: string, kind: string, genesis: GenesisToW
 
 /** NewestItems as the genesis item holds them (`newest`, a JSON pair) and the ports carry them (opaque: RecordGenesis.tail, StoredTimeline.tail), and back. */
 export const tailOf = (newest: NewestItems): string => JSON.stringify([newest.entry, newest.head]);
+/** Undefined for anything that is not such a pair (a genesis damaged by hand): its record is then searched, as one without. */
 export function newestOf(tail: string | undefined): NewestItems | undefined {
   if (tail === undefined) return undefined;
-  const [entry, head] = JSON.parse(tail) as [string, string | null];
+  let pair: unknown;
+  try {
+    pair = JSON.parse(tail);
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(pair) || pair.length !== 2) return undefined;
+  const [entry, head] = pair as unknown[];
+  if (typeof entry !== 'string' || !entry.startsWith(ENTRY_SK_PREFIX)) return undefined;
+  if (head !== null && (typeof head !== 'string' || !head.startsWith(HEAD_SK_PREFIX))) return undefined;
   return { entry, head };
 }
 
