@@ -129,8 +129,9 @@ const TIMELINES_PER_CALL = 8;
 
 /** The timelines asked (each from an instant, or whole), all at once; those whose genesis says where their newest items are in one call, whose reads by key the store sends together. */
 async function readTimelinesAtOnce(records: RecordStore, requests: readonly TimelineRequest[]): Promise<Map<string, StoredTimeline>> {
-  const byKey = requests.filter((r) => r.from !== null && r.tail !== undefined);
-  const searched = requests.filter((r) => !byKey.includes(r));
+  const readByKey = (r: TimelineRequest) => r.from !== null && r.tail !== undefined;
+  const byKey = requests.filter(readByKey);
+  const searched = requests.filter((r) => !readByKey(r));
   const calls: (typeof requests)[] = byKey.length > 0 ? [byKey] : [];
   for (let at = 0; at < searched.length; at += TIMELINES_PER_CALL) calls.push(searched.slice(at, at + TIMELINES_PER_CALL));
   const parts = await Promise.all(calls.map((call) => records.readTimelines(call)));

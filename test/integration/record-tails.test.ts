@@ -98,6 +98,15 @@ async function expectSameReads(stores: TableStores, requests: { reference: strin
 /** A clock that moves forward a few seconds an event, from 40 minutes ago (after the demo's history). */
 let clock = Date.now() - 40 * 60_000;
 
+/** Counts from now on. */
+const countAgain = (counted: { recordQueries: number; recordItemsByKey: number }) => Object.assign(counted, { recordQueries: 0, recordItemsByKey: 0 });
+
+/** An observation of the state in force on `reference` (integrated, not set aside: nothing waits to be tried again from an earlier instant). */
+async function observeStateInForce(reference: string): Promise<void> {
+  const { state } = (await wholeRecord(plain.records, reference))!.at(-1)!.view as { state: string };
+  await deliver(reference, new Date((clock += 2_000)), 'observation', state);
+}
+
 test('warm: an event newer than its record\'s last is integrated without a Query of the record; another writer\'s lease in between: the record is read again, and the new entry follows the other writer\'s', async () => {
   const writer = warmWriter();
   const [reference] = REFERENCES;
@@ -138,11 +147,8 @@ test('no memory: an event newer than its record\'s last is integrated with the r
     await writer.run();
     const genesis = (await plain.records.readGeneses([reference])).get(reference)!;
     expect(genesis.tail).toBeDefined();
-    writer.counted.recordQueries = 0;
-    writer.counted.recordItemsByKey = 0;
-    // An observation of the state in force (integrated, not set aside: nothing waits to be tried again from an earlier instant).
-    const { state } = (await wholeRecord(plain.records, reference))!.at(-1)!.view as { state: string };
-    await deliver(reference, new Date((clock += 2_000)), 'observation', state);
+    countAgain(writer.counted);
+    await observeStateInForce(reference);
     await writer.run();
     // Its newest entry and head, read by key (again if events set aside before ask from an earlier instant, still after them).
     expect(writer.counted.recordQueries).toBe(0);
@@ -165,10 +171,8 @@ test('a genesis whose newest items are damaged (by hand): the record is searched
     await deliver(reference, new Date((clock += 2_000)), 'change');
     await writer.run();
     await client.send(new UpdateItemCommand({ TableName: TABLE, Key: { pk: { S: `R#${reference}` }, sk: { S: '#' } }, UpdateExpression: 'SET newest = :damaged', ExpressionAttributeValues: { ':damaged': { S: '["T#not a key", 7' } } }));
-    writer.counted.recordQueries = 0;
-    writer.counted.recordItemsByKey = 0;
-    const { state } = (await wholeRecord(plain.records, reference))!.at(-1)!.view as { state: string };
-    await deliver(reference, new Date((clock += 2_000)), 'observation', state);
+    countAgain(writer.counted);
+    await observeStateInForce(reference);
     expect((await writer.run()).map((r) => [r.sequenced, r.setAside])).toEqual([[1, 0]]);
     expect([writer.counted.recordQueries > 0, writer.counted.recordItemsByKey]).toEqual([true, 0]);
     const { tail } = (await plain.records.readGeneses([reference])).get(reference)!;

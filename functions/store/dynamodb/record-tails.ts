@@ -23,6 +23,9 @@ export const MAX_REMEMBERED_PARTITIONS = 20_000;
  * another writer may have written, and everything is forgotten. So is everything when a batch fails
  * part-way (what it wrote is then unknown), when a journal is finished (its writes go around this
  * store), and the least recently used partitions past MAX_REMEMBERED_PARTITIONS.
+ *
+ * A writer that keeps no memory still reads through one, made for a single read of many records
+ * (records.ts readTimelines): what it read of their newest items by key, and nothing longer.
  */
 export class RecordTails implements WriterTails {
   private readonly newest = new Map<string, Item | null>();

@@ -7,7 +7,7 @@ import { headOfVersion, rangeQuery, dynamoRecordWindows } from './record-windows
 import { forEachConcurrently, putItems } from './put-items';
 import { entryItem, entryPartsOf, genesisItem, genesisOf, headItem, headPartsOf, itemClass, newestOf, tailOf, timelineEntryOf, versionOfHead, type EntryParts, type Item, type NewestItems } from './record-items';
 import type { HeadItemFor } from './head-text';
-import type { RecordTails } from './record-tails';
+import { RecordTails } from './record-tails';
 import { tableMetaItem } from '../write';
 
 /** Timelines read at once by one readTimelines call (each is a few Queries sent together). */
@@ -37,9 +37,11 @@ export function dynamoRecordStore(client: DynamoDBClient, table: string, tails?:
 
     async readTimelines(requests) {
       const out = new Map<string, StoredTimeline>();
-      const newest = await newestByKey(client, table, requests, tails);
+      // What is known of the records' newest items: the writer's memory, or one of this call's own.
+      const known = tails ?? new RecordTails();
+      await readNewestByKey(client, table, requests, known);
       await forEachConcurrently(requests, READ_CONCURRENCY, async (request) => {
-        const timeline = await readTimeline(client, table, request, { tails, newest });
+        const timeline = await readTimeline(client, table, request, known);
         if (timeline) out.set(request.reference, timeline);
       });
       return out;
@@ -63,42 +65,45 @@ export function dynamoRecordStore(client: DynamoDBClient, table: string, tails?:
 }
 
 /**
- * Where one change's items go: its entries' sort keys, and for the head of every version it shows
- * whose head is not stored yet (one the part it was derived from did not show; every version, for
- * a record written whole) the entry it begins at, the first the version is in force at. A version
- * has one head: a change giving two for one is refused.
+ * Where one change's items go: its entries' sort keys, and for every version it shows whose head
+ * is not stored yet (one the part it was derived from did not show; every version, for a record
+ * written whole) the entry its head goes at, the first the version is in force at (by index).
  */
-function changeKeys(change: RecordChange): { keys: string[]; newHeads: [number, { sk: string; text: string }][] } {
+function changeKeys(change: RecordChange): { keys: string[]; newHeads: Map<number, number> } {
   const keys = sortKeysOf(change.entries, change.after);
-  const stored = change.after === undefined ? new Set<number>() : parsePosition(change.after).storedVersions;
-  const firstOf = new Map<number, { sk: string; text: string }>();
+  const newHeads = new Map<number, number>();
   change.entries.forEach((e, i) => {
     const version = versionOfHead(e.head);
-    const text = JSON.stringify(e.head);
-    const seen = firstOf.get(version);
-    if (seen && seen.text !== text) throw new Error(`${change.reference}: version ${version} is given two different heads`);
-    if (!seen || keys[i] < seen.sk) firstOf.set(version, { sk: keys[i], text });
+    const seen = newHeads.get(version);
+    if (seen === undefined || keys[i] < keys[seen]) newHeads.set(version, i);
   });
-  return { keys, newHeads: [...firstOf].filter(([version]) => !stored.has(version)) };
+  if (change.after !== undefined) for (const version of parsePosition(change.after).storedVersions) newHeads.delete(version);
+  return { keys, newHeads };
 }
 
 /**
- * The items of one change: its entries (lean) and its new versions' heads (changeKeys). The
- * identity of the event that made an entry is on the head's item when the entry begins a version,
- * else on the entry's item.
+ * The items of one change: its entries (lean) and its new versions' heads (changeKeys). A version
+ * has one head: a change giving two for one is refused. The identity of the event that made an
+ * entry is on the head's item when the entry begins a version, else on the entry's item.
  */
 function changeItems(change: RecordChange, { keys, newHeads }: ReturnType<typeof changeKeys>, where: HeadItemFor): { heads: Item[]; entries: Item[] } {
+  const texts = new Map<number, string>();
   const eventAt = new Map<string, string>();
   change.entries.forEach((e, i) => {
+    const version = versionOfHead(e.head);
+    const text = JSON.stringify(e.head);
+    if ((texts.get(version) ?? text) !== text) throw new Error(`${change.reference}: version ${version} is given two different heads`);
+    texts.set(version, text);
     if (e.eventKey) eventAt.set(keys[i], e.eventKey);
   });
   // The event that made the entry a new head is written at rides on that head's item, any other
   // event's identity on its entry's item: no item of its own (a write unit an event), and the
   // sequencer reads a record's identities with its entries and heads (two Queries, not three).
-  const heads = newHeads.map(([version, first]) => {
-    const eventKey = eventAt.get(first.sk);
-    eventAt.delete(first.sk);
-    return headItem(change.reference, first.sk, version, first.text, eventKey, where);
+  const heads = [...newHeads].map(([version, first]) => {
+    const sk = keys[first];
+    const eventKey = eventAt.get(sk);
+    eventAt.delete(sk);
+    return headItem(change.reference, sk, version, texts.get(version)!, eventKey, where);
   });
   const entries = change.entries.map((e, i) => entryItem(change.reference, keys[i], e, eventAt.get(keys[i])));
   return { heads, entries };
@@ -107,7 +112,7 @@ function changeItems(change: RecordChange, { keys, newHeads }: ReturnType<typeof
 /**
  * The items of record changes in the order they are written: heads, then entries, then geneses
  * (after all of them); heads as the table or a journal keeps them. `part` leaves out the others'
- * items (a writer writing the geneses apart: write).
+ * items (a writer writing the geneses apart: write), and the geneses alone need only the keys.
  */
 export function recordChangeParts(changes: readonly RecordChange[], where: HeadItemFor = 'table', part?: RecordWriteOptions['part']): { heads: Item[]; entries: Item[]; geneses: Item[] } {
   const layouts = changes.map(changeKeys);
@@ -127,7 +132,7 @@ function newestAfter(change: RecordChange, { keys, newHeads }: ReturnType<typeof
   if (!before) return undefined;
   const newest = (known: string | null, written: readonly string[]) => written.reduce<string | null>((n, sk) => (n === null || sk > n ? sk : n), known);
   const entry = newest(before.entry, keys);
-  return entry === null ? undefined : { entry, head: newest(before.head, newHeads.map(([, first]) => atPositionOf(first.sk, HEAD_SK_PREFIX))) };
+  return entry === null ? undefined : { entry, head: newest(before.head, [...newHeads.values()].map((first) => atPositionOf(keys[first], HEAD_SK_PREFIX))) };
 }
 
 /** The same items as one list before the geneses (what the ledger's journal and a table image keep, in this order). */
@@ -174,15 +179,12 @@ class TimelineItems {
  * or after the boundary, or one) is one request; more items after the boundary than the first page
  * holds are read with the one before it, together, in one more round trip.
  */
-async function fromBoundary(client: DynamoDBClient, table: string, pk: string, prefix: string, boundary: string, known: KnownNewest): Promise<{ onward: Item[]; prior: Item | null }> {
-  const { tails } = known;
-  const remembered = tails?.before(pk, prefix, boundary);
+async function fromBoundary(client: DynamoDBClient, table: string, pk: string, prefix: string, boundary: string, known: RecordTails): Promise<{ onward: Item[]; prior: Item | null }> {
+  const remembered = known.before(pk, prefix, boundary);
   if (remembered) return { onward: [], prior: remembered.prior };
-  const newest = known.newest?.get(pk);
-  if (newest !== undefined && (newest === null || newest.sk!.S! < boundary)) return { onward: [], prior: newest };
   const first = await client.send(new QueryCommand(rangeQuery(table, pk, prefix, `${prefix}~`, { newestFirst: true, limit: 2, consistent: true })));
   const items = first.Items ?? [];
-  tails?.learned(pk, prefix, items[0] ?? null);
+  known.learned(pk, prefix, items[0] ?? null);
   const below = items.findIndex((item) => item.sk!.S! < boundary);
   if (below >= 0) return { onward: items.slice(0, below).reverse(), prior: items[below] };
   if (!first.LastEvaluatedKey) return { onward: items.reverse(), prior: null };
@@ -209,14 +211,14 @@ export async function partitionItems(client: DynamoDBClient, table: string, pk: 
  * One record's timeline, strongly consistent: whole (a paginated Query of each of its two
  * partitions, sent together), or from an instant (the entry just before it and every entry at or
  * after it, with the heads of the same stretch: a Query of each sent together, however long the
- * history before, unless the newest items are known to precede it: KnownNewest). With it, where
+ * history before, unless the newest items are `known` to precede it). With it, where
  * its newest entry and head are (its `tail`, from what was read). The identities of the events that made them come with them, on the entries'
  * items and the heads'. What the layout before kept in the entries' partition (an event mark item,
  * `W#`; a head, `V#`) is read with a whole record, and a head of it when an entry needs it
  * (headOfVersion): `npm run migrate` moves both (lib/migrate/steps/inline-marks.ts, heads-apart.ts).
  * Null when no entry is stored under the reference.
  */
-async function readTimeline(client: DynamoDBClient, table: string, request: TimelineRequest, known: KnownNewest): Promise<StoredTimeline | null> {
+async function readTimeline(client: DynamoDBClient, table: string, request: TimelineRequest, known: RecordTails): Promise<StoredTimeline | null> {
   const read = new TimelineItems();
   let before: EntryParts | null = null;
   let newest: NewestItems | undefined;
@@ -243,13 +245,6 @@ async function readTimeline(client: DynamoDBClient, table: string, request: Time
   return { before: prior, entries, after: positionAfter(prior ? [prior, ...entries] : entries), ...(newest ? { tail: tailOf(newest) } : {}) };
 }
 
-/** What a timeline read may know of partitions' newest items before it searches them: the writer's memory, and what the geneses pointed at (newestByKey). */
-interface KnownNewest {
-  tails?: RecordTails;
-  /** By partition key: its newest item of the prefix read there (null: none). */
-  newest?: ReadonlyMap<string, Item | null>;
-}
-
 /** The newest entry and head among items read of a record's two partitions (undefined: no entry). */
 function newestRead(entries: readonly Item[], heads: readonly Item[]): NewestItems | undefined {
   const newest = (items: readonly Item[], prefix: string) => items.reduce<string | null>((n, item) => (item.sk!.S!.startsWith(prefix) && (n === null || item.sk!.S! > n) ? item.sk!.S! : n), null);
@@ -260,11 +255,11 @@ function newestRead(entries: readonly Item[], heads: readonly Item[]): NewestIte
 /**
  * The newest entry and head of every record asked from an instant whose genesis says where they
  * are (its `tail`), read by key in BatchGetItems sent together (a hundred keys each) rather than a
- * Query of each partition: one request for fifty records instead of a hundred. Partitions the
- * writer's memory already answers are not read; an item not found is left to the Query.
+ * Query of each partition: one request for fifty records instead of a hundred. What is `known`
+ * already is not read, and what is read becomes known (fromBoundary answers from it); an item not
+ * found is left to the Query.
  */
-async function newestByKey(client: DynamoDBClient, table: string, requests: readonly TimelineRequest[], tails?: RecordTails): Promise<Map<string, Item | null>> {
-  const known = new Map<string, Item | null>();
+async function readNewestByKey(client: DynamoDBClient, table: string, requests: readonly TimelineRequest[], known: RecordTails): Promise<void> {
   const keys: Item[] = [];
   for (const request of requests) {
     const newest = request.from === null ? undefined : newestOf(request.tail);
@@ -276,18 +271,12 @@ async function newestByKey(client: DynamoDBClient, table: string, requests: read
     ];
     for (const { pk, prefix, sk } of wanted) {
       // Remembered already; or an event at or before the newest item: the Query reads what stands after the instant.
-      if (tails?.before(pk, prefix, `${prefix}${boundary}`) || (sk !== null && sk >= `${prefix}${boundary}`)) continue;
-      if (sk === null) {
-        known.set(pk, null);
-        tails?.learned(pk, prefix, null);
-      } else keys.push({ pk: { S: pk }, sk: { S: sk } });
+      if (known.before(pk, prefix, `${prefix}${boundary}`) || (sk !== null && sk >= `${prefix}${boundary}`)) continue;
+      if (sk === null) known.learned(pk, prefix, null);
+      else keys.push({ pk: { S: pk }, sk: { S: sk } });
     }
   }
-  if (keys.length === 0) return known;
+  if (keys.length === 0) return;
   const once = [...new Map(keys.map((key) => [`${key.pk!.S}\n${key.sk!.S}`, key])).values()];
-  for (const item of await batchGetItems(client, table, once, WRITER_READ)) {
-    known.set(item.pk!.S!, item);
-    tails?.learned(item.pk!.S!, itemClass(item) === 'head' ? HEAD_SK_PREFIX : ENTRY_SK_PREFIX, item);
-  }
-  return known;
+  for (const item of await batchGetItems(client, table, once, WRITER_READ)) known.learned(item.pk!.S!, itemClass(item) === 'head' ? HEAD_SK_PREFIX : ENTRY_SK_PREFIX, item);
 }
