@@ -7,7 +7,7 @@ import type { Context } from 'aws-lambda';
 import { SERVICE_NAME } from '../contract/service';
 import { logger } from '../logging/logger';
 import { kmsCheckpointSigner } from '../ledger-writer/kms-signer';
-import { oldestPendingAge, PENDING_AGE_METRIC } from '../ledger-writer/pending-age';
+import { oldestPendingAge, PENDING_AGE_METRIC, PendingLooks } from '../ledger-writer/pending-age';
 import { DEFAULT_BATCH_SIZE, sequencePending } from '../ledger-writer/sequencer';
 import type { CheckpointSigner } from '../ledger-writer/signer';
 import { bucketTileStore, type TileStore } from '../ledger-writer/tile-store';
@@ -63,11 +63,20 @@ export interface SequencerEnvironment {
   tiles: TileStore;
   /** The checkpoint key (asked for at most once a run; a key that cannot be read fails the run). */
   signer: () => Promise<CheckpointSigner>;
+  /** When this execution environment last asked the pending index what waits. */
+  looks: PendingLooks;
 }
+
+/**
+ * What a run can say of what still waits, for the age figure: nothing (its last look at the index
+ * found no more than it took), to be asked (it stopped with events left, or failed), or nothing it
+ * knows (woken by the stream, it took the stream's keys without looking: no figure).
+ */
+type WhatWaits = 'nothing' | 'ask' | 'unknown';
 
 let signer: Promise<CheckpointSigner> | undefined;
 /** The execution environment's clients and stores, made once: its table (the records, the events, the ledger's head) and its tile log. */
-let made: { stores: TableStores; tiles: TileStore } | undefined;
+let made: { stores: TableStores; tiles: TileStore; looks: PendingLooks } | undefined;
 
 function setting(name: string): string {
   const value = process.env[name];
@@ -89,7 +98,11 @@ function environmentFromSettings(): SequencerEnvironment {
   // the middleware stack once per command class instead of per request (nothing changes this
   // client's stack after its first request).
   // The newest items of the records it wrote are kept between runs (record-tails.ts): an event newer than its record's last needs no Query.
-  made ??= { stores: tableStores(new DynamoDBClient({ maxAttempts: 4, requestHandler, cacheMiddleware: true }), table, undefined, new RecordTails()), tiles: bucketTileStore(new S3Client({}), bucket, process.env.LEDGER_TILES_PREFIX ?? 'ledger/') };
+  made ??= {
+    stores: tableStores(new DynamoDBClient({ maxAttempts: 4, requestHandler, cacheMiddleware: true }), table, undefined, new RecordTails()),
+    tiles: bucketTileStore(new S3Client({}), bucket, process.env.LEDGER_TILES_PREFIX ?? 'ledger/'),
+    looks: new PendingLooks(),
+  };
   return {
     table,
     ...made,
@@ -105,20 +118,30 @@ function environmentFromSettings(): SequencerEnvironment {
 /**
  * One run: what waits is integrated, batch after batch, while the invocation has time for another
  * (the stream's keys first), and the age of what still waits is published whatever the outcome.
+ * A run woken by the stream takes the stream's keys alone unless no look at the index was made for
+ * LOOK_AT_LEAST_EVERY_MS (pending-age.ts); a tick, or a run that looked, drains the index.
  */
 export async function runSequencer(environment: SequencerEnvironment, event: SequencerEvent, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<SequencerSummary> {
-  const { stores, tiles } = environment;
+  const { stores, tiles, looks } = environment;
   // The stream's keys first; then, batch after batch, what the batch before listed and did not take.
   let waiting = waitingKeysOfStream(event.Records ?? []);
+  const look = !event.Records || looks.due;
   const summary: SequencerSummary = { batches: 0, deliveries: 0, sequenced: 0, setAside: 0, appended: 0, treeSize: null };
-  let nothingWaits = false;
+  let whatWaits: WhatWaits = 'ask';
   try {
     // Awaited here, whether or not a batch runs: a key that cannot be read is logged as this run's failure.
     const checkpointSigner = await environment.signer();
     while (!context || context.getRemainingTimeInMillis() > TIME_FOR_A_BATCH_MS) {
-      const run = await sequencePending({ ...stores, signer: checkpointSigner, tiles, waiting });
+      // Not looking and nothing known left: the stream brings what arrives next.
+      if (!look && waiting.length === 0) {
+        whatWaits = 'unknown';
+        break;
+      }
+      const run = await sequencePending({ ...stores, signer: checkpointSigner, tiles, waiting, look });
+      // Null: nothing known, so (looking) the index was asked and listed nothing.
+      if (look && (run === null || run.looked)) looks.looked();
       if (!run) {
-        nothingWaits = true;
+        whatWaits = look ? 'nothing' : 'unknown';
         break;
       }
       waiting = run.listedAfter;
@@ -129,9 +152,9 @@ export async function runSequencer(environment: SequencerEnvironment, event: Seq
       summary.appended += run.appended;
       summary.treeSize = run.treeSize ?? summary.treeSize;
       for (const [key, reason] of Object.entries(run.reasons)) logger.warn('delivery set aside', { delivery: key, reason });
-      // A batch that was not full took everything listed: what arrives now wakes the sequencer through the stream (or the schedule).
-      if (run.deliveries < DEFAULT_BATCH_SIZE) {
-        nothingWaits = run.deliveries > 0;
+      // A batch that looked and was not full took everything listed: what arrives now wakes the sequencer through the stream (or the schedule).
+      if (run.looked && run.deliveries < DEFAULT_BATCH_SIZE) {
+        whatWaits = run.deliveries > 0 ? 'nothing' : 'ask';
         break;
       }
     }
@@ -144,7 +167,7 @@ export async function runSequencer(environment: SequencerEnvironment, event: Seq
     logger.error('sequencer run failed; deliveries stay pending', { error: error as Error, ...summary });
     throw error;
   } finally {
-    await publishPendingAge(environment.table, stores, nothingWaits);
+    await publishPendingAge(environment.table, stores, whatWaits);
   }
   logger.info('sequenced', { ...summary, trigger: event.Records ? 'stream' : 'schedule' });
   return summary;
@@ -154,12 +177,14 @@ const sequence = (event: SequencerEvent, context?: Pick<Context, 'getRemainingTi
 
 /**
  * The age of the oldest delivery still waiting, as the metric the stuck-sequencer alarm reads,
- * whatever the run's outcome. Never fails the run: a figure that cannot be measured is not
- * published (five minutes without a figure raise the alarm too).
+ * whatever the run's outcome, unless the run knows nothing of what waits beyond the stream's keys
+ * (the next look says it). Never fails the run: a figure that cannot be measured is not published
+ * (five minutes without a figure raise the alarm too).
  */
-async function publishPendingAge(table: string, stores: SequencerEnvironment['stores'], nothingWaits: boolean): Promise<void> {
+async function publishPendingAge(table: string, stores: SequencerEnvironment['stores'], whatWaits: WhatWaits): Promise<void> {
+  if (whatWaits === 'unknown') return;
   try {
-    const age = await oldestPendingAge({ pending: stores.pending, nothingWaits });
+    const age = await oldestPendingAge({ pending: stores.pending, nothingWaits: whatWaits === 'nothing' });
     metrics.addDimension(PENDING_AGE_METRIC.tableDimension, table);
     metrics.addMetric(PENDING_AGE_METRIC.name, MetricUnit.Seconds, age);
     metrics.publishStoredMetrics();

@@ -38,6 +38,31 @@ export interface PendingAgeOptions {
   now?: () => Date;
 }
 
+/**
+ * The longest a run woken by the stream goes without asking the pending index what waits. The
+ * stream brings every event newly waiting, so such a run takes the stream's keys alone, and a look
+ * (a Query of each of the index's 64 shards) is for what the stream did not bring (a stream batch
+ * that failed; events held back by a load's lease) and for the age figure. The schedule's tick
+ * looks every minute, but waits behind runs that keep the function busy: this bound keeps the
+ * figure coming (the alarm fires after five minutes without one) whatever wakes the sequencer.
+ */
+export const LOOK_AT_LEAST_EVERY_MS = 90_000;
+
+/** When an execution environment last asked the pending index what waits. */
+export class PendingLooks {
+  private last = Number.NEGATIVE_INFINITY;
+  constructor(private readonly now: () => number = Date.now) {}
+
+  /** No look for LOOK_AT_LEAST_EVERY_MS: a run woken by the stream asks the index too. */
+  get due(): boolean {
+    return this.now() - this.last >= LOOK_AT_LEAST_EVERY_MS;
+  }
+
+  looked(): void {
+    this.last = this.now();
+  }
+}
+
 /** The age, in seconds, of the oldest delivery still waiting for the sequencer after a run. */
 export async function oldestPendingAge(options: PendingAgeOptions): Promise<number> {
   if (options.nothingWaits) return 0;

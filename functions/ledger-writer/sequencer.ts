@@ -46,6 +46,12 @@ export interface SequencerOptions extends Omit<LedgerWriterOptions, 'leaseMs' | 
   batchSize?: number;
   /** Events known to be waiting (a stream batch's new items), taken before the pending store is asked. */
   waiting?: readonly string[];
+  /**
+   * Whether the pending store may be asked what waits (default true). A run woken by the stream
+   * passes false while it has looked recently: the stream brings every event newly waiting, and a
+   * look is a Query of each of the index's 64 shards (functions/handlers/sequence-events.ts).
+   */
+  look?: boolean;
   leaseMs?: number;
 }
 
@@ -66,6 +72,8 @@ export interface SequencerRun {
   reasons: Record<string, string>;
   /** Keys known or listed as waiting and not taken by this batch, oldest received first: the next batch's `waiting`. */
   listedAfter: string[];
+  /** Whether this batch asked the pending store what waits (so a batch not full saw all that waited). */
+  looked: boolean;
 }
 
 /** The log as this process's last batch left it: the next batch reads only what others appended since (held-ledger.ts). */
@@ -75,8 +83,10 @@ const processLogCache = new LogCache();
 export async function sequencePending(options: SequencerOptions): Promise<SequencerRun | null> {
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
   const known = [...new Set(options.waiting ?? [])];
+  const look = options.look ?? true;
+  let looked = look && known.length < batchSize;
   // The index is asked only for what the stream did not bring; with it, whether a stopped batch left a journal (one round trip).
-  const [listed, unfinished] = await Promise.all([known.length < batchSize ? options.pending.listWaiting(batchSize * LIST_AHEAD_BATCHES) : [], options.ledger.journal.unfinished()]);
+  const [listed, unfinished] = await Promise.all([looked ? options.pending.listWaiting(batchSize * LIST_AHEAD_BATCHES) : [], options.ledger.journal.unfinished()]);
   const all = [...new Set([...known, ...listed])];
   const candidates = all.slice(0, batchSize);
   // Nothing waiting: still finish a batch that stopped after publishing (its journal), if any.
@@ -90,13 +100,16 @@ export async function sequencePending(options: SequencerOptions): Promise<Sequen
       // The candidates, read under the lease while the log was opened (read again if a stopped batch's journal was just finished).
       let events = prefetched ?? (await waiting(candidates));
       // The candidates were listed before the lease was taken: another writer (or the journal of a
-      // stopped batch, just finished) may have integrated them since. Ask again.
-      if (events.length === 0) events = await waiting(await options.pending.listWaiting(batchSize));
+      // stopped batch, just finished) may have integrated them since. Ask again, if it may.
+      if (events.length === 0 && look) {
+        looked = true;
+        events = await waiting(await options.pending.listWaiting(batchSize));
+      }
       return settleBatch(events, await planBatch(options, events, log));
     },
     () => waiting(candidates),
   );
-  return { ...result, appended: ledger?.appended ?? 0, treeSize: ledger?.treeSize ?? null, listedAfter: all.slice(batchSize) };
+  return { ...result, appended: ledger?.appended ?? 0, treeSize: ledger?.treeSize ?? null, listedAfter: all.slice(batchSize), looked };
 }
 
 /** What a planned batch writes and settles, and what it reports. */

@@ -8,6 +8,7 @@ import { parseNote } from '#verify/checks/note';
 import { runMonitor, type MonitorState } from '#verify/node/monitor';
 import { parseVerifierKey, verifyEvidence, verifyNote } from '../../functions/domain/ledger/node-crypto';
 import type { RecordHead } from '../../functions/domain/record';
+import { LOOK_AT_LEAST_EVERY_MS, PendingLooks } from '../../functions/ledger-writer/pending-age';
 import { formatSignerKey, signerFromKey, SigningKeyError, type CheckpointSigner } from '../../functions/ledger-writer/signer';
 import type { TileStore } from '../../functions/ledger-writer/tile-store';
 import type { MemoryStores } from '../../functions/store/memory';
@@ -70,6 +71,9 @@ let treeSize: number;
 const logLines: Array<Record<string, unknown>> = [];
 const metricLines: string[][] = [];
 
+/** How far the environments' clock for looks at the index runs ahead of the real one. */
+let looksClockAhead = 0;
+
 /** An execution environment: its signer made on first use, asked again after a failure. */
 function newEnvironment(): SequenceEvents.SequencerEnvironment {
   let made: Promise<CheckpointSigner> | undefined;
@@ -77,6 +81,7 @@ function newEnvironment(): SequenceEvents.SequencerEnvironment {
     table: TABLE,
     stores,
     tiles,
+    looks: new PendingLooks(() => Date.now() + looksClockAhead),
     signer: () =>
       (made ??= (async () => {
         publicHalfAsked++;
@@ -201,6 +206,35 @@ describe('one execution environment', () => {
     treeSize = summary.treeSize!;
     await expectPublishedBy(treeSize);
     expect(logLines.find((l) => l.message === 'sequenced')).toMatchObject({ trigger: 'schedule', sequenced: 2 });
+  });
+
+  it('a stream batch soon after a look takes the stream\'s keys alone, asks the index nothing and publishes no figure; the first one after LOOK_AT_LEAST_EVERY_MS looks too', async () => {
+    const asked: string[] = [];
+    const pending = Object.assign(Object.create(stores.pending) as typeof stores.pending, {
+      listWaiting: (limit: number) => (asked.push('listWaiting'), stores.pending.listWaiting(limit)),
+      oldestWaitingSince: () => (asked.push('oldestWaitingSince'), stores.pending.oldestWaitingSince()),
+    });
+    const counting: SequenceEvents.SequencerEnvironment = { ...environment, stores: { ...stores, pending } };
+    // A straggler: waiting, but in no stream batch (as if its batch had failed for good).
+    const straggler = await deliver('svc.living-object.authority-observed.v1', DEMO_OBJECTS.current, { state: 'RETURNED' }, iso(15 * MINUTE + 10_000));
+    const streamed = await deliver('svc.credential.status-changed.v1', CREDENTIAL, { previousStatus: 'ACTIVE', status: 'SUSPENDED' }, iso(15 * MINUTE + 20_000));
+    const metricsBefore = metricLines.length;
+    const quick = await invoke(streamEvent([streamed]), lambdaContext(), counting);
+    expect(quick).toMatchObject({ batches: 1, deliveries: 1, sequenced: 1 });
+    expect(await sequencing([straggler, streamed])).toEqual(['PENDING', 'SEQUENCED']);
+    expect(asked).toEqual([]);
+    expect(metricLines.slice(metricsBefore)).toEqual([[]]);
+
+    looksClockAhead += LOOK_AT_LEAST_EVERY_MS;
+    const next = await deliver('svc.credential.status-changed.v1', CREDENTIAL, { previousStatus: 'SUSPENDED', status: 'ACTIVE' }, iso(15 * MINUTE + 30_000));
+    const due = await invoke(streamEvent([next]), lambdaContext(), counting);
+    expect(due).toMatchObject({ batches: 1, deliveries: 2, sequenced: 2 });
+    expect(await sequencing([straggler, next])).toEqual(['SEQUENCED', 'SEQUENCED']);
+    // One look filled the batch and, the batch not full, says nothing else waits: the figure is 0 without asking again.
+    expect(asked).toEqual(['listWaiting']);
+    expect(readEmfLine(metricLines[metricLines.length - 1][0])[0].values).toEqual([0]);
+    treeSize = due.treeSize!;
+    await expectPublishedBy(treeSize);
   });
 
   it('nothing waiting: a tick signs nothing and changes nothing', async () => {

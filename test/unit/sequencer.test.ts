@@ -186,4 +186,14 @@ test('one look at what waits serves the next batches of a run (LIST_AHEAD_BATCHE
   const size = (await world.stores.ledger.lock.read())!.treeSize;
   const again = await sequencePending({ ...options(world), waiting: [world.keys[0]] });
   expect([again?.deliveries, again?.sequenced, (await world.stores.ledger.lock.read())!.treeSize]).toEqual([0, 0, size]);
+
+  // Told not to look (a run woken by the stream): the keys it is given alone, even when none of them still waits; none given, no batch.
+  asked.length = 0;
+  const straggler = await claimAccepted(world.stores.pending, { webhookId: 'straggler', raw: JSON.stringify(buildEvent('svc.living-object.authority-observed.v1', DEMO_OBJECTS.current, { state: 'RETURNED' }, iso(40 * MINUTE), 'straggler')), receivedAt: iso(41 * MINUTE) });
+  const blind = await sequencePending({ ...options(world), pending, waiting: [world.keys[0]], look: false });
+  expect([blind?.deliveries, blind?.looked, asked]).toEqual([0, false, []]);
+  expect(await sequencePending({ ...options(world), pending, look: false })).toBeNull();
+  expect(await sequencingOf(world.stores.pending, [straggler])).toEqual(['PENDING']);
+  const looking = await sequencePending({ ...options(world), pending, waiting: [world.keys[0]] });
+  expect([looking?.deliveries, looking?.looked, asked]).toEqual([1, true, [30]]);
 });
