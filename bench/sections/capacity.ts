@@ -10,7 +10,7 @@
  *   1. the mix: E deliveries over R objects and a few hot references (BENCH_CAPACITY_EVENTS,
  *      BENCH_CAPACITY_REFERENCES, BENCH_CAPACITY_HOT_SHARE; default 1,000 over 1,000, a quarter to
  *      three hot references), sent to the receivers' functions, then integrated by the sequencer's
- *      function (scheduled runs until nothing waits): units per event by key class, the hottest
+ *      function (a run per stream batch of 100, as the table's stream wakes it): units per event by key class, the hottest
  *      key of each, and the ingest rate at which that key reaches a partition's limit;
  *   2. the main reads of the busiest reference, one at a time: their read units;
  *   3. throughput with a fixed delay on every AWS call (0 and 5 ms, accounting off): the receivers
@@ -25,7 +25,7 @@ import { demoDocument } from '../../fixtures/demo';
 import { RECORD_PK_PREFIX, recordHeadsPk, recordPk, referenceOfRecordPk } from '../../functions/store/layout';
 import { devSecrets, signedHeaders } from '../../lib/ingress/emit';
 import type { AccountingSnapshot } from '../lib/capacity/aws-proxy';
-import { apiEvent, drainSequencer, scheduledEvent, SEQUENCER_MEMORY_MB, startDeployedFunction, startSequencer, type SequencerSummary } from '../lib/capacity/functions';
+import { apiEvent, drainSequencer, integrateStreamed, keepSequencerStream, SEQUENCER_MEMORY_MB, startDeployedFunction, startSequencer, type SequencerSummary } from '../lib/capacity/functions';
 import { FULL_VCPU_MB } from '../lib/cost/model';
 import { HOT_REFERENCES, MixState, mixRecords, type Delivery } from '../lib/capacity/mix';
 import { operation, READ_ROUTES } from '../lib/capacity/routes';
@@ -133,18 +133,28 @@ export function ingestCeiling(c: Pick<ClassFigures, 'hottestRead' | 'hottestWrit
   return byWrite <= byRead ? { eventsPerSecond: byWrite, bound: 'write' } : { eventsPerSecond: byRead, bound: 'read' };
 }
 
+/**
+ * A tick first (nothing waits; it looks at the pending index), so the stream's runs that follow
+ * are as they are between the minute's ticks: they take their batch's keys alone (a run the
+ * stream wakes looks only when no look was made for 90 s: functions/handlers/sequence-events.ts).
+ */
+async function lookedJustNow(aws: BenchAws, sequencer: FunctionProcess): Promise<void> {
+  await drainSequencer(aws, sequencer);
+}
+
 async function mixRows(aws: BenchAws, receivers: ReceiverPool, sequencer: FunctionProcess, state: MixState): Promise<BenchRow[]> {
   const deliveries = state.deliveries({ events: EVENTS, references: REFERENCES, hotShare: HOT_SHARE, seed: SEED });
   const hotEvents = deliveries.filter((d) => (HOT_REFERENCES as readonly string[]).includes(d.reference)).length;
+  await lookedJustNow(aws, sequencer);
   await aws.control.reset();
   await sendAll(receivers, deliveries);
   const received = await aws.control.snapshot();
-  const runs = await drainSequencer(sequencer);
+  const runs = await integrateStreamed(aws, sequencer);
   const all = await aws.control.snapshot();
   const done = sumRuns(runs);
   if (done.sequenced !== EVENTS || done.setAside !== 0) throw new Error(`the sequencer integrated ${done.sequenced} of ${EVENTS} deliveries, set ${done.setAside} aside`);
 
-  const mix = `${EVENTS} deliveries over ${REFERENCES} objects and ${HOT_REFERENCES.length} hot references (${hotEvents} deliveries, ${round((100 * hotEvents) / EVENTS, 1)}%: ${HOT_REFERENCES.join(', ')}), ${RECEIVERS} receivers at once, then ${done.batches} sequencer batches`;
+  const mix = `${EVENTS} deliveries over ${REFERENCES} objects and ${HOT_REFERENCES.length} hot references (${hotEvents} deliveries, ${round((100 * hotEvents) / EVENTS, 1)}%: ${HOT_REFERENCES.join(', ')}), ${RECEIVERS} receivers at once, then ${done.batches} sequencer batches, a run each woken by the stream`;
   const rows: BenchRow[] = [
     { metric: 'mix: deliveries integrated', value: done.sequenced, unit: 'events', note: mix },
     { metric: 'all partitions: write units per event', value: round(all.totals.writeUnits / EVENTS, 2), unit: 'WU/event', note: `receivers ${round(received.totals.writeUnits / EVENTS, 2)}, sequencer ${round((all.totals.writeUnits - received.totals.writeUnits) / EVENTS, 2)}; index writes ${round(all.totals.indexWriteUnits / EVENTS, 2)}` },
@@ -327,12 +337,13 @@ async function timedRound(aws: BenchAws, receivers: ReceiverPool, sequencer: Fun
   await aws.control.configure({ accounting: false, delayMs });
   const mix = (n: number) => state.deliveries({ events: TIMED_EVENTS, references: REFERENCES, hotShare: 0, seed: seed + n, integratedMeanwhile: true });
   try {
+    await lookedJustNow(aws, sequencer);
     let started = performance.now();
     await sendAll(receivers, mix(0));
     const receiveMs = performance.now() - started;
     await aws.control.reset();
     started = performance.now();
-    const runs = await drainSequencer(sequencer);
+    const runs = await integrateStreamed(aws, sequencer);
     const sequenceMs = performance.now() - started;
     const { trips } = await aws.control.snapshot();
     const done = sumRuns(runs);
@@ -342,15 +353,14 @@ async function timedRound(aws: BenchAws, receivers: ReceiverPool, sequencer: Fun
     let sending = true;
     let sequenced = 0;
     const sent = sendAll(receivers, mix(1)).finally(() => (sending = false));
+    // As the stream wakes it: what arrived while a run worked is the next run's batch (up to 100).
     const integrating = (async () => {
       for (;;) {
         const wasSending = sending;
-        const run = await sequencer.invoke<SequencerSummary>(scheduledEvent());
-        if (run.error) throw new Error(run.error);
-        sequenced += run.result.sequenced;
-        if (!wasSending && run.result.deliveries === 0) return;
-        // Nothing waited: the stream would invoke it for the next delivery.
-        if (run.result.deliveries === 0) await new Promise((r) => setTimeout(r, 10));
+        const runs = await integrateStreamed(aws, sequencer);
+        sequenced += runs.reduce((n, r) => n + r.result.sequenced, 0);
+        if (!wasSending && runs.length === 0) return;
+        if (runs.length === 0) await new Promise((r) => setTimeout(r, 10));
       }
     })();
     await Promise.all([sent, integrating]);
@@ -422,14 +432,14 @@ function backlogRow(timed: Timed & { changedBefore: number }, tripsPerBatch: num
  * `events` deliveries sent, then integrated, no delay; `changedBefore` counts the events whose
  * record a delivery before named (all are integrated: checked).
  */
-async function afterAnotherWriter(aws: BenchAws, receivers: ReceiverPool, sequencer: FunctionProcess, state: MixState, seed: number, { events = TIMED_EVENTS, rounds = ROUNDS } = {}): Promise<Timed & { changedBefore: number }> {
+async function afterAnotherWriter(aws: BenchAws, receivers: ReceiverPool, sequencer: FunctionProcess, state: MixState, seed: number, { events = TIMED_EVENTS, rounds = ROUNDS, woken = 'stream' as 'stream' | 'tick' } = {}): Promise<Timed & { changedBefore: number }> {
   const total = { ...zero(), changedBefore: 0 };
   const client = localClient(aws.endpoints.dynamodb);
   const lock = dynamoLedgerLock(client, aws.table);
   await aws.control.configure({ accounting: false, delayMs: 0 });
   try {
     // What the receivers took before and no sequencer integrated yet (the mix's states count on it).
-    await drainSequencer(sequencer);
+    await drainSequencer(aws, sequencer);
     for (let round = 0; round < rounds; round++) {
       const namedBefore = new Set(state.named);
       const deliveries = state.deliveries({ events, references: REFERENCES, hotShare: 0, seed: seed + round, integratedMeanwhile: true });
@@ -438,7 +448,7 @@ async function afterAnotherWriter(aws: BenchAws, receivers: ReceiverPool, sequen
       await lock.acquire(other, { at: new Date().toISOString(), leaseMs: 60_000 });
       await lock.release(other);
       await aws.control.reset();
-      const runs = await drainSequencer(sequencer);
+      const runs = woken === 'stream' ? await integrateStreamed(aws, sequencer) : await drainSequencer(aws, sequencer);
       const done = sumRuns(runs);
       if (done.sequenced !== events) throw new Error(`after another writer: ${done.sequenced} of ${events} integrated`);
       const { trips } = await aws.control.snapshot();
@@ -491,7 +501,7 @@ async function delayRows(aws: BenchAws, receivers: ReceiverPool, sequencer: Func
   const receiver = await receiverTrips(aws, receivers, state);
   const modelled = (cpuMs: number, trips: number) => cpuMs / (cpuMs + DELAYS_MS[1] * trips);
   return [
-    row('sequencer throughput', 'sequenceMs', 'the deliveries all waiting, scheduled runs until none waits'),
+    row('sequencer throughput', 'sequenceMs', 'the deliveries all waiting, a run per stream batch of 100'),
     row('receivers throughput', 'receiveMs', `${RECEIVERS} deliveries in flight`),
     row('ingest end to end', 'endToEndMs', 'receivers and sequencer at once, from the first delivery to the last integrated'),
     {
@@ -508,7 +518,7 @@ async function delayRows(aws: BenchAws, receivers: ReceiverPool, sequencer: Func
     },
     oneLogRow(', the sequencer warm', none, some, tripsPerBatch),
     oneLogRow(', every record read (another writer held the lease before each batch)', await afterAnotherWriter(aws, receivers, sequencer, state, SEED + 500), zero(), tripsPerBatch),
-    backlogRow(await afterAnotherWriter(aws, receivers, sequencer, state, SEED + 600, { events: BACKLOG_EVENTS, rounds: BACKLOG_ROUNDS }), tripsPerBatch),
+    backlogRow(await afterAnotherWriter(aws, receivers, sequencer, state, SEED + 600, { events: BACKLOG_EVENTS, rounds: BACKLOG_ROUNDS, woken: 'tick' }), tripsPerBatch),
     {
       metric: 'receiver: AWS calls one after another, per delivery',
       value: round(receiver.perDelivery, 2),
@@ -533,6 +543,8 @@ async function run(ctx: BenchContext): Promise<BenchRow[]> {
     const sequencer = await startSequencer(ctx.root, aws);
     closing.push(sequencer);
     const state = new MixState(new Date(anchor.getTime() + 60_000), 50);
+    // The sequencer is woken as on AWS: by the stream batch of what the receivers stored (the backlog row by the minute's tick).
+    await keepSequencerStream(aws);
 
     const rows = await mixRows(aws, receivers, sequencer, state);
     progress(`the mix of ${EVENTS} deliveries received and integrated`);

@@ -22,7 +22,7 @@ import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { demoDocument } from '../../fixtures/demo';
 import { LEDGER_LOG } from '../../functions/contract/site-paths';
 import type { AccountingSnapshot } from '../lib/capacity/aws-proxy';
-import { drainSequencer, scheduledEvent, startDeployedFunction, startSequencer, type SequencerSummary } from '../lib/capacity/functions';
+import { drainSequencer, integrateStreamed, keepSequencerStream, scheduledEvent, startDeployedFunction, startSequencer, type SequencerSummary } from '../lib/capacity/functions';
 import { asBatch, MixState, mixRecords } from '../lib/capacity/mix';
 import { COST_ROUTES, operation } from '../lib/capacity/routes';
 import { BENCH_BUCKET, startBenchAws, type BenchAws } from '../lib/capacity/stand-ins';
@@ -236,9 +236,11 @@ async function ingestCosts(root: string, aws: BenchAws, facts: StackFacts, state
   try {
     const lifecycle = functionFacts(facts, operation('receiveLifecycleEvent').operationId);
     const seq = functionFacts(facts, SEQUENCER);
-    // Warm both: a first delivery and its batch.
+    // Warm both: a first delivery and its batch (the minute's tick: it looks at the pending index, so the stream's runs after it need not).
     await sendAll(receivers, state.deliveries({ events: 2, references: REFERENCES, hotShare: 0, seed: 1, integratedMeanwhile: true }), 1);
-    await drainSequencer(sequencer);
+    await drainSequencer(aws, sequencer);
+    // From here the sequencer is woken as AWS wakes it: by the stream batch of what was delivered.
+    await keepSequencerStream(aws);
 
     const deliveries: Measured[] = [];
     let receipt: APIGatewayProxyResult | undefined;
@@ -251,7 +253,11 @@ async function ingestCosts(root: string, aws: BenchAws, facts: StackFacts, state
       }
     };
     const sequence = async (expected: number) => {
-      const { invocation, used } = await measured(aws, () => sequencer.invoke<SequencerSummary>(scheduledEvent()));
+      const { invocation, used } = await measured(aws, async () => {
+        const runs = await integrateStreamed(aws, sequencer);
+        if (runs.length !== 1) throw new Error(`${expected} events delivered woke the sequencer ${runs.length} times`);
+        return runs[0];
+      });
       if (invocation.result.sequenced !== expected || invocation.result.batches !== 1) throw new Error(`a run integrated ${invocation.result.sequenced} of ${expected} in ${invocation.result.batches} batches (${invocation.result.deliveries} taken, ${invocation.result.setAside} set aside)`);
       return used;
     };
@@ -316,8 +322,8 @@ async function deliverBatches(aws: BenchAws, receivers: ReceiverPool, sequencer:
     if (invocation.result.statusCode !== 200 || body.accepted !== FULL_BATCH) throw new Error(`a batch delivery answered ${invocation.result.statusCode}: ${invocation.result.body.slice(0, 500)}`);
     answer = invocation.result;
     used.push(u);
-    // Integrated before the next batch, whose changes follow from these.
-    await drainSequencer(sequencer);
+    // Integrated before the next batch, whose changes follow from these (one stream batch).
+    await integrateStreamed(aws, sequencer);
   }
   return { used, answer: answer! };
 }
@@ -423,7 +429,7 @@ async function run(ctx: BenchContext): Promise<BenchRow[]> {
     const warmSequencer = await startSequencer(ctx.root, aws);
     try {
       await sendAll(warmReceivers, state.deliveries({ events: 120, references: REFERENCES, hotShare: 0.75, seed: 30 }), 2);
-      await drainSequencer(warmSequencer);
+      await drainSequencer(aws, warmSequencer);
     } finally {
       await warmReceivers.close();
       await warmSequencer.close();

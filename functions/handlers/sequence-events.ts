@@ -31,7 +31,7 @@ import { LedgerLockedError } from '../store/errors';
  * AWS_S3_FORCE_PATH_STYLE). Give a local S3 by IP address: behind a host name (localhost) the SDK
  * asks for <bucket>.localhost.
  */
-/** Written to stdout in CloudWatch embedded metric format after every run; the stack alarms on it (docs/deploy.md#operating). */
+/** Written to stdout in CloudWatch embedded metric format after every run but one the stream woke that asked the index nothing; the stack alarms on it (docs/deploy.md#operating). */
 const metrics = new Metrics({ namespace: PENDING_AGE_METRIC.namespace, serviceName: SERVICE_NAME });
 
 /** Requests to one service in flight at once (a batch of a few hundred records reads each one's timeline at once). */

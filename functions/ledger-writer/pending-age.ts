@@ -1,9 +1,10 @@
 import type { PendingStore } from '../store/ports/pending';
 
 /**
- * The metric the sequencer publishes after every run (CloudWatch embedded metric format), and the
- * stack's alarm reads (lib/stack/operator-alarms.ts): how long the delivery that has waited longest
- * has been waiting. One name for both sides, so the alarm watches exactly what is written.
+ * The metric the sequencer publishes after every run but one the stream woke that asked the index
+ * nothing (CloudWatch embedded metric format), and the stack's alarm reads
+ * (lib/stack/operator-alarms.ts): how long the delivery that has waited longest has been waiting.
+ * One name for both sides, so the alarm watches exactly what is written.
  */
 export const PENDING_AGE_METRIC = {
   namespace: 'PublicTrustVerificationService',

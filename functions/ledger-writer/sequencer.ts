@@ -85,8 +85,10 @@ export async function sequencePending(options: SequencerOptions): Promise<Sequen
   const known = [...new Set(options.waiting ?? [])];
   const look = options.look ?? true;
   let looked = look && known.length < batchSize;
-  // The index is asked only for what the stream did not bring; with it, whether a stopped batch left a journal (one round trip).
-  const [listed, unfinished] = await Promise.all([looked ? options.pending.listWaiting(batchSize * LIST_AHEAD_BATCHES) : [], options.ledger.journal.unfinished()]);
+  // The index is asked only for what the stream did not bring; with it, whether a stopped batch
+  // left a journal (one round trip), which matters here only when nothing is known: otherwise the
+  // batch runs anyway, and reads the journal's header under the lease (batch.ts).
+  const [listed, unfinished] = await Promise.all([looked ? options.pending.listWaiting(batchSize * LIST_AHEAD_BATCHES) : [], known.length === 0 ? options.ledger.journal.unfinished() : null]);
   const all = [...new Set([...known, ...listed])];
   const candidates = all.slice(0, batchSize);
   // Nothing waiting: still finish a batch that stopped after publishing (its journal), if any.

@@ -25,7 +25,7 @@ export function buildTelemetryReadiness(): z.input<typeof TelemetryReadiness> {
         signal: 'METRICS',
         readiness: 'ACTIVE',
         format: 'CloudWatch embedded metric format, written by Powertools for AWS Lambda (TypeScript) Metrics',
-        fields: ['OldestPendingEventAge (seconds, after every sequencer run)'],
+        fields: ['OldestPendingEventAge (seconds, after every sequencer run but one the stream woke that asked the pending index nothing: every tick, and at least every 90 s)'],
         correlation: 'Dimensions are the service and the table, never references; requests, errors and latency are the API Gateway and Lambda metrics CloudWatch keeps itself.',
       },
       {

@@ -45,7 +45,7 @@ interface Rule {
 const ALARM_RULES = {
   oldestPending: {
     threshold: 300,
-    // The sequencer publishes after every run and runs at least every minute: five silent minutes mean it is not running.
+    // The sequencer publishes after every tick (every minute) and every run that looked at what waits (at least every 90 s while the stream wakes it): five silent minutes mean it is not running.
     periodMinutes: 1,
     evaluationPeriods: 5,
     datapoints: 1,

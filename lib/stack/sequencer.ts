@@ -37,6 +37,13 @@ export const STREAM_BATCH_SIZE = 100;
  */
 export const STREAM_BATCHING_WINDOW_SECONDS = 1;
 
+/**
+ * What of the table's stream wakes the sequencer: INSERTs whose partition key and whose new
+ * image's `queue` begin so (an accepted event waiting for it). The event source mapping's filter
+ * below, and the bench's stream (bench/lib/capacity/functions.ts).
+ */
+export const SEQUENCER_STREAM = { partitionKeyPrefix: PENDING_PK_PREFIX, attribute: PENDING_INDEX.partitionKey, attributePrefix: PENDING_QUEUE_PREFIX } as const;
+
 /** How often the schedule drains the pending index (the safety net for stream batches that failed). */
 export const SEQUENCER_SCHEDULE_MINUTES = 1;
 
@@ -254,8 +261,8 @@ export class Sequencer extends Construct {
             eventName: FilterRule.isEqual('INSERT'),
             // What waits for the sequencer (an accepted event), not what only notes a delivery of it.
             dynamodb: {
-              Keys: { [TABLE_KEYS.partitionKey]: { S: FilterRule.beginsWith(PENDING_PK_PREFIX) } },
-              NewImage: { [PENDING_INDEX.partitionKey]: { S: FilterRule.beginsWith(PENDING_QUEUE_PREFIX) } },
+              Keys: { [TABLE_KEYS.partitionKey]: { S: FilterRule.beginsWith(SEQUENCER_STREAM.partitionKeyPrefix) } },
+              NewImage: { [SEQUENCER_STREAM.attribute]: { S: FilterRule.beginsWith(SEQUENCER_STREAM.attributePrefix) } },
             },
           }),
         ],

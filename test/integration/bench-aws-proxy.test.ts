@@ -151,3 +151,24 @@ test('the delay is added to every call, and set, read and reset over HTTP', asyn
   await control.reset();
   expect((await control.snapshot()).totals.requests).toBe(0);
 });
+
+test('told a filter, it keeps the stream as an event source mapping with that filter hands it over: the INSERTs it admits, accounting on or off, until taken', async () => {
+  const control = proxyControl(proxy.dynamodb);
+  await control.configure({ stream: { partitionKeyPrefix: 'P#', attribute: 'queue', attributePrefix: 'PENDING#' } });
+  try {
+    const waiting = (n: number) => ({ pk: { S: `P#stream#${n}` }, sk: { S: '#' }, queue: { S: `PENDING#${n}` }, receivedAt: { S: `2026-01-01T00:00:0${n}.000Z` } });
+    await client.send(new PutItemCommand({ TableName: TABLE, Item: waiting(1), ConditionExpression: 'attribute_not_exists(pk)' }));
+    // Not admitted: another partition key, no `queue`, a put over an item that was there (MODIFY), a claim refused.
+    await client.send(new PutItemCommand({ TableName: TABLE, Item: { ...waiting(2), pk: { S: 'R#stream' } } }));
+    await client.send(new PutItemCommand({ TableName: TABLE, Item: { pk: { S: 'P#stream#note' }, sk: { S: '#' } } }));
+    await client.send(new PutItemCommand({ TableName: TABLE, Item: waiting(1) }));
+    await client.send(new PutItemCommand({ TableName: TABLE, Item: waiting(1), ConditionExpression: 'attribute_not_exists(pk)' })).catch(() => undefined);
+    await control.configure({ accounting: false });
+    await client.send(new BatchWriteItemCommand({ RequestItems: { [TABLE]: [{ PutRequest: { Item: waiting(3) } }, { PutRequest: { Item: waiting(1) } }] } }));
+    const taken = await control.takeStream();
+    expect(taken).toEqual([1, 3].map((n) => ({ eventName: 'INSERT', eventSource: 'aws:dynamodb', dynamodb: { Keys: { pk: waiting(n).pk, sk: waiting(n).sk }, NewImage: waiting(n), StreamViewType: 'NEW_IMAGE' } })));
+    expect(await control.takeStream()).toEqual([]);
+  } finally {
+    await control.configure({ accounting: true, stream: null });
+  }
+});

@@ -14,7 +14,11 @@
  *     or an index's partition key for a Query on the index and for the index writes a table write
  *     causes.
  *   - compares its figure for each request with the ConsumedCapacity dynalite reports for it (a
- *     second implementation of the same rules; it prices no index writes), keeping the disagreements.
+ *     second implementation of the same rules; it prices no index writes), keeping the disagreements;
+ *   - keeps, when told a filter (settings.stream), the table's stream as an event source mapping
+ *     with that filter hands it to a function: the INSERTs (a put of an item that was not there)
+ *     the filter admits, with their keys and new image, until taken (/__bench/stream), so the bench
+ *     wakes the sequencer with the stream batch AWS would give it.
  * It speaks the DynamoDB JSON protocol (X-Amz-Target, JSON bodies), so it sees what any SDK in any
  * process sends, and it knows no table of this project: key schemas and indexes come from
  * DescribeTable. Settings and figures are read and reset over HTTP under /__bench/ on the DynamoDB
@@ -47,6 +51,22 @@ export interface ProxySettings {
   accounting: boolean;
   /** Milliseconds added to every call before it is forwarded. */
   delayMs: number;
+  /** The stream records to keep (none when null). */
+  stream: StreamFilter | null;
+}
+
+/** An event source mapping's filter on the table's stream: INSERTs whose partition key, and one attribute of the new image, begin so. */
+export interface StreamFilter {
+  partitionKeyPrefix: string;
+  attribute: string;
+  attributePrefix: string;
+}
+
+/** A stream record as Lambda hands it over (NEW_IMAGE). */
+export interface StreamRecord {
+  eventName: 'INSERT';
+  eventSource: 'aws:dynamodb';
+  dynamodb: { Keys: Item; NewImage: Item; StreamViewType: 'NEW_IMAGE' };
 }
 
 export interface PartitionUsage {
@@ -106,6 +126,8 @@ export const EMPTY_READ = 'a read that found no item: the minimum here, nothing 
 
 const PRICED = new Set(['GetItem', 'BatchGetItem', 'Query', 'Scan', 'PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactGetItems', 'TransactWriteItems']);
 const SCHEMA_CHANGES = new Set(['CreateTable', 'UpdateTable', 'DeleteTable']);
+/** The writes that may insert an item the stream hands on. */
+const STREAMED = new Set(['PutItem', 'BatchWriteItem', 'TransactWriteItems']);
 const KEPT_DISAGREEMENTS = 25;
 
 interface Upstream {
@@ -213,7 +235,9 @@ export interface AwsProxy {
 }
 
 export async function startAwsProxy(options: { dynamodb: string; s3?: string; kms?: string; settings?: Partial<ProxySettings> }): Promise<AwsProxy> {
-  const settings: ProxySettings = { accounting: true, delayMs: 0, ...options.settings };
+  const settings: ProxySettings = { accounting: true, delayMs: 0, stream: null, ...options.settings };
+  /** The stream records kept since they were last taken (settings.stream). */
+  let streamRecords: StreamRecord[] = [];
   const schemas = new Map<string, Promise<TableSchema>>();
   let state = emptyState();
 
@@ -476,18 +500,50 @@ export async function startAwsProxy(options: { dynamodb: string; s3?: string; km
     if (settings.delayMs > 0) await sleep(settings.delayMs);
     const operation = String(req.headers['x-amz-target'] ?? '').split('.')[1] ?? '';
     if (SCHEMA_CHANGES.has(operation)) schemas.clear();
-    if (!settings.accounting || !PRICED.has(operation)) return reply(res, await send(options.dynamodb, 'POST', req.url ?? '/', req.headers, body));
+    const streamed = settings.stream && STREAMED.has(operation) ? await streamCandidates(operation, JSON.parse(body.toString('utf8')), settings.stream) : null;
+    if (!settings.accounting || !PRICED.has(operation)) {
+      const upstream = await send(options.dynamodb, 'POST', req.url ?? '/', req.headers, body);
+      if (streamed && upstream.status === 200) await keepInserts(streamed, JSON.parse(upstream.body.toString('utf8')));
+      return reply(res, upstream);
+    }
 
     const request = JSON.parse(body.toString('utf8'));
     const images = await before(operation, request);
     const asked = request.ReturnConsumedCapacity === 'TOTAL' || request.ReturnConsumedCapacity === 'INDEXES';
     const upstream = await send(options.dynamodb, 'POST', req.url ?? '/', req.headers, Buffer.from(JSON.stringify({ ...request, ReturnConsumedCapacity: 'INDEXES' })));
     const response = JSON.parse(upstream.body.toString('utf8'));
+    if (streamed && upstream.status === 200) await keepInserts(streamed, response);
     const charges = await price(operation, request, upstream.status, response, images);
     if (upstream.status === 200 || charges.length > 0) record(operation, charges);
     if (upstream.status === 200) compare(operation, charges, response.ConsumedCapacity);
     if (!asked) delete response.ConsumedCapacity;
     reply(res, upstream, upstream.status === 200 ? Buffer.from(JSON.stringify(response)) : upstream.body);
+  }
+
+  /** The puts of a write request the stream filter admits, each with whether its item was there before (read aside, as the old images are). */
+  async function streamCandidates(operation: string, request: any, filter: StreamFilter): Promise<Array<{ table: string; item: Item; existed: boolean }>> {
+    const puts: Array<{ table: string; item: Item }> = [];
+    if (operation === 'PutItem') puts.push({ table: request.TableName, item: request.Item });
+    if (operation === 'BatchWriteItem') for (const [table, writes] of Object.entries(request.RequestItems ?? {}) as [string, any[]][]) for (const w of writes) if (w.PutRequest) puts.push({ table, item: w.PutRequest.Item });
+    if (operation === 'TransactWriteItems') for (const action of request.TransactItems ?? []) if (action.Put) puts.push({ table: action.Put.TableName, item: action.Put.Item });
+    const admitted: Array<{ table: string; item: Item }> = [];
+    for (const put of puts) {
+      const s = await schema(put.table);
+      const pk = put.item[s.partitionKey]?.S;
+      const attribute = put.item[filter.attribute]?.S;
+      if (pk?.startsWith(filter.partitionKeyPrefix) && attribute?.startsWith(filter.attributePrefix)) admitted.push(put);
+    }
+    return Promise.all(admitted.map(async (put) => ({ ...put, existed: (await getWhole(put.table, keyOf(await schema(put.table), put.item))) !== undefined })));
+  }
+
+  /** Keeps the candidates written (not left unprocessed) that were not there before: the stream's INSERTs. */
+  async function keepInserts(candidates: Array<{ table: string; item: Item; existed: boolean }>, response: any): Promise<void> {
+    for (const { table, item, existed } of candidates) {
+      const s = await schema(table);
+      const unprocessed = ((response.UnprocessedItems?.[table] ?? []) as any[]).some((w) => w.PutRequest && keyString(s, w.PutRequest.Item) === keyString(s, item));
+      if (existed || unprocessed) continue;
+      streamRecords.push({ eventName: 'INSERT', eventSource: 'aws:dynamodb', dynamodb: { Keys: keyOf(s, item), NewImage: item, StreamViewType: 'NEW_IMAGE' } });
+    }
   }
 
   async function control(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
@@ -500,6 +556,11 @@ export async function startAwsProxy(options: { dynamodb: string; s3?: string; km
     if (req.url === '/__bench/reset' && req.method === 'POST') {
       proxy.reset();
       return json({ ok: true });
+    }
+    if (req.url === '/__bench/stream' && req.method === 'POST') {
+      const taken = streamRecords;
+      streamRecords = [];
+      return json(taken);
     }
     if (req.url === '/__bench/settings' && req.method === 'POST') {
       Object.assign(settings, JSON.parse(body.toString('utf8') || '{}'));
@@ -584,6 +645,8 @@ export function proxyControl(dynamodbEndpoint: string) {
     snapshot: () => call('snapshot') as Promise<AccountingSnapshot>,
     reset: () => call('reset', {}) as Promise<unknown>,
     configure: (settings: Partial<ProxySettings>) => call('settings', settings) as Promise<ProxySettings>,
+    /** The stream records kept since the last call (settings.stream), oldest first. */
+    takeStream: () => call('stream', {}) as Promise<StreamRecord[]>,
   };
 }
 

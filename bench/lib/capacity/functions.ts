@@ -4,7 +4,7 @@
  * environment the stack gives it (lib/stack/operation-functions.ts, lib/stack/sequencer.ts: its
  * log settings at the stack's defaults, its table, key and bucket settings) and AWS reached through
  * the accounting proxy. They are driven from the outside only: API Gateway proxy events to the
- * routes, scheduled events to the sequencer, as AWS invokes them.
+ * routes, stream batches and scheduled events to the sequencer, as AWS invokes them.
  */
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
@@ -13,7 +13,7 @@ import { LEDGER_LOG } from '../../../functions/contract/site-paths';
 import { DEV_INGRESS_SECRETS_FILE } from '../../../lib/local/service';
 import { FUNCTION_TIMEOUT_SECONDS } from '../../../lib/stack/bundling';
 import { lambdaLogEnvironment, loggingEnvironment } from '../../../lib/stack/logging';
-import { SEQUENCER_ENTRY, SEQUENCER_TIMEOUT_SECONDS } from '../../../lib/stack/sequencer';
+import { SEQUENCER_ENTRY, SEQUENCER_STREAM, SEQUENCER_TIMEOUT_SECONDS, STREAM_BATCH_SIZE } from '../../../lib/stack/sequencer';
 import { DEFAULT_SETTINGS } from '../../../lib/stack/settings';
 import { bundle } from '../bundle';
 import { startFunction, type FunctionProcess, type Invocation } from '../lambda-process';
@@ -96,14 +96,38 @@ export interface SequencerSummary {
   treeSize: number | null;
 }
 
-/** Invokes the sequencer until a run finds nothing waiting; the runs. */
-export async function drainSequencer(sequencer: FunctionProcess): Promise<Invocation<SequencerSummary>[]> {
+/** Has the proxy keep the table's stream as the sequencer's event source mapping filters it (integrateStreamed takes it). */
+export const keepSequencerStream = (aws: BenchAws) => aws.control.configure({ stream: { ...SEQUENCER_STREAM } });
+
+/**
+ * Wakes the sequencer as the table's stream does: what the stream brought since it was last taken
+ * (keepSequencerStream), in batches of STREAM_BATCH_SIZE, one invocation each, one after another
+ * (reserved concurrency 1); the runs. None when the stream brought nothing.
+ */
+export async function integrateStreamed(aws: BenchAws, sequencer: FunctionProcess): Promise<Invocation<SequencerSummary>[]> {
+  const records = await aws.control.takeStream();
+  const runs: Invocation<SequencerSummary>[] = [];
+  for (let start = 0; start < records.length; start += STREAM_BATCH_SIZE) {
+    const run = await sequencer.invoke<SequencerSummary>({ Records: records.slice(start, start + STREAM_BATCH_SIZE) });
+    if (run.error) throw new Error(`the sequencer failed: ${run.error}\n${run.logText.slice(-2000)}`);
+    runs.push(run);
+  }
+  return runs;
+}
+
+/**
+ * Invokes the sequencer as the minute's tick does (it drains the pending index) until a run finds
+ * nothing waiting; the runs. What the stream brought meanwhile is integrated by them: dropped.
+ */
+export async function drainSequencer(aws: BenchAws, sequencer: FunctionProcess): Promise<Invocation<SequencerSummary>[]> {
   const runs: Invocation<SequencerSummary>[] = [];
   for (;;) {
     const run = await sequencer.invoke<SequencerSummary>(scheduledEvent());
     if (run.error) throw new Error(`the sequencer failed: ${run.error}\n${run.logText.slice(-2000)}`);
     runs.push(run);
-    if (run.result.deliveries === 0) return runs;
+    if (run.result.deliveries === 0) break;
   }
+  await aws.control.takeStream();
+  return runs;
 }
 
