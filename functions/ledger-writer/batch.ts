@@ -60,11 +60,16 @@ export async function runLedgerBatch<T, P = undefined>(
   const { journal } = options.ledger;
   const { tails } = options.records;
   let done = false;
-  const { ledger, alongside } = await HeldLedger.open(options, (lease) => {
-    // Before anything is read: what a warm writer remembers of its records holds only if no other writer held the lease since.
-    tails?.leaseTaken(lease.leasesTaken);
-    return Promise.all([journal.unfinished(), prefetch ? prefetch() : undefined]);
-  });
+  let leasesTaken: number | undefined;
+  const { ledger, alongside } = await HeldLedger.open(
+    options,
+    () => Promise.all([journal.unfinished(), prefetch ? prefetch() : undefined]),
+    (lease) => {
+      leasesTaken = lease.leasesTaken;
+      // Before anything read is used: what a warm writer remembers of its records holds only if no other writer held the lease since.
+      tails?.leaseTaken(lease.leasesTaken);
+    },
+  );
   try {
     let [unfinished, prefetched] = alongside;
     // A batch stopped after publishing its head may have stopped before the tile log's `checkpoint` too.
@@ -92,6 +97,7 @@ export async function runLedgerBatch<T, P = undefined>(
     await Promise.all([journaled ? journal.markDone(ledger.log.size) : null, ledger.release()]);
     done = true;
     tails?.batchDone();
+    options.cache?.finished(leasesTaken);
     return { result: prepared.result, ledger: publication };
   } finally {
     // A batch stopped part-way wrote what is not known: nothing it remembers is trusted.

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { LedgerHead, LedgerStores } from '../store/ports/ledger';
 import { decodeEntryBundle, entriesStart, tilePath, TILE_WIDTH } from '#verify/node/tlog-tiles';
-import { partialHashTiles, type LogResource } from '../domain/ledger/tiles';
+import { checkpointResources, partialHashTiles, type LogResource } from '../domain/ledger/tiles';
 import { AppendOnlyLog, LedgerIntegrityError } from './log';
 import { tileStoreIn, writeLogResources, type TileStore } from './tile-store';
 import type { CheckpointSigner } from './signer';
@@ -39,6 +39,8 @@ export interface LedgerWriterOptions {
  */
 export class LogCache {
   private kept: { leaves: LedgerStores['leaves']; origin: string; log: AppendOnlyLog } | null = null;
+  /** The lease (its count on the head) of the batch that kept the log, once that batch finished whole (batch.ts). */
+  private finishedLease: number | undefined;
 
   /** The kept log for this store of leaves and origin, taken out of the cache: a batch owns it until it publishes. */
   take(leaves: LedgerStores['leaves'], origin: string): AppendOnlyLog | null {
@@ -49,6 +51,22 @@ export class LogCache {
 
   keep(leaves: LedgerStores['leaves'], log: AppendOnlyLog): void {
     this.kept = { leaves, origin: log.origin, log };
+  }
+
+  /** The batch that kept the log finished whole, holding the `leasesTaken`-th lease. */
+  finished(leasesTaken: number | undefined): void {
+    this.finishedLease = leasesTaken;
+  }
+
+  /**
+   * When the last batch of this process kept the log and finished whole: the size it published
+   * and the lease it held (forgotten here: a batch that opens and fails leaves nothing to go on).
+   */
+  continuing(leaves: LedgerStores['leaves'], origin: string): { size: number; leasesTaken: number } | null {
+    const leasesTaken = this.finishedLease;
+    this.finishedLease = undefined;
+    const kept = this.kept;
+    return leasesTaken !== undefined && kept && kept.leaves === leaves && kept.origin === origin && !kept.log.hasUnpublished ? { size: kept.log.published.size, leasesTaken } : null;
   }
 }
 
@@ -69,7 +87,7 @@ export interface LedgerPublication {
  */
 export class HeldLedger {
   private released = false;
-  /** The tile log's resources of this batch's growth (computed once the log is sealed). */
+  /** The tile log's new tiles and bundles of this batch's growth (writeNewLeaves). */
   private resources: LogResource[] = [];
 
   private constructor(
@@ -83,22 +101,36 @@ export class HeldLedger {
   /**
    * Takes the lease, then reads at once everything the writer opens from: the log (the kept one,
    * the leaves appended since, or the right edge's hash tiles), the tile log's last partial bundle,
-   * and whatever `alongside` reads (the batch's own first reads: they need the lease, not the log).
+   * and whatever `alongside` reads (the batch's own first reads: they need the lease, not the log);
+   * `onLease` hears of the lease before anything read is used.
+   *
+   * A writer whose last batch finished whole (the sequencer, warm) sends the tile log's read and
+   * `alongside`'s together with taking the lease: when the lease it is given is the one right after
+   * its own last (the head counts them: `leasesTaken`) on the log it published, no other writer held
+   * it in between, so nothing those reads see has changed since, and the batch saves a round trip.
+   * Otherwise what was read early is dropped and read again under the lease.
    */
-  static async open<T = undefined>(given: LedgerWriterOptions, alongside?: (lease: LedgerHead) => Promise<T>): Promise<{ ledger: HeldLedger; alongside: T }> {
+  static async open<T = undefined>(given: LedgerWriterOptions, alongside?: () => Promise<T>, onLease?: (lease: LedgerHead) => void): Promise<{ ledger: HeldLedger; alongside: T }> {
     const { lock } = given.ledger;
     const lockId = given.lockId ?? randomUUID();
+    const last = given.cache?.continuing(given.ledger.leaves, given.signer.name) ?? null;
+    const ahead = last ? { reads: alongside?.(), previous: given.tiles ? previousBundleEntriesAt(last.size, given.tiles) : undefined } : null;
+    // Read ahead and then dropped: a failure of theirs is not this batch's.
+    void ahead?.reads?.catch(() => undefined);
+    void ahead?.previous?.catch(() => undefined);
     const head = await lock.acquire(lockId, { at: new Date().toISOString(), leaseMs: given.leaseMs ?? DEFAULT_LEASE_MS, force: given.unlock, replacing: given.replacingLock });
     // The log the lease is of keeps its tile log where its head says (a successor's below logs/<id>/).
     const options = given.tiles && head.tilesDir ? { ...given, tiles: tileStoreIn(given.tiles, head.tilesDir) } : given;
+    const continues = ahead !== null && last !== null && head.leasesTaken === last.leasesTaken + 1 && head.treeSize === last.size && !head.tilesDir;
     try {
       if (head.origin && head.origin !== options.signer.name) {
         throw new Error(`the table's log is ${head.origin}, but the signing key is for ${options.signer.name}`);
       }
+      onLease?.(head);
       const [log, previous, early] = await Promise.all([
         openLog(options, head),
-        options.tiles ? previousBundleEntriesAt(head.treeSize, options.tiles) : [],
-        alongside ? alongside(head) : (undefined as T),
+        options.tiles ? ((continues ? ahead.previous : undefined) ?? previousBundleEntriesAt(head.treeSize, options.tiles)) : [],
+        alongside ? ((continues ? ahead.reads : undefined) ?? alongside()) : (undefined as T),
       ]);
       // Check the tile log against the table before anything is written: a store that disagrees stops the writer here.
       if (options.tiles) log.checkPreviousEntries(previous);
@@ -117,14 +149,14 @@ export class HeldLedger {
    */
   async writeNewLeaves(): Promise<void> {
     const appended = this.log.newLeaves.length > 0;
-    if (appended && this.options.tiles) {
-      await this.log.seal();
-      this.resources = this.log.tileResources(this.previous);
-    }
-    const immutable = this.resources.filter((r) => r.path !== 'checkpoint');
+    if (appended && this.options.tiles) this.resources = this.log.growthResources(this.previous);
+    const { tiles } = this.options;
+    // The key signs the new checkpoint while the leaves, tiles and bundles are stored: none of them
+    // depends on the signature (the checkpoints are written with the head: publish).
     await Promise.all([
+      appended ? this.log.seal() : null,
       this.options.ledger.leaves.write(this.log.newLeaves, this.log.grownHashTiles, (written, total) => this.options.onProgress?.('writing leaves', written, total)),
-      this.options.tiles && immutable.length > 0 ? writeLogResources(this.options.tiles, immutable, (done) => this.options.onProgress?.('writing tiles', done, this.resources.length)) : null,
+      tiles && this.resources.length > 0 ? writeLogResources(tiles, this.resources, (done) => this.options.onProgress?.('writing tiles', done, this.resources.length)) : null,
     ]);
   }
 
@@ -144,9 +176,10 @@ export class HeldLedger {
     if (appended > 0) {
       const head = { origin: this.log.origin, treeSize: this.log.size, checkpoint, at: new Date().toISOString() };
       await this.options.ledger.lock.publish(this.lockId, head);
-      const last = this.resources.filter((r) => r.path === 'checkpoint');
+      const { tiles } = this.options;
       await Promise.all([
-        this.options.tiles && last.length > 0 ? writeLogResources(this.options.tiles, last, () => this.options.onProgress?.('writing tiles', this.resources.length, this.resources.length)) : null,
+        // The checkpoint's history item and `checkpoint` at once: neither names the other.
+        ...(tiles ? checkpointResources(this.log.size, checkpoint).map((r) => writeLogResources(tiles, [r])) : []),
         this.options.ledger.lock.recordCheckpoint(head),
         afterHead(),
       ]);
@@ -160,9 +193,9 @@ export class HeldLedger {
   }
 
   /**
-   * Makes the tile log's `checkpoint` the published head's again, when a writer stopped after
-   * publishing the head but before writing it (the last write of a publication). A checkpoint that
-   * begins with the head's note is kept: witnesses' cosignatures follow the note.
+   * Makes the tile log's `checkpoint` and `checkpoint/<size>` the published head's again, when a
+   * writer stopped after publishing the head but before writing them (the writes that follow the
+   * head). A checkpoint that begins with the head's note is kept: witnesses' cosignatures follow the note.
    */
   async republishCheckpoint(): Promise<void> {
     const { tiles } = this.options;
@@ -172,8 +205,13 @@ export class HeldLedger {
     const head = await this.options.ledger.lock.read();
     if (head?.origin && head.updatedAt) await this.options.ledger.lock.recordCheckpoint({ origin: head.origin, treeSize: this.log.published.size, checkpoint: note, at: head.updatedAt });
     if (!tiles) return;
-    if ((await tiles.read('checkpoint'))?.toString('utf8').startsWith(note)) return;
-    await writeLogResources(tiles, [{ path: 'checkpoint', bytes: Buffer.from(note, 'utf8'), immutable: false }]);
+    // The tile log's checkpoints, each unless it already begins with the note (a witness may have cosigned it).
+    await Promise.all(
+      checkpointResources(this.log.published.size, note).map(async (r) => {
+        if ((await tiles.read(r.path))?.toString('utf8').startsWith(note)) return;
+        await writeLogResources(tiles, [r]);
+      }),
+    );
   }
 
   /** Releases the lease without publishing; safe to call more than once. */

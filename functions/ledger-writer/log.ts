@@ -1,7 +1,7 @@
 import { canonicalBytes } from '#verify/checks/canonical';
 import { leafHash } from '#verify/node/hashing';
 import { entriesStart, hashTileBytes, tilesAddedBetween, TILE_WIDTH, type TileCoordinate } from '#verify/node/tlog-tiles';
-import { partialHashTiles, tileResources, type LogResource } from '../domain/ledger/tiles';
+import { growthResources, partialHashTiles, tileResources, type LogResource } from '../domain/ledger/tiles';
 import { checkpointText, parseCheckpointText } from '#verify/checks/checkpoint';
 import { encodeBase64 } from '#verify/checks/encoding';
 import { EVIDENCE_FORMAT, type LogEvidence } from '#verify/checks/evidence-format';
@@ -220,6 +220,12 @@ export class AppendOnlyLog {
   tileResources(previousEntries: readonly Uint8Array[]): LogResource[] {
     this.checkPreviousEntries(previousEntries);
     return tileResources({ tree: this.tree, oldSize: this.publishedSize, entries: [...previousEntries, ...this.pendingEntries], checkpoint: this.checkpoint() });
+  }
+
+  /** This load's new and grown tiles and bundles alone (tileResources without its checkpoints): they need no signature. */
+  growthResources(previousEntries: readonly Uint8Array[]): LogResource[] {
+    this.checkPreviousEntries(previousEntries);
+    return growthResources({ tree: this.tree, oldSize: this.publishedSize, entries: [...previousEntries, ...this.pendingEntries] });
   }
 
   /** Throws unless `previousEntries` are exactly the entries of `previousBundle`, leaf for leaf. */

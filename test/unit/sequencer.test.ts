@@ -4,6 +4,7 @@ import { DEMO_PROOFS } from '../../fixtures/demo-proofs';
 import { setIndexesOf, decodeStatusList } from '../../functions/domain/credentials/bitstring';
 import { verifyEvidence } from '../../functions/domain/ledger/node-crypto';
 import { LIST_AHEAD_BATCHES, sequenceAll, sequencePending, type SequencerOptions } from '../../functions/ledger-writer/sequencer';
+import { LogCache } from '../../functions/ledger-writer/held-ledger';
 import { formatSignerKey, signerFromKey } from '../../functions/ledger-writer/signer';
 import { memoryTileStore } from '../../functions/ledger-writer/tile-store';
 import { memoryStores, type MemoryStores } from '../../functions/store/memory';
@@ -196,4 +197,45 @@ test('one look at what waits serves the next batches of a run (LIST_AHEAD_BATCHE
   expect(await sequencingOf(world.stores.pending, [straggler])).toEqual(['PENDING']);
   const looking = await sequencePending({ ...options(world), pending, waiting: [world.keys[0]] });
   expect([looking?.deliveries, looking?.looked, asked]).toEqual([1, true, [30]]);
+});
+
+test('a warm sequencer reads its batch\'s events with the lease; after another writer held the lease it reads them again under it, and integrates nothing that writer did', async () => {
+  const world = await freshWorld();
+  const calls: string[] = [];
+  const pending = new Proxy(world.stores.pending, {
+    get(target, name, receiver) {
+      const value = Reflect.get(target, name, receiver);
+      if (name === 'readEvents') return (keys: readonly string[]) => (calls.push('readEvents'), target.readEvents(keys));
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  const lock = world.stores.ledger.lock;
+  const ledger = {
+    ...world.stores.ledger,
+    lock: Object.assign(Object.create(lock) as typeof lock, {
+      acquire: async (...args: Parameters<typeof lock.acquire>) => {
+        calls.push('acquire');
+        const head = await lock.acquire(...args);
+        calls.push('leased');
+        return head;
+      },
+    }),
+  };
+  const warm = { ...options(world), pending, ledger };
+  // The cache is the process's: a first batch here makes it this world's (its leaves).
+  await sequencePending({ ...warm, waiting: [world.keys[0]] });
+  calls.length = 0;
+  await sequencePending({ ...warm, waiting: [world.keys[1]] });
+  // Sent before the lease answered: the batch's first reads overlap taking it.
+  expect(calls).toEqual(['readEvents', 'acquire', 'leased']);
+  expect(await sequencingOf(world.stores.pending, world.keys.slice(0, 2))).toEqual(['SEQUENCED', 'SEQUENCED']);
+
+  // Another writer (a process of its own: its own cache) takes the lease and integrates the next event meanwhile.
+  await sequencePending({ ...options(world), waiting: [world.keys[2]], cache: new LogCache() });
+  const treeSize = (await world.stores.ledger.lock.read())!.treeSize;
+  calls.length = 0;
+  const again = await sequencePending({ ...warm, waiting: [world.keys[2]] });
+  // Read ahead, dropped, and read again under the lease: the event is integrated, so nothing is.
+  expect(calls).toEqual(['readEvents', 'acquire', 'leased', 'readEvents']);
+  expect([again?.deliveries, again?.sequenced, (await world.stores.ledger.lock.read())!.treeSize]).toEqual([0, 0, treeSize]);
 });

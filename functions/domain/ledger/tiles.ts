@@ -59,11 +59,18 @@ export interface TileBatch {
 
 /**
  * The resources a batch writes when the tree grows from `oldSize` to `tree.size`: every new or
- * grown hash tile and entry bundle (full ones immutable, partial ones at their own `.p/<W>` path),
- * the checkpoint for the new size at `checkpoints/<size>` and, last, `checkpoint`
- * (mutable). Writers store them in this order, so the checkpoint never names tiles not yet there.
+ * grown hash tile and entry bundle (growthResources), then its checkpoints (checkpointResources).
+ * Writers store them in this order, so the checkpoint never names tiles not yet there.
  */
 export function tileResources(batch: TileBatch): LogResource[] {
+  return [...growthResources(batch), ...checkpointResources(batch.tree.size, batch.checkpoint)];
+}
+
+/**
+ * Every new or grown hash tile and entry bundle of a batch (full ones immutable, partial ones at
+ * their own `.p/<W>` path): none depends on the checkpoint's signature.
+ */
+export function growthResources(batch: Omit<TileBatch, 'checkpoint'>): LogResource[] {
   const { tree, oldSize } = batch;
   const newSize = tree.size;
   const first = entriesStart(oldSize);
@@ -75,13 +82,21 @@ export function tileResources(batch: TileBatch): LogResource[] {
     const bytes = tile.level === 'entries' ? encodeEntryBundle(batch.entries.slice(start - first, start - first + tile.width)) : hashTileBytes(tree, tile);
     return { path: tilePath(tile), bytes, immutable: tile.width === TILE_WIDTH };
   });
-  if (newSize > 0) {
-    const note = Buffer.from(batch.checkpoint, 'utf8');
-    // Not immutable: witnesses' cosignatures are added to it after the log signs (lib/ledger/cosign-log.ts).
-    resources.push({ path: checkpointHistoryPath(newSize), bytes: note, immutable: false });
-    resources.push({ path: CHECKPOINT_PATH, bytes: note, immutable: false });
-  }
   return resources;
+}
+
+/**
+ * The checkpoint of a log of `size` leaves at `checkpoints/<size>` and, last, `checkpoint`: both
+ * mutable (witnesses' cosignatures are added after the log signs: lib/ledger/cosign-log.ts); none
+ * for an empty log.
+ */
+export function checkpointResources(size: number, checkpoint: string): LogResource[] {
+  if (size === 0) return [];
+  const note = Buffer.from(checkpoint, 'utf8');
+  return [
+    { path: checkpointHistoryPath(size), bytes: note, immutable: false },
+    { path: CHECKPOINT_PATH, bytes: note, immutable: false },
+  ];
 }
 
 /**
