@@ -13,7 +13,7 @@ import type { CheckpointSigner } from '../ledger-writer/signer';
 import { bucketTileStore, type TileStore } from '../ledger-writer/tile-store';
 import { tableStores, type TableStores } from '../store/dynamodb';
 import { RecordTails } from '../store/dynamodb/record-tails';
-import { waitingKeysOfStream } from '../store/dynamodb/pending';
+import { namedOfStream, waitingKeysOfStream } from '../store/dynamodb/pending';
 import { LedgerLockedError } from '../store/errors';
 
 /**
@@ -125,6 +125,8 @@ export async function runSequencer(environment: SequencerEnvironment, event: Seq
   const { stores, tiles, looks } = environment;
   // The stream's keys first; then, batch after batch, what the batch before listed and did not take.
   let waiting = waitingKeysOfStream(event.Records ?? []);
+  // The records the stream's events name (their images): the first batch reads their geneses with the events.
+  let named: string[] | undefined = namedOfStream(event.Records ?? []);
   const look = !event.Records || looks.due;
   const summary: SequencerSummary = { batches: 0, deliveries: 0, sequenced: 0, setAside: 0, appended: 0, treeSize: null };
   let whatWaits: WhatWaits = 'ask';
@@ -137,7 +139,8 @@ export async function runSequencer(environment: SequencerEnvironment, event: Seq
         whatWaits = 'unknown';
         break;
       }
-      const run = await sequencePending({ ...stores, signer: checkpointSigner, tiles, waiting, look });
+      const run = await sequencePending({ ...stores, signer: checkpointSigner, tiles, waiting, look, named });
+      named = undefined;
       // Null: nothing known, so (looking) the index was asked and listed nothing.
       if (look && (run === null || run.looked)) looks.looked();
       if (!run) {

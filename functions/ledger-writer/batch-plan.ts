@@ -47,7 +47,7 @@ export interface BatchPlan {
  * the events (functions/domain/ingress/integrate.ts, the kinds); every new version is logged, one
  * checkpoint signed, and each new version given its inclusion proof.
  */
-export async function planBatch(stores: { records: RecordStore; pending: PendingStore }, events: readonly WaitingEvent[], log: AppendOnlyLog): Promise<BatchPlan> {
+export async function planBatch(stores: { records: RecordStore; pending: PendingStore }, events: readonly WaitingEvent[], log: AppendOnlyLog, known?: KnownGeneses): Promise<BatchPlan> {
   const outcomes = new Map<string, EventOutcome>();
   const byReference = new Map<string, EventToIntegrate[]>();
   // Oldest received first: events of the same instant are integrated in the order received.
@@ -59,7 +59,7 @@ export async function planBatch(stores: { records: RecordStore; pending: Pending
   // records need), where the genesis says its newest items are (read by key: no search of the
   // record); read again below only where the genesis or earlier events ask for more.
   const guessed = new Map([...byReference].map(([reference, list]) => [reference, earliestOf(list)] as const));
-  const geneses = await stores.records.readGeneses([...byReference.keys()]);
+  const geneses = await genesesOf(stores.records, [...byReference.keys()], known);
   const early = await readTimelinesAtOnce(stores.records, [...guessed].flatMap(([reference, from]) => (geneses.has(reference) ? [{ reference, from, tail: geneses.get(reference)!.tail }] : [])));
   // Events set aside for these records before are tried again with the new ones, all in instant
   // order: one set aside only because an earlier event had not arrived yet is integrated now.
@@ -122,6 +122,24 @@ export async function planBatch(stores: { records: RecordStore; pending: Pending
 }
 
 /** A record is read whole when its kind says so, or when its genesis does not know its highest version. */
+/** Geneses read already under this batch's lease: those of `references` (absent where none was found). */
+export interface KnownGeneses {
+  references: readonly string[];
+  geneses: ReadonlyMap<string, RecordGenesis>;
+}
+
+/** The geneses of `references`: those known, and the others read (no request when all are known). */
+async function genesesOf(records: RecordStore, references: readonly string[], known: KnownGeneses | undefined): Promise<Map<string, RecordGenesis>> {
+  const asked = new Set(known?.references ?? []);
+  const missing = references.filter((r) => !asked.has(r));
+  const read = missing.length > 0 ? await records.readGeneses(missing) : new Map<string, RecordGenesis>();
+  for (const reference of references) {
+    const genesis = asked.has(reference) ? known?.geneses.get(reference) : undefined;
+    if (genesis) read.set(reference, genesis);
+  }
+  return read;
+}
+
 const wholeRead = (rules: ReturnType<typeof timelineOf>, genesis: RecordGenesis): boolean => rules?.readsWhole === true || genesis.highestVersion === null;
 
 /** Timelines asked of the record store in one call; the calls of a batch are sent together, so every timeline is read at once. */

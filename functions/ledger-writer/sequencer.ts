@@ -52,6 +52,11 @@ export interface SequencerOptions extends Omit<LedgerWriterOptions, 'leaseMs' | 
    * look is a Query of each of the index's 64 shards (functions/handlers/sequence-events.ts).
    */
   look?: boolean;
+  /**
+   * Records the known waiting events name (a stream batch's images): their geneses are read
+   * together with the events, a round trip before the batch would know them.
+   */
+  named?: readonly string[];
   leaseMs?: number;
 }
 
@@ -95,21 +100,27 @@ export async function sequencePending(options: SequencerOptions): Promise<Sequen
   if (candidates.length === 0 && !unfinished) return null;
 
   const waiting = async (keys: readonly string[]) => (keys.length === 0 ? [] : (await options.pending.readEvents(keys)).filter((e) => e.sequencing === 'PENDING'));
+  const named = options.named ?? [];
+  const prefetch = async () => {
+    const [events, geneses] = await Promise.all([waiting(candidates), named.length > 0 ? options.records.readGeneses(named) : undefined]);
+    return { events, geneses };
+  };
   const batch = { cache: processLogCache, ...options, leaseMs: options.leaseMs ?? SEQUENCER_LEASE_MS, journal: true, recordsConcurrency: RECORD_WRITE_CONCURRENCY };
   const { result, ledger } = await runLedgerBatch(
     batch,
     async (log, prefetched) => {
       // The candidates, read under the lease while the log was opened (read again if a stopped batch's journal was just finished).
-      let events = prefetched ?? (await waiting(candidates));
+      let events = prefetched?.events ?? (await waiting(candidates));
+      const known = prefetched?.geneses ? { references: named, geneses: prefetched.geneses } : undefined;
       // The candidates were listed before the lease was taken: another writer (or the journal of a
       // stopped batch, just finished) may have integrated them since. Ask again, if it may.
       if (events.length === 0 && look) {
         looked = true;
         events = await waiting(await options.pending.listWaiting(batchSize));
       }
-      return settleBatch(events, await planBatch(options, events, log));
+      return settleBatch(events, await planBatch(options, events, log, known));
     },
-    () => waiting(candidates),
+    prefetch,
   );
   return { ...result, appended: ledger?.appended ?? 0, treeSize: ledger?.treeSize ?? null, listedAfter: all.slice(batchSize), looked };
 }

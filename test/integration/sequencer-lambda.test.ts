@@ -18,6 +18,7 @@ import type { handler as sequencerHandler, SequencerEvent } from '../../function
 import { kmsCheckpointSigner } from '../../functions/ledger-writer/kms-signer';
 import { bucketTileStore, type TileStore } from '../../functions/ledger-writer/tile-store';
 import { tableStores, type TableStores } from '../../functions/store/dynamodb';
+import { namedOfStream } from '../../functions/store/dynamodb/pending';
 import { GENESIS_SK } from '../../functions/store/layout';
 import { buildEvent } from '../../lib/ingress/emit';
 import { runMonitor, type MonitorState } from '#verify/node/monitor';
@@ -308,7 +309,11 @@ describe('one execution environment, invoked as Lambda invokes it', () => {
     ];
     kms.requests.length = 0;
     logLines.length = 0;
-    const summary = await invoke(handler, await streamEvent(keys));
+    const stream = await streamEvent(keys);
+    // The records its images name, whose geneses the batch reads with the events; an image that is not an event's names none.
+    expect(namedOfStream(stream.Records as never)).toEqual([DEMO_OBJECTS.current, CREDENTIAL, DEMO_PROOFS.current]);
+    expect(namedOfStream([{ eventName: 'INSERT', dynamodb: { Keys: { pk: { S: 'P#x' } }, NewImage: { pk: { S: 'P#x' }, event: { S: '{' } } } }, { eventName: 'MODIFY', dynamodb: stream.Records[0].dynamodb as never }])).toEqual([]);
+    const summary = await invoke(handler, stream);
 
     expect(summary).toMatchObject({ batches: 1, deliveries: 3, sequenced: 3, setAside: 0 });
     expect(await sequencing(keys)).toEqual(['SEQUENCED', 'SEQUENCED', 'SEQUENCED']);

@@ -239,3 +239,21 @@ test('a warm sequencer reads its batch\'s events with the lease; after another w
   expect(calls).toEqual(['readEvents', 'acquire', 'leased', 'readEvents']);
   expect([again?.deliveries, again?.sequenced, (await world.stores.ledger.lock.read())!.treeSize]).toEqual([0, 0, treeSize]);
 });
+
+test('the records a stream batch names are read with its events: the batch reads no genesis again, but those of records it did not name', async () => {
+  const world = await freshWorld();
+  const asked: string[][] = [];
+  const records = new Proxy(world.stores.records, {
+    get(target, name, receiver) {
+      const value = Reflect.get(target, name, receiver);
+      if (name === 'readGeneses') return (references: readonly string[]) => (asked.push([...references]), target.readGeneses(references));
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  // The first two events name the object and the credential; only the object is named ahead.
+  const run = await sequencePending({ ...options(world), records, waiting: world.keys.slice(0, 2), look: false, named: [DEMO_OBJECTS.current], cache: new LogCache() });
+  expect(run).toMatchObject({ deliveries: 2, sequenced: 2 });
+  expect(asked.slice(0, 2)).toEqual([[DEMO_OBJECTS.current], [CREDENTIAL]]);
+  const [object] = (await wholeRecord(world.stores.records, DEMO_OBJECTS.current))!.slice(-1);
+  expect(object.head.content).toMatchObject({ state: 'RETURNED' });
+});

@@ -72,11 +72,37 @@ export function dynamoPendingStore(client: DynamoDBClient, table: string): Pendi
   };
 }
 
+/** A DynamoDB stream record as Lambda hands it over (what the sequencer reads of it). */
+export interface StreamRecord {
+  eventName?: string;
+  dynamodb?: { Keys?: Record<string, { S?: string }>; NewImage?: Record<string, unknown> };
+}
+
+/**
+ * The references a stream batch's new events name, from their images (NEW_IMAGE): the sequencer
+ * reads those records' geneses together with the events. Only a hint: an image it cannot read
+ * names nothing, and the batch reads what the events themselves name.
+ */
+export function namedOfStream(records: readonly StreamRecord[]): string[] {
+  const named = new Set<string>();
+  for (const r of records) {
+    const image = r.dynamodb?.NewImage;
+    if (r.eventName !== 'INSERT' || !image) continue;
+    try {
+      const { reference } = waitingOf(image as Item).event;
+      if (typeof reference === 'string' && reference !== '') named.add(reference);
+    } catch {
+      // Not an event's whole image: no hint.
+    }
+  }
+  return [...named];
+}
+
 /**
  * The keys of the events a DynamoDB stream batch brings (the table's stream, NEW_IMAGE, filtered to
  * INSERTs of what waits: lib/stack/sequencer.ts): what the sequencer takes before asking the index.
  */
-export function waitingKeysOfStream(records: ReadonlyArray<{ eventName?: string; dynamodb?: { Keys?: Record<string, { S?: string }> } }>): string[] {
+export function waitingKeysOfStream(records: readonly StreamRecord[]): string[] {
   return records.flatMap((r) => {
     const key = r.dynamodb?.Keys?.pk?.S;
     return r.eventName === 'INSERT' && key?.startsWith(PENDING_PK_PREFIX) ? [key] : [];
