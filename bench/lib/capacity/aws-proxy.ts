@@ -259,7 +259,6 @@ export async function startAwsProxy(options: { dynamodb: string; s3?: string; km
   const trip = async <T>(service: 'dynamodb' | 's3' | 'kms', work: () => Promise<T>, operation: string = service): Promise<T> => {
     state.trips.calls++;
     state.trips.byOperation[operation] = (state.trips.byOperation[operation] ?? 0) + 1;
-    if (process.env.TRIP_LOG) (globalThis as any).tripLog = [...((globalThis as any).tripLog ?? []), `${inFlight === 0 ? '\n>' : '+'}${operation}`];
     if (inFlight++ === 0) {
       state.trips.sequential++;
       state.trips.sequentialByService[service]++;
@@ -554,7 +553,6 @@ export async function startAwsProxy(options: { dynamodb: string; s3?: string; km
       res.end(JSON.stringify(value));
     };
     if (req.url === '/__bench/snapshot') return json(proxy.snapshot());
-    if (req.url === '/__bench/triplog' && req.method === 'POST') { const t = (globalThis as any).tripLog ?? []; (globalThis as any).tripLog = []; return json(t); }
     if (req.url === '/__bench/reset' && req.method === 'POST') {
       proxy.reset();
       return json({ ok: true });
