@@ -121,7 +121,6 @@ export async function planBatch(stores: { records: RecordStore; pending: Pending
   return { changes, outcomes, retried: parked };
 }
 
-/** A record is read whole when its kind says so, or when its genesis does not know its highest version. */
 /** Geneses read already under this batch's lease: those of `references` (absent where none was found). */
 export interface KnownGeneses {
   references: readonly string[];
@@ -140,6 +139,7 @@ async function genesesOf(records: RecordStore, references: readonly string[], kn
   return read;
 }
 
+/** A record is read whole when its kind says so, or when its genesis does not know its highest version. */
 const wholeRead = (rules: ReturnType<typeof timelineOf>, genesis: RecordGenesis): boolean => rules?.readsWhole === true || genesis.highestVersion === null;
 
 /** Timelines asked of the record store in one call; the calls of a batch are sent together, so every timeline is read at once. */

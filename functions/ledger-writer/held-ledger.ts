@@ -115,7 +115,7 @@ export class HeldLedger {
     const lockId = given.lockId ?? randomUUID();
     const last = given.cache?.continuing(given.ledger.leaves, given.signer.name) ?? null;
     const ahead = last ? { reads: alongside?.(), previous: given.tiles ? previousBundleEntriesAt(last.size, given.tiles) : undefined } : null;
-    // Read ahead and then dropped: a failure of theirs is not this batch's.
+    // A read ahead that is dropped (another writer held the lease in between) fails nothing; one that is used fails the batch as under the lease.
     void ahead?.reads?.catch(() => undefined);
     void ahead?.previous?.catch(() => undefined);
     const head = await lock.acquire(lockId, { at: new Date().toISOString(), leaseMs: given.leaseMs ?? DEFAULT_LEASE_MS, force: given.unlock, replacing: given.replacingLock });

@@ -111,14 +111,14 @@ export async function sequencePending(options: SequencerOptions): Promise<Sequen
     async (log, prefetched) => {
       // The candidates, read under the lease while the log was opened (read again if a stopped batch's journal was just finished).
       let events = prefetched?.events ?? (await waiting(candidates));
-      const known = prefetched?.geneses ? { references: named, geneses: prefetched.geneses } : undefined;
+      const knownGeneses = prefetched?.geneses ? { references: named, geneses: prefetched.geneses } : undefined;
       // The candidates were listed before the lease was taken: another writer (or the journal of a
       // stopped batch, just finished) may have integrated them since. Ask again, if it may.
       if (events.length === 0 && look) {
         looked = true;
         events = await waiting(await options.pending.listWaiting(batchSize));
       }
-      return settleBatch(events, await planBatch(options, events, log, known));
+      return settleBatch(events, await planBatch(options, events, log, knownGeneses));
     },
     prefetch,
   );
