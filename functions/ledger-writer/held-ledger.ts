@@ -44,9 +44,9 @@ export class LogCache {
 
   /** The kept log for this store of leaves and origin, taken out of the cache: a batch owns it until it publishes. */
   take(leaves: LedgerStores['leaves'], origin: string): AppendOnlyLog | null {
-    const kept = this.kept;
+    const kept = this.keptFor(leaves, origin);
     this.kept = null;
-    return kept && kept.leaves === leaves && kept.origin === origin && !kept.log.hasUnpublished ? kept.log : null;
+    return kept;
   }
 
   keep(leaves: LedgerStores['leaves'], log: AppendOnlyLog): void {
@@ -65,8 +65,14 @@ export class LogCache {
   continuing(leaves: LedgerStores['leaves'], origin: string): { size: number; leasesTaken: number } | null {
     const leasesTaken = this.finishedLease;
     this.finishedLease = undefined;
+    const kept = this.keptFor(leaves, origin);
+    return leasesTaken !== undefined && kept ? { size: kept.published.size, leasesTaken } : null;
+  }
+
+  /** The kept log, when it is of this store of leaves and origin and holds nothing unpublished. */
+  private keptFor(leaves: LedgerStores['leaves'], origin: string): AppendOnlyLog | null {
     const kept = this.kept;
-    return leasesTaken !== undefined && kept && kept.leaves === leaves && kept.origin === origin && !kept.log.hasUnpublished ? { size: kept.log.published.size, leasesTaken } : null;
+    return kept && kept.leaves === leaves && kept.origin === origin && !kept.log.hasUnpublished ? kept.log : null;
   }
 }
 
@@ -113,15 +119,15 @@ export class HeldLedger {
   static async open<T = undefined>(given: LedgerWriterOptions, alongside?: () => Promise<T>, onLease?: (lease: LedgerHead) => void): Promise<{ ledger: HeldLedger; alongside: T }> {
     const { lock } = given.ledger;
     const lockId = given.lockId ?? randomUUID();
-    const last = given.cache?.continuing(given.ledger.leaves, given.signer.name) ?? null;
-    const ahead = last ? { reads: alongside?.(), previous: given.tiles ? previousBundleEntriesAt(last.size, given.tiles) : undefined } : null;
+    const last = given.cache?.continuing(given.ledger.leaves, given.signer.name);
+    const ahead = last ? { ...last, reads: alongside?.(), previous: given.tiles ? previousBundleEntriesAt(last.size, given.tiles) : undefined } : null;
     // A read ahead that is dropped (another writer held the lease in between) fails nothing; one that is used fails the batch as under the lease.
     void ahead?.reads?.catch(() => undefined);
     void ahead?.previous?.catch(() => undefined);
     const head = await lock.acquire(lockId, { at: new Date().toISOString(), leaseMs: given.leaseMs ?? DEFAULT_LEASE_MS, force: given.unlock, replacing: given.replacingLock });
     // The log the lease is of keeps its tile log where its head says (a successor's below logs/<id>/).
     const options = given.tiles && head.tilesDir ? { ...given, tiles: tileStoreIn(given.tiles, head.tilesDir) } : given;
-    const continues = ahead !== null && last !== null && head.leasesTaken === last.leasesTaken + 1 && head.treeSize === last.size && !head.tilesDir;
+    const continues = ahead !== null && head.leasesTaken === ahead.leasesTaken + 1 && head.treeSize === ahead.size && !head.tilesDir;
     try {
       if (head.origin && head.origin !== options.signer.name) {
         throw new Error(`the table's log is ${head.origin}, but the signing key is for ${options.signer.name}`);

@@ -101,6 +101,12 @@ let clock = Date.now() - 40 * 60_000;
 /** Counts from now on. */
 const countAgain = (counted: { recordQueries: number; recordItemsByKey: number }) => Object.assign(counted, { recordQueries: 0, recordItemsByKey: 0 });
 
+/** A state change of `reference`, newer than its last, delivered and integrated by `writer`. */
+async function changeIntegrated(writer: ReturnType<typeof warmWriter>, reference: string) {
+  await deliver(reference, new Date((clock += 2_000)), 'change');
+  return writer.run();
+}
+
 /** An observation of the state in force on `reference` (integrated, not set aside: nothing waits to be tried again from an earlier instant). */
 async function observeStateInForce(reference: string): Promise<void> {
   const { state } = (await wholeRecord(plain.records, reference))!.at(-1)!.view as { state: string };
@@ -111,11 +117,9 @@ test('warm: an event newer than its record\'s last is integrated without a Query
   const writer = warmWriter();
   const [reference] = REFERENCES;
   try {
-    await deliver(reference, new Date((clock += 2_000)), 'change');
-    await writer.run();
+    await changeIntegrated(writer, reference);
     writer.counted.recordQueries = 0;
-    await deliver(reference, new Date((clock += 2_000)), 'change');
-    await writer.run();
+    await changeIntegrated(writer, reference);
     expect(writer.counted.recordQueries + writer.counted.recordItemsByKey).toBe(0);
 
     // Another writer integrates an event of the same record: the warm writer's memory is stale.
@@ -143,8 +147,7 @@ test('no memory: an event newer than its record\'s last is integrated with the r
   const writer = warmWriter({ memory: false });
   const [reference] = REFERENCES;
   try {
-    await deliver(reference, new Date((clock += 2_000)), 'change');
-    await writer.run();
+    await changeIntegrated(writer, reference);
     const genesis = (await plain.records.readGeneses([reference])).get(reference)!;
     expect(genesis.tail).toBeDefined();
     countAgain(writer.counted);
@@ -168,8 +171,7 @@ test('a genesis whose newest items are damaged (by hand): the record is searched
   const writer = warmWriter({ memory: false });
   const [reference] = REFERENCES;
   try {
-    await deliver(reference, new Date((clock += 2_000)), 'change');
-    await writer.run();
+    await changeIntegrated(writer, reference);
     await client.send(new UpdateItemCommand({ TableName: TABLE, Key: { pk: { S: `R#${reference}` }, sk: { S: '#' } }, UpdateExpression: 'SET newest = :damaged', ExpressionAttributeValues: { ':damaged': { S: '["T#not a key", 7' } } }));
     countAgain(writer.counted);
     await observeStateInForce(reference);
@@ -187,8 +189,7 @@ test('a batch that stops part-way forgets everything; the next reads the records
   const writer = warmWriter();
   const [, reference] = REFERENCES;
   try {
-    await deliver(reference, new Date((clock += 2_000)), 'change');
-    await writer.run();
+    await changeIntegrated(writer, reference);
     expect(writer.tails!.size).toBeGreaterThan(0);
     await deliver(reference, new Date((clock += 2_000)), 'change');
     writer.counted.failWrites = true;

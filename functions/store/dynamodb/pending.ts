@@ -2,6 +2,7 @@ import { QueryCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { batchGetItems, WRITER_READ } from '../batch-get';
 import { GENESIS_SK, PENDING_INDEX, PENDING_PK_PREFIX, PENDING_SHARDS, pendingQueues } from '../layout';
 import type { PendingStore } from '../ports/pending';
+import { statedFields } from './event-item-fields';
 import { settledItem, waitingOf, type Item } from './pending-items';
 import { putItems } from './put-items';
 import { dynamoReceivedEvents } from './received-events';
@@ -89,7 +90,8 @@ export function namedOfStream(records: readonly StreamRecord[]): string[] {
     const image = r.dynamodb?.NewImage;
     if (r.eventName !== 'INSERT' || !image) continue;
     try {
-      const { reference } = waitingOf(image as Item).event;
+      // Its reference alone (stored, or stated by its raw event): the rest is read with the event.
+      const { reference } = statedFields(image as Item);
       if (typeof reference === 'string' && reference !== '') named.add(reference);
     } catch {
       // Not an event's whole image: no hint.
