@@ -20,11 +20,12 @@ export interface BatchOptions extends LedgerWriterOptions {
   /** Where the events a batch settles are (the sequencer's batches). */
   pending?: PendingStore;
   /**
-   * Journal the batch's writes before publishing its head, so a batch stopped after publishing
-   * is finished by the next writer. 'when-appending': only a batch that publishes a new head (a
-   * load's: one that appends nothing is simply run again, its records rewritten from the file).
+   * Journal the batch's writes before publishing its head, so a batch stopped part-way is finished
+   * by the next writer before it reads anything. 'when-writing': only a batch that appends or
+   * writes a record (a load's: one whose records are all stored already writes nothing). Never a
+   * record's entries without its genesis, which says where its newest items are, past the next lease.
    */
-  journal?: boolean | 'when-appending';
+  journal?: boolean | 'when-writing';
   /** Record write requests in flight at once (default 1); the settled events are always written after every record. */
   recordsConcurrency?: number;
 }
@@ -80,7 +81,7 @@ export async function runLedgerBatch<T, P = undefined>(
       tails?.forget();
     }
     const prepared = await prepare(ledger.log, prefetched);
-    const journaled = options.journal === true || (options.journal === 'when-appending' && ledger.log.hasUnpublished);
+    const journaled = options.journal === true || (options.journal === 'when-writing' && (ledger.log.hasUnpublished || prepared.records.length > 0));
     await Promise.all([
       ledger.writeNewLeaves(),
       journaled ? journal.write(ledger.log.size, { records: prepared.records, settlements: prepared.settlements, schema: prepared.schema }) : null,

@@ -143,7 +143,7 @@ export async function loadRecords(source: RecordSource, options: LoadOptions): P
               unlock,
               lockId,
               replacingLock,
-              journal: 'when-appending',
+              journal: 'when-writing',
               recordsConcurrency: WRITE_CONCURRENCY,
             },
             (log) => prepareChunk(stores.records, chunk, log),
@@ -249,7 +249,7 @@ async function prepareChunk(records: RecordStore, chunk: RecordToLoad[], log: Ap
     undefined,
     (reference, version) => issued.get(reference)?.get(version),
   );
-  const changes = loading.map((c) => wholeRecordChange(c.record, c.digest));
+  const changes = loading.map((c) => wholeRecordChange(c.record, c.digest, timelines.get(c.record.reference)?.tail));
   const items = changes.reduce((n, c) => n + c.entries.length + 1, 0);
   const result: ChunkResult = { written: loading.length, unchanged, items, kept, attachment };
   // The schema mark is written once the whole load is (loadRecords), never with a batch.
@@ -259,9 +259,11 @@ async function prepareChunk(records: RecordStore, chunk: RecordToLoad[], log: Ap
 /**
  * A record a load writes whole: its entries in order, then its genesis with the digest of exactly
  * what the load wrote (chunks.ts loadDigest), so a load run again finds it complete and up to date
- * from that one item and leaves it alone. Readers ignore the digest.
+ * from that one item and leaves it alone. Readers ignore the digest. The genesis also says where
+ * the record's newest items are (the sequencer reads them by key), counting those stored before
+ * (`storedTail`, of a record loaded before) which the load does not overwrite.
  */
-function wholeRecordChange(record: RecordToStore, loadDigest: string): RecordChange {
+function wholeRecordChange(record: RecordToStore, loadDigest: string, storedTail: string | undefined): RecordChange {
   const highestVersion = record.entries.reduce((highest, e) => Math.max(highest, (e.head as { version?: number }).version ?? 0), 0);
-  return { reference: record.reference, kind: record.kind, entries: record.entries.map((e) => ({ id: null, ...e })), genesis: { highestVersion, loadDigest } };
+  return { reference: record.reference, kind: record.kind, entries: record.entries.map((e) => ({ id: null, ...e })), genesis: { highestVersion, loadDigest }, ...(storedTail === undefined ? {} : { tail: storedTail }) };
 }

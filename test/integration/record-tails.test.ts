@@ -118,7 +118,7 @@ test('warm: an event newer than its record\'s last is integrated without a Query
   const [reference] = REFERENCES;
   try {
     await changeIntegrated(writer, reference);
-    writer.counted.recordQueries = 0;
+    countAgain(writer.counted);
     await changeIntegrated(writer, reference);
     expect(writer.counted.recordQueries + writer.counted.recordItemsByKey).toBe(0);
 
@@ -162,6 +162,25 @@ test('no memory: an event newer than its record\'s last is integrated with the r
     await writer.run();
     expect(writer.counted.recordQueries).toBeGreaterThan(0);
     await expectSameReads(writer.stores, [{ reference, from: new Date(clock - 3_000).toISOString() }, { reference, from: new Date(clock + 1_000).toISOString() }, { reference, from: null }]);
+  } finally {
+    writer.close();
+  }
+});
+
+test('a record only loaded: its genesis says where its newest items are, so its first event reads them by key, not by Query', async () => {
+  const reference = DEMO_OBJECTS.stale;
+  await demo.load([reference]);
+  const writer = warmWriter({ memory: false });
+  try {
+    const genesis = (await plain.records.readGeneses([reference])).get(reference)!;
+    expect(genesis.changedByEvents).toBe(false);
+    expect(genesis.tail).toBe((await plain.records.readTimelines([{ reference, from: null }])).get(reference)!.tail);
+    countAgain(writer.counted);
+    await deliver(reference, new Date((clock += 2_000)), 'change');
+    expect((await writer.run()).reduce((n, r) => n + r.sequenced, 0)).toBe(1);
+    expect(writer.counted.recordQueries).toBe(0);
+    expect(writer.counted.recordItemsByKey).toBe(2);
+    await expectSameReads(writer.stores, [{ reference, from: new Date(clock + 1_000).toISOString() }, { reference, from: new Date(clock - 60 * 60_000).toISOString() }, { reference, from: null }]);
   } finally {
     writer.close();
   }

@@ -49,7 +49,7 @@ describe.each(IMPLEMENTATIONS)('the record store, %s', (_name, make) => {
     await stores.records.write([wholeRecord('ORD-1'), wholeRecord('ORD-2')]);
     const geneses = await stores.records.readGeneses(['ORD-1', 'ORD-2', 'NOTHING-1']);
     expect([...geneses.keys()].sort()).toEqual(['ORD-1', 'ORD-2']);
-    expect(geneses.get('ORD-1')).toEqual({ kind: 'OBJECT', highestVersion: 2, setAside: [], changedByEvents: false, loadDigest: 'digest-1' });
+    expect(geneses.get('ORD-1')).toMatchObject({ kind: 'OBJECT', highestVersion: 2, setAside: [], changedByEvents: false, loadDigest: 'digest-1' });
     const timelines = await stores.records.readTimelines([
       { reference: 'ORD-1', from: null },
       { reference: 'ORD-2', from: minute(10) },
@@ -105,8 +105,8 @@ describe.each(IMPLEMENTATIONS)('the record store, %s', (_name, make) => {
       return { reference, kind: 'OBJECT', after: part.after, tail: part.tail, entries: [observed], genesis: { highestVersion: 2, events: { setAside: [] } } };
     };
     await stores.records.write([wholeRecord('ORD-1'), wholeRecord('ORD-2')]);
-    // A load's genesis says nothing of where the newest items are (a load stopped between its entries and its genesis would leave it behind).
-    expect((await stores.records.readGeneses(['ORD-1'])).get('ORD-1')!.tail).toBeUndefined();
+    // A record written whole says where its newest items are too (the table keeps it; the memory store searches its records anyway).
+    expect((await stores.records.readGeneses(['ORD-1'])).get('ORD-1')!.tail === undefined).toBe(_name === 'in memory');
     const [one, two] = [await change('ORD-1'), await change('ORD-2')];
     await stores.records.write([one]);
     // Apart: the timeline alone leaves the genesis as it was; the genesis follows.
@@ -123,6 +123,23 @@ describe.each(IMPLEMENTATIONS)('the record store, %s', (_name, make) => {
       expect(tail === undefined).toBe(_name === 'in memory');
       expect(await readsOf(reference, tail)).toEqual(await readsOf(reference));
     }
+  });
+
+  test('a record written whole again over entries stored before (a load of a changed file): its genesis says where the newest stored items are, its own or those it left', async () => {
+    await stores.records.write([wholeRecord('ORD-3')]);
+    const wholeTail = async () => (await stores.records.readTimelines([{ reference: 'ORD-3', from: null }])).get('ORD-3')!.tail;
+    const genesisTail = async () => (await stores.records.readGeneses(['ORD-3'])).get('ORD-3')!.tail;
+    expect(await genesisTail()).toBe(await wholeTail());
+    // Shorter now: the entry at minute 20 and its version's head stay stored, and stay the newest.
+    const shorter = wholeRecord('ORD-3');
+    shorter.entries = shorter.entries.slice(0, 2);
+    shorter.genesis = { highestVersion: 1, loadDigest: 'digest-2' };
+    const stored = await wholeTail();
+    await stores.records.write([{ ...shorter, ...(stored === undefined ? {} : { tail: stored }) }]);
+    expect(await genesisTail()).toBe(await wholeTail());
+    // Every read from an instant answers alike where the genesis says the newest items are and by search.
+    const readsOf = async (tail?: string) => Promise.all([minute(25), minute(15), null].map(async (from) => (await stores.records.readTimelines([{ reference: 'ORD-3', from, tail }])).get('ORD-3')));
+    expect(await readsOf(await genesisTail())).toEqual(await readsOf());
   });
 
   test('a window reads one head, the newest entry\'s version\'s: its entries of that version share it, an older one of another version has none to give', async () => {

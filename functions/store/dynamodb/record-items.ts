@@ -162,16 +162,16 @@ export interface NewestItems {
 
 /**
  * A record's genesis item: its kind and highest version; for a record the sequencer has changed
- * also `changedByEvents` (a load then keeps it as it is), the events set aside for it (none: left
- * out) and, when known, the sort keys of its newest entry and head (`newest`: what the sequencer
- * reads by key instead of searching the record, records.ts); for a record a load wrote
- * completely, the digest of what it wrote.
+ * also `changedByEvents` (a load then keeps it as it is) and the events set aside for it (none:
+ * left out); when known, the sort keys of its newest entry and head (`newest`: what the sequencer
+ * reads by key instead of searching the record, records.ts), whoever wrote it; for a record a
+ * load wrote completely, the digest of what it wrote.
  */
 export function genesisItem(reference: string, kind: string, genesis: GenesisToWrite, newest?: NewestItems): Item {
   const item: Item = { pk: { S: recordPk(reference) }, sk: { S: GENESIS_SK }, kind: { S: kind }, reference: { S: reference }, highestVersion: { N: String(genesis.highestVersion) } };
   if (genesis.events) item.changedByEvents = { BOOL: true };
   if (genesis.events && genesis.events.setAside.length > 0) item.setAside = { S: JSON.stringify(genesis.events.setAside) };
-  if (genesis.events && newest) item.newest = { S: tailOf(newest) };
+  if (newest) item.newest = { S: tailOf(newest) };
   if (genesis.loadDigest !== undefined) item.loadDigest = { S: genesis.loadDigest };
   return item;
 }

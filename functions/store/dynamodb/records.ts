@@ -123,12 +123,13 @@ export function recordChangeParts(changes: readonly RecordChange[], where: HeadI
 
 /**
  * The record's newest entry and head once a change is written: the newest the timeline it was
- * derived from held (its `tail`; nothing for a record written whole) or the change's own, whichever
- * is newer. Unknown (undefined) when the change was derived from part of a timeline whose newest
- * items were not read. Entries and heads are never removed, so the newest only moves forward.
+ * derived from held (its `tail`; for a record written whole, what its whole read found, and
+ * nothing when it had no entry stored) or the change's own, whichever is newer. Unknown
+ * (undefined) when the change was derived from part of a timeline whose newest items were not
+ * read. Entries and heads are never removed, so the newest only moves forward.
  */
 function newestAfter(change: RecordChange, { keys, newHeads }: ReturnType<typeof changeKeys>): NewestItems | undefined {
-  const before = change.after === undefined ? { entry: null, head: null } : newestOf(change.tail);
+  const before = change.after === undefined && change.tail === undefined ? { entry: null, head: null } : newestOf(change.tail);
   if (!before) return undefined;
   const newest = (known: string | null, written: readonly string[]) => written.reduce<string | null>((n, sk) => (n === null || sk > n ? sk : n), known);
   const entry = newest(before.entry, keys);

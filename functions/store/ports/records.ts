@@ -149,11 +149,15 @@ export interface RecordChange {
   entries: EntryToWrite[];
   /**
    * Its genesis as it must now be stored, if it changed. A writer that changes a record's
-   * timeline after the sequencer changed it writes its genesis too: the store keeps there where
-   * the record's newest items are (`tail`).
+   * timeline writes its genesis too: the store keeps there where the record's newest items are
+   * (`tail`).
    */
   genesis?: GenesisToWrite;
-  /** The `tail` of the timeline the change was derived from (StoredTimeline.tail). */
+  /**
+   * The `tail` of the timeline the change was derived from (StoredTimeline.tail); for a record
+   * written whole over entries stored before (a load run again), that of its whole read, since
+   * entries are never removed and one stored before may stay the newest.
+   */
   tail?: string;
 }
 
