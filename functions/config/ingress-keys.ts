@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { GetSecretValueCommand, SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { INGRESS_SECRETS_SETTING } from '../contract/ingress-values';
 import { parseVerificationKeys, type VerificationKeys } from '../domain/ingress/signature';
+import { withoutSdkLogLines } from '../aws/sdk-log-lines';
 
 /**
  * Where a receiver finds the verification keys of each source (docs/ingress.md#keys):
@@ -40,7 +41,7 @@ function keysFrom(document: string): Map<string, VerificationKeys> {
 async function loadDocument(): Promise<string | null> {
   const arn = process.env[INGRESS_SECRETS_SETTING];
   if (arn) {
-    secrets ??= new SecretsManagerClient({ maxAttempts: 2 });
+    secrets ??= withoutSdkLogLines(new SecretsManagerClient({ maxAttempts: 2 }));
     const out = await secrets.send(new GetSecretValueCommand({ SecretId: arn }));
     return out.SecretString ?? null;
   }

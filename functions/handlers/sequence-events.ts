@@ -11,6 +11,7 @@ import { oldestPendingAge, PENDING_AGE_METRIC, PendingLooks } from '../ledger-wr
 import { DEFAULT_BATCH_SIZE, sequencePending } from '../ledger-writer/sequencer';
 import type { CheckpointSigner } from '../ledger-writer/signer';
 import { bucketTileStore, type TileStore } from '../ledger-writer/tile-store';
+import { withoutSdkLogLines } from '../aws/sdk-log-lines';
 import { tableStores, type TableStores } from '../store/dynamodb';
 import { RecordTails } from '../store/dynamodb/record-tails';
 import { namedOfStream, waitingKeysOfStream } from '../store/dynamodb/pending';
@@ -99,8 +100,8 @@ function environmentFromSettings(): SequencerEnvironment {
   // client's stack after its first request).
   // The newest items of the records it wrote are kept between runs (record-tails.ts): an event newer than its record's last needs no Query.
   made ??= {
-    stores: tableStores(new DynamoDBClient({ maxAttempts: 4, requestHandler, cacheMiddleware: true }), table, undefined, new RecordTails()),
-    tiles: bucketTileStore(new S3Client({}), bucket, process.env.LEDGER_TILES_PREFIX ?? 'ledger/'),
+    stores: tableStores(withoutSdkLogLines(new DynamoDBClient({ maxAttempts: 4, requestHandler, cacheMiddleware: true })), table, undefined, new RecordTails()),
+    tiles: bucketTileStore(withoutSdkLogLines(new S3Client({})), bucket, process.env.LEDGER_TILES_PREFIX ?? 'ledger/'),
     looks: new PendingLooks(),
   };
   return {

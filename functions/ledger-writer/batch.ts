@@ -21,11 +21,12 @@ export interface BatchOptions extends LedgerWriterOptions {
   pending?: PendingStore;
   /**
    * Journal the batch's writes before publishing its head, so a batch stopped part-way is finished
-   * by the next writer before it reads anything. 'when-writing': only a batch that appends or
-   * writes a record (a load's: one whose records are all stored already writes nothing). Never a
-   * record's entries without its genesis, which says where its newest items are, past the next lease.
+   * by the next writer before it reads anything: never a record's entries without its genesis
+   * (which says where its newest items are) past the next lease. Only a batch that writes
+   * something is journaled (a load's whose records are all stored already, a sequencer's whose
+   * events another writer integrated, write nothing).
    */
-  journal?: boolean | 'when-writing';
+  journal?: boolean;
   /** Record write requests in flight at once (default 1); the settled events are always written after every record. */
   recordsConcurrency?: number;
 }
@@ -81,7 +82,8 @@ export async function runLedgerBatch<T, P = undefined>(
       tails?.forget();
     }
     const prepared = await prepare(ledger.log, prefetched);
-    const journaled = options.journal === true || (options.journal === 'when-writing' && (ledger.log.hasUnpublished || prepared.records.length > 0));
+    const writes = ledger.log.hasUnpublished || prepared.records.length > 0 || prepared.settlements.length > 0 || prepared.schema === true;
+    const journaled = options.journal === true && writes;
     await Promise.all([
       ledger.writeNewLeaves(),
       journaled ? journal.write(ledger.log.size, { records: prepared.records, settlements: prepared.settlements, schema: prepared.schema }) : null,

@@ -1,5 +1,6 @@
 import { createPublicKey, verify, type KeyObject } from 'node:crypto';
 import { GetPublicKeyCommand, KeySpec, KeyUsageType, KMSClient, MessageType, SignCommand, SigningAlgorithmSpec } from '@aws-sdk/client-kms';
+import { withoutSdkLogLines } from '../aws/sdk-log-lines';
 import { encodeVerifierKey, keyIdFor } from '../domain/ledger/node-crypto';
 import { checkNoteText, isValidKeyName, SIGNATURE_TYPE_ED25519, signatureLine } from '#verify/checks/note';
 import { SigningKeyError, type CheckpointSigner } from './signer';
@@ -63,7 +64,7 @@ export async function kmsCheckpointSigner(options: KmsSignerOptions): Promise<Ch
     );
   }
   if (!keyId) throw new SigningKeyError('no KMS key is named for the ledger (its key id or ARN)');
-  const client = options.client ?? new KMSClient({});
+  const client = options.client ?? withoutSdkLogLines(new KMSClient({}));
 
   const described = await ask('GetPublicKey', keyId, () => client.send(new GetPublicKeyCommand({ KeyId: keyId })));
   if (described.KeySpec !== KeySpec.ECC_NIST_EDWARDS25519) {

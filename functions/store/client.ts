@@ -1,4 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { withoutSdkLogLines } from '../aws/sdk-log-lines';
 
 /**
  * Timeouts are deliberate: a read is one small Query, so a store that has not connected in
@@ -27,7 +28,7 @@ let shared: DynamoDBClient | undefined;
  * points it at a local store (the one way the service is pointed anywhere else).
  */
 export function storeClient(): DynamoDBClient {
-  shared ??= new DynamoDBClient({
+  shared ??= withoutSdkLogLines(new DynamoDBClient({
     maxAttempts: STORE_TIMEOUTS.maxAttempts,
     requestHandler: {
       connectionTimeout: STORE_TIMEOUTS.connectionTimeout,
@@ -38,7 +39,7 @@ export function storeClient(): DynamoDBClient {
       httpAgent: { maxSockets: STORE_TIMEOUTS.maxSockets },
       httpsAgent: { maxSockets: STORE_TIMEOUTS.maxSockets },
     },
-  });
+  }));
   return shared;
 }
 

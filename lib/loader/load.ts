@@ -108,7 +108,7 @@ const LEASE_PATIENCE_MS = 120_000;
  * Checks `source` in a first streaming pass (nothing is written when any record is bad), then
  * writes it in a second, in batches of the writer every change goes through
  * (functions/ledger-writer/batch.ts: leaves, then the signed head, then the records), each under
- * its own lease, opened from the log's right edge and journaled when it appends. Memory holds one
+ * its own lease, opened from the log's right edge and journaled when it writes. Memory holds one
  * batch, whatever the file's size. A record already stored exactly as the file describes it
  * (its genesis item's digest) is left alone and its versions are not logged again, so a load run
  * again, after it finished or after it was killed at any point, completes what is missing and
@@ -143,7 +143,7 @@ export async function loadRecords(source: RecordSource, options: LoadOptions): P
               unlock,
               lockId,
               replacingLock,
-              journal: 'when-writing',
+              journal: true,
               recordsConcurrency: WRITE_CONCURRENCY,
             },
             (log) => prepareChunk(stores.records, chunk, log),
