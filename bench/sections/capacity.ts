@@ -416,19 +416,19 @@ const BACKLOG_ROUNDS = 2;
 /**
  * The one-log row for a backlog (what a sequencer meets under a load it cannot keep up with: every
  * batch full, one look at the pending index's 64 shards for ten batches), every record read after
- * another writer: its records read by key where the sequencer changed them before, by Query where
- * they were only loaded.
+ * another writer: by key, where its genesis says its newest items are (the sequencer's and the
+ * loader's geneses say it).
  */
 function backlogRow(timed: Timed & { changedBefore: number }, tripsPerBatch: number): BenchRow {
   const row = oneLogRow(`, a backlog of ${BACKLOG_EVENTS} events, every record read (another writer held the lease before)`, timed, zero(), tripsPerBatch);
-  return { ...row, note: `${round((100 * timed.changedBefore) / timed.events, 0)}% of its events name a record the sequencer changed before (its genesis says where its newest items are), the rest a record only loaded (read by Query); ${row.note}` };
+  return { ...row, note: `${round((100 * timed.changedBefore) / timed.events, 0)}% of its events name a record the sequencer changed before , the rest a record only loaded (either read by key, where its genesis says its newest items are); ${row.note}` };
 }
 
 /**
  * The sequencer's batches right after another writer held the log's lease (taken and released
  * here, as a load or another sequencer would): it remembers nothing of the records, so it reads
  * every one it integrates: by key where the record's genesis says where its newest items are (a
- * record the sequencer changed before), else by Query (a record only loaded). `rounds` rounds of
+ * record the sequencer changed or a load wrote), else by Query (a genesis of a layout before). `rounds` rounds of
  * `events` deliveries sent, then integrated, no delay; `changedBefore` counts the events whose
  * record a delivery before named (all are integrated: checked).
  */
