@@ -90,9 +90,10 @@ export async function runLedgerBatch<T, P = undefined>(
     ]);
     // The timelines first (beside the tile log's checkpoint); then the geneses, the schema mark and the settled events together.
     const concurrency = options.recordsConcurrency;
-    const publication = await ledger.publish(() => options.records.write(prepared.records, { concurrency, part: 'timelines' }));
+    const recordsToWrite = prepared.records.length > 0;
+    const publication = await ledger.publish(async () => (recordsToWrite ? options.records.write(prepared.records, { concurrency, part: 'timelines' }) : undefined));
     await Promise.all([
-      options.records.write(prepared.records, { concurrency, part: 'geneses' }),
+      recordsToWrite ? options.records.write(prepared.records, { concurrency, part: 'geneses' }) : null,
       prepared.schema ? options.records.markSchema() : null,
       prepared.settlements.length > 0 ? options.pending!.settle(prepared.settlements) : null,
     ]);

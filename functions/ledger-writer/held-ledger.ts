@@ -161,7 +161,7 @@ export class HeldLedger {
     // depends on the signature (the checkpoints are written with the head: publish).
     await Promise.all([
       appended ? this.log.seal() : null,
-      this.options.ledger.leaves.write(this.log.newLeaves, this.log.grownHashTiles, (written, total) => this.options.onProgress?.('writing leaves', written, total)),
+      appended ? this.options.ledger.leaves.write(this.log.newLeaves, this.log.grownHashTiles, (written, total) => this.options.onProgress?.('writing leaves', written, total)) : null,
       tiles && this.resources.length > 0 ? writeLogResources(tiles, this.resources, (done) => this.options.onProgress?.('writing tiles', done, this.resources.length)) : null,
     ]);
   }

@@ -199,6 +199,18 @@ test('one look at what waits serves the next batches of a run (LIST_AHEAD_BATCHE
   expect([looking?.deliveries, looking?.looked, asked]).toEqual([1, true, [30]]);
 });
 
+test('a batch whose events were integrated meanwhile (by the tick, or a run before it) writes nothing: no journal, no head, no record, no settlement', async () => {
+  const world = await freshWorld();
+  await sequenceAll(options(world));
+  const head = await world.stores.ledger.lock.read();
+  // Every write of every port counted (none stopped).
+  const counted = stoppingAt(world, Number.POSITIVE_INFINITY);
+  const run = await sequencePending({ ...options(world, counted.stores), waiting: [world.keys[0]], look: false });
+  expect([run?.deliveries, run?.appended, counted.writes()]).toEqual([0, 0, 0]);
+  expect((await world.stores.ledger.lock.read())!.checkpoint).toBe(head!.checkpoint);
+  expect(await world.stores.ledger.journal.unfinished()).toBe(false);
+});
+
 test('a warm sequencer reads its batch\'s events with the lease; after another writer held the lease it reads them again under it, and integrates nothing that writer did', async () => {
   const world = await freshWorld();
   const calls: string[] = [];
