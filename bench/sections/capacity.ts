@@ -421,7 +421,7 @@ const BACKLOG_ROUNDS = 2;
  */
 function backlogRow(timed: Timed & { changedBefore: number }, tripsPerBatch: number): BenchRow {
   const row = oneLogRow(`, a backlog of ${BACKLOG_EVENTS} events, every record read (another writer held the lease before)`, timed, zero(), tripsPerBatch);
-  return { ...row, note: `${round((100 * timed.changedBefore) / timed.events, 0)}% of its events name a record the sequencer changed before , the rest a record only loaded (either read by key, where its genesis says its newest items are); ${row.note}` };
+  return { ...row, note: `${round((100 * timed.changedBefore) / timed.events, 0)}% of its events name a record the sequencer changed before, the rest a record only loaded (either read by key, where its genesis says its newest items are); ${row.note}` };
 }
 
 /**
