@@ -1,6 +1,7 @@
 import { integrateEvents, type DerivedEntry, type EventOutcome, type EventToIntegrate, type PartialTimeline, type StoredTimelineEntry } from '../domain/ingress/integrate';
 import type { Head } from '../domain/kinds/kind';
 import { timelineOf } from '../domain/kinds/timelines';
+import { CHECKPOINT_TO_COME } from '../store/checkpoint-to-come';
 import type { PendingStore, WaitingEvent } from '../store/ports/pending';
 import type { RecordChange, RecordGenesis, RecordStore, StoredTimeline, TimelineRequest } from '../store/ports/records';
 import type { AppendOnlyLog } from './log';
@@ -106,13 +107,12 @@ export async function planBatch(stores: { records: RecordStore; pending: Pending
   }
   plans.push(...(await followProjections(stores.records, projected)));
 
-  // Log every new version, sign once, and give each its inclusion proof against that checkpoint.
+  // Log every new version and give each its inclusion proof against the batch's checkpoint, which
+  // the batch signs while it stores the leaves and the journal (batch.ts): until then the evidence
+  // names it CHECKPOINT_TO_COME.
   const leaves = new Map<Head, number>();
   for (const plan of plans) for (const head of plan.newHeads) leaves.set(head, log.add(head.content, { reference: head.reference, version: head.version }).leafIndex);
-  if (leaves.size > 0) {
-    await log.seal();
-    for (const [head, leafIndex] of leaves) head.evidence = log.evidence(leafIndex, head.version);
-  }
+  for (const [head, leafIndex] of leaves) head.evidence = log.evidence(leafIndex, head.version, CHECKPOINT_TO_COME);
   const changes = plans.flatMap((plan): RecordChange[] => {
     const entries = plan.entries.filter((e) => !(e.stored && unchanged(e.stored, e))).map(({ id, at, entry, view, head, eventKey }) => ({ id, at, entry, view, head, eventKey }));
     // A record whose timeline changes has its genesis written too: it says where the newest items now are (records.ts).

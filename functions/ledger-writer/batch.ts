@@ -1,3 +1,4 @@
+import { withCheckpoint } from '../store/checkpoint-to-come';
 import type { JournaledWrites } from '../store/ports/ledger';
 import type { PendingStore } from '../store/ports/pending';
 import type { RecordStore } from '../store/ports/records';
@@ -75,7 +76,7 @@ export async function runLedgerBatch<T, P = undefined>(
   try {
     let [unfinished, prefetched] = alongside;
     // A batch stopped after publishing its head may have stopped before the tile log's `checkpoint` too.
-    if (unfinished && (await journal.finish(ledger.log.size))) {
+    if (unfinished && (await journal.finish(ledger.log.size, ledger.log.published.checkpoint))) {
       await ledger.republishCheckpoint();
       // The journal settled events and wrote records around the record store: what was read before it is stale.
       prefetched = undefined;
@@ -84,10 +85,12 @@ export async function runLedgerBatch<T, P = undefined>(
     const prepared = await prepare(ledger.log, prefetched);
     const writes = ledger.log.hasUnpublished || prepared.records.length > 0 || prepared.settlements.length > 0 || prepared.schema === true;
     const journaled = options.journal === true && writes;
+    // The key signs the checkpoint meanwhile (writeNewLeaves); the journal names it CHECKPOINT_TO_COME, the records written after the head carry it.
     await Promise.all([
       ledger.writeNewLeaves(),
       journaled ? journal.write(ledger.log.size, { records: prepared.records, settlements: prepared.settlements, schema: prepared.schema }) : null,
     ]);
+    if (ledger.log.hasUnpublished) withCheckpoint(prepared.records, ledger.log.checkpoint());
     // The timelines first (beside the tile log's checkpoint); then the geneses, the schema mark and the settled events together.
     const concurrency = options.recordsConcurrency;
     const recordsToWrite = prepared.records.length > 0;

@@ -239,8 +239,11 @@ export class AppendOnlyLog {
     });
   }
 
-  /** Evidence for a leaf against the current checkpoint. */
-  evidence(leafIndex: number, version: number): LogEvidence {
+  /**
+   * Evidence for a leaf against the current checkpoint; with `checkpoint` given, naming it so
+   * instead (CHECKPOINT_TO_COME: a batch asks for evidence before its checkpoint is signed).
+   */
+  evidence(leafIndex: number, version: number, checkpoint?: string): LogEvidence {
     return {
       format: EVIDENCE_FORMAT,
       version,
@@ -249,7 +252,7 @@ export class AppendOnlyLog {
       treeSize: this.size,
       leafHash: encodeBase64(this.tree.leaf(leafIndex)),
       inclusionProof: this.tree.inclusionProof(leafIndex).map(encodeBase64),
-      checkpoint: this.checkpoint(),
+      checkpoint: checkpoint ?? this.checkpoint(),
     };
   }
 }

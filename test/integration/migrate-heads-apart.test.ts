@@ -128,7 +128,7 @@ test('a batch\'s journal written before heads had a partition of their own (a ba
   expect(text).toContain('"R#ORD-5#V"');
   await client.send(new PutItemCommand({ TableName: 'journaled', Item: { ...chunk, items: { B: gzipSync(text.replaceAll('"R#ORD-5#V"', '"R#ORD-5"')) } } }));
 
-  await journal.finish(7);
+  await journal.finish(7, null);
   const records = (items: Item[]) => sorted(items.filter((i) => i.pk.S!.startsWith('R#')));
   expect(records(await scanTable(client, 'journaled'))).toEqual(records(await scanTable(client, 'direct')));
 });

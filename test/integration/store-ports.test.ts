@@ -19,6 +19,7 @@ import { startKmsStandIn, type KmsStandIn } from '../../lib/local/kms-stand-in';
 import { storeImplementations } from '../support/embedded-table';
 import { minute, newEvent, wholeRecord, type Stores } from '../support/store-contracts';
 import { headTextOf } from '../../functions/store/dynamodb/head-text';
+import { CHECKPOINT_TO_COME } from '../../functions/store/checkpoint-to-come';
 
 /**
  * One suite of each storage port's promises (functions/store/ports/, docs/ledger.md#storage-ports),
@@ -376,6 +377,25 @@ describe.each(IMPLEMENTATIONS)('the ledger\'s head, leaves and journal, %s', (_n
     expect([...tiles.keys()]).toEqual([tileName({ level: 0, index: 0 })]);
   });
 
+  test("the journal: a new version's evidence naming the checkpoint to come is written with the checkpoint the batch published, the same as the batch writes it itself", async () => {
+    const { journal } = stores.ledger;
+    const note = 'ledger.example/test\n7\nroot\n\n— ledger.example/test signature\n';
+    const signedLater = (reference: string, checkpoint: string): RecordChange => {
+      const change = wholeRecord(reference);
+      for (const entry of change.entries) {
+        const head = entry.head as { version: number; evidence: unknown };
+        head.evidence = { format: 'svc.ledger-evidence.v1', version: head.version, leafIndex: head.version, treeSize: 7, checkpoint };
+      }
+      return change;
+    };
+    await journal.write(7, { records: [signedLater('ORD-10', CHECKPOINT_TO_COME)], settlements: [] });
+    await journal.finish(7, note);
+    await stores.records.write([signedLater('ORD-11', note)]);
+    const heads = async (reference: string) => (await stores.records.readTimelines([{ reference, from: null }])).get(reference)!.entries.map((e) => JSON.stringify(e.head).replaceAll(reference, 'REF'));
+    expect(await heads('ORD-10')).toEqual(await heads('ORD-11'));
+    expect((await heads('ORD-10')).every((head) => head.includes(JSON.stringify(note)))).toBe(true);
+  });
+
   test('the journal: what a batch writes after its head, finished through the record and pending stores it was written for, then done; another size, or done, changes nothing', async () => {
     const { journal } = stores.ledger;
     expect(await journal.unfinished()).toBe(false);
@@ -383,10 +403,10 @@ describe.each(IMPLEMENTATIONS)('the ledger\'s head, leaves and journal, %s', (_n
     const [event] = await stores.pending.readEvents([claim.key]);
     await journal.write(7, { records: [wholeRecord('ORD-9')], settlements: [{ event, outcome: { sequenced: true, version: 1 }, at: minute(9) }], schema: true });
     expect(await journal.unfinished()).toBe(true);
-    await journal.finish(6);
+    await journal.finish(6, null);
     expect(await journal.unfinished()).toBe(true);
     expect((await stores.records.readWindow('ORD-9', minute(59), 5)).exists).toBe(false);
-    await journal.finish(7);
+    await journal.finish(7, null);
     expect(await journal.unfinished()).toBe(false);
     expect((await stores.records.readWindow('ORD-9', minute(59), 5)).entries).toHaveLength(3);
     expect((await stores.records.readGeneses(['ORD-9'])).get('ORD-9')).toMatchObject({ loadDigest: 'digest-1' });

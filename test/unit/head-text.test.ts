@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { itemSize, writeUnits, type Item as PricedItem } from '../../bench/lib/capacity/units';
 import { HEAD_DEFLATED_V1, HEAD_TEXT, headAttribute, headDictionaryV1, headTextOf, storedHeadItem } from '../../functions/store/dynamodb/head-text';
 import { headItem, headPartsOf, type Item } from '../../functions/store/dynamodb/record-items';
+import { CHECKPOINT_TO_COME } from '../../functions/store/checkpoint-to-come';
 
 /**
  * A version's head is kept deflated with a preset dictionary (functions/store/dynamodb/head-text.ts):
@@ -87,9 +88,20 @@ test("a batch's journal keeps a head as its text (its chunks compress heads toge
   const journaled = headItem('ORD-2026-000123', 'T#2026-11-26T09:59:58.123Z#0000004', 3, orderHead(12), EVENT_KEY, 'journal');
   expect(journaled[HEAD_DEFLATED_V1]).toBeUndefined();
   expect(JSON.parse(journaled.headJ.S!)).toEqual(JSON.parse(orderHead(12)));
-  expect(storedHeadItem(journaled)).toEqual(item);
+  expect(storedHeadItem(journaled, null)).toEqual(item);
   // Every other item passes as it is, and so does a head that was kept as its text.
   const entry: Item = { pk: { S: 'R#ORD-2026-000123' }, sk: { S: 'T#2026-11-26T09:59:58.123Z#0000004' }, e: { S: '{}' }, w: { S: '{}' }, v: { N: '3' } };
   const plain: Item = { ...entry, sk: { S: 'V#x' }, [HEAD_TEXT]: { S: 'x' } };
-  for (const other of [entry, plain]) expect(storedHeadItem(other)).toEqual(other);
+  for (const other of [entry, plain]) expect(storedHeadItem(other, null)).toEqual(other);
+});
+
+test("a journaled head whose evidence waits for its batch's checkpoint is stored with the checkpoint its batch published; never without it", () => {
+  const signed = orderHead(12);
+  const { evidence } = JSON.parse(signed) as { evidence: { checkpoint: string } };
+  const waiting = signed.replace(JSON.stringify(evidence.checkpoint), JSON.stringify(CHECKPOINT_TO_COME));
+  expect(waiting).not.toBe(signed);
+  const journaled = headItem('ORD-2026-000123', 'T#2026-11-26T09:59:58.123Z#0000004', 3, waiting, EVENT_KEY, 'journal');
+  expect(storedHeadItem(journaled, evidence.checkpoint)).toEqual(headItem('ORD-2026-000123', 'T#2026-11-26T09:59:58.123Z#0000004', 3, signed, EVENT_KEY));
+  expect(() => storedHeadItem(journaled, null)).toThrow(/waits for its checkpoint/);
+  expect(() => headAttribute(waiting)).toThrow(/waits for its checkpoint/);
 });

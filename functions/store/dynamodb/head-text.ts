@@ -1,5 +1,6 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { HEAD_WORDS_V1 } from '../../domain/kinds/head-words';
+import { textWithCheckpoint, waitsForCheckpoint } from '../checkpoint-to-come';
 
 /**
  * How a version's head is kept in its item: its JSON text deflated with a preset dictionary.
@@ -23,8 +24,13 @@ const zlib = (): typeof import('node:zlib') => process.getBuiltinModule('node:zl
 let dictionary: Buffer | undefined;
 const dictionaryV1 = (): Buffer => (dictionary ??= Buffer.from(HEAD_WORDS_V1, 'utf8'));
 
-/** The head's attribute: its text deflated, or the text itself where deflating would not make it smaller. */
+/**
+ * The head's attribute: its text deflated, or the text itself where deflating would not make it
+ * smaller. A head whose evidence still waits for its batch's checkpoint (checkpoint-to-come.ts) is
+ * never stored: that is a writer's error, refused here.
+ */
 export function headAttribute(headText: string): Record<string, AttributeValue> {
+  if (waitsForCheckpoint(headText)) throw new Error('a head whose evidence waits for its checkpoint is not stored (the batch writes it once its checkpoint is signed)');
   const deflated = zlib().deflateRawSync(headText, { level: 9, dictionary: dictionaryV1() });
   return deflated.length < Buffer.byteLength(headText, 'utf8') ? { [HEAD_DEFLATED_V1]: { B: deflated } } : { [HEAD_TEXT]: { S: headText } };
 }
@@ -47,11 +53,12 @@ const JOURNALED_HEAD_TEXT = 'headJ';
 export type HeadItemFor = 'table' | 'journal';
 export const headAttributeFor = (where: HeadItemFor, headText: string): Record<string, AttributeValue> =>
   where === 'table' ? headAttribute(headText) : { [JOURNALED_HEAD_TEXT]: { S: headText } };
-export function storedHeadItem(item: Record<string, AttributeValue>): Record<string, AttributeValue> {
+/** The item the store writes for a journaled one; a head's evidence given `checkpoint` (the one its batch published) where it names CHECKPOINT_TO_COME. */
+export function storedHeadItem(item: Record<string, AttributeValue>, checkpoint: string | null): Record<string, AttributeValue> {
   const text = item[JOURNALED_HEAD_TEXT]?.S;
   if (text === undefined) return item;
   const { [JOURNALED_HEAD_TEXT]: _text, ...rest } = item;
-  return { ...rest, ...headAttribute(text) };
+  return { ...rest, ...headAttribute(checkpoint === null ? text : textWithCheckpoint(text, checkpoint)) };
 }
 
 /** The dictionary's bytes, for the test that holds it unchanged. */

@@ -103,14 +103,14 @@ export function dynamoJournal(client: DynamoDBClient, table: string, locator: Lo
     if (!out.Item) return null;
     return { treeSize: Number(out.Item.treeSize!.N), chunks: Number(out.Item.chunks!.N), done: out.Item.done?.BOOL === true };
   };
-  const readItems = async (header: JournalHeader): Promise<Item[]> => {
+  const readItems = async (header: JournalHeader, checkpoint: string | null): Promise<Item[]> => {
     if (header.chunks === 0) return [];
     const keys = Array.from({ length: header.chunks }, (_, chunk) => chunkKey(header.treeSize, chunk, locator.current()));
     const found = new Map((await batchGetItems(client, table, keys, WRITER_READ)).map((chunk) => [chunk.pk!.S!, chunk] as const));
     return keys.flatMap((key) => {
       const chunk = found.get(key.pk!.S!);
       if (!chunk?.items?.B) throw new Error(`the journal of the batch publishing ${header.treeSize} is missing its chunk ${key.pk!.S}`);
-      return (JSON.parse(zlib().gunzipSync(chunk.items.B).toString('utf8'), base64AsBinary) as Item[]).map((item) => inHeadsPartition(storedHeadItem(item)));
+      return (JSON.parse(zlib().gunzipSync(chunk.items.B).toString('utf8'), base64AsBinary) as Item[]).map((item) => inHeadsPartition(storedHeadItem(item, checkpoint)));
     });
   };
   /** The chunks of the last batch this process marked done: removed while the next batch's journal is written (no round trip of their own). */
@@ -144,10 +144,10 @@ export function dynamoJournal(client: DynamoDBClient, table: string, locator: Lo
       if (old === done) done = null;
       written = { treeSize, chunks: chunks.length };
     },
-    async finish(publishedSize) {
+    async finish(publishedSize, checkpoint) {
       const header = await readHeader();
       if (!header || header.done || header.treeSize !== publishedSize) return false;
-      await putItems(client, table, await readItems(header), undefined, { concurrency: WRITE_CONCURRENCY });
+      await putItems(client, table, await readItems(header, checkpoint), undefined, { concurrency: WRITE_CONCURRENCY });
       await markDone(publishedSize, header.chunks);
       return true;
     },

@@ -2,6 +2,7 @@ import { LeaseLostError, LedgerLockedError } from '../errors';
 import { tileName, type JournaledWrites, type LeafStore, type LedgerHead, type LedgerJournal, type LedgerLock, type PublishedLedger } from '../ports/ledger';
 import type { PendingStore } from '../ports/pending';
 import type { RecordStore } from '../ports/records';
+import { withCheckpoint } from '../checkpoint-to-come';
 
 export interface MemoryLedger {
   lock: LedgerLock;
@@ -71,8 +72,9 @@ export function memoryLedger(stores: { records: RecordStore; pending: PendingSto
     async write(treeSize, writes) {
       journal = { treeSize, done: false, writes: structuredClone(writes) };
     },
-    async finish(publishedSize) {
+    async finish(publishedSize, checkpoint) {
       if (!journal || journal.done || journal.treeSize !== publishedSize || !journal.writes) return false;
+      if (checkpoint) withCheckpoint(journal.writes.records, checkpoint);
       await stores.records.write(journal.writes.records);
       if (journal.writes.schema) await stores.records.markSchema();
       await stores.pending.settle(journal.writes.settlements);

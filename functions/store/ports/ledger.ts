@@ -46,8 +46,12 @@ export interface LeafStore {
 export interface LedgerJournal {
   /** Stores what a batch publishing `treeSize` writes after its head: every record change and settlement. */
   write(treeSize: number, writes: JournaledWrites): Promise<void>;
-  /** Writes what a batch that published `publishedSize` left unwritten, then marks its journal done; nothing when none waits. True when it finished one. */
-  finish(publishedSize: number): Promise<boolean>;
+  /**
+   * Writes what a batch that published `publishedSize` with `checkpoint` left unwritten (its new
+   * versions' evidence given that checkpoint where it names CHECKPOINT_TO_COME), then marks its
+   * journal done; nothing when none waits. True when it finished one.
+   */
+  finish(publishedSize: number, checkpoint: string | null): Promise<boolean>;
   /** Marks the journal of `treeSize` done; a journal of another size (a newer batch's) is left as it is. */
   markDone(treeSize: number): Promise<void>;
   /** True when a journal waits to be finished (the sequencer runs a batch for it even when no event waits). */
