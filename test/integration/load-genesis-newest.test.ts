@@ -7,35 +7,30 @@ import { sequenceAll } from '../../functions/ledger-writer/sequencer';
 import { formatSignerKey, signerFromKey } from '../../functions/ledger-writer/signer';
 import { directoryTileStore } from '../../functions/ledger-writer/tile-store';
 import { tableStores } from '../../functions/store/dynamodb';
-import { startEmbeddedStore, type EmbeddedStore } from '../../lib/local/embedded-store';
 import { localClient } from '../../lib/local/service';
 import { loadDocument } from '../../lib/loader/load';
+import { embeddedStoreForFile } from '../support/embedded-table';
 
 /**
  * A load's genesis says where its record's newest items are (records.ts `newest`), so the
  * sequencer reads a loaded record's first event's predecessors by key. That holds only if no
  * record's entries outlive the next lease without their genesis: a load's batch that writes
- * records is journaled even when it appends nothing (functions/ledger-writer/batch.ts,
- * 'when-writing'), and the next writer finishes it before it reads anything.
+ * records is journaled even when it appends nothing (functions/ledger-writer/batch.ts: a batch
+ * journals whatever it writes), and the next writer finishes it before it reads anything.
  */
 const TABLE = 'load-genesis-newest';
 const ANCHOR = new Date('2026-11-01T12:00:00Z');
 const REFERENCE = DEMO_OBJECTS.stale;
 const signer = signerFromKey(formatSignerKey('load-genesis-newest.test/ledger', Buffer.alloc(32, 5)));
 
-let store: EmbeddedStore;
+const embedded = embeddedStoreForFile();
 let client: DynamoDBClient;
 let tiles: string;
 beforeAll(async () => {
-  store = await startEmbeddedStore();
-  client = localClient(store.endpoint);
+  client = embedded.client();
   tiles = await mkdtemp(path.join(os.tmpdir(), `${TABLE}-`));
 });
-afterAll(async () => {
-  client?.destroy();
-  await store?.close();
-  await rm(tiles, { recursive: true, force: true });
-});
+afterAll(() => rm(tiles, { recursive: true, force: true }));
 
 /** The demo's warranty record, with `observations` more observations after its history. */
 function record(observations: number): unknown {
@@ -46,7 +41,7 @@ function record(observations: number): unknown {
 
 /** A client whose BatchWriteItems that carry a record's genesis fail: the store stops between a record's entries and its genesis. */
 function clientStoppingAtGeneses(): DynamoDBClient {
-  const own = localClient(store.endpoint);
+  const own = localClient(embedded.endpoint());
   own.middlewareStack.add(
     (next, context) => async (args) => {
       const input = args.input as { RequestItems?: Record<string, { PutRequest?: { Item?: Record<string, { S?: string }> } }[]> };

@@ -20,8 +20,8 @@ export async function scanTable(client: DynamoDBClient, table: string): Promise<
   return items;
 }
 
-/** An embedded store (dynalite) started for the file: registers its beforeAll and afterAll; `client()` is the store's client. */
-export function embeddedStoreForFile(): { client: () => DynamoDBClient } {
+/** An embedded store (dynalite) started for the file: registers its beforeAll and afterAll; `client()` is the store's client, `endpoint()` its address (for a client of a test's own). */
+export function embeddedStoreForFile(): { client: () => DynamoDBClient; endpoint: () => string } {
   let store: EmbeddedStore;
   let client: DynamoDBClient;
   beforeAll(async () => {
@@ -32,7 +32,7 @@ export function embeddedStoreForFile(): { client: () => DynamoDBClient } {
     client?.destroy();
     await store?.close();
   });
-  return { client: () => client };
+  return { client: () => client, endpoint: () => store.endpoint };
 }
 
 /**
