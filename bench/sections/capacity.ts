@@ -10,7 +10,7 @@
  *   1. the mix: E deliveries over R objects and a few hot references (BENCH_CAPACITY_EVENTS,
  *      BENCH_CAPACITY_REFERENCES, BENCH_CAPACITY_HOT_SHARE; default 1,000 over 1,000, a quarter to
  *      three hot references), sent to the receivers' functions, then integrated by the sequencer's
- *      function (a run per stream batch of 100, as the table's stream wakes it): units per event by key class, the hottest
+ *      function (a run per stream batch of STREAM_BATCH_SIZE, as the table's stream wakes it): units per event by key class, the hottest
  *      key of each, and the ingest rate at which that key reaches a partition's limit;
  *   2. the main reads of the busiest reference, one at a time: their read units;
  *   3. throughput with a fixed delay on every AWS call (0 and 5 ms, accounting off): the receivers
@@ -30,6 +30,7 @@ import { FULL_VCPU_MB } from '../lib/cost/model';
 import { HOT_REFERENCES, MixState, mixRecords, type Delivery } from '../lib/capacity/mix';
 import { operation, READ_ROUTES } from '../lib/capacity/routes';
 import { startBenchAws, type BenchAws } from '../lib/capacity/stand-ins';
+import { STREAM_BATCH_SIZE } from '../../lib/stack/sequencer';
 import { keyClass, PARTITION_READ_UNITS_PER_SECOND, PARTITION_WRITE_UNITS_PER_SECOND } from '../lib/capacity/units';
 import type { FunctionProcess, Invocation } from '../lib/lambda-process';
 import { round } from '../lib/stats';
@@ -39,7 +40,7 @@ const EVENTS = Number(process.env.BENCH_CAPACITY_EVENTS ?? 1000);
 const REFERENCES = Number(process.env.BENCH_CAPACITY_REFERENCES ?? 1000);
 const HOT_SHARE = Number(process.env.BENCH_CAPACITY_HOT_SHARE ?? 0.25);
 /** Deliveries of each timed mix (per delay and mode). */
-const TIMED_EVENTS = Number(process.env.BENCH_CAPACITY_TIMED_EVENTS ?? 100);
+const TIMED_EVENTS = Number(process.env.BENCH_CAPACITY_TIMED_EVENTS ?? STREAM_BATCH_SIZE);
 /** Rounds of timed mixes per delay, in alternating order. */
 // Four: with two, one slow round on a 2-core machine moved a ratio by 0.1 or more between runs.
 const ROUNDS = Number(process.env.BENCH_CAPACITY_ROUNDS ?? 4);
@@ -409,13 +410,13 @@ export function oneLogRow(which: string, none: Pick<Timed, 'sequencerCpuMs' | 'e
   };
 }
 
-/** Deliveries waiting at once in backlogRow's rounds: ten full batches, so the sequencer runs as it does under a steady load. */
+/** Deliveries waiting at once in backlogRow's rounds: two full batches, what one look at the pending index lists, so the sequencer runs as it does under a steady load. */
 const BACKLOG_EVENTS = 1000;
 const BACKLOG_ROUNDS = 2;
 
 /**
  * The one-log row for a backlog (what a sequencer meets under a load it cannot keep up with: every
- * batch full, one look at the pending index's 64 shards for ten batches), every record read after
+ * batch full, one look at the pending index's 64 shards for two batches), every record read after
  * another writer: by key, where its genesis says its newest items are (the sequencer's and the
  * loader's geneses say it).
  */
@@ -501,7 +502,7 @@ async function delayRows(aws: BenchAws, receivers: ReceiverPool, sequencer: Func
   const receiver = await receiverTrips(aws, receivers, state);
   const modelled = (cpuMs: number, trips: number) => cpuMs / (cpuMs + DELAYS_MS[1] * trips);
   return [
-    row('sequencer throughput', 'sequenceMs', 'the deliveries all waiting, a run per stream batch of 100'),
+    row('sequencer throughput', 'sequenceMs', `the deliveries all waiting, a run per stream batch of ${STREAM_BATCH_SIZE}`),
     row('receivers throughput', 'receiveMs', `${RECEIVERS} deliveries in flight`),
     row('ingest end to end', 'endToEndMs', 'receivers and sequencer at once, from the first delivery to the last integrated'),
     {

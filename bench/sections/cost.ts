@@ -1,8 +1,8 @@
 /**
  * cost (docs/capacity.md#the-cost-model): dollars per million origin reads of each main route, per
  * million reads behind an edge at 90% and 95% hits, per million ingested events (one per delivery,
- * the sequencer's batches holding 1 and 100 events; and in deliveries of 100, CloudEvents' JSON
- * batch format), each with the receiver's and the sequencer's share by line item, and a month of a small, a medium and a large
+ * the sequencer's batches holding 1 and 500 events, measured, and 100 between them; and in
+ * deliveries of 100, CloudEvents' JSON batch format), each with the receiver's and the sequencer's share by line item, and a month of a small, a medium and a large
  * deployment; itemized, from quantities measured in this run and the dated price table
  * bench/prices.json (us-east-1).
  *
@@ -26,6 +26,7 @@ import { drainSequencer, integrateStreamed, keepSequencerStream, scheduledEvent,
 import { asBatch, MixState, mixRecords } from '../lib/capacity/mix';
 import { COST_ROUTES, operation } from '../lib/capacity/routes';
 import { BENCH_BUCKET, startBenchAws, type BenchAws } from '../lib/capacity/stand-ins';
+import { STREAM_BATCH_SIZE } from '../../lib/stack/sequencer';
 import {
   accessLogLine,
   addUsage,
@@ -53,7 +54,12 @@ const REFERENCES = 200;
 const SAMPLES = Number(process.env.BENCH_COST_SAMPLES ?? 12);
 const WARMUP = 3;
 const SINGLE_BATCHES = 8;
-const FULL_BATCH = 100;
+/** Events in one delivery of CloudEvents' JSON batch format, as priced. */
+const DELIVERY_BATCH = 100;
+/** A full sequencer batch (what every batch holds under a backlog). */
+const FULL_BATCH = STREAM_BATCH_SIZE;
+/** Sequencer batches priced per event: full, what a second's stream window holds at 100 events a second, and one (a quiet hour). */
+const PRICED_BATCHES = [FULL_BATCH, 100, 1];
 const EDGE_HIT_RATIOS = [0.9, 0.95];
 /** Headers API Gateway or CloudFront add to an answer (request ids, date, via): an assumption. */
 const GATEWAY_HEADER_BYTES = 250;
@@ -220,7 +226,7 @@ interface IngestCosts {
   /** One delivery to a receiver (API Gateway, the function, its store requests and logs). */
   delivery: Usage;
   deliveryNote: string;
-  /** One delivery of FULL_BATCH events (CloudEvents' JSON batch format) to a receiver. */
+  /** One delivery of DELIVERY_BATCH events (CloudEvents' JSON batch format) to a receiver. */
   batchDelivery: Usage;
   batchDeliveryNote: string;
   /** One sequencer invocation integrating a batch of 1 and of FULL_BATCH events, and one finding nothing (the minute's schedule). */
@@ -295,7 +301,7 @@ async function ingestCosts(root: string, aws: BenchAws, facts: StackFacts, state
     const batchDelivery: Usage = { apiGatewayRequests: 1, apiGatewayBytesOut: bWire.sent, dynamodbReadUnits: b.readUnits, dynamodbWriteUnits: b.writeUnits, ...bLambda.usage, ...logUsage(lifecycle, b, bLambda.billed, bAccess, facts.accessLog?.logClass) };
     return {
       batchDelivery,
-      batchDeliveryNote: `${FULL_BATCH} events in one delivery: ${round(b.readUnits, 1)} RU, ${round(b.writeUnits, 1)} WU, ${round(b.cpuMs, 1)} ms CPU and ${round(b.sequential.dynamodb, 1)} DynamoDB calls one after another -> ${bLambda.billed} ms billed at ${lifecycle.memoryMb} MB, ${logBytes(b.logText).events} log lines (${logBytes(b.logText).bytes} B); answer ${bWire.raw} B, ${bWire.sent} B sent`,
+      batchDeliveryNote: `${DELIVERY_BATCH} events in one delivery: ${round(b.readUnits, 1)} RU, ${round(b.writeUnits, 1)} WU, ${round(b.cpuMs, 1)} ms CPU and ${round(b.sequential.dynamodb, 1)} DynamoDB calls one after another -> ${bLambda.billed} ms billed at ${lifecycle.memoryMb} MB, ${logBytes(b.logText).events} log lines (${logBytes(b.logText).bytes} B); answer ${bWire.raw} B, ${bWire.sent} B sent`,
       delivery,
       deliveryNote: `${round(d.readUnits, 2)} RU, ${round(d.writeUnits, 2)} WU, ${round(d.cpuMs, 2)} ms CPU -> ${dLambda.billed} ms billed at ${lifecycle.memoryMb} MB, ${logBytes(d.logText).events} log lines (${logBytes(d.logText).bytes} B)`,
       batchOfOne: one.usage,
@@ -309,17 +315,17 @@ async function ingestCosts(root: string, aws: BenchAws, facts: StackFacts, state
   }
 }
 
-/** BATCH_DELIVERIES deliveries of FULL_BATCH events each (the mix's objects, one source), measured one at a time; each must have every event accepted. */
+/** BATCH_DELIVERIES deliveries of DELIVERY_BATCH events each (the mix's objects, one source), measured one at a time; each must have every event accepted. */
 const BATCH_DELIVERIES = 3;
 async function deliverBatches(aws: BenchAws, receivers: ReceiverPool, sequencer: FunctionProcess, state: MixState): Promise<{ used: Measured[]; answer: APIGatewayProxyResult }> {
   const used: Measured[] = [];
   let answer: APIGatewayProxyResult | undefined;
   for (let i = 0; i < BATCH_DELIVERIES; i++) {
     // No hot share: the hot references include a commercial proof, whose snapshots come from another source.
-    const batch = asBatch(state.deliveries({ events: FULL_BATCH, references: REFERENCES, hotShare: 0, seed: 300 + i, integratedMeanwhile: true }));
+    const batch = asBatch(state.deliveries({ events: DELIVERY_BATCH, references: REFERENCES, hotShare: 0, seed: 300 + i, integratedMeanwhile: true }));
     const { invocation, used: u } = await measured(aws, () => receivers.deliver(batch));
     const body = JSON.parse(invocation.result.body) as { accepted?: number };
-    if (invocation.result.statusCode !== 200 || body.accepted !== FULL_BATCH) throw new Error(`a batch delivery answered ${invocation.result.statusCode}: ${invocation.result.body.slice(0, 500)}`);
+    if (invocation.result.statusCode !== 200 || body.accepted !== DELIVERY_BATCH) throw new Error(`a batch delivery answered ${invocation.result.statusCode}: ${invocation.result.body.slice(0, 500)}`);
     answer = invocation.result;
     used.push(u);
     // Integrated before the next batch, whose changes follow from these (one stream batch).
@@ -333,8 +339,8 @@ function perEvent(ingest: IngestCosts, n: number, delivery: 'one' | 'batch' = 'o
   return addUsage(receiverShare(ingest, delivery), sequencerShare(ingest, n));
 }
 
-/** A delivery's share of an event: a whole delivery of one, or a hundredth of a delivery of FULL_BATCH. */
-const receiverShare = (ingest: IngestCosts, delivery: 'one' | 'batch'): Usage => (delivery === 'one' ? ingest.delivery : addUsage({}, ingest.batchDelivery, 1 / FULL_BATCH));
+/** A delivery's share of an event: a whole delivery of one, or a hundredth of a delivery of DELIVERY_BATCH. */
+const receiverShare = (ingest: IngestCosts, delivery: 'one' | 'batch'): Usage => (delivery === 'one' ? ingest.delivery : addUsage({}, ingest.batchDelivery, 1 / DELIVERY_BATCH));
 
 /** A sequencer batch's share of an event when it holds `n` events (its cost grows linearly between the measured batches of 1 and FULL_BATCH). */
 function sequencerShare(ingest: IngestCosts, n: number): Usage {
@@ -470,15 +476,15 @@ async function run(ctx: BenchContext): Promise<BenchRow[]> {
 
     const delivery = perMillion(ingest.delivery);
     rows.push({ metric: 'per million deliveries at the receiver', value: usd(total(delivery)), unit: '$', note: `${itemized(delivery)}; ${ingest.deliveryNote}` });
-    for (const n of [FULL_BATCH, 1]) {
+    for (const n of PRICED_BATCHES) {
       const bill = perMillion(perEvent(ingest, n));
       rows.push({ metric: `per million events, one per delivery, sequencer batches of ${n}`, value: usd(total(bill)), unit: '$', note: `${itemized(bill)}; by part: ${shares(prices, receiverShare(ingest, 'one'), sequencerShare(ingest, n))}` });
     }
     const batchDelivery = perMillion(ingest.batchDelivery);
-    rows.push({ metric: `per million deliveries of ${FULL_BATCH} events at the receiver`, value: usd(total(batchDelivery)), unit: '$', note: `${itemized(batchDelivery)}; ${ingest.batchDeliveryNote}` });
+    rows.push({ metric: `per million deliveries of ${DELIVERY_BATCH} events at the receiver`, value: usd(total(batchDelivery)), unit: '$', note: `${itemized(batchDelivery)}; ${ingest.batchDeliveryNote}` });
     const batched = perMillion(perEvent(ingest, FULL_BATCH, 'batch'));
     rows.push({
-      metric: `per million events, in deliveries of ${FULL_BATCH}, sequencer batches of ${FULL_BATCH}`,
+      metric: `per million events, in deliveries of ${DELIVERY_BATCH}, sequencer batches of ${FULL_BATCH}`,
       value: usd(total(batched)),
       unit: '$',
       note: `${itemized(batched)}; by part: ${shares(prices, receiverShare(ingest, 'batch'), sequencerShare(ingest, FULL_BATCH))}`,

@@ -23,21 +23,28 @@ import { LogCache, type LedgerWriterOptions } from './held-ledger';
 
 /**
  * Events per batch at most: a batch is cut by this count or by time (what the stream gathered in a
- * second, lib/stack/sequencer.ts), whichever comes first; its round trips do not grow with it.
+ * second, lib/stack/sequencer.ts), whichever comes first; its round trips do not grow with it. Under
+ * a backlog every batch is full, so this count sets how many events share a batch's eight round
+ * trips, its signature and its tiles: 500 is about half a second of one sequencer's work
+ * (docs/capacity.md#one-logs-speed), so an event behind a full batch still waits about a second.
  */
-export const DEFAULT_BATCH_SIZE = 100;
+export const DEFAULT_BATCH_SIZE = 500;
 /**
- * Batches listed at once when the pending store is asked what waits: a look at the index is a
+ * Batches listed at once when the pending store is asked what waits (1,000 keys): a look at the index is a
  * Query of each of its 64 shards, so one look serves the next batches of the same run (each
  * given the keys the one before it listed and did not take: SequencerRun.listedAfter) instead of
  * every batch asking again. A key listed is read again strongly consistent before it is taken, so
  * one integrated meanwhile is only passed over.
  */
-export const LIST_AHEAD_BATCHES = 10;
+export const LIST_AHEAD_BATCHES = 2;
 /** The sequencer's lease: longer than a batch takes (and than its Lambda may run), so only a dead sequencer's lease runs out. */
 export const SEQUENCER_LEASE_MS = 90_000;
-/** Record write requests (BatchWriteItems of 25) in flight at once: a batch's entries in one round trip or two. */
-const RECORD_WRITE_CONCURRENCY = 16;
+/**
+ * Record write requests (BatchWriteItems of 25) in flight at once: a full batch's heads, or its
+ * entries, in one round trip (20 requests); with the settlements sent beside the geneses (20 more,
+ * pending.ts), still within the SDK client's 50 sockets (functions/store/client.ts).
+ */
+const RECORD_WRITE_CONCURRENCY = 40;
 
 export interface SequencerOptions extends Omit<LedgerWriterOptions, 'leaseMs' | 'unlock'> {
   records: RecordStore;

@@ -16,6 +16,7 @@ import {
   type PriceTable,
 } from '../../bench/lib/cost/model';
 import { eventsPerBatch } from '../../bench/sections/cost';
+import { STREAM_BATCH_SIZE } from '../../lib/stack/sequencer';
 
 /**
  * The cost bench's arithmetic (bench/lib/cost/model.ts) and its price table (bench/prices.json):
@@ -125,6 +126,6 @@ describe('an edge and the sequencer\'s batches', () => {
   test('events per batch: what arrives in the stream\'s 2 s window, between 1 and 100', () => {
     expect(eventsPerBatch(100_000)).toBe(1);
     expect(eventsPerBatch(100_000_000)).toBeCloseTo(76.1, 1);
-    expect(eventsPerBatch(10_000_000_000)).toBe(100);
+    expect(eventsPerBatch(10_000_000_000)).toBe(STREAM_BATCH_SIZE);
   });
 });

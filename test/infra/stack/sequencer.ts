@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Annotations, Match } from 'aws-cdk-lib/assertions';
 import { LEDGER_LOG } from '../../../functions/contract/site-paths';
+import { DEFAULT_BATCH_SIZE } from '../../../functions/ledger-writer/sequencer';
 import { PENDING_PK_PREFIX } from '../../../functions/store/layout';
 import { PENDING_INDEX, TABLE_KEYS } from '../../../functions/store/write';
 import { filterCriteriaMatch } from '../../../lib/assembly/filter-pattern';
@@ -156,7 +157,8 @@ describe('the sequencer', () => {
       BisectBatchOnFunctionError: true,
       DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [deadLettersId, 'Arn'] } } },
     });
-    expect(mapping.Properties.BatchSize).toBeGreaterThanOrEqual(10);
+    // A stream invocation is one batch of the sequencer's: the stream cuts it by the same count.
+    expect(mapping.Properties.BatchSize).toBe(DEFAULT_BATCH_SIZE);
     expect(mapping.Properties.MaximumBatchingWindowInSeconds).toBeGreaterThan(0);
     expect(mapping.Properties.MaximumBatchingWindowInSeconds).toBeLessThanOrEqual(5);
     expect(mapping.Properties.MaximumRetryAttempts).toBeGreaterThanOrEqual(0);
