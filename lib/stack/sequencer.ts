@@ -23,7 +23,7 @@ export const SEQUENCER_ENTRY = 'functions/handlers/sequence-events.ts';
 
 /**
  * One run's time limit: a batch of up to STREAM_BATCH_SIZE events is about two thousand table writes
- * (a hundred BatchWriteItems, sent forty at a time), one KMS signature and a few tile objects: a
+ * (about eighty BatchWriteItems, sent forty at a time), one KMS signature and a few tile objects: a
  * second or two; a run that is stopped leaves nothing half-published
  * (functions/ledger-writer/batch.ts) and the next run takes over once the lease has run out.
  */
