@@ -40,9 +40,10 @@ export const LIST_AHEAD_BATCHES = 2;
 /** The sequencer's lease: longer than a batch takes (and than its Lambda may run), so only a dead sequencer's lease runs out. */
 export const SEQUENCER_LEASE_MS = 90_000;
 /**
- * Record write requests (BatchWriteItems of 25) in flight at once: a full batch's heads, or its
- * entries, in one round trip (20 requests); with the settlements sent beside the geneses (20 more,
- * pending.ts), still within the SDK client's 50 sockets (functions/store/client.ts).
+ * Record write requests (BatchWriteItems of 25) in flight at once: twice what a full batch's heads,
+ * or its entries, take (DEFAULT_BATCH_SIZE / 25), so a step stays one round trip when a late event
+ * re-derives entries after it; the settlements, sent beside the geneses (pending.ts), and these
+ * stay within the SDK client's 50 sockets (functions/store/client.ts).
  */
 const RECORD_WRITE_CONCURRENCY = 40;
 

@@ -9,7 +9,10 @@ import { dynamoReceivedEvents } from './received-events';
 
 export { settledItem } from './pending-items';
 
-/** Items settled together: a batch's settlements in BatchWriteItems of 25, this many at once (a full batch of 500 in one round trip). */
+/**
+ * Items settled together: a batch's settlements in BatchWriteItems of 25, this many at once: a full
+ * sequencer batch (DEFAULT_BATCH_SIZE, functions/ledger-writer/sequencer.ts) in one round trip.
+ */
 const SETTLE_CONCURRENCY = 20;
 
 /**
