@@ -31,7 +31,7 @@ import { HOT_REFERENCES, MixState, mixRecords, type Delivery } from '../lib/capa
 import { operation, READ_ROUTES } from '../lib/capacity/routes';
 import { startBenchAws, type BenchAws } from '../lib/capacity/stand-ins';
 import { STREAM_BATCH_SIZE } from '../../lib/stack/sequencer';
-import { keyClass, PARTITION_READ_UNITS_PER_SECOND, PARTITION_WRITE_UNITS_PER_SECOND } from '../lib/capacity/units';
+import { ACCOUNT_PROVISIONED_QUOTA_UNITS_PER_SECOND, keyClass, PARTITION_READ_UNITS_PER_SECOND, PARTITION_WRITE_UNITS_PER_SECOND, TABLE_QUOTA_UNITS_PER_SECOND } from '../lib/capacity/units';
 import type { FunctionProcess, Invocation } from '../lib/lambda-process';
 import { round } from '../lib/stats';
 import type { BenchContext, BenchRow, BenchSection } from '../lib/types';
@@ -203,6 +203,7 @@ async function mixRows(aws: BenchAws, receivers: ReceiverPool, sequencer: Functi
   }
   rows.push({ metric: 'lowest ingest ceiling (any partition key)', value: Math.round(lowest.eventsPerSecond), unit: 'events/s', note: `set by ${lowest.name}` });
   rows.push(...spreadCeilingRows(all, deliveries));
+  rows.push(...tableQuotaRows(all, EVENTS));
 
   // The ledger's keys share one partition: what each kind of item takes of it per batch.
   const ledger = all.sortClasses.filter((s) => keyClass(s.partitionKey) === 'L#');
@@ -214,6 +215,58 @@ async function mixRows(aws: BenchAws, receivers: ReceiverPool, sequencer: Functi
     note: `${ledger.map((s) => `${s.sortClass} ${round(s.writeUnits / done.batches, 1)}`).join(', ')} (by sort key class); ${round(ledgerWrites / EVENTS, 2)} WU per event`,
   });
   rows.push(...dynaliteRows(all));
+  return rows;
+}
+
+/**
+ * Beside the partitions' limits, the table's own (docs/capacity.md#the-tables-quotas): by default a
+ * table takes at most 40,000 read and 40,000 write units a second, on demand or provisioned, and so
+ * does each of its indexes on demand; a provisioned table and its indexes together stay within the
+ * account's 80,000 (units.ts cites the quotas). The event rate of this mix at which each is reached.
+ * Every one is adjustable: a deployment past it asks for more (docs/deploy.md#dynamodbs-quotas).
+ */
+export function tableQuotaRows(snapshot: Pick<AccountingSnapshot, 'partitions'>, events: number): BenchRow[] {
+  const parts = new Map<string, { read: number; write: number }>();
+  for (const p of snapshot.partitions) {
+    const name = p.index ? `index ${p.index}` : 'table';
+    const sum = parts.get(name) ?? { read: 0, write: 0 };
+    sum.read += p.readUnits;
+    sum.write += p.writeUnits;
+    parts.set(name, sum);
+  }
+  const ceilingAt = (quota: number, { read, write }: { read: number; write: number }) => {
+    const byWrite = write > 0 ? quota / (write / events) : Infinity;
+    const byRead = read > 0 ? quota / (read / events) : Infinity;
+    return byWrite <= byRead ? { eventsPerSecond: byWrite, bound: 'write units' } : { eventsPerSecond: byRead, bound: 'read units' };
+  };
+  const value = (n: number) => (Number.isFinite(n) ? Math.round(n) : 0);
+  const perEvent = ({ read, write }: { read: number; write: number }) => `${round(write / events, 2)} WU and ${round(read / events, 2)} RU an event`;
+  const rows: BenchRow[] = [];
+  let lowest = { eventsPerSecond: Infinity, name: '' };
+  for (const [name, units] of [...parts].sort(([a], [b]) => (a === 'table' ? -1 : b === 'table' ? 1 : a.localeCompare(b)))) {
+    const ceiling = ceilingAt(TABLE_QUOTA_UNITS_PER_SECOND, units);
+    if (ceiling.eventsPerSecond < lowest.eventsPerSecond) lowest = { eventsPerSecond: ceiling.eventsPerSecond, name };
+    rows.push({
+      metric: `${name}: ingest ceiling at the default table quota`,
+      value: value(ceiling.eventsPerSecond),
+      unit: 'events/s',
+      note: `${perEvent(units)}; its ${ceiling.bound} reach ${TABLE_QUOTA_UNITS_PER_SECOND.toLocaleString('en-US')} a second at this rate of this mix`,
+    });
+  }
+  const together = [...parts.values()].reduce((n, u) => ({ read: n.read + u.read, write: n.write + u.write }), { read: 0, write: 0 });
+  const provisioned = ceilingAt(ACCOUNT_PROVISIONED_QUOTA_UNITS_PER_SECOND, together);
+  rows.push({
+    metric: 'table and its indexes together, provisioned: ingest ceiling at the default account quota',
+    value: value(provisioned.eventsPerSecond),
+    unit: 'events/s',
+    note: `${perEvent(together)}; their ${provisioned.bound} reach the account's ${ACCOUNT_PROVISIONED_QUOTA_UNITS_PER_SECOND.toLocaleString('en-US')} a second of provisioned capacity at this rate`,
+  });
+  rows.push({
+    metric: 'lowest ingest ceiling at the default quotas, on demand',
+    value: value(lowest.eventsPerSecond),
+    unit: 'events/s',
+    note: `set by ${lowest.name}; provisioned, the account's quota too: ${value(Math.min(lowest.eventsPerSecond, provisioned.eventsPerSecond))}; every quota is adjustable (a Service Quotas request), the partitions' limits are not`,
+  });
   return rows;
 }
 

@@ -13,7 +13,7 @@ import {
   type Item,
   type TableSchema,
 } from '../../bench/lib/capacity/units';
-import { classFigures, ingestCeiling, oneLogRow, spreadCeilingRows } from '../../bench/sections/capacity';
+import { classFigures, ingestCeiling, oneLogRow, spreadCeilingRows, tableQuotaRows } from '../../bench/sections/capacity';
 import type { AccountingSnapshot } from '../../bench/lib/capacity/aws-proxy';
 
 /**
@@ -226,6 +226,25 @@ describe('key classes and ceilings', () => {
     expect(rows[1].note).toContain('hot (10 of the mix');
     expect(rows[1].note).toContain('R#hot 1.2 WU (T# 1, # 0.2) and 0.6 RU, 833 events/s');
     expect(rows[1].note).toContain('R#hot#V 2 WU (V# 2) and 0.3 RU, 500 events/s to 1000 WU/s');
+  });
+
+  test("the table's quotas: the table's own units and each index's against 40,000 a second, a provisioned table and its indexes together against the account's 80,000", () => {
+    const snapshot = {
+      partitions: [
+        { table: 't', partitionKey: 'R#a', readUnits: 300, writeUnits: 400, requests: 1 },
+        { table: 't', partitionKey: 'P#b', readUnits: 276, writeUnits: 200, requests: 1 },
+        { table: 't', index: 'pending', partitionKey: 'PENDING#1', readUnits: 10, writeUnits: 200, requests: 1 },
+      ],
+    } as unknown as AccountingSnapshot;
+    const rows = tableQuotaRows(snapshot, 100);
+    // The table: 6 WU and 5.76 RU an event -> writes bind at 40,000 / 6 = 6,667 events/s.
+    expect(rows[0]).toMatchObject({ metric: 'table: ingest ceiling at the default table quota', value: 6667, unit: 'events/s' });
+    expect(rows[0].note).toContain('6 WU and 5.76 RU an event; its write units reach 40,000');
+    // The index: 2 WU an event -> 20,000 events/s.
+    expect(rows[1]).toMatchObject({ metric: 'index pending: ingest ceiling at the default table quota', value: 20000 });
+    // Together, provisioned: 8 WU an event against 80,000 -> 10,000 events/s.
+    expect(rows[2]).toMatchObject({ value: 10000, note: expect.stringContaining('8 WU and 5.86 RU an event') });
+    expect(rows[3]).toMatchObject({ metric: 'lowest ingest ceiling at the default quotas, on demand', value: 6667, note: expect.stringContaining('set by table; provisioned, the account\'s quota too: 6667') });
   });
 
   test('one log takes events as fast as its one sequencer: from its CPU time per event, and with its calls one after another waiting', () => {

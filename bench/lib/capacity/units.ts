@@ -26,6 +26,11 @@
  *  - partition limits: https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/warm-throughput-scenarios.html
  *    (each partition serves at most 3,000 read units and 1,000 write units a second) and
  *    https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/bp-partition-key-design.html
+ *  - table quotas: https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ServiceQuotas.html
+ *    (and https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/on-demand-capacity-mode-max-throughput.html):
+ *    by default a table takes at most 40,000 read and 40,000 write units a second, on demand or
+ *    provisioned; a provisioned table and all its global secondary indexes together stay within the
+ *    account's 80,000 of each in a Region. Every one of these is adjustable (a Service Quotas request).
  */
 
 export interface AttributeValue {
@@ -49,6 +54,10 @@ export const WRITE_UNIT_BYTES = 1024;
 /** The most read and write units one partition (of a table or of an index) serves each second. */
 export const PARTITION_READ_UNITS_PER_SECOND = 3000;
 export const PARTITION_WRITE_UNITS_PER_SECOND = 1000;
+/** The default table-level quota, read and write units a second (each adjustable; see the sources above). */
+export const TABLE_QUOTA_UNITS_PER_SECOND = 40_000;
+/** The default account-level quota of provisioned capacity in a Region: a provisioned table and its indexes together. */
+export const ACCOUNT_PROVISIONED_QUOTA_UNITS_PER_SECOND = 80_000;
 
 const utf8 = (text: string): number => Buffer.byteLength(text, 'utf8');
 
