@@ -21,6 +21,8 @@ const NOT_EMULATED_REASONS: Record<string, string> = {
   'AWS::SNS::TopicPolicy': 'notifications are not emulated',
   'AWS::CloudWatch::CompositeAlarm': 'metrics and alarms are not emulated',
   'AWS::Logs::MetricFilter': 'metrics and alarms are not emulated',
+  'AWS::ApplicationAutoScaling::ScalableTarget': 'the embedded store meters no capacity: a provisioned table takes every request at its first capacity',
+  'AWS::ApplicationAutoScaling::ScalingPolicy': 'the embedded store meters no capacity: a provisioned table takes every request at its first capacity',
 };
 
 /** The resources whose type none of `provisioned` is (those whose Condition does not hold aside), each with why it needs nothing here. */

@@ -3,15 +3,19 @@ import { AttributeType, BillingMode, InputCompressionType, InputFormat, Projecti
 import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { PENDING_INDEX, TABLE_KEYS, TTL_ATTRIBUTE } from '../../functions/store/write';
+import type { TableCapacity } from './table-capacity';
 
 export interface RecordTableProps {
   deletionProtection: boolean;
   /** Create the table from DynamoDB's import of these files (lib/loader/export.ts), not empty. */
   importFrom?: { bucket: string; keyPrefix: string } | null;
+  /** On demand (the default) or provisioned with auto scaling, the table and its index alike (settings.ts). */
+  capacity?: TableCapacity;
 }
 
 /**
- * The one record table (layout in functions/store/layout.ts). Pay-per-request, point-in-time
+ * The one record table (layout in functions/store/layout.ts). On demand unless the deployment
+ * chooses provisioned capacity (auto scaled, docs/deploy.md#the-tables-capacity); point-in-time
  * recovery, retained when the stack goes: records and their ledger evidence outlive deployments.
  * Its stream (new images) triggers the sequencer when a pending delivery is stored, and the sparse
  * `pending` index lists the deliveries still waiting, oldest first, for the sequencer's schedule.
@@ -23,10 +27,14 @@ export class RecordTable extends Construct {
 
   constructor(scope: Construct, id: string, props: RecordTableProps) {
     super(scope, id);
+    const capacity = props.capacity ?? { mode: 'on-demand' };
+    // Provisioned: the table and its index start at the range's minimum; auto scaling moves them from there (below).
+    const provisioned = capacity.mode === 'provisioned' ? { readCapacity: capacity.read.min, writeCapacity: capacity.write.min } : null;
     this.table = new Table(this, 'Table', {
       partitionKey: { name: TABLE_KEYS.partitionKey, type: AttributeType.STRING },
       sortKey: { name: TABLE_KEYS.sortKey, type: AttributeType.STRING },
-      billingMode: BillingMode.PAY_PER_REQUEST,
+      billingMode: provisioned ? BillingMode.PROVISIONED : BillingMode.PAY_PER_REQUEST,
+      ...provisioned,
       pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
       deletionProtection: props.deletionProtection,
       removalPolicy: RemovalPolicy.RETAIN,
@@ -56,6 +64,17 @@ export class RecordTable extends Construct {
       sortKey: { name: PENDING_INDEX.sortKey, type: AttributeType.STRING },
       // The sequencer reads the items themselves (BatchGetItem); the index only says which, in order.
       projectionType: ProjectionType.KEYS_ONLY,
+      ...provisioned,
     });
+    if (capacity.mode === 'provisioned') {
+      const utilization = { targetUtilizationPercent: capacity.targetUtilizationPercent };
+      const read = { minCapacity: capacity.read.min, maxCapacity: capacity.read.max };
+      const write = { minCapacity: capacity.write.min, maxCapacity: capacity.write.max };
+      this.table.autoScaleReadCapacity(read).scaleOnUtilization(utilization);
+      this.table.autoScaleWriteCapacity(write).scaleOnUtilization(utilization);
+      // The index has capacity of its own (two of an event's write units land there: put and removed).
+      this.table.autoScaleGlobalSecondaryIndexReadCapacity(PENDING_INDEX.name, read).scaleOnUtilization(utilization);
+      this.table.autoScaleGlobalSecondaryIndexWriteCapacity(PENDING_INDEX.name, write).scaleOnUtilization(utilization);
+    }
   }
 }

@@ -3,6 +3,7 @@ import type { Node } from 'constructs';
 import { LEDGER_LOG } from '../../functions/contract/site-paths';
 import { isValidKeyName } from '#verify/checks/note';
 import { asLedgerKeyCount, asRetiredLogs } from './ledger-keys';
+import { tableCapacityFrom, type TableCapacity } from './table-capacity';
 
 /** The route classes with method throttles of their own (lib/stack/route-classes.ts). */
 export const THROTTLE_CLASSES = ['read', 'sandbox', 'receiver'] as const;
@@ -123,7 +124,10 @@ export interface StackSettings {
   loaderPrincipalArn: string;
   /** Whether assuming the loader role needs MFA (aws:MultiFactorAuthPresent); off for a pipeline's role. */
   loaderMfa: boolean;
+  /** How the record table's reads and writes are paid for (docs/deploy.md#the-tables-capacity). */
+  tableCapacity: TableCapacity;
 }
+
 
 export const DEFAULT_SETTINGS: StackSettings = {
   deletionProtection: true,
@@ -163,6 +167,7 @@ export const DEFAULT_SETTINGS: StackSettings = {
   importFrom: null,
   loaderPrincipalArn: '',
   loaderMfa: true,
+  tableCapacity: { mode: 'on-demand' },
 };
 
 const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
@@ -404,5 +409,6 @@ export function settingsFrom(node: Node): StackSettings {
     importFrom: asImportSource(get('importFrom')),
     loaderPrincipalArn: asPrincipalArn(get('loaderPrincipalArn')),
     loaderMfa: asBoolean('loaderMfa', get('loaderMfa'), DEFAULT_SETTINGS.loaderMfa),
+    tableCapacity: tableCapacityFrom(node),
   };
 }

@@ -83,7 +83,7 @@ export class TrustServiceStack extends Stack {
     // The API is imported from the contract table's document, so the functions come from the same table.
     const operations = contractOperations;
 
-    this.records = new RecordTable(this, 'Records', { deletionProtection: settings.deletionProtection, importFrom: settings.importFrom });
+    this.records = new RecordTable(this, 'Records', { deletionProtection: settings.deletionProtection, importFrom: settings.importFrom, capacity: settings.tableCapacity });
     this.catalogue = new Catalogue(this, 'Catalogue', {
       siteDir: props.siteDir ?? SITE_DIR,
       documentKeys: operations.flatMap((op) => (op.integration.kind === 'document' ? [op.integration.key] : [])),

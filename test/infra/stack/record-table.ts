@@ -90,3 +90,64 @@ describe('the record table from an import (context importFrom)', () => {
     }
   });
 });
+
+/**
+ * Provisioned capacity (context tableCapacity=provisioned, docs/deploy.md#the-tables-capacity):
+ * the table and its pending index start at the range's minimum, and auto scaling's target tracking
+ * keeps each one's reads and writes at the target utilization between min and max.
+ */
+describe('the record table with provisioned capacity (context tableCapacity)', () => {
+  const targets = (json: { Resources: Record<string, { Type: string; Properties?: any }> }) =>
+    Object.values(json.Resources).filter((r) => r.Type === 'AWS::ApplicationAutoScaling::ScalableTarget').map((r) => r.Properties);
+  const policies = (json: { Resources: Record<string, { Type: string; Properties?: any }> }) =>
+    Object.values(json.Resources).filter((r) => r.Type === 'AWS::ApplicationAutoScaling::ScalingPolicy').map((r) => r.Properties);
+
+  it('on demand by default: no capacity in the template and nothing scaled', () => {
+    expect(resources[tableId].Properties.ProvisionedThroughput).toBeUndefined();
+    expect(targets(synthesized().json)).toEqual([]);
+  });
+
+  it('provisioned: the table and its index from the minimum, each of their reads and writes auto scaled to the target utilization', () => {
+    const { json } = synthesized({ tableCapacity: 'provisioned', tableReadUnits: '10-2000', tableWriteUnits: '20-30000', tableTargetUtilization: '60' });
+    const [table] = Object.values(json.Resources).filter((r) => r.Type === 'AWS::DynamoDB::Table');
+    // No BillingMode is PROVISIONED, CloudFormation's default (CDK leaves it out).
+    expect(table.Properties.BillingMode ?? 'PROVISIONED').toBe('PROVISIONED');
+    expect(table.Properties.ProvisionedThroughput).toEqual({ ReadCapacityUnits: 10, WriteCapacityUnits: 20 });
+    expect(table.Properties.GlobalSecondaryIndexes).toEqual([expect.objectContaining({ IndexName: PENDING_INDEX.name, ProvisionedThroughput: { ReadCapacityUnits: 10, WriteCapacityUnits: 20 } })]);
+    const dimensions = targets(json).map((t) => [t.ScalableDimension, t.MinCapacity, t.MaxCapacity, JSON.stringify(t.ResourceId).includes(`/index/${PENDING_INDEX.name}`)]);
+    expect(dimensions.sort()).toEqual(
+      [
+        ['dynamodb:index:ReadCapacityUnits', 10, 2000, true],
+        ['dynamodb:index:WriteCapacityUnits', 20, 30000, true],
+        ['dynamodb:table:ReadCapacityUnits', 10, 2000, false],
+        ['dynamodb:table:WriteCapacityUnits', 20, 30000, false],
+      ].sort(),
+    );
+    const tracked = policies(json).map((p) => [p.TargetTrackingScalingPolicyConfiguration.PredefinedMetricSpecification.PredefinedMetricType, p.TargetTrackingScalingPolicyConfiguration.TargetValue]);
+    expect(tracked.sort()).toEqual(
+      [
+        ['DynamoDBReadCapacityUtilization', 60],
+        ['DynamoDBReadCapacityUtilization', 60],
+        ['DynamoDBWriteCapacityUtilization', 60],
+        ['DynamoDBWriteCapacityUtilization', 60],
+      ].sort(),
+    );
+  });
+
+  it('provisioned with the defaults: 5 to 40,000 units a second, 70% in use', () => {
+    const { json } = synthesized({ tableCapacity: 'provisioned' });
+    expect(targets(json).map((t) => [t.MinCapacity, t.MaxCapacity])).toEqual(Array(4).fill([5, 40000]));
+    expect(policies(json).map((p) => p.TargetTrackingScalingPolicyConfiguration.TargetValue)).toEqual([70, 70, 70, 70]);
+  });
+
+  it('cdk-nag finds nothing with provisioned capacity (synth validates the app)', () => {
+    expect(() => synthesized({ tableCapacity: 'provisioned' }).app.synth({ force: true })).not.toThrow();
+  });
+
+  it('a wrong capacity setting stops the synth and names the key', () => {
+    expect(() => synthesize({ tableCapacity: 'reserved' })).toThrow("context 'tableCapacity' must be one of on-demand, provisioned");
+    expect(() => synthesize({ tableWriteUnits: '5-100' })).toThrow("context 'tableWriteUnits' sets provisioned capacity: it goes with tableCapacity=provisioned");
+    for (const range of ['100', '0-10', '50-10', 'a-b']) expect(() => synthesize({ tableCapacity: 'provisioned', tableReadUnits: range })).toThrow("context 'tableReadUnits' must be min-max");
+    for (const target of ['5', '95', '70.5']) expect(() => synthesize({ tableCapacity: 'provisioned', tableTargetUtilization: target })).toThrow("context 'tableTargetUtilization' must be a whole percent from 10 to 90");
+  });
+});
