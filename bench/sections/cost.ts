@@ -27,6 +27,7 @@ import { asBatch, MixState, mixRecords } from '../lib/capacity/mix';
 import { COST_ROUTES, operation } from '../lib/capacity/routes';
 import { BENCH_BUCKET, startBenchAws, type BenchAws } from '../lib/capacity/stand-ins';
 import { STREAM_BATCH_SIZE } from '../../lib/stack/sequencer';
+import { PROVISIONED_DEFAULTS } from '../../lib/stack/table-capacity';
 import {
   accessLogLine,
   addUsage,
@@ -39,9 +40,12 @@ import {
   price,
   scaled,
   throughEdge,
+  ON_DEMAND,
+  rate,
   total,
   type Bill,
   type PriceTable,
+  type TableBilling,
   type Usage,
 } from '../lib/cost/model';
 import { SEQUENCER, stackFacts, synthesizedTemplate, type FunctionFacts, type StackFacts } from '../lib/cost/stack-facts';
@@ -349,9 +353,9 @@ function sequencerShare(ingest: IngestCosts, n: number): Usage {
 }
 
 /** Each part of an event's price as dollars per million and its share: the receiver's delivery and the sequencer's batch, each by line item. */
-function shares(prices: PriceTable, receiver: Usage, sequencer: Usage): string {
-  const r = scaled(price(receiver, prices), MILLION);
-  const q = scaled(price(sequencer, prices), MILLION);
+function shares(prices: PriceTable, receiver: Usage, sequencer: Usage, billing: TableBilling = ON_DEMAND): string {
+  const r = scaled(price(receiver, prices, billing), MILLION);
+  const q = scaled(price(sequencer, prices, billing), MILLION);
   const all = total(r) + total(q);
   const part = (name: string, bill: Bill) =>
     `${name} $${usd(total(bill))} (${round((100 * total(bill)) / all, 1)}%: ${Object.entries(bill)
@@ -363,6 +367,24 @@ function shares(prices: PriceTable, receiver: Usage, sequencer: Usage): string {
 }
 
 const usd = (n: number) => round(n, n < 10 ? 3 : 2);
+
+/** The table provisioned at the stack's default target utilization (lib/stack/table-capacity.ts). */
+const PROVISIONED: TableBilling = { mode: 'provisioned', utilization: PROVISIONED_DEFAULTS.targetUtilizationPercent / 100 };
+
+/**
+ * A month's DynamoDB lines with the table provisioned: what the month's units cost at the target
+ * utilization (a steady load), but never less than the capacity auto scaling keeps at least (each
+ * range's minimum, for the table and for its index).
+ */
+export function provisionedMonth(bill: Bill, prices: PriceTable, minimum: { read: number; write: number } = { read: PROVISIONED_DEFAULTS.read.min, write: PROVISIONED_DEFAULTS.write.min }): Bill {
+  const hours = SECONDS_PER_MONTH / 3600;
+  const floor = (name: string, units: number) => 2 * units * hours * rate(prices, name);
+  return {
+    ...bill,
+    'DynamoDB reads': Math.max(bill['DynamoDB reads'] ?? 0, floor('dynamodbProvisionedReadCapacityUnitHour', minimum.read)),
+    'DynamoDB writes': Math.max(bill['DynamoDB writes'] ?? 0, floor('dynamodbProvisionedWriteCapacityUnitHour', minimum.write)),
+  };
+}
 
 /** Reads a month, by route: a mix of what people scan and what relying parties fetch (docs/capacity.md). */
 const READ_MIX: Record<string, number> = {
@@ -393,10 +415,10 @@ function monthlyRows(prices: PriceTable, facts: StackFacts, reads: ReadCost[], i
     'KMS keys': facts.kmsKeys * prices.prices.kmsKeyMonth.usd,
     'Secrets Manager secrets': facts.secrets * prices.prices.secretsManagerSecretMonth.usd,
   };
-  const ticks = scaled(price(ingest.idleTick, prices), SECONDS_PER_MONTH / 60);
+  const ticks = (billing: TableBilling) => scaled(price(ingest.idleTick, prices, billing), SECONDS_PER_MONTH / 60);
   const rows: BenchRow[] = [];
   for (const d of DEPLOYMENTS) {
-    for (const hitRatio of [0, 0.95]) {
+    for (const [hitRatio, billing] of [[0, ON_DEMAND], [0.95, ON_DEMAND], [0.95, PROVISIONED]] as const) {
       let usage: Usage = {};
       for (const r of reads) {
         const share = READ_MIX[r.name] ?? 0;
@@ -404,13 +426,16 @@ function monthlyRows(prices: PriceTable, facts: StackFacts, reads: ReadCost[], i
       }
       const n = eventsPerBatch(d.events);
       usage = addUsage(usage, perEvent(ingest, n), d.events);
-      const bill: Bill = { ...price(usage, prices), 'sequencer schedule (every minute)': total(ticks) };
+      // The minute's schedule's units are the table's too: under the provisioned floor with the rest.
+      usage = addUsage(usage, ingest.idleTick, SECONDS_PER_MONTH / 60);
+      const used = price(usage, prices, billing);
+      const bill: Bill = billing.mode === 'provisioned' ? provisionedMonth(used, prices) : used;
       for (const [k, v] of Object.entries(fixed)) bill[k] = v;
       rows.push({
-        metric: `month of a ${d.name} deployment, ${hitRatio > 0 ? `behind an edge at ${hitRatio * 100}% hits` : 'no edge (edge=false)'}`,
+        metric: `month of a ${d.name} deployment, ${hitRatio > 0 ? `behind an edge at ${hitRatio * 100}% hits` : 'no edge (edge=false)'}${billing.mode === 'provisioned' ? ', the table provisioned' : ''}`,
         value: usd(total(bill)),
         unit: '$/month',
-        note: `${d.reads.toLocaleString('en-US')} reads (${Object.entries(READ_MIX).map(([k, v]) => `${round(v * 100, 0)}% ${k}`).join(', ')}), ${d.events.toLocaleString('en-US')} events one per delivery (${round(n, 1)} a sequencer batch); first-tier prices, storage not counted: ${itemized(bill, 2)}`,
+        note: `${d.reads.toLocaleString('en-US')} reads (${Object.entries(READ_MIX).map(([k, v]) => `${round(v * 100, 0)}% ${k}`).join(', ')}), ${d.events.toLocaleString('en-US')} events one per delivery (${round(n, 1)} a sequencer batch), the sequencer's schedule every minute (${itemized(ticks(billing), 2)})${billing.mode === 'provisioned' ? `; the table's units at ${PROVISIONED_DEFAULTS.targetUtilizationPercent}% of a steady load's capacity, at least the capacity kept at the least (${PROVISIONED_DEFAULTS.write.min} write and ${PROVISIONED_DEFAULTS.read.min} read units a second, table and index)` : ''}; first-tier prices, storage not counted: ${itemized(bill, 2)}`,
       });
     }
   }
@@ -489,6 +514,16 @@ async function run(ctx: BenchContext): Promise<BenchRow[]> {
       unit: '$',
       note: `${itemized(batched)}; by part: ${shares(prices, receiverShare(ingest, 'batch'), sequencerShare(ingest, FULL_BATCH))}`,
     });
+    // The same events with the table provisioned (tableCapacity=provisioned) at its default target: what a steady load costs.
+    for (const delivery of ['one', 'batch'] as const) {
+      const bill = scaled(price(perEvent(ingest, FULL_BATCH, delivery), prices, PROVISIONED), MILLION);
+      rows.push({
+        metric: `per million events, ${delivery === 'one' ? 'one per delivery' : `in deliveries of ${DELIVERY_BATCH}`}, sequencer batches of ${FULL_BATCH}, the table provisioned`,
+        value: usd(total(bill)),
+        unit: '$',
+        note: `a steady load, auto scaling keeping ${PROVISIONED_DEFAULTS.targetUtilizationPercent}% of the capacity in use: ${itemized(bill)}; by part: ${shares(prices, receiverShare(ingest, delivery), sequencerShare(ingest, FULL_BATCH), PROVISIONED)}`,
+      });
+    }
     for (const [name, usage, note] of [
       ['a sequencer batch of 1', ingest.batchOfOne, ingest.batchNotes[0]],
       [`a sequencer batch of ${FULL_BATCH}`, ingest.batchOfMany, ingest.batchNotes[1]],

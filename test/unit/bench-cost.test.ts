@@ -13,9 +13,10 @@ import {
   scaled,
   throughEdge,
   total,
+  unitRate,
   type PriceTable,
 } from '../../bench/lib/cost/model';
-import { eventsPerBatch } from '../../bench/sections/cost';
+import { eventsPerBatch, provisionedMonth } from '../../bench/sections/cost';
 import { STREAM_BATCH_SIZE } from '../../lib/stack/sequencer';
 
 /**
@@ -66,6 +67,35 @@ describe('a bill', () => {
     expect(bill['API Gateway requests']).toBeCloseTo(3.5, 6);
     expect(bill['DynamoDB reads']).toBeCloseTo(0.125, 6);
     expect(itemized(bill)).toBe('API Gateway requests $3.500, DynamoDB reads $0.125');
+  });
+
+  test('the table provisioned: a unit used costs the unit-hour over the 3,600 it serves, divided by the share in use; at 70%, 0.41x of on demand for writes and for reads', () => {
+    expect(prices.prices.dynamodbProvisionedWriteCapacityUnitHour.usd).toBe(0.00065);
+    expect(prices.prices.dynamodbProvisionedReadCapacityUnitHour.usd).toBe(0.00013);
+    const provisioned = { mode: 'provisioned', utilization: 0.7 } as const;
+    // $0.00065 / 3,600 / 0.7 = $0.258 a million write units; $0.00013 / 3,600 / 0.7 = $0.0516 a million read units.
+    expect(unitRate(prices, 'write', provisioned) * 1e6).toBeCloseTo(0.2579, 4);
+    expect(unitRate(prices, 'read', provisioned) * 1e6).toBeCloseTo(0.05159, 5);
+    expect(unitRate(prices, 'write', provisioned) / unitRate(prices, 'write', { mode: 'on-demand' })).toBeCloseTo(0.413, 3);
+    // Only the DynamoDB lines change.
+    const usage = { apiGatewayRequests: 1, dynamodbReadUnits: 2, dynamodbWriteUnits: 3 };
+    const bill = price(usage, ROUND, { mode: 'provisioned', utilization: 0.5 });
+    expect(Object.keys(bill)).toEqual(['API Gateway requests', 'DynamoDB reads', 'DynamoDB writes']);
+    expect(bill['API Gateway requests']).toBe(1);
+    expect(bill['DynamoDB reads']).toBeCloseTo(2 / 1800, 12);
+    expect(bill['DynamoDB writes']).toBeCloseTo(3 / 1800, 12);
+    expect(price(usage, ROUND)).toEqual({ 'API Gateway requests': 1, 'DynamoDB reads': 2, 'DynamoDB writes': 3 });
+  });
+
+  test("a provisioned month: the units' cost, but never below the least capacity kept (the table's and its index's minimum for every hour)", () => {
+    const hours = (30.4 * 86_400) / 3600;
+    // 5 units of each, twice (table and index): at least $0.00065 x 10 x 729.6 h = $4.74 of writes and $0.95 of reads.
+    const floor = provisionedMonth({ 'DynamoDB reads': 0.01, 'DynamoDB writes': 0.02, 'Lambda requests': 1 }, prices);
+    expect(floor['DynamoDB writes']).toBeCloseTo(0.00065 * 10 * hours, 6);
+    expect(floor['DynamoDB reads']).toBeCloseTo(0.00013 * 10 * hours, 6);
+    expect(floor['Lambda requests']).toBe(1);
+    // A month that uses more than the floor pays for what it uses.
+    expect(provisionedMonth({ 'DynamoDB reads': 100, 'DynamoDB writes': 200 }, prices)).toEqual({ 'DynamoDB reads': 100, 'DynamoDB writes': 200 });
   });
 
   test('usages add with a weight; nothing used costs nothing', () => {

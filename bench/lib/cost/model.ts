@@ -60,15 +60,31 @@ export interface Usage {
   cloudfrontBytesOut?: number;
 }
 
+/**
+ * How the record table's units are paid for: per request on demand (the stack's default), or
+ * provisioned (context tableCapacity=provisioned) per unit-hour of capacity, which auto scaling keeps
+ * `utilization` in use under a steady load: each unit used then costs the unit-hour's price over
+ * the 3,600 units a unit-hour serves, divided by the share in use.
+ */
+export type TableBilling = { mode: 'on-demand' } | { mode: 'provisioned'; utilization: number };
+
+export const ON_DEMAND: TableBilling = { mode: 'on-demand' };
+
+/** Dollars per read or write unit consumed, by how the table is billed. */
+export function unitRate(table: PriceTable, kind: 'read' | 'write', billing: TableBilling): number {
+  if (billing.mode === 'on-demand') return rate(table, kind === 'read' ? 'dynamodbReadRequestUnit' : 'dynamodbWriteRequestUnit');
+  return rate(table, kind === 'read' ? 'dynamodbProvisionedReadCapacityUnitHour' : 'dynamodbProvisionedWriteCapacityUnitHour') / 3600 / billing.utilization;
+}
+
 /** The line items of a bill, each with the usage it prices and its price (dollars per unit). */
-const LINES: { item: string; usage: (keyof Usage)[]; price: (t: PriceTable) => number; scale?: number }[] = [
+const LINES: { item: string; usage: (keyof Usage)[]; price: (t: PriceTable, billing: TableBilling) => number; scale?: number }[] = [
   { item: 'API Gateway requests', usage: ['apiGatewayRequests'], price: (t) => rate(t, 'apiGatewayRestRequest') },
   { item: 'API Gateway data transfer out', usage: ['apiGatewayBytesOut'], price: (t) => rate(t, 'apiGatewayDataTransferOutGb') / GB },
   { item: 'Lambda requests', usage: ['lambdaRequests'], price: (t) => rate(t, 'lambdaRequest') },
   { item: 'Lambda duration', usage: ['lambdaGbSecondsArm'], price: (t) => rate(t, 'lambdaArmGbSecond') },
   { item: 'Lambda duration (x86)', usage: ['lambdaGbSecondsX86'], price: (t) => rate(t, 'lambdaX86GbSecond') },
-  { item: 'DynamoDB reads', usage: ['dynamodbReadUnits'], price: (t) => rate(t, 'dynamodbReadRequestUnit') },
-  { item: 'DynamoDB writes', usage: ['dynamodbWriteUnits'], price: (t) => rate(t, 'dynamodbWriteRequestUnit') },
+  { item: 'DynamoDB reads', usage: ['dynamodbReadUnits'], price: (t, billing) => unitRate(t, 'read', billing) },
+  { item: 'DynamoDB writes', usage: ['dynamodbWriteUnits'], price: (t, billing) => unitRate(t, 'write', billing) },
   { item: 'CloudWatch Logs', usage: ['logBytesStandard'], price: (t) => rate(t, 'logsStandardIngestGb') / GB },
   { item: 'CloudWatch Logs (infrequent access)', usage: ['logBytesInfrequentAccess'], price: (t) => rate(t, 'logsInfrequentAccessIngestGb') / GB },
   { item: 'S3 GET', usage: ['s3Gets'], price: (t) => rate(t, 's3GetRequest') },
@@ -81,11 +97,11 @@ const LINES: { item: string; usage: (keyof Usage)[]; price: (t: PriceTable) => n
 
 export type Bill = Record<string, number>;
 
-/** Dollars by line item (only the lines with a cost). */
-export function price(usage: Usage, table: PriceTable): Bill {
+/** Dollars by line item (only the lines with a cost); the table's units as `billing` says (on demand unless given). */
+export function price(usage: Usage, table: PriceTable, billing: TableBilling = ON_DEMAND): Bill {
   const bill: Bill = {};
   for (const line of LINES) {
-    const amount = line.usage.reduce((n, k) => n + (usage[k] ?? 0), 0) * line.price(table);
+    const amount = line.usage.reduce((n, k) => n + (usage[k] ?? 0), 0) * line.price(table, billing);
     if (amount > 0) bill[line.item] = (bill[line.item] ?? 0) + amount;
   }
   return bill;
