@@ -9,7 +9,7 @@ export interface RecordTableProps {
   deletionProtection: boolean;
   /** Create the table from DynamoDB's import of these files (lib/loader/export.ts), not empty. */
   importFrom?: { bucket: string; keyPrefix: string } | null;
-  /** On demand (the default) or provisioned with auto scaling, the table and its index alike (settings.ts). */
+  /** On demand (the default) or provisioned with auto scaling, the table and its index alike (table-capacity.ts). */
   capacity?: TableCapacity;
 }
 

@@ -128,7 +128,6 @@ export interface StackSettings {
   tableCapacity: TableCapacity;
 }
 
-
 export const DEFAULT_SETTINGS: StackSettings = {
   deletionProtection: true,
   ledgerVerifierKeys: '',
