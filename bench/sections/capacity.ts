@@ -366,8 +366,9 @@ interface Timed {
   sequenceMs: number;
   endToEndMs: number;
   events: number;
-  /** The sequencer alone: its CPU time, its batches, and its AWS calls made one after another. */
+  /** The sequencer alone: its CPU time (and its main thread's, null where not known), its batches, and its AWS calls made one after another. */
   sequencerCpuMs: number;
+  sequencerMainThreadCpuMs: number | null;
   batches: number;
   sequentialTrips: number;
   /** Its AWS calls in all (sent together or not), and by operation. */
@@ -375,7 +376,7 @@ interface Timed {
   callsByOperation: Record<string, number>;
 }
 
-const zero = (): Timed => ({ receiveMs: 0, sequenceMs: 0, endToEndMs: 0, events: 0, sequencerCpuMs: 0, batches: 0, sequentialTrips: 0, sequencerCalls: 0, callsByOperation: {} });
+const zero = (): Timed => ({ receiveMs: 0, sequenceMs: 0, endToEndMs: 0, events: 0, sequencerCpuMs: 0, sequencerMainThreadCpuMs: 0, batches: 0, sequentialTrips: 0, sequencerCalls: 0, callsByOperation: {} });
 
 /** Adds calls by operation into `into`. */
 function addCalls(into: Record<string, number>, calls: Record<string, number>): void {
@@ -420,7 +421,7 @@ async function timedRound(aws: BenchAws, receivers: ReceiverPool, sequencer: Fun
     await Promise.all([sent, integrating]);
     const endToEndMs = performance.now() - started;
     if (sequenced !== TIMED_EVENTS) throw new Error(`end to end with ${delayMs} ms: ${sequenced} of ${TIMED_EVENTS} integrated`);
-    return { receiveMs, sequenceMs, endToEndMs, events: TIMED_EVENTS, sequencerCpuMs: runs.reduce((n, r) => n + r.cpuMs, 0), batches: done.batches, sequentialTrips: trips.sequential, sequencerCalls: trips.calls, callsByOperation: trips.byOperation };
+    return { receiveMs, sequenceMs, endToEndMs, events: TIMED_EVENTS, sequencerCpuMs: runs.reduce((n, r) => n + r.cpuMs, 0), sequencerMainThreadCpuMs: mainThreadMs(runs), batches: done.batches, sequentialTrips: trips.sequential, sequencerCalls: trips.calls, callsByOperation: trips.byOperation };
   } finally {
     await aws.control.configure({ accounting: true, delayMs: 0 });
   }
@@ -446,7 +447,9 @@ async function receiverTrips(aws: BenchAws, receivers: ReceiverPool, state: MixS
  * this machine, and with its calls one after another each waiting DELAYS_MS[1]. `which` says what
  * the sequencer remembered of the records (functions/store/dynamodb/record-tails.ts).
  */
-export function oneLogRow(which: string, none: Pick<Timed, 'sequencerCpuMs' | 'events' | 'batches' | 'sequencerCalls' | 'callsByOperation'>, some: Pick<Timed, 'sequencerCpuMs' | 'events' | 'batches' | 'sequencerCalls' | 'callsByOperation'>, tripsPerBatch: number): BenchRow {
+type OneLogFigures = Pick<Timed, 'sequencerCpuMs' | 'events' | 'batches' | 'sequencerCalls' | 'callsByOperation'> & Partial<Pick<Timed, 'sequencerMainThreadCpuMs'>>;
+
+export function oneLogRow(which: string, none: OneLogFigures, some: OneLogFigures, tripsPerBatch: number): BenchRow {
   const events = none.events + some.events;
   const byOperation: Record<string, number> = {};
   addCalls(byOperation, none.callsByOperation);
@@ -455,13 +458,23 @@ export function oneLogRow(which: string, none: Pick<Timed, 'sequencerCpuMs' | 'e
   const cpuPerEvent = (none.sequencerCpuMs + some.sequencerCpuMs) / events;
   const perBatch = events / (none.batches + some.batches);
   const withWaits = (perBatch * 1000) / (cpuPerEvent * perBatch + DELAYS_MS[1] * tripsPerBatch);
+  // Its main thread's share: the rest is V8's helper threads (the collector's, the compiler's), which one vCPU runs in turn with it.
+  const main = sumKnown(none.sequencerMainThreadCpuMs ?? null, some.sequencerMainThreadCpuMs ?? null);
+  const mainNote = main === null ? '' : `; its main thread ${round(main / events, 2)} ms an event (${round((100 * main) / (none.sequencerCpuMs + some.sequencerCpuMs), 0)}% of its CPU time; the rest V8's helper threads)`;
   return {
     metric: `one log${which}: events a second its sequencer takes, from its CPU time`,
     value: Math.round(1000 / cpuPerEvent),
     unit: 'events/s',
-    note: `${round(cpuPerEvent, 2)} ms of CPU per event on one core of this machine (batches of ${round(perBatch, 0)}; ${round((none.sequencerCalls + some.sequencerCalls) / events, 2)} AWS calls per event: ${calls}); ${Math.round(withWaits)} events/s with ${round(tripsPerBatch, 1)} waits of ${DELAYS_MS[1]} ms a batch; one sequencer writes a log at a time (its lease); the sequencer function's ${SEQUENCER_MEMORY_MB} MB ${SEQUENCER_MEMORY_MB >= FULL_VCPU_MB ? 'give it a whole vCPU' : `give it ${round(SEQUENCER_MEMORY_MB / FULL_VCPU_MB, 2)} of a vCPU`} (one at ${FULL_VCPU_MB} MB)`,
+    note: `${round(cpuPerEvent, 2)} ms of CPU per event on one core of this machine (batches of ${round(perBatch, 0)}; ${round((none.sequencerCalls + some.sequencerCalls) / events, 2)} AWS calls per event: ${calls})${mainNote}; ${Math.round(withWaits)} events/s with ${round(tripsPerBatch, 1)} waits of ${DELAYS_MS[1]} ms a batch; one sequencer writes a log at a time (its lease); the sequencer function's ${SEQUENCER_MEMORY_MB} MB ${SEQUENCER_MEMORY_MB >= FULL_VCPU_MB ? 'give it a whole vCPU' : `give it ${round(SEQUENCER_MEMORY_MB / FULL_VCPU_MB, 2)} of a vCPU`} (one at ${FULL_VCPU_MB} MB)`,
   };
 }
+
+/** The main thread's CPU time of these runs, null when any is not known (not Linux). */
+function mainThreadMs(runs: readonly { mainThreadCpuMs: number | null }[]): number | null {
+  return runs.reduce<number | null>((n, r) => sumKnown(n, r.mainThreadCpuMs), 0);
+}
+
+const sumKnown = (a: number | null, b: number | null): number | null => (a === null || b === null ? null : a + b);
 
 /** Deliveries waiting at once in backlogRow's rounds: two full batches, what one look at the pending index lists, so the sequencer runs as it does under a steady load. */
 const BACKLOG_EVENTS = 1000;
@@ -509,6 +522,7 @@ async function afterAnotherWriter(aws: BenchAws, receivers: ReceiverPool, sequen
       total.events += events;
       total.batches += done.batches;
       total.sequencerCpuMs += runs.reduce((n, r) => n + r.cpuMs, 0);
+      total.sequencerMainThreadCpuMs = sumKnown(total.sequencerMainThreadCpuMs, mainThreadMs(runs));
       total.sequencerCalls += trips.calls;
       total.changedBefore += deliveries.filter((d) => namedBefore.has(d.reference)).length;
       addCalls(total.callsByOperation, trips.byOperation);
@@ -537,6 +551,7 @@ async function delayRows(aws: BenchAws, receivers: ReceiverPool, sequencer: Func
       const sum = totals.get(delay)!;
       for (const key of Object.keys(sum) as (keyof Timed)[]) {
         if (key === 'callsByOperation') addCalls(sum.callsByOperation, t.callsByOperation);
+        else if (key === 'sequencerMainThreadCpuMs') sum[key] = sumKnown(sum[key], t[key]);
         else sum[key] += t[key];
       }
     }

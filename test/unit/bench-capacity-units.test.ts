@@ -262,5 +262,15 @@ describe('key classes and ceilings', () => {
     expect(row.note).toContain('5 ms of CPU per event');
     expect(row.note).toContain('161 events/s with 12 waits of 5 ms a batch');
     expect(row.note).toContain('MB give it a whole vCPU (one at 1769 MB)');
+    expect(row.note).not.toContain('main thread');
+  });
+
+  test("beside the process's CPU time, its main thread's when known: the rest is V8's helper threads", () => {
+    const figures = { events: 200, batches: 4, sequencerCalls: 0, callsByOperation: {} };
+    // 2,000 ms of CPU, 1,200 of them on the main thread: 3 ms an event, 60%.
+    const row = oneLogRow('', { ...figures, sequencerCpuMs: 800, sequencerMainThreadCpuMs: 500 }, { ...figures, sequencerCpuMs: 1200, sequencerMainThreadCpuMs: 700 }, 8);
+    expect(row.note).toContain("its main thread 3 ms an event (60% of its CPU time; the rest V8's helper threads)");
+    // Not known for one of them (not Linux): not said.
+    expect(oneLogRow('', { ...figures, sequencerCpuMs: 800, sequencerMainThreadCpuMs: null }, { ...figures, sequencerCpuMs: 1200, sequencerMainThreadCpuMs: 700 }, 8).note).not.toContain('main thread');
   });
 });
