@@ -129,8 +129,13 @@ export function classFigures(snapshot: Pick<AccountingSnapshot, 'partitions'>): 
  * events keep arriving in the mix's proportions: each key's units grow with the event rate.
  */
 export function ingestCeiling(c: Pick<ClassFigures, 'hottestRead' | 'hottestWrite'>, events: number): { eventsPerSecond: number; bound: 'write' | 'read' } {
-  const byWrite = c.hottestWrite.units > 0 ? PARTITION_WRITE_UNITS_PER_SECOND / (c.hottestWrite.units / events) : Infinity;
-  const byRead = c.hottestRead.units > 0 ? PARTITION_READ_UNITS_PER_SECOND / (c.hottestRead.units / events) : Infinity;
+  return ceilingAt({ read: c.hottestRead.units, write: c.hottestWrite.units }, events, { read: PARTITION_READ_UNITS_PER_SECOND, write: PARTITION_WRITE_UNITS_PER_SECOND });
+}
+
+/** The event rate at which `units` (used by `events` events) reach the limits a second, and which of them binds first. */
+function ceilingAt(units: { read: number; write: number }, events: number, limits: { read: number; write: number }): { eventsPerSecond: number; bound: 'write' | 'read' } {
+  const byWrite = units.write > 0 ? limits.write / (units.write / events) : Infinity;
+  const byRead = units.read > 0 ? limits.read / (units.read / events) : Infinity;
   return byWrite <= byRead ? { eventsPerSecond: byWrite, bound: 'write' } : { eventsPerSecond: byRead, bound: 'read' };
 }
 
@@ -234,32 +239,28 @@ export function tableQuotaRows(snapshot: Pick<AccountingSnapshot, 'partitions'>,
     sum.write += p.writeUnits;
     parts.set(name, sum);
   }
-  const ceilingAt = (quota: number, { read, write }: { read: number; write: number }) => {
-    const byWrite = write > 0 ? quota / (write / events) : Infinity;
-    const byRead = read > 0 ? quota / (read / events) : Infinity;
-    return byWrite <= byRead ? { eventsPerSecond: byWrite, bound: 'write units' } : { eventsPerSecond: byRead, bound: 'read units' };
-  };
+  const quota = (units: number) => ({ read: units, write: units });
   const value = (n: number) => (Number.isFinite(n) ? Math.round(n) : 0);
   const perEvent = ({ read, write }: { read: number; write: number }) => `${round(write / events, 2)} WU and ${round(read / events, 2)} RU an event`;
   const rows: BenchRow[] = [];
   let lowest = { eventsPerSecond: Infinity, name: '' };
   for (const [name, units] of [...parts].sort(([a], [b]) => (a === 'table' ? -1 : b === 'table' ? 1 : a.localeCompare(b)))) {
-    const ceiling = ceilingAt(TABLE_QUOTA_UNITS_PER_SECOND, units);
+    const ceiling = ceilingAt(units, events, quota(TABLE_QUOTA_UNITS_PER_SECOND));
     if (ceiling.eventsPerSecond < lowest.eventsPerSecond) lowest = { eventsPerSecond: ceiling.eventsPerSecond, name };
     rows.push({
       metric: `${name}: ingest ceiling at the default table quota`,
       value: value(ceiling.eventsPerSecond),
       unit: 'events/s',
-      note: `${perEvent(units)}; its ${ceiling.bound} reach ${TABLE_QUOTA_UNITS_PER_SECOND.toLocaleString('en-US')} a second at this rate of this mix`,
+      note: `${perEvent(units)}; its ${ceiling.bound} units reach ${TABLE_QUOTA_UNITS_PER_SECOND.toLocaleString('en-US')} a second at this rate of this mix`,
     });
   }
   const together = [...parts.values()].reduce((n, u) => ({ read: n.read + u.read, write: n.write + u.write }), { read: 0, write: 0 });
-  const provisioned = ceilingAt(ACCOUNT_PROVISIONED_QUOTA_UNITS_PER_SECOND, together);
+  const provisioned = ceilingAt(together, events, quota(ACCOUNT_PROVISIONED_QUOTA_UNITS_PER_SECOND));
   rows.push({
     metric: 'table and its indexes together, provisioned: ingest ceiling at the default account quota',
     value: value(provisioned.eventsPerSecond),
     unit: 'events/s',
-    note: `${perEvent(together)}; their ${provisioned.bound} reach the account's ${ACCOUNT_PROVISIONED_QUOTA_UNITS_PER_SECOND.toLocaleString('en-US')} a second of provisioned capacity at this rate`,
+    note: `${perEvent(together)}; their ${provisioned.bound} units reach the account's ${ACCOUNT_PROVISIONED_QUOTA_UNITS_PER_SECOND.toLocaleString('en-US')} a second of provisioned capacity at this rate`,
   });
   rows.push({
     metric: 'lowest ingest ceiling at the default quotas, on demand',
