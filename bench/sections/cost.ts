@@ -227,10 +227,14 @@ async function readCosts(root: string, aws: BenchAws, facts: StackFacts, bare: S
 }
 
 interface IngestCosts {
-  /** One delivery to a receiver (API Gateway, the function, its store requests and logs). */
+  /** One delivery to a receiver through the stack's entry: the edge (CloudFront, never cached) in front of API Gateway, the function, its store requests and logs. */
   delivery: Usage;
+  /** The same delivery posted to the API's own URL (output ApiUrl), past the edge. */
+  directDelivery: Usage;
+  /** The same delivery where the API is the public entry (edge=false: its stage writes an access log line). */
+  bareDelivery: Usage;
   deliveryNote: string;
-  /** One delivery of DELIVERY_BATCH events (CloudEvents' JSON batch format) to a receiver. */
+  /** One delivery of DELIVERY_BATCH events (CloudEvents' JSON batch format) to a receiver, through the stack's entry. */
   batchDelivery: Usage;
   batchDeliveryNote: string;
   /** One sequencer invocation integrating a batch of 1 and of FULL_BATCH events, and one finding nothing (the minute's schedule). */
@@ -240,7 +244,14 @@ interface IngestCosts {
   batchNotes: string[];
 }
 
-async function ingestCosts(root: string, aws: BenchAws, facts: StackFacts, state: MixState): Promise<IngestCosts> {
+/**
+ * Headers a delivery carries to the origin besides its body (an assumption): the source's own
+ * (webhook-id, webhook-timestamp, a webhook-signature, content-type, user-agent) and those the
+ * edge adds (Via, X-Amz-Cf-Id, X-Forwarded-For, CloudFront-Viewer-*).
+ */
+const DELIVERY_HEADER_BYTES = 600;
+
+async function ingestCosts(root: string, aws: BenchAws, facts: StackFacts, bare: StackFacts, state: MixState): Promise<IngestCosts> {
   const receivers: ReceiverPool = await startReceivers(root, aws, 1);
   const sequencer = await startSequencer(root, aws);
   try {
@@ -253,6 +264,7 @@ async function ingestCosts(root: string, aws: BenchAws, facts: StackFacts, state
     await keepSequencerStream(aws);
 
     const deliveries: Measured[] = [];
+    const bodyBytes: number[] = [];
     let receipt: APIGatewayProxyResult | undefined;
     const deliver = async (count: number, seed: number) => {
       for (const d of state.deliveries({ events: count, references: REFERENCES, hotShare: 0.25, seed, integratedMeanwhile: true })) {
@@ -260,6 +272,7 @@ async function ingestCosts(root: string, aws: BenchAws, facts: StackFacts, state
         if (invocation.result.statusCode !== 202) throw new Error(`a delivery answered ${invocation.result.statusCode}: ${invocation.result.body}`);
         receipt = invocation.result;
         deliveries.push(used);
+        bodyBytes.push(Buffer.byteLength(d.body, 'utf8'));
       }
     };
     const sequence = async (expected: number) => {
@@ -282,11 +295,20 @@ async function ingestCosts(root: string, aws: BenchAws, facts: StackFacts, state
     const idle = (await measured(aws, () => sequencer.invoke<SequencerSummary>(scheduledEvent()))).used;
     const batched = await deliverBatches(aws, receivers, sequencer, state);
 
+    /** A delivery at the origin, as the stack `f` serves it: API Gateway, the function, its store requests, its logs and the stage's access log line if it writes one. */
+    const atOrigin = (f: StackFacts, m: Measured, status: number, sent: number): Usage => {
+      const l = lambdaUsage(lifecycle, m);
+      const access = f.accessLog ? accessLogLine(f.accessLog.format, { method: 'POST', resourcePath: '/v1/lifecycle/events', path: '/v1/lifecycle/events', status, responseLength: sent }) : undefined;
+      return { apiGatewayRequests: 1, apiGatewayBytesOut: sent, dynamodbReadUnits: m.readUnits, dynamodbWriteUnits: m.writeUnits, ...l.usage, ...logUsage(lifecycle, m, l.billed, access, f.accessLog?.logClass) };
+    };
+    /** Through the stack's entry: the edge when it has one (every delivery a CloudFront request, its body and headers sent on to the origin), else the API. */
+    const throughEntry = (origin: Usage, sent: number, requestBytes: number): Usage => (facts.edge ? throughEdge(origin, sent, 0, requestBytes) : origin);
+
     const d = typical(deliveries);
     const dLambda = lambdaUsage(lifecycle, d);
     const wire = wireBytes(receipt!);
-    const access = facts.accessLog ? accessLogLine(facts.accessLog.format, { method: 'POST', resourcePath: '/v1/lifecycle/events', path: '/v1/lifecycle/events', status: 202, responseLength: wire.sent }) : undefined;
-    const delivery: Usage = { apiGatewayRequests: 1, apiGatewayBytesOut: wire.sent, dynamodbReadUnits: d.readUnits, dynamodbWriteUnits: d.writeUnits, ...dLambda.usage, ...logUsage(lifecycle, d, dLambda.billed, access, facts.accessLog?.logClass) };
+    const dBody = median(bodyBytes);
+    const delivery = throughEntry(atOrigin(facts, d, 202, wire.sent), wire.sent, dBody + DELIVERY_HEADER_BYTES);
 
     const batchUsage = (m: Measured) => {
       const l = lambdaUsage(seq, m);
@@ -301,13 +323,14 @@ async function ingestCosts(root: string, aws: BenchAws, facts: StackFacts, state
     const b = typical(batched.used);
     const bLambda = lambdaUsage(lifecycle, b);
     const bWire = wireBytes(batched.answer);
-    const bAccess = facts.accessLog ? accessLogLine(facts.accessLog.format, { method: 'POST', resourcePath: '/v1/lifecycle/events', path: '/v1/lifecycle/events', status: 200, responseLength: bWire.sent }) : undefined;
-    const batchDelivery: Usage = { apiGatewayRequests: 1, apiGatewayBytesOut: bWire.sent, dynamodbReadUnits: b.readUnits, dynamodbWriteUnits: b.writeUnits, ...bLambda.usage, ...logUsage(lifecycle, b, bLambda.billed, bAccess, facts.accessLog?.logClass) };
+    const batchDelivery = throughEntry(atOrigin(facts, b, 200, bWire.sent), bWire.sent, batched.bodyBytes + DELIVERY_HEADER_BYTES);
     return {
       batchDelivery,
-      batchDeliveryNote: `${DELIVERY_BATCH} events in one delivery: ${round(b.readUnits, 1)} RU, ${round(b.writeUnits, 1)} WU, ${round(b.cpuMs, 1)} ms CPU and ${round(b.sequential.dynamodb, 1)} DynamoDB calls one after another -> ${bLambda.billed} ms billed at ${lifecycle.memoryMb} MB, ${logBytes(b.logText).events} log lines (${logBytes(b.logText).bytes} B); answer ${bWire.raw} B, ${bWire.sent} B sent`,
+      batchDeliveryNote: `${DELIVERY_BATCH} events in one delivery (${batched.bodyBytes} B of body): ${round(b.readUnits, 1)} RU, ${round(b.writeUnits, 1)} WU, ${round(b.cpuMs, 1)} ms CPU and ${round(b.sequential.dynamodb, 1)} DynamoDB calls one after another -> ${bLambda.billed} ms billed at ${lifecycle.memoryMb} MB, ${logBytes(b.logText).events} log lines (${logBytes(b.logText).bytes} B); answer ${bWire.raw} B, ${bWire.sent} B sent${facts.edge ? `; through the edge, ${batched.bodyBytes + DELIVERY_HEADER_BYTES} B to the origin` : ''}`,
       delivery,
-      deliveryNote: `${round(d.readUnits, 2)} RU, ${round(d.writeUnits, 2)} WU, ${round(d.cpuMs, 2)} ms CPU -> ${dLambda.billed} ms billed at ${lifecycle.memoryMb} MB, ${logBytes(d.logText).events} log lines (${logBytes(d.logText).bytes} B)`,
+      directDelivery: atOrigin(facts, d, 202, wire.sent),
+      bareDelivery: atOrigin(bare, d, 202, wire.sent),
+      deliveryNote: `${round(d.readUnits, 2)} RU, ${round(d.writeUnits, 2)} WU, ${round(d.cpuMs, 2)} ms CPU -> ${dLambda.billed} ms billed at ${lifecycle.memoryMb} MB, ${logBytes(d.logText).events} log lines (${logBytes(d.logText).bytes} B); a body of ${dBody} B${facts.edge ? `, through the edge with ${DELIVERY_HEADER_BYTES} B of headers (assumed) to the origin` : ''}; answer ${wire.raw} B, ${wire.sent} B sent`,
       batchOfOne: one.usage,
       batchOfMany: full.usage,
       idleTick: tick.usage,
@@ -321,8 +344,9 @@ async function ingestCosts(root: string, aws: BenchAws, facts: StackFacts, state
 
 /** BATCH_DELIVERIES deliveries of DELIVERY_BATCH events each (the mix's objects, one source), measured one at a time; each must have every event accepted. */
 const BATCH_DELIVERIES = 3;
-async function deliverBatches(aws: BenchAws, receivers: ReceiverPool, sequencer: FunctionProcess, state: MixState): Promise<{ used: Measured[]; answer: APIGatewayProxyResult }> {
+async function deliverBatches(aws: BenchAws, receivers: ReceiverPool, sequencer: FunctionProcess, state: MixState): Promise<{ used: Measured[]; answer: APIGatewayProxyResult; bodyBytes: number }> {
   const used: Measured[] = [];
+  const bodies: number[] = [];
   let answer: APIGatewayProxyResult | undefined;
   for (let i = 0; i < BATCH_DELIVERIES; i++) {
     // No hot share: the hot references include a commercial proof, whose snapshots come from another source.
@@ -332,19 +356,30 @@ async function deliverBatches(aws: BenchAws, receivers: ReceiverPool, sequencer:
     if (invocation.result.statusCode !== 200 || body.accepted !== DELIVERY_BATCH) throw new Error(`a batch delivery answered ${invocation.result.statusCode}: ${invocation.result.body.slice(0, 500)}`);
     answer = invocation.result;
     used.push(u);
+    bodies.push(Buffer.byteLength(batch.body, 'utf8'));
     // Integrated before the next batch, whose changes follow from these (one stream batch).
     await integrateStreamed(aws, sequencer);
   }
-  return { used, answer: answer! };
+  return { used, answer: answer!, bodyBytes: median(bodies) };
 }
 
 /** Per event, when the sequencer's batches hold `n` events: a batch's cost grows linearly between the measured batches of 1 and FULL_BATCH. */
-function perEvent(ingest: IngestCosts, n: number, delivery: 'one' | 'batch' = 'one'): Usage {
-  return addUsage(receiverShare(ingest, delivery), sequencerShare(ingest, n));
+function perEvent(ingest: IngestCosts, n: number, sent: Sent = 'one'): Usage {
+  return addUsage(receiverShare(ingest, sent), sequencerShare(ingest, n));
 }
 
+/**
+ * How an event is sent: one per delivery through the stack's entry (the edge by default), one per
+ * delivery to the API's own URL, one per delivery where the API is the entry (edge=false), or in a
+ * delivery of DELIVERY_BATCH through the entry.
+ */
+type Sent = 'one' | 'direct' | 'bare' | 'batch';
+
 /** A delivery's share of an event: a whole delivery of one, or a hundredth of a delivery of DELIVERY_BATCH. */
-const receiverShare = (ingest: IngestCosts, delivery: 'one' | 'batch'): Usage => (delivery === 'one' ? ingest.delivery : addUsage({}, ingest.batchDelivery, 1 / DELIVERY_BATCH));
+function receiverShare(ingest: IngestCosts, sent: Sent): Usage {
+  if (sent === 'batch') return addUsage({}, ingest.batchDelivery, 1 / DELIVERY_BATCH);
+  return sent === 'direct' ? ingest.directDelivery : sent === 'bare' ? ingest.bareDelivery : ingest.delivery;
+}
 
 /** A sequencer batch's share of an event when it holds `n` events (its cost grows linearly between the measured batches of 1 and FULL_BATCH). */
 function sequencerShare(ingest: IngestCosts, n: number): Usage {
@@ -425,7 +460,7 @@ function monthlyRows(prices: PriceTable, facts: StackFacts, reads: ReadCost[], i
         usage = addUsage(usage, hitRatio > 0 ? throughEdge(r.origin, r.viewerBytes, hitRatio) : r.bareOrigin, share * d.reads);
       }
       const n = eventsPerBatch(d.events);
-      usage = addUsage(usage, perEvent(ingest, n), d.events);
+      usage = addUsage(usage, perEvent(ingest, n, hitRatio > 0 ? 'one' : 'bare'), d.events);
       // The minute's schedule's units are the table's too: under the provisioned floor with the rest.
       usage = addUsage(usage, ingest.idleTick, SECONDS_PER_MONTH / 60);
       const used = price(usage, prices, billing);
@@ -468,7 +503,7 @@ async function run(ctx: BenchContext): Promise<BenchRow[]> {
     progress('the busy references filled');
     const reads = await readCosts(ctx.root, aws, facts, bare);
     progress('the reads measured');
-    const ingest = await ingestCosts(ctx.root, aws, facts, state);
+    const ingest = await ingestCosts(ctx.root, aws, facts, bare, state);
     progress('the deliveries and batches measured');
 
     const rows: BenchRow[] = [];
@@ -500,7 +535,10 @@ async function run(ctx: BenchContext): Promise<BenchRow[]> {
     }
 
     const delivery = perMillion(ingest.delivery);
-    rows.push({ metric: 'per million deliveries at the receiver', value: usd(total(delivery)), unit: '$', note: `${itemized(delivery)}; ${ingest.deliveryNote}` });
+    const entry = facts.edge ? 'through the edge' : 'to the API';
+    rows.push({ metric: 'per million deliveries at the receiver', value: usd(total(delivery)), unit: '$', note: `${entry}: ${itemized(delivery)}; ${ingest.deliveryNote}` });
+    const direct = perMillion(ingest.directDelivery);
+    rows.push({ metric: "per million deliveries at the receiver, posted to the API's own URL", value: usd(total(direct)), unit: '$', note: `past the edge (output ApiUrl): no CloudFront request, and no web ACL in front; ${itemized(direct)}` });
     for (const n of PRICED_BATCHES) {
       const bill = perMillion(perEvent(ingest, n));
       rows.push({ metric: `per million events, one per delivery, sequencer batches of ${n}`, value: usd(total(bill)), unit: '$', note: `${itemized(bill)}; by part: ${shares(prices, receiverShare(ingest, 'one'), sequencerShare(ingest, n))}` });
@@ -514,14 +552,22 @@ async function run(ctx: BenchContext): Promise<BenchRow[]> {
       unit: '$',
       note: `${itemized(batched)}; by part: ${shares(prices, receiverShare(ingest, 'batch'), sequencerShare(ingest, FULL_BATCH))}`,
     });
+    const directEvents = perMillion(perEvent(ingest, FULL_BATCH, 'direct'));
+    rows.push({
+      metric: `per million events, one per delivery posted to the API's own URL, sequencer batches of ${FULL_BATCH}`,
+      value: usd(total(directEvents)),
+      unit: '$',
+      note: `${itemized(directEvents)}; by part: ${shares(prices, receiverShare(ingest, 'direct'), sequencerShare(ingest, FULL_BATCH))}`,
+    });
     // The same events with the table provisioned (tableCapacity=provisioned) at its default target: what a steady load costs.
-    for (const delivery of ['one', 'batch'] as const) {
-      const bill = scaled(price(perEvent(ingest, FULL_BATCH, delivery), prices, PROVISIONED), MILLION);
+    const sentAs: Record<'one' | 'direct' | 'batch', string> = { one: 'one per delivery', direct: "one per delivery posted to the API's own URL", batch: `in deliveries of ${DELIVERY_BATCH}` };
+    for (const sent of ['one', 'direct', 'batch'] as const) {
+      const bill = scaled(price(perEvent(ingest, FULL_BATCH, sent), prices, PROVISIONED), MILLION);
       rows.push({
-        metric: `per million events, ${delivery === 'one' ? 'one per delivery' : `in deliveries of ${DELIVERY_BATCH}`}, sequencer batches of ${FULL_BATCH}, the table provisioned`,
+        metric: `per million events, ${sentAs[sent]}, sequencer batches of ${FULL_BATCH}, the table provisioned`,
         value: usd(total(bill)),
         unit: '$',
-        note: `a steady load, auto scaling keeping ${PROVISIONED_DEFAULTS.targetUtilizationPercent}% of the capacity in use: ${itemized(bill)}; by part: ${shares(prices, receiverShare(ingest, delivery), sequencerShare(ingest, FULL_BATCH), PROVISIONED)}`,
+        note: `a steady load, auto scaling keeping ${PROVISIONED_DEFAULTS.targetUtilizationPercent}% of the capacity in use: ${itemized(bill)}; by part: ${shares(prices, receiverShare(ingest, sent), sequencerShare(ingest, FULL_BATCH), PROVISIONED)}`,
       });
     }
     for (const [name, usage, note] of [

@@ -153,6 +153,19 @@ describe('an edge and the sequencer\'s batches', () => {
     expect(throughEdge(origin, 1500, 0)).toMatchObject({ apiGatewayRequests: 1, lambdaRequests: 1 });
   });
 
+  test('a delivery through the edge is a CloudFront request never kept, whose body and headers CloudFront sends on to the origin at the price of data transfer to the origin', () => {
+    const origin = { apiGatewayRequests: 1, apiGatewayBytesOut: 400, lambdaRequests: 1, dynamodbWriteUnits: 3 };
+    const edge = throughEdge(origin, 400, 0, 1200);
+    expect(edge).toEqual({ cloudfrontRequests: 1, cloudfrontBytesOut: 400, cloudfrontBytesToOrigin: 1200, apiGatewayRequests: 1, lambdaRequests: 1, dynamodbWriteUnits: 3 });
+    const bill = price(edge, loadPrices());
+    // $0.01 per 10,000 HTTPS requests; $0.02 a GB to the origin (bench/prices.json).
+    expect(bill['CloudFront requests']).toBeCloseTo(0.000001, 12);
+    expect(bill['CloudFront data transfer to origin']).toBeCloseTo((1200 / GB) * 0.02, 15);
+    expect(bill['API Gateway data transfer out']).toBeUndefined();
+    // A read's misses carry the same bytes in their share.
+    expect(throughEdge(origin, 400, 0.9, 1000).cloudfrontBytesToOrigin).toBeCloseTo(100, 9);
+  });
+
   test('events per batch: what arrives in the stream\'s 2 s window, between 1 and 100', () => {
     expect(eventsPerBatch(100_000)).toBe(1);
     expect(eventsPerBatch(100_000_000)).toBeCloseTo(76.1, 1);

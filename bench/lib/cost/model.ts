@@ -58,6 +58,8 @@ export interface Usage {
   secretsManagerCalls?: number;
   cloudfrontRequests?: number;
   cloudfrontBytesOut?: number;
+  /** Bytes CloudFront sends to the origin: what a viewer sent that the origin must see (a delivery's body and headers). */
+  cloudfrontBytesToOrigin?: number;
 }
 
 /**
@@ -93,6 +95,7 @@ const LINES: { item: string; usage: (keyof Usage)[]; price: (t: PriceTable, bill
   { item: 'Secrets Manager', usage: ['secretsManagerCalls'], price: (t) => rate(t, 'secretsManagerApiCall') },
   { item: 'CloudFront requests', usage: ['cloudfrontRequests'], price: (t) => rate(t, 'cloudfrontHttpsRequest') },
   { item: 'CloudFront data transfer out', usage: ['cloudfrontBytesOut'], price: (t) => rate(t, 'cloudfrontDataTransferOutGb') / GB },
+  { item: 'CloudFront data transfer to origin', usage: ['cloudfrontBytesToOrigin'], price: (t) => rate(t, 'cloudfrontDataTransferToOriginGb') / GB },
 ];
 
 export type Bill = Record<string, number>;
@@ -222,11 +225,14 @@ export function accessLogLine(format: string, request: { method: string; resourc
 }
 
 /**
- * Reads through an edge with a share `hitRatio` answered from its cache: every read is a
+ * Requests through an edge with a share `hitRatio` answered from its cache: every request is a
  * CloudFront request and sends the viewer's bytes; only the misses reach the origin, whose bytes
- * to CloudFront cost nothing (an AWS origin).
+ * to CloudFront cost nothing (an AWS origin), while what CloudFront sends it (`bytesToOrigin` a
+ * miss: a delivery's body and headers; a read's few hundred bytes of headers are left out) is
+ * billed as data transfer to the origin. A delivery is never cached: `hitRatio` 0.
  */
-export function throughEdge(origin: Usage, viewerBytes: number, hitRatio: number): Usage {
+export function throughEdge(origin: Usage, viewerBytes: number, hitRatio: number, bytesToOrigin = 0): Usage {
   const { apiGatewayBytesOut: _free, ...atOrigin } = origin;
-  return addUsage({ cloudfrontRequests: 1, cloudfrontBytesOut: viewerBytes }, atOrigin, 1 - hitRatio);
+  const miss: Usage = bytesToOrigin > 0 ? addUsage(atOrigin, { cloudfrontBytesToOrigin: bytesToOrigin }) : atOrigin;
+  return addUsage({ cloudfrontRequests: 1, cloudfrontBytesOut: viewerBytes }, miss, 1 - hitRatio);
 }
