@@ -3,8 +3,9 @@
  * million reads behind an edge at 90% and 95% hits, per million ingested events (one per delivery,
  * the sequencer's batches holding 1 and 500 events, measured, and 100 between them; and in
  * deliveries of 100, CloudEvents' JSON batch format), each with the receiver's and the sequencer's share by line item, and a month of a small, a medium and a large
- * deployment; itemized, from quantities measured in this run and the dated price table
- * bench/prices.json (us-east-1).
+ * deployment; what the events leave in storage and what a year of them costs a month to keep;
+ * itemized, from quantities measured in this run and the dated price table bench/prices.json
+ * (us-east-1).
  *
  * Measured here, per request: every byte each function writes to stdout and stderr (its log lines,
  * the sequencer's metric line), its CPU time, the DynamoDB units its requests consume (the
@@ -30,6 +31,7 @@ import { STREAM_BATCH_SIZE } from '../../lib/stack/sequencer';
 import { PROVISIONED_DEFAULTS } from '../../lib/stack/table-capacity';
 import {
   accessLogLine,
+  GB,
   addUsage,
   billedMs,
   gbSeconds,
@@ -49,6 +51,8 @@ import {
   type Usage,
 } from '../lib/cost/model';
 import { SEQUENCER, stackFacts, synthesizedTemplate, type FunctionFacts, type StackFacts } from '../lib/cost/stack-facts';
+import { storedBytes, storedSince, ITEM_STORAGE_OVERHEAD_BYTES, type StoredBytes } from '../lib/cost/storage';
+import { localClient } from '../../lib/local/service';
 import type { FunctionProcess, Invocation } from '../lib/lambda-process';
 import { median, round } from '../lib/stats';
 import type { BenchContext, BenchRow, BenchSection } from '../lib/types';
@@ -242,6 +246,8 @@ interface IngestCosts {
   batchOfMany: Usage;
   idleTick: Usage;
   batchNotes: string[];
+  /** Events accepted and integrated in all (every delivery above, and the warm-up's). */
+  events: number;
 }
 
 /**
@@ -258,7 +264,8 @@ async function ingestCosts(root: string, aws: BenchAws, facts: StackFacts, bare:
     const lifecycle = functionFacts(facts, operation('receiveLifecycleEvent').operationId);
     const seq = functionFacts(facts, SEQUENCER);
     // Warm both: a first delivery and its batch (the minute's tick: it looks at the pending index, so the stream's runs after it need not).
-    await sendAll(receivers, state.deliveries({ events: 2, references: REFERENCES, hotShare: 0, seed: 1, integratedMeanwhile: true }), 1);
+    const warm = await sendAll(receivers, state.deliveries({ events: 2, references: REFERENCES, hotShare: 0, seed: 1, integratedMeanwhile: true }), 1);
+    if (warm.some((w) => w.result.statusCode !== 202)) throw new Error('a warm-up delivery was not accepted');
     await drainSequencer(aws, sequencer);
     // From here the sequencer is woken as AWS wakes it: by the stream batch of what was delivered.
     await keepSequencerStream(aws);
@@ -335,6 +342,7 @@ async function ingestCosts(root: string, aws: BenchAws, facts: StackFacts, bare:
       batchOfMany: full.usage,
       idleTick: tick.usage,
       batchNotes: [`batch of 1: ${one.note}`, `batch of ${FULL_BATCH}: ${full.note}`, `nothing waiting: ${tick.note}`],
+      events: warm.length + deliveries.length + BATCH_DELIVERIES * DELIVERY_BATCH,
     };
   } finally {
     await receivers.close();
@@ -470,9 +478,51 @@ function monthlyRows(prices: PriceTable, facts: StackFacts, reads: ReadCost[], i
         metric: `month of a ${d.name} deployment, ${hitRatio > 0 ? `behind an edge at ${hitRatio * 100}% hits` : 'no edge (edge=false)'}${billing.mode === 'provisioned' ? ', the table provisioned' : ''}`,
         value: usd(total(bill)),
         unit: '$/month',
-        note: `${d.reads.toLocaleString('en-US')} reads (${Object.entries(READ_MIX).map(([k, v]) => `${round(v * 100, 0)}% ${k}`).join(', ')}), ${d.events.toLocaleString('en-US')} events one per delivery (${round(n, 1)} a sequencer batch), the sequencer's schedule every minute (${itemized(ticks(billing), 2)})${billing.mode === 'provisioned' ? `; the table's units at ${PROVISIONED_DEFAULTS.targetUtilizationPercent}% of a steady load's capacity, at least the capacity kept at the least (${PROVISIONED_DEFAULTS.write.min} write and ${PROVISIONED_DEFAULTS.read.min} read units a second, table and index)` : ''}; first-tier prices, storage not counted: ${itemized(bill, 2)}`,
+        note: `${d.reads.toLocaleString('en-US')} reads (${Object.entries(READ_MIX).map(([k, v]) => `${round(v * 100, 0)}% ${k}`).join(', ')}), ${d.events.toLocaleString('en-US')} events one per delivery (${round(n, 1)} a sequencer batch), the sequencer's schedule every minute (${itemized(ticks(billing), 2)})${billing.mode === 'provisioned' ? `; the table's units at ${PROVISIONED_DEFAULTS.targetUtilizationPercent}% of a steady load's capacity, at least the capacity kept at the least (${PROVISIONED_DEFAULTS.write.min} write and ${PROVISIONED_DEFAULTS.read.min} read units a second, table and index)` : ''}; first-tier prices, storage apart (its own rows): ${itemized(bill, 2)}`,
       });
     }
+  }
+  return rows;
+}
+
+/** Months of events a deployment's storage is priced after: what it holds a year on. */
+const STORAGE_MONTHS = 12;
+
+/**
+ * What the events measured left in storage, per event: the table's items kept for good (their
+ * sizes by DynamoDB's rules and the overhead each is billed), the tile log's bytes, and what
+ * expires (weighted by how long it stays); and what a deployment's events of a year then cost a
+ * month to keep. The loaded records are not counted, nor any free tier.
+ */
+function storageRows(prices: PriceTable, kept: StoredBytes, events: number): BenchRow[] {
+  const gbMonth = (name: string) => rate(prices, name) / GB;
+  const table = kept.forGood / events;
+  const log = kept.log / events;
+  const expiringByteMonths = kept.expiringByteSeconds / SECONDS_PER_MONTH / events;
+  const keptMonth = table * gbMonth('dynamodbStorageGbMonth') + log * gbMonth('s3StorageGbMonth');
+  const expiringMonth = expiringByteMonths * gbMonth('dynamodbStorageGbMonth');
+  const rows: BenchRow[] = [
+    {
+      metric: 'storage kept for good per event',
+      value: Math.round(table + log),
+      unit: 'B/event',
+      note: `${events} events accepted and integrated (one per delivery and in deliveries of ${DELIVERY_BATCH}, the mix's changes and observations): the table ${Math.round(table)} B an event (${kept.items} items more, each its size by DynamoDB's rules and ${ITEM_STORAGE_OVERHEAD_BYTES} B of overhead; by key class: ${Object.entries(kept.forGoodByClass).filter(([, b]) => b !== 0).sort(([, a], [, b]) => b - a).map(([c, b]) => `${c} ${Math.round(b / events)} B`).join(', ')}), the tile log ${Math.round(log)} B (${kept.logObjects} objects more); besides, ${Math.round(kept.expiring / events)} B an event that expires (the deliveries' items, 7 days), the pending index ${Math.round(kept.index / events)} B (nothing waits once integrated) and the last batch's journal, ${Math.round(kept.journal / events)} B, which the next batch deletes`,
+    },
+    {
+      metric: 'storage per million events, a month',
+      value: usd(MILLION * keptMonth),
+      unit: '$/month',
+      note: `what a million events leave costs every month it is kept: the table's $${usd(MILLION * table * gbMonth('dynamodbStorageGbMonth'))} (Standard class, $${prices.prices.dynamodbStorageGbMonth.usd} a GB-month), the tile log's $${usd(MILLION * log * gbMonth('s3StorageGbMonth'))} (S3 Standard); once, for what expires: $${usd(MILLION * expiringMonth)}`,
+    },
+  ];
+  for (const d of DEPLOYMENTS) {
+    const month = STORAGE_MONTHS * d.events * keptMonth + d.events * expiringMonth;
+    rows.push({
+      metric: `storage a month of a ${d.name} deployment after ${STORAGE_MONTHS} months of events`,
+      value: usd(month),
+      unit: '$/month',
+      note: `${(STORAGE_MONTHS * d.events).toLocaleString('en-US')} events kept (${round((STORAGE_MONTHS * d.events * (table + log)) / GB, 2)} GB), and the last week's deliveries; growing by $${usd(d.events * keptMonth)} a month; first-tier prices, no free tier (DynamoDB's first 25 GB are free), the records loaded not counted`,
+    });
   }
   return rows;
 }
@@ -503,7 +553,14 @@ async function run(ctx: BenchContext): Promise<BenchRow[]> {
     progress('the busy references filled');
     const reads = await readCosts(ctx.root, aws, facts, bare);
     progress('the reads measured');
+    const s3 = new S3Client({ endpoint: aws.endpoints.s3, region: 'eu-central-1', forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+    const dynamodb = localClient(aws.endpoints.dynamodb);
+    const stored = () => storedBytes(dynamodb, aws.table, s3, BENCH_BUCKET, LEDGER_LOG.keyPrefix);
+    const before = await stored();
     const ingest = await ingestCosts(ctx.root, aws, facts, bare, state);
+    const kept = storedSince(await stored(), before);
+    s3.destroy();
+    dynamodb.destroy();
     progress('the deliveries and batches measured');
 
     const rows: BenchRow[] = [];
@@ -579,6 +636,7 @@ async function run(ctx: BenchContext): Promise<BenchRow[]> {
       rows.push({ metric: `per thousand: ${name}`, value: usd(total(bill) * 1000), unit: '$', note: `${itemized(scaled(bill, 1000))}; ${note}` });
     }
     rows.push(...monthlyRows(prices, facts, reads, ingest));
+    rows.push(...storageRows(prices, kept, ingest.events));
     rows.push({ metric: 'prices', value: Object.values(prices.prices).filter((p) => p.assumption).length, unit: 'assumed prices', note: `bench/prices.json, ${prices.region}, checked ${prices.checked}; assumed: ${Object.entries(prices.prices).filter(([, p]) => p.assumption).map(([k]) => k).join(', ')}` });
     return rows;
   } finally {
