@@ -13,7 +13,7 @@ import {
   type Item,
   type TableSchema,
 } from '../../bench/lib/capacity/units';
-import { classFigures, ingestCeiling, oneLogRow, spreadCeilingRows, tableQuotaRows } from '../../bench/sections/capacity';
+import { classFigures, ingestCeiling, oneLogRow, shareOfLimits, spreadCeilingRows, tableQuotaRows } from '../../bench/sections/capacity';
 import type { AccountingSnapshot } from '../../bench/lib/capacity/aws-proxy';
 
 /**
@@ -199,6 +199,13 @@ describe('key classes and ceilings', () => {
     // R#b: 0.4 WU per event -> 2,500/s; R#a: 0.3 RU per event -> 10,000/s: writes bind.
     expect(ingestCeiling(records, 100)).toEqual({ eventsPerSecond: 2500, bound: 'write' });
     expect(ingestCeiling({ hottestRead: { key: 'x', units: 60 }, hottestWrite: { key: 'x', units: 1 } }, 100)).toEqual({ eventsPerSecond: 5000, bound: 'read' });
+    // At 10,000 events/s: 64 shards taking 2 WU an event in all, the hottest 0.056 of them -> 56% and 31%.
+    const shards = { read: 0, write: 2000, hottestRead: { key: '', units: 0 }, hottestWrite: { key: 'PENDING#0', units: 56 }, keys: 64 };
+    const share = shareOfLimits(shards, 1000);
+    expect(share.hottest).toBeCloseTo(0.56, 9);
+    expect(share.even).toBeCloseTo(0.3125, 9);
+    // Reads weigh against 3,000 a second: 0.9 RU an event on one key is 3,000 at 3,333 events/s.
+    expect(shareOfLimits({ read: 90, write: 0, hottestRead: { key: 'x', units: 90 }, hottestWrite: { key: '', units: 0 }, keys: 1 }, 100, 3000).hottest).toBeCloseTo(0.9, 9);
   });
 
   test("beside the lowest ceiling: the one of the keys every event shares (a record's own aside), and one reference's own partitions in events sent to it", () => {
