@@ -1,4 +1,4 @@
-import { isJournalChunk, itemStorage, keyClass, ITEM_STORAGE_OVERHEAD_BYTES, NOTHING_STORED, storedSince, tally } from '../../bench/lib/cost/storage';
+import { isJournalChunk, itemStorage, itemClass, ITEM_STORAGE_OVERHEAD_BYTES, NOTHING_STORED, storedSince, tally } from '../../bench/lib/cost/storage';
 import type { Item } from '../../bench/lib/capacity/units';
 
 /**
@@ -41,7 +41,7 @@ describe('what the service keeps, by how long', () => {
   });
 
   test('an item\'s class is its keys\' leading characters: entries, heads, claims and the log\'s items apart', () => {
-    const of = (pk: string, sk: string) => keyClass({ pk: { S: pk }, sk: { S: sk } });
+    const of = (pk: string, sk: string) => itemClass({ pk: { S: pk }, sk: { S: sk } });
     expect(of('R#ORD-1', 'T#2026-11-27T00:00:00Z#e1')).toBe('R# T#');
     expect(of('R#ORD-1#V', 'V#000003')).toBe('R#…#V V#');
     expect(of('P#service-platform#event:abc', '#')).toBe('P# #');

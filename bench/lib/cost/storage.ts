@@ -28,7 +28,7 @@ export const RECORD_TABLE_SCHEMA: TableSchema = {
 export interface StoredBytes {
   /** Billed bytes of the table's items kept for good (no TTL attribute). */
   forGood: number;
-  /** The same by the class of the item's keys (keyClass). */
+  /** The same by the class of the item's keys (itemClass). */
   forGoodByClass: Record<string, number>;
   /** Billed bytes of items that expire, each weighted by the seconds it has left: byte-seconds. */
   expiringByteSeconds: number;
@@ -54,7 +54,7 @@ export const isJournalChunk = (item: Item): boolean => /^L(?:#|@[0-9a-f]{16}#)J#
  * characters up to its first '#' (and a record's heads' '#V' suffix), then the sort key's: `R# T#`
  * a timeline entry, `R#…#V V#` a version's head, `P# #` an event's claim, `L# #` the log's items.
  */
-export function keyClass(item: Item): string {
+export function itemClass(item: Item): string {
   const pk = item[TABLE_KEYS.partitionKey]?.S ?? '';
   const sk = item[TABLE_KEYS.sortKey]?.S ?? '';
   const lead = (key: string) => (key.includes('#') ? key.slice(0, key.indexOf('#') + 1) : key);
@@ -80,7 +80,7 @@ export function tally(into: StoredBytes, item: Item, nowSeconds: number): Stored
   return {
     ...into,
     forGood: into.forGood + (expiring ? 0 : bytes),
-    forGoodByClass: expiring ? into.forGoodByClass : { ...into.forGoodByClass, [keyClass(item)]: (into.forGoodByClass[keyClass(item)] ?? 0) + bytes },
+    forGoodByClass: expiring ? into.forGoodByClass : { ...into.forGoodByClass, [itemClass(item)]: (into.forGoodByClass[itemClass(item)] ?? 0) + bytes },
     expiring: into.expiring + (expiring ? bytes : 0),
     expiringByteSeconds: into.expiringByteSeconds + (expiring ? bytes * expiresInSeconds : 0),
     index: into.index + indexBytes,
