@@ -412,7 +412,7 @@ function shares(prices: PriceTable, receiver: Usage, sequencer: Usage, billing: 
 const usd = (n: number) => round(n, n < 10 ? 3 : 2);
 
 /** The table provisioned at the stack's default target utilization (lib/stack/table-capacity.ts). */
-const PROVISIONED: TableBilling = { mode: 'provisioned', utilization: PROVISIONED_DEFAULTS.targetUtilizationPercent / 100 };
+const PROVISIONED = { mode: 'provisioned', utilization: PROVISIONED_DEFAULTS.targetUtilizationPercent / 100 } as const satisfies TableBilling;
 
 /**
  * A month's DynamoDB lines with the table provisioned: what the month's units cost at the target
@@ -618,14 +618,17 @@ async function run(ctx: BenchContext): Promise<BenchRow[]> {
     });
     // The same events with the table provisioned (tableCapacity=provisioned) at its default target: what a steady load costs.
     const sentAs: Record<'one' | 'direct' | 'batch', string> = { one: 'one per delivery', direct: "one per delivery posted to the API's own URL", batch: `in deliveries of ${DELIVERY_BATCH}` };
-    for (const sent of ['one', 'direct', 'batch'] as const) {
-      const bill = scaled(price(perEvent(ingest, FULL_BATCH, sent), prices, PROVISIONED), MILLION);
-      rows.push({
-        metric: `per million events, ${sentAs[sent]}, sequencer batches of ${FULL_BATCH}, the table provisioned`,
-        value: usd(total(bill)),
-        unit: '$',
-        note: `a steady load, auto scaling keeping ${PROVISIONED_DEFAULTS.targetUtilizationPercent}% of the capacity in use: ${itemized(bill)}; by part: ${shares(prices, receiverShare(ingest, sent), sequencerShare(ingest, FULL_BATCH), PROVISIONED)}`,
-      });
+    for (const reserved of [undefined, '1-year', '3-year'] as const) {
+      const billing: TableBilling = { ...PROVISIONED, reserved };
+      for (const sent of ['one', 'direct', 'batch'] as const) {
+        const bill = scaled(price(perEvent(ingest, FULL_BATCH, sent), prices, billing), MILLION);
+        rows.push({
+          metric: `per million events, ${sentAs[sent]}, sequencer batches of ${FULL_BATCH}, the table provisioned${reserved ? `, its capacity reserved for ${reserved === '1-year' ? 'a year' : 'three years'}` : ''}`,
+          value: usd(total(bill)),
+          unit: '$',
+          note: `a steady load, auto scaling keeping ${PROVISIONED_DEFAULTS.targetUtilizationPercent}% of the capacity in use${reserved ? `, all of it reserved capacity (a ${reserved} term at the largest saving AWS states: an assumption, bench/prices.json)` : ''}: ${itemized(bill)}; by part: ${shares(prices, receiverShare(ingest, sent), sequencerShare(ingest, FULL_BATCH), billing)}`,
+        });
+      }
     }
     for (const [name, usage, note] of [
       ['a sequencer batch of 1', ingest.batchOfOne, ingest.batchNotes[0]],

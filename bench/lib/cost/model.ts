@@ -68,14 +68,25 @@ export interface Usage {
  * `utilization` in use under a steady load: each unit used then costs the unit-hour's price over
  * the 3,600 units a unit-hour serves, divided by the share in use.
  */
-export type TableBilling = { mode: 'on-demand' } | { mode: 'provisioned'; utilization: number };
+export type TableBilling = { mode: 'on-demand' } | { mode: 'provisioned'; utilization: number; reserved?: ReservedTerm };
+
+/**
+ * A term of DynamoDB reserved capacity: provisioned units bought ahead for one or three years, at
+ * a lower unit-hour (an upfront fee and an hourly rate), paid whether used or not. The provisioned
+ * capacity of a steady load, reserved whole, costs its units at that rate.
+ */
+export type ReservedTerm = '1-year' | '3-year';
 
 export const ON_DEMAND: TableBilling = { mode: 'on-demand' };
+
+/** The price table's name for a unit-hour of provisioned capacity, bought as `reserved` says (or not reserved). */
+const unitHourName = (kind: 'read' | 'write', reserved: ReservedTerm | undefined): string =>
+  `dynamodb${reserved ? `Reserved${reserved === '1-year' ? '1Year' : '3Year'}` : 'Provisioned'}${kind === 'read' ? 'Read' : 'Write'}CapacityUnitHour`;
 
 /** Dollars per read or write unit consumed, by how the table is billed. */
 export function unitRate(table: PriceTable, kind: 'read' | 'write', billing: TableBilling): number {
   if (billing.mode === 'on-demand') return rate(table, kind === 'read' ? 'dynamodbReadRequestUnit' : 'dynamodbWriteRequestUnit');
-  return rate(table, kind === 'read' ? 'dynamodbProvisionedReadCapacityUnitHour' : 'dynamodbProvisionedWriteCapacityUnitHour') / 3600 / billing.utilization;
+  return rate(table, unitHourName(kind, billing.reserved)) / 3600 / billing.utilization;
 }
 
 /** The line items of a bill, each with the usage it prices and its price (dollars per unit). */
