@@ -626,7 +626,7 @@ async function run(ctx: BenchContext): Promise<BenchRow[]> {
           metric: `per million events, ${sentAs[sent]}, sequencer batches of ${FULL_BATCH}, the table provisioned${reserved ? `, its capacity reserved for ${reserved === '1-year' ? 'a year' : 'three years'}` : ''}`,
           value: usd(total(bill)),
           unit: '$',
-          note: `a steady load, auto scaling keeping ${PROVISIONED_DEFAULTS.targetUtilizationPercent}% of the capacity in use${reserved ? `, all of it reserved capacity (a ${reserved} term at the largest saving AWS states: an assumption, bench/prices.json)` : ''}: ${itemized(bill)}; by part: ${shares(prices, receiverShare(ingest, sent), sequencerShare(ingest, FULL_BATCH), billing)}`,
+          note: `a steady load, auto scaling keeping ${PROVISIONED_DEFAULTS.targetUtilizationPercent}% of the capacity in use${reserved ? `, all of it reserved capacity (a ${reserved} term at the largest saving stated for it: an assumption, bench/prices.json)` : ''}: ${itemized(bill)}; by part: ${shares(prices, receiverShare(ingest, sent), sequencerShare(ingest, FULL_BATCH), billing)}`,
         });
       }
     }
