@@ -124,12 +124,15 @@ export function classFigures(snapshot: Pick<AccountingSnapshot, 'partitions'>): 
   return [...classes.values()].sort((a, b) => a.name.localeCompare(b.name));
 }
 
+/** A partition's limits a second (units.ts cites them). */
+const PARTITION_LIMITS = { read: PARTITION_READ_UNITS_PER_SECOND, write: PARTITION_WRITE_UNITS_PER_SECOND };
+
 /**
  * The ingest rate (events/s) at which the hottest key of a class reaches a partition's limit, if
  * events keep arriving in the mix's proportions: each key's units grow with the event rate.
  */
 export function ingestCeiling(c: Pick<ClassFigures, 'hottestRead' | 'hottestWrite'>, events: number): { eventsPerSecond: number; bound: 'write' | 'read' } {
-  return ceilingAt({ read: c.hottestRead.units, write: c.hottestWrite.units }, events, { read: PARTITION_READ_UNITS_PER_SECOND, write: PARTITION_WRITE_UNITS_PER_SECOND });
+  return ceilingAt({ read: c.hottestRead.units, write: c.hottestWrite.units }, events, PARTITION_LIMITS);
 }
 
 /** The ingest rate the write path aims at (issue: no partition key over a small share of its limits there). */
@@ -142,8 +145,9 @@ export const TARGET_EVENTS_PER_SECOND = 10_000;
  * of 1,000 events lies above it by chance). Reads weigh against 3,000 a second, writes 1,000.
  */
 export function shareOfLimits(c: Pick<ClassFigures, 'read' | 'write' | 'hottestRead' | 'hottestWrite' | 'keys'>, events: number, rate = TARGET_EVENTS_PER_SECOND): { hottest: number; even: number } {
-  const share = (read: number, write: number) => Math.max((write / events) * rate / PARTITION_WRITE_UNITS_PER_SECOND, (read / events) * rate / PARTITION_READ_UNITS_PER_SECOND);
-  return { hottest: share(c.hottestRead.units, c.hottestWrite.units), even: share(c.read / c.keys, c.write / c.keys) };
+  // A key's share at `rate` is `rate` over the rate at which it reaches its limits.
+  const share = (units: { read: number; write: number }) => rate / ceilingAt(units, events, PARTITION_LIMITS).eventsPerSecond;
+  return { hottest: share({ read: c.hottestRead.units, write: c.hottestWrite.units }), even: share({ read: c.read / c.keys, write: c.write / c.keys }) };
 }
 
 /** The event rate at which `units` (used by `events` events) reach the limits a second, and which of them binds first. */
@@ -201,6 +205,7 @@ async function mixRows(aws: BenchAws, receivers: ReceiverPool, sequencer: Functi
   const classes = classFigures(all);
   for (const c of classes) {
     const ceiling = ingestCeiling(c, EVENTS);
+    const share = shareOfLimits(c, EVENTS);
     if (ceiling.eventsPerSecond < lowest.eventsPerSecond) lowest = { eventsPerSecond: ceiling.eventsPerSecond, name: c.name };
     rows.push(
       { metric: `${c.name}: write units per event`, value: round(c.write / EVENTS, 3), unit: 'WU/event', note: `${c.keys} partition keys; read units per event ${round(c.read / EVENTS, 3)}` },
@@ -215,7 +220,7 @@ async function mixRows(aws: BenchAws, receivers: ReceiverPool, sequencer: Functi
         value: Number.isFinite(ceiling.eventsPerSecond) ? Math.round(ceiling.eventsPerSecond) : 0,
         unit: 'events/s',
         note: Number.isFinite(ceiling.eventsPerSecond)
-          ? `the hottest key reaches ${ceiling.bound === 'write' ? `${PARTITION_WRITE_UNITS_PER_SECOND} WU/s` : `${PARTITION_READ_UNITS_PER_SECOND} RU/s`} at this rate of this mix; at ${TARGET_EVENTS_PER_SECOND.toLocaleString('en-US')} events/s it takes ${percent(shareOfLimits(c, EVENTS).hottest)} of a partition's limits (each of the class's ${c.keys} keys ${percent(shareOfLimits(c, EVENTS).even)}, were its units spread evenly)`
+          ? `the hottest key reaches ${ceiling.bound === 'write' ? `${PARTITION_WRITE_UNITS_PER_SECOND} WU/s` : `${PARTITION_READ_UNITS_PER_SECOND} RU/s`} at this rate of this mix; at ${TARGET_EVENTS_PER_SECOND.toLocaleString('en-US')} events/s it takes ${percent(share.hottest)} of a partition's limits (each of the class's ${c.keys} keys ${percent(share.even)}, were its units spread evenly)`
           : 'no units',
       },
     );

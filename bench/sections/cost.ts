@@ -19,14 +19,14 @@
  */
 import { gzipSync } from 'node:zlib';
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { demoDocument } from '../../fixtures/demo';
 import { LEDGER_LOG } from '../../functions/contract/site-paths';
 import type { AccountingSnapshot } from '../lib/capacity/aws-proxy';
 import { drainSequencer, integrateStreamed, keepSequencerStream, scheduledEvent, startDeployedFunction, startSequencer, type SequencerSummary } from '../lib/capacity/functions';
 import { asBatch, MixState, mixRecords } from '../lib/capacity/mix';
 import { COST_ROUTES, operation } from '../lib/capacity/routes';
-import { BENCH_BUCKET, startBenchAws, type BenchAws } from '../lib/capacity/stand-ins';
+import { BENCH_BUCKET, benchS3Client, startBenchAws, type BenchAws } from '../lib/capacity/stand-ins';
 import { STREAM_BATCH_SIZE } from '../../lib/stack/sequencer';
 import { PROVISIONED_DEFAULTS } from '../../lib/stack/table-capacity';
 import {
@@ -205,7 +205,7 @@ async function readCosts(root: string, aws: BenchAws, facts: StackFacts, bare: S
   }
 
   // A tile of the log: API Gateway reads it from the bucket (an S3 integration, no function).
-  const s3 = new S3Client({ endpoint: aws.endpoints.s3, region: 'eu-central-1', forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+  const s3 = benchS3Client(aws);
   try {
     const tile = await (await s3.send(new GetObjectCommand({ Bucket: BENCH_BUCKET, Key: `${LEDGER_LOG.keyPrefix}tile/0/000` }))).Body!.transformToByteArray();
     const sent = tile.length + GATEWAY_HEADER_BYTES;
@@ -553,14 +553,20 @@ async function run(ctx: BenchContext): Promise<BenchRow[]> {
     progress('the busy references filled');
     const reads = await readCosts(ctx.root, aws, facts, bare);
     progress('the reads measured');
-    const s3 = new S3Client({ endpoint: aws.endpoints.s3, region: 'eu-central-1', forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+    // What the events measured leave in storage: the table and the tile log read before and after them.
+    const s3 = benchS3Client(aws);
     const dynamodb = localClient(aws.endpoints.dynamodb);
     const stored = () => storedBytes(dynamodb, aws.table, s3, BENCH_BUCKET, LEDGER_LOG.keyPrefix);
-    const before = await stored();
-    const ingest = await ingestCosts(ctx.root, aws, facts, bare, state);
-    const kept = storedSince(await stored(), before);
-    s3.destroy();
-    dynamodb.destroy();
+    let ingest: IngestCosts;
+    let kept: StoredBytes;
+    try {
+      const before = await stored();
+      ingest = await ingestCosts(ctx.root, aws, facts, bare, state);
+      kept = storedSince(await stored(), before);
+    } finally {
+      s3.destroy();
+      dynamodb.destroy();
+    }
     progress('the deliveries and batches measured');
 
     const rows: BenchRow[] = [];

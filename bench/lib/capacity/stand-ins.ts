@@ -15,6 +15,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { S3Client } from '@aws-sdk/client-s3';
 import { LEDGER_LOG } from '../../../functions/contract/site-paths';
 import { startEmbeddedStore } from '../../../lib/local/embedded-store';
 import { startKmsStandIn, type KmsStandIn } from '../../../lib/local/kms-stand-in';
@@ -26,6 +27,10 @@ const S3rver = require('s3rver') as new (options: Record<string, unknown>) => { 
 export const BENCH_REGION = 'eu-central-1';
 export const BENCH_BUCKET = 'bench-tiles';
 export const BENCH_ORIGIN = 'bench.example/ledger';
+
+/** A client of the bench's bucket (s3rver checks signatures with its own key), through the proxy. */
+export const benchS3Client = (aws: Pick<BenchAws, 'endpoints'>): S3Client =>
+  new S3Client({ endpoint: aws.endpoints.s3, region: BENCH_REGION, forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
 
 export interface BenchAws {
   /** The proxy's endpoints: what every process is given. */

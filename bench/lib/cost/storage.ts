@@ -4,8 +4,8 @@
  * object of the tile log, by how long it stays: for good, or until its TTL attribute. The cost bench
  * reads it before and after the events it measures, so the difference is what those events left.
  */
-import { ScanCommand, type AttributeValue as SdkAttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { ListObjectsV2Command, type S3Client } from '@aws-sdk/client-s3';
+import { paginateScan, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { paginateListObjectsV2, type S3Client } from '@aws-sdk/client-s3';
 import { PENDING_INDEX, TTL_ATTRIBUTE } from '../../../functions/store/layout';
 import { TABLE_KEYS } from '../../../functions/store/write';
 import { indexEntry, itemSize, type IndexSchema, type Item, type TableSchema } from '../capacity/units';
@@ -77,10 +77,11 @@ export function tally(into: StoredBytes, item: Item, nowSeconds: number): Stored
   const { bytes, expiresInSeconds, indexBytes } = itemStorage(item, nowSeconds);
   if (isJournalChunk(item)) return { ...into, journal: into.journal + bytes, index: into.index + indexBytes, items: into.items + 1 };
   const expiring = expiresInSeconds !== null;
+  const kind = itemClass(item);
   return {
     ...into,
     forGood: into.forGood + (expiring ? 0 : bytes),
-    forGoodByClass: expiring ? into.forGoodByClass : { ...into.forGoodByClass, [itemClass(item)]: (into.forGoodByClass[itemClass(item)] ?? 0) + bytes },
+    forGoodByClass: expiring ? into.forGoodByClass : { ...into.forGoodByClass, [kind]: (into.forGoodByClass[kind] ?? 0) + bytes },
     expiring: into.expiring + (expiring ? bytes : 0),
     expiringByteSeconds: into.expiringByteSeconds + (expiring ? bytes * expiresInSeconds : 0),
     index: into.index + indexBytes,
@@ -101,17 +102,11 @@ export function storedSince(after: StoredBytes, before: StoredBytes): StoredByte
 export async function storedBytes(dynamodb: DynamoDBClient, table: string, s3: S3Client, bucket: string, logPrefix: string): Promise<StoredBytes> {
   const now = Math.floor(Date.now() / 1000);
   let stored = NOTHING_STORED;
-  let start: Record<string, SdkAttributeValue> | undefined;
-  do {
-    const page = await dynamodb.send(new ScanCommand({ TableName: table, ExclusiveStartKey: start }));
+  for await (const page of paginateScan({ client: dynamodb }, { TableName: table })) {
     for (const item of page.Items ?? []) stored = tally(stored, item as Item, now);
-    start = page.LastEvaluatedKey;
-  } while (start);
-  let token: string | undefined;
-  do {
-    const page = await s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: logPrefix, ContinuationToken: token }));
+  }
+  for await (const page of paginateListObjectsV2({ client: s3 }, { Bucket: bucket, Prefix: logPrefix })) {
     for (const object of page.Contents ?? []) stored = { ...stored, log: stored.log + (object.Size ?? 0), logObjects: stored.logObjects + 1 };
-    token = page.IsTruncated ? page.NextContinuationToken : undefined;
-  } while (token);
+  }
   return stored;
 }
