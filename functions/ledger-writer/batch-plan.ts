@@ -2,7 +2,7 @@ import { integrateEvents, type DerivedEntry, type EventOutcome, type EventToInte
 import type { Head } from '../domain/kinds/kind';
 import { timelineOf } from '../domain/kinds/timelines';
 import { CHECKPOINT_TO_COME } from '../store/checkpoint-to-come';
-import type { PendingStore, WaitingEvent } from '../store/ports/pending';
+import type { PendingStore, Settlement, WaitingEvent } from '../store/ports/pending';
 import type { RecordChange, RecordGenesis, RecordStore, StoredTimeline, TimelineRequest } from '../store/ports/records';
 import type { AppendOnlyLog } from './log';
 
@@ -17,7 +17,7 @@ function eventOf(waiting: WaitingEvent): EventToIntegrate {
 
 const earliestOf = (events: readonly { at: string }[]): string => events.reduce((earliest, e) => (Date.parse(e.at) < Date.parse(earliest) ? e.at : earliest), events[0].at);
 
-interface RecordPlan {
+export interface RecordPlan {
   reference: string;
   kind: string;
   entries: DerivedEntry[];
@@ -38,6 +38,17 @@ export interface BatchPlan {
   retried: WaitingEvent[];
 }
 
+/** What the records a batch's events change project onto the records derived from them (a credential's status lists): by derived record, the parts and the earliest instant their events state. */
+export type Projected = Map<string, { parts: unknown[]; from: string }>;
+
+/** What a batch's events do to the records they name, before anything is logged: each record's plan, what became of each event, and what the changed records project. */
+export interface RecordsPlan {
+  plans: RecordPlan[];
+  outcomes: Map<string, EventOutcome>;
+  retried: WaitingEvent[];
+  projected: Projected;
+}
+
 /**
  * What a batch of events does to the records (docs/ingress.md#the-sequencer, steps 3 and 4), read
  * through the ports in a few round trips whatever the number of records: every record's genesis
@@ -49,6 +60,40 @@ export interface BatchPlan {
  * checkpoint signed, and each new version given its inclusion proof.
  */
 export async function planBatch(stores: { records: RecordStore; pending: PendingStore }, events: readonly WaitingEvent[], log: AppendOnlyLog, known?: KnownGeneses): Promise<BatchPlan> {
+  const planned = await planRecords(stores, events, known);
+  const plans = [...planned.plans, ...(await followProjections(stores.records, planned.projected))];
+  logNewVersions(plans, log);
+  return { changes: changesOf(plans), outcomes: planned.outcomes, retried: planned.retried };
+}
+
+/**
+ * Logs every new version of `plans` and gives each its inclusion proof against the batch's
+ * checkpoint, which the batch signs while it stores the leaves and the journal (batch.ts): until
+ * then the evidence names it CHECKPOINT_TO_COME.
+ */
+export function logNewVersions(plans: readonly RecordPlan[], log: AppendOnlyLog): void {
+  const leaves = new Map<Head, number>();
+  for (const head of newVersionsOf(plans)) leaves.set(head, log.add(head.content, { reference: head.reference, version: head.version }).leafIndex);
+  for (const [head, leafIndex] of leaves) head.evidence = log.evidence(leafIndex, head.version, CHECKPOINT_TO_COME);
+}
+
+/** The new versions of `plans`, in the order they are logged. */
+export const newVersionsOf = (plans: readonly RecordPlan[]): Head[] => plans.flatMap((plan) => plan.newHeads);
+
+/** The record changes `plans` write: the entries that changed, and the genesis of every record whose timeline changes. */
+export function changesOf(plans: readonly RecordPlan[]): RecordChange[] {
+  return plans.flatMap((plan): RecordChange[] => {
+    const entries = plan.entries.filter((e) => !(e.stored && unchanged(e.stored, e))).map(({ id, at, entry, view, head, eventKey }) => ({ id, at, entry, view, head, eventKey }));
+    // A record whose timeline changes has its genesis written too: it says where the newest items now are (records.ts).
+    return entries.length > 0 || plan.genesisChanged ? [{ reference: plan.reference, kind: plan.kind, after: plan.after, tail: plan.tail, entries, genesis: plan.genesis }] : [];
+  });
+}
+
+/**
+ * What `events` do to the records they name (planBatch, without the records derived from them and
+ * without the log): what a part of a batch plans (parts.ts).
+ */
+export async function planRecords(stores: { records: RecordStore; pending: PendingStore }, events: readonly WaitingEvent[], known?: KnownGeneses): Promise<RecordsPlan> {
   const outcomes = new Map<string, EventOutcome>();
   const byReference = new Map<string, EventToIntegrate[]>();
   // Oldest received first: events of the same instant are integrated in the order received.
@@ -76,8 +121,7 @@ export async function planBatch(stores: { records: RecordStore; pending: Pending
   for (const [reference, timeline] of await readTimelinesAtOnce(stores.records, again)) timelines.set(reference, timeline);
 
   const plans: RecordPlan[] = [];
-  /** Per derived record (a status list): what the records projected onto it must show, and the earliest instant their events state. */
-  const projected = new Map<string, { parts: unknown[]; from: string }>();
+  const projected: Projected = new Map();
   for (const [reference, list] of all) {
     const genesis = geneses.get(reference);
     if (!genesis) {
@@ -98,27 +142,17 @@ export async function planBatch(stores: { records: RecordStore; pending: Pending
     const genesisChanged = (changed && (highest !== genesis.highestVersion || !genesis.changedByEvents)) || stillAside.join() !== genesis.setAside.join();
     plans.push({ reference, kind: genesis.kind ?? '', entries: integration.entries, newHeads: integration.newHeads, after: timeline?.after ?? '-1', tail: timeline?.tail, genesis: { highestVersion: highest, events: { setAside: stillAside } }, genesisChanged });
     if (!changed) continue;
-    for (const projection of rules?.projections?.(integration.entries, from) ?? []) {
-      const target = projected.get(projection.reference) ?? { parts: [], from: projection.from };
-      target.parts.push(projection.part);
-      if (Date.parse(projection.from) < Date.parse(target.from)) target.from = projection.from;
-      projected.set(projection.reference, target);
-    }
+    for (const projection of rules?.projections?.(integration.entries, from) ?? []) addProjection(projected, projection);
   }
-  plans.push(...(await followProjections(stores.records, projected)));
+  return { plans, outcomes, retried: parked, projected };
+}
 
-  // Log every new version and give each its inclusion proof against the batch's checkpoint, which
-  // the batch signs while it stores the leaves and the journal (batch.ts): until then the evidence
-  // names it CHECKPOINT_TO_COME.
-  const leaves = new Map<Head, number>();
-  for (const plan of plans) for (const head of plan.newHeads) leaves.set(head, log.add(head.content, { reference: head.reference, version: head.version }).leafIndex);
-  for (const [head, leafIndex] of leaves) head.evidence = log.evidence(leafIndex, head.version, CHECKPOINT_TO_COME);
-  const changes = plans.flatMap((plan): RecordChange[] => {
-    const entries = plan.entries.filter((e) => !(e.stored && unchanged(e.stored, e))).map(({ id, at, entry, view, head, eventKey }) => ({ id, at, entry, view, head, eventKey }));
-    // A record whose timeline changes has its genesis written too: it says where the newest items now are (records.ts).
-    return entries.length > 0 || plan.genesisChanged ? [{ reference: plan.reference, kind: plan.kind, after: plan.after, tail: plan.tail, entries, genesis: plan.genesis }] : [];
-  });
-  return { changes, outcomes, retried: parked };
+/** Adds what one record projects onto a derived record to `projected` (its parts in order, the earliest instant). */
+export function addProjection(projected: Projected, projection: { reference: string; part: unknown; from: string }): void {
+  const target = projected.get(projection.reference) ?? { parts: [], from: projection.from };
+  target.parts.push(projection.part);
+  if (Date.parse(projection.from) < Date.parse(target.from)) target.from = projection.from;
+  projected.set(projection.reference, target);
 }
 
 /** Geneses read already under this batch's lease: those of `references` (absent where none was found). */
@@ -161,7 +195,7 @@ async function readTimelinesAtOnce(records: RecordStore, requests: readonly Time
  * change of this batch were reconciled by earlier batches, so their entries from then on (and the
  * one in force then) are what can be wrong.
  */
-async function followProjections(records: RecordStore, projected: Map<string, { parts: unknown[]; from: string }>): Promise<RecordPlan[]> {
+export async function followProjections(records: RecordStore, projected: Projected): Promise<RecordPlan[]> {
   if (projected.size === 0) return [];
   const geneses = await records.readGeneses([...projected.keys()]);
   const timelines = await records.readTimelines([...projected].flatMap(([reference, { from }]) => {
@@ -190,3 +224,43 @@ function unchanged(stored: StoredTimelineEntry, derived: { entry: unknown; view:
     JSON.stringify(stored.head) === JSON.stringify(derived.head)
   );
 }
+
+/** What a batch (or a part of one) did with its events. */
+export interface BatchSummary {
+  deliveries: number;
+  /** Events integrated. */
+  sequenced: number;
+  /** Events set aside (tried again with the record's next events). */
+  setAside: number;
+  /** Events set aside earlier and integrated now (counted in `sequenced` too). */
+  retried: number;
+  /** Entries written (new, or re-derived). */
+  entriesWritten: number;
+  /** Why each set-aside event was set aside, by its key. */
+  reasons: Record<string, string>;
+}
+
+/** How the events of a plan are settled (SEQUENCED with the version each made, or SET_ASIDE and why), and what the plan did. */
+export function settlementsOf(events: readonly WaitingEvent[], plan: Pick<RecordsPlan, 'outcomes' | 'retried'>): { settlements: Settlement[]; summary: Omit<BatchSummary, 'entriesWritten'> } {
+  const at = new Date().toISOString();
+  const settle = (event: WaitingEvent): Settlement => {
+    const outcome = plan.outcomes.get(event.key) ?? { key: event.key, sequenced: false, reason: 'the sequencer reached no decision' };
+    return { event, outcome: outcome.sequenced ? { sequenced: true, version: outcome.version } : { sequenced: false, reason: outcome.reason }, at };
+  };
+  // An event set aside before is settled again only when it is integrated now.
+  const retriedNow = plan.retried.filter((e) => plan.outcomes.get(e.key)?.sequenced);
+  const outcomes = events.map((e) => plan.outcomes.get(e.key));
+  return {
+    settlements: [...events, ...retriedNow].map(settle),
+    summary: {
+      deliveries: events.length,
+      sequenced: outcomes.filter((o) => o?.sequenced).length + retriedNow.length,
+      setAside: outcomes.filter((o) => !o?.sequenced).length,
+      retried: retriedNow.length,
+      reasons: Object.fromEntries(outcomes.flatMap((o) => (o && !o.sequenced ? [[o.key, o.reason]] : []))),
+    },
+  };
+}
+
+/** Entries a batch's record changes write (new, or re-derived), geneses included. */
+export const entriesWrittenBy = (changes: readonly RecordChange[]): number => changes.reduce((n, c) => n + c.entries.length + (c.genesis ? 1 : 0), 0);

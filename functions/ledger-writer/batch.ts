@@ -1,13 +1,23 @@
+import { MerkleTree } from '#verify/node/merkle-tree';
+import { partialHashTiles } from '../domain/ledger/tiles';
 import { withCheckpoint } from '../store/checkpoint-to-come';
-import type { JournaledWrites } from '../store/ports/ledger';
+import type { JournaledPart, JournaledWrites, LeafPlacer, LeafStore } from '../store/ports/ledger';
 import type { PendingStore } from '../store/ports/pending';
 import type { RecordStore } from '../store/ports/records';
-import type { AppendOnlyLog } from './log';
+import { checkSignedTree, logEvidence, type AppendOnlyLog } from './log';
 import { HeldLedger, type LedgerPublication, type LedgerWriterOptions } from './held-ledger';
+import type { CheckpointSigner, LedgerSigner } from './signer';
 
 /** What a batch writes once its new record versions are in the log and carry their evidence. */
 export interface PreparedBatch<T> extends JournaledWrites {
   result: T;
+  /** Parts of the batch planned apart (parts.ts): their new versions logged from `start`, journaled as their chunks, and written by `write` once the head is published. */
+  parts?: PartApart[];
+}
+
+/** A part of a batch planned apart, its leaves appended to the log: how it is journaled, and how it is written given the batch's checkpoint (asked only of a part with new versions). */
+export interface PartApart extends JournaledPart {
+  write(checkpoint: () => string): Promise<void>;
 }
 
 export interface BatchOutcome<T> {
@@ -57,7 +67,7 @@ export interface BatchOptions extends LedgerWriterOptions {
  */
 export async function runLedgerBatch<T, P = undefined>(
   options: BatchOptions,
-  prepare: (log: AppendOnlyLog, prefetched: P | undefined) => Promise<PreparedBatch<T>>,
+  prepare: (log: AppendOnlyLog, prefetched: P | undefined, journalFinished: boolean) => Promise<PreparedBatch<T>>,
   prefetch?: () => Promise<P>,
 ): Promise<BatchOutcome<T>> {
   const { journal } = options.ledger;
@@ -75,26 +85,32 @@ export async function runLedgerBatch<T, P = undefined>(
   );
   try {
     let [unfinished, prefetched] = alongside;
+    let journalFinished = false;
     // A batch stopped after publishing its head may have stopped before the tile log's `checkpoint` too.
-    if (unfinished && (await journal.finish(ledger.log.size, ledger.log.published.checkpoint))) {
+    const published = ledger.log.published;
+    if (unfinished && (await journal.finish(published.size, published.checkpoint, published.checkpoint ? leafPlacer(options.ledger.leaves, options.signer, published.size, published.checkpoint) : undefined))) {
       await ledger.republishCheckpoint();
       // The journal settled events and wrote records around the record store: what was read before it is stale.
       prefetched = undefined;
+      journalFinished = true;
       tails?.forget();
     }
-    const prepared = await prepare(ledger.log, prefetched);
-    const writes = ledger.log.hasUnpublished || prepared.records.length > 0 || prepared.settlements.length > 0 || prepared.schema === true;
+    const prepared = await prepare(ledger.log, prefetched, journalFinished);
+    const parts = prepared.parts ?? [];
+    const writes = ledger.log.hasUnpublished || prepared.records.length > 0 || prepared.settlements.length > 0 || prepared.schema === true || parts.length > 0;
     const journaled = options.journal === true && writes;
     // The key signs the checkpoint meanwhile (writeNewLeaves); the journal names it CHECKPOINT_TO_COME, the records written after the head carry it.
     await Promise.all([
       ledger.writeNewLeaves(),
-      journaled ? journal.write(ledger.log.size, { records: prepared.records, settlements: prepared.settlements, schema: prepared.schema }) : null,
+      journaled ? journal.write(ledger.log.size, { records: prepared.records, settlements: prepared.settlements, schema: prepared.schema }, parts) : null,
     ]);
     if (ledger.log.hasUnpublished) withCheckpoint(prepared.records, ledger.log.checkpoint());
-    // The timelines first (beside the tile log's checkpoint); then the geneses, the schema mark and the settled events together.
+    // The timelines first (beside the tile log's checkpoint, and every part's writes, which keep the same order within themselves); then the geneses, the schema mark and the settled events together.
     const concurrency = options.recordsConcurrency;
     const recordsToWrite = prepared.records.length > 0;
-    const publication = await ledger.publish(async () => (recordsToWrite ? options.records.write(prepared.records, { concurrency, part: 'timelines' }) : undefined));
+    const publication = await ledger.publish(async () => {
+      await Promise.all([recordsToWrite ? options.records.write(prepared.records, { concurrency, part: 'timelines' }) : null, ...parts.map((part) => part.write(() => ledger.log.checkpoint()))]);
+    });
     await Promise.all([
       recordsToWrite ? options.records.write(prepared.records, { concurrency, part: 'geneses' }) : null,
       prepared.schema ? options.records.markSchema() : null,
@@ -103,7 +119,9 @@ export async function runLedgerBatch<T, P = undefined>(
     // Marked done while the lease goes: a writer stopped between the two finishes the journal again (its writes are idempotent).
     await Promise.all([journaled ? journal.markDone(ledger.log.size) : null, ledger.release()]);
     done = true;
-    tails?.batchDone();
+    // Parts were written around this process's record store: what it remembers of their records may be stale.
+    if (parts.length > 0) tails?.forget();
+    else tails?.batchDone();
     options.cache?.finished(leasesTaken);
     return { result: prepared.result, ledger: publication };
   } finally {
@@ -111,4 +129,19 @@ export async function runLedgerBatch<T, P = undefined>(
     if (!done) tails?.forget();
     await ledger.release();
   }
+}
+
+/**
+ * How a writer finishing a journal places the new versions of its parts (LeafPlacer): the tree of
+ * the published size, rebuilt from the right edge where the parts' leaves begin and the leaves the
+ * batch stored from there (checked against the published checkpoint), gives each its evidence.
+ */
+export function leafPlacer(leaves: LeafStore, signer: CheckpointSigner | LedgerSigner, publishedSize: number, checkpoint: string): LeafPlacer {
+  return async (from) => {
+    const edge = await leaves.readEdgeTiles(partialHashTiles(from));
+    const tree = MerkleTree.fromRightEdge(from, (level) => edge.get(level) ?? null);
+    await leaves.forEachLeaf(publishedSize, (leaf) => void tree.append(leaf), undefined, from);
+    checkSignedTree(signer, tree, checkpoint);
+    return (leafIndex, version) => logEvidence(tree, signer.name, leafIndex, version, checkpoint);
+  };
 }

@@ -244,15 +244,20 @@ export class AppendOnlyLog {
    * instead (CHECKPOINT_TO_COME: a batch asks for evidence before its checkpoint is signed).
    */
   evidence(leafIndex: number, version: number, checkpoint?: string): LogEvidence {
-    return {
-      format: EVIDENCE_FORMAT,
-      version,
-      origin: this.origin,
-      leafIndex,
-      treeSize: this.size,
-      leafHash: encodeBase64(this.tree.leaf(leafIndex)),
-      inclusionProof: this.tree.inclusionProof(leafIndex).map(encodeBase64),
-      checkpoint: checkpoint ?? this.checkpoint(),
-    };
+    return logEvidence(this.tree, this.origin, leafIndex, version, checkpoint ?? this.checkpoint());
   }
+}
+
+/** The evidence of leaf `leafIndex` (record version `version`) of `tree`, the log `origin`, against `checkpoint` (signed for the tree's size). */
+export function logEvidence(tree: MerkleTree, origin: string, leafIndex: number, version: number, checkpoint: string): LogEvidence {
+  return {
+    format: EVIDENCE_FORMAT,
+    version,
+    origin,
+    leafIndex,
+    treeSize: tree.size,
+    leafHash: encodeBase64(tree.leaf(leafIndex)),
+    inclusionProof: tree.inclusionProof(leafIndex).map(encodeBase64),
+    checkpoint,
+  };
 }

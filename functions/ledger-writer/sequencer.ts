@@ -1,8 +1,11 @@
-import type { PendingStore, Settlement, WaitingEvent } from '../store/ports/pending';
+import { leafHash } from '#verify/node/hashing';
+import type { PendingStore } from '../store/ports/pending';
 import type { RecordStore } from '../store/ports/records';
-import { runLedgerBatch } from './batch';
-import { planBatch } from './batch-plan';
+import { runLedgerBatch, type PartApart, type PreparedBatch } from './batch';
+import { addProjection, changesOf, entriesWrittenBy, followProjections, logNewVersions, planBatch, settlementsOf, type BatchSummary, type Projected } from './batch-plan';
 import { LogCache, type LedgerWriterOptions } from './held-ledger';
+import { LedgerIntegrityError, type AppendOnlyLog } from './log';
+import { partOf, type PartRequest, type PartWriters } from './parts';
 
 /**
  * The sequencer (docs/ingress.md#the-sequencer): integrates accepted events into the records and
@@ -66,23 +69,21 @@ export interface SequencerOptions extends Omit<LedgerWriterOptions, 'leaseMs' | 
    */
   named?: readonly string[];
   leaseMs?: number;
+  /**
+   * Who plans and writes the parts of a large batch (parts.ts; none: every batch in this process).
+   * A batch they cut into more than one part is planned by them, by reference, and the sequencer
+   * only logs, signs, journals and publishes it.
+   */
+  parts?: PartWriters;
+  /** The references the known waiting events name, by key (a stream batch's images): how a batch in parts sends each to its part without reading it. */
+  references?: ReadonlyMap<string, string>;
 }
 
-export interface SequencerRun {
-  deliveries: number;
-  /** Events integrated in this batch. */
-  sequenced: number;
-  /** Events of this batch set aside (tried again with the record's next events). */
-  setAside: number;
-  /** Events set aside earlier and integrated in this batch (counted in `sequenced` too). */
-  retried: number;
-  /** Entries written (new, or re-derived). */
-  entriesWritten: number;
+/** What one batch did (BatchSummary: its events, the entries it wrote) and what it left. */
+export interface SequencerRun extends BatchSummary {
   /** Leaves appended to the log. */
   appended: number;
   treeSize: number | null;
-  /** Why each set-aside event was set aside, by its key. */
-  reasons: Record<string, string>;
   /** Keys known or listed as waiting and not taken by this batch, oldest received first: the next batch's `waiting`. */
   listedAfter: string[];
   /** Whether this batch asked the pending store what waits (so a batch not full saw all that waited). */
@@ -94,7 +95,7 @@ const processLogCache = new LogCache();
 
 /** Runs one batch; null when nothing was waiting. */
 export async function sequencePending(options: SequencerOptions): Promise<SequencerRun | null> {
-  const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+  const batchSize = options.batchSize ?? options.parts?.batchSize ?? DEFAULT_BATCH_SIZE;
   const known = [...new Set(options.waiting ?? [])];
   const look = options.look ?? true;
   let looked = look && known.length < batchSize;
@@ -106,56 +107,113 @@ export async function sequencePending(options: SequencerOptions): Promise<Sequen
   const candidates = all.slice(0, batchSize);
   // Nothing waiting: still finish a batch that stopped after publishing (its journal), if any.
   if (candidates.length === 0 && !unfinished) return null;
+  const batch = { cache: processLogCache, ...options, leaseMs: options.leaseMs ?? SEQUENCER_LEASE_MS, journal: true, recordsConcurrency: RECORD_WRITE_CONCURRENCY };
+  const ran = (outcome: { result: BatchSummary; ledger: { appended: number; treeSize: number } | null }): SequencerRun => ({
+    ...outcome.result,
+    appended: outcome.ledger?.appended ?? 0,
+    treeSize: outcome.ledger?.treeSize ?? null,
+    listedAfter: all.slice(batchSize),
+    looked,
+  });
 
   const waiting = async (keys: readonly string[]) => (keys.length === 0 ? [] : (await options.pending.readEvents(keys)).filter((e) => e.sequencing === 'PENDING'));
+  // A stopped batch's journal finished under the lease settled events listed before it: the batch takes the first of those listed that still wait.
+  const stillWaiting = async () => (await waiting(all)).slice(0, batchSize);
+  const parts = options.parts?.partsFor(candidates.length) ?? 1;
+  if (parts > 1) {
+    return ran(
+      await runLedgerBatch(batch, async (log, _prefetched, journalFinished) => {
+        const taken = journalFinished ? (await stillWaiting()).map((e) => e.key) : candidates;
+        return prepareInParts(options, options.parts!, taken, options.parts!.partsFor(taken.length), log);
+      }),
+    );
+  }
+
   const named = options.named ?? [];
   const prefetch = async () => {
     const [events, geneses] = await Promise.all([waiting(candidates), named.length > 0 ? options.records.readGeneses(named) : undefined]);
     return { events, geneses };
   };
-  const batch = { cache: processLogCache, ...options, leaseMs: options.leaseMs ?? SEQUENCER_LEASE_MS, journal: true, recordsConcurrency: RECORD_WRITE_CONCURRENCY };
-  const { result, ledger } = await runLedgerBatch(
-    batch,
-    async (log, prefetched) => {
-      // The candidates, read under the lease while the log was opened (read again if a stopped batch's journal was just finished).
-      let events = prefetched?.events ?? (await waiting(candidates));
-      const knownGeneses = prefetched?.geneses ? { references: named, geneses: prefetched.geneses } : undefined;
-      // The candidates were listed before the lease was taken: another writer (or the journal of a
-      // stopped batch, just finished) may have integrated them since. Ask again, if it may.
-      if (events.length === 0 && look) {
-        looked = true;
-        events = await waiting(await options.pending.listWaiting(batchSize));
-      }
-      return settleBatch(events, await planBatch(options, events, log, knownGeneses));
-    },
-    prefetch,
+  return ran(
+    await runLedgerBatch(
+      batch,
+      async (log, prefetched, journalFinished) => {
+        // The candidates, read under the lease while the log was opened (read again if a stopped batch's journal was just finished).
+        let events = prefetched?.events ?? (journalFinished ? await stillWaiting() : await waiting(candidates));
+        const knownGeneses = prefetched?.geneses ? { references: named, geneses: prefetched.geneses } : undefined;
+        // The candidates were listed before the lease was taken: another writer (or the journal of a
+        // stopped batch, just finished) may have integrated them since. Ask again, if it may.
+        if (events.length === 0 && look) {
+          looked = true;
+          events = await waiting(await options.pending.listWaiting(batchSize));
+        }
+        const plan = await planBatch(options, events, log, knownGeneses);
+        const { settlements, summary } = settlementsOf(events, plan);
+        return { records: plan.changes, settlements, result: { ...summary, entriesWritten: entriesWrittenBy(plan.changes) } };
+      },
+      prefetch,
+    ),
   );
-  return { ...result, appended: ledger?.appended ?? 0, treeSize: ledger?.treeSize ?? null, listedAfter: all.slice(batchSize), looked };
 }
 
-/** What a planned batch writes and settles, and what it reports. */
-function settleBatch(events: WaitingEvent[], plan: Awaited<ReturnType<typeof planBatch>>) {
-  const at = new Date().toISOString();
-  const settle = (event: WaitingEvent): Settlement => {
-    const outcome = plan.outcomes.get(event.key) ?? { key: event.key, sequenced: false, reason: 'the sequencer reached no decision' };
-    return { event, outcome: outcome.sequenced ? { sequenced: true, version: outcome.version } : { sequenced: false, reason: outcome.reason }, at };
-  };
-  // An event set aside before is settled again only when it is integrated now.
-  const retriedNow = plan.retried.filter((e) => plan.outcomes.get(e.key)?.sequenced);
-  const outcomes = events.map((e) => plan.outcomes.get(e.key));
+/**
+ * A batch in parts (parts.ts): each waiting event sent to the part of its reference (by the
+ * reference its stream image named, or read here), every part planned at once by the part
+ * writers; then here, the status lists the parts' credentials project onto, and the log: each
+ * part's new versions appended in turn (a part's ordinals become its leaves from `start`), then
+ * the status lists'. Each part is written by its writer once the head is published, its evidence
+ * computed here from the batch's tree.
+ */
+async function prepareInParts(options: SequencerOptions, writers: PartWriters, candidates: readonly string[], count: number, log: AppendOnlyLog): Promise<PreparedBatch<BatchSummary>> {
+  const references = options.references ?? new Map<string, string>();
+  const unnamed = candidates.filter((key) => !references.has(key));
+  const read = unnamed.length > 0 ? (await options.pending.readEvents(unnamed)).filter((e) => e.sequencing === 'PENDING') : [];
+  const requests = Array.from({ length: count }, (): PartRequest & { names: Set<string> } => ({ keys: [], events: [], named: [], names: new Set() }));
+  const route = (reference: string) => requests[partOf(reference, count)];
+  for (const key of candidates) {
+    const reference = references.get(key);
+    if (reference === undefined) continue;
+    route(reference).keys.push(key);
+    route(reference).names.add(reference);
+  }
+  for (const event of read) {
+    route(event.event.reference).events.push(event);
+    route(event.event.reference).names.add(event.event.reference);
+  }
+  const planned = await Promise.all(requests.filter((r) => r.keys.length + r.events.length > 0).map(({ keys, events, names }) => writers.plan({ keys, events, named: [...names] })));
+
+  const projected: Projected = new Map();
+  for (const part of planned) for (const { reference, parts, from } of part.projections) for (const p of parts) addProjection(projected, { reference, part: p, from });
+  const derived = await followProjections(options.records, projected);
+  const apart = planned.map((part): PartApart => {
+    const start = log.size;
+    part.leaves.forEach((leaf, ordinal) => {
+      const { leafIndex, appended } = log.addEntry(leaf.entry, leafHash(leaf.entry), leaf);
+      if (!appended || leafIndex !== start + ordinal) throw new LedgerIntegrityError(`${leaf.reference} version ${leaf.version} is already in the log at ${leafIndex}: a part's new versions are new leaves`);
+    });
+    const evidence = () => part.leaves.map((leaf, ordinal) => withoutCheckpoint(log.evidence(start + ordinal, leaf.version, '')));
+    return { start, leaves: part.leaves.length, chunks: part.chunks, write: (checkpoint) => writers.write({ chunks: part.chunks, checkpoint: part.leaves.length > 0 ? checkpoint() : '', evidence: evidence() }) };
+  });
+  logNewVersions(derived, log);
+  const records = changesOf(derived);
+  const summaries = planned.map((p) => p.summary);
+  const sum = (field: 'deliveries' | 'sequenced' | 'setAside' | 'retried' | 'entriesWritten') => summaries.reduce((n, s) => n + s[field], 0);
   return {
-    records: plan.changes,
-    settlements: [...events, ...retriedNow].map(settle),
+    records,
+    settlements: [],
+    parts: apart,
     result: {
-      deliveries: events.length,
-      sequenced: outcomes.filter((o) => o?.sequenced).length + retriedNow.length,
-      setAside: outcomes.filter((o) => !o?.sequenced).length,
-      retried: retriedNow.length,
-      entriesWritten: plan.changes.reduce((n, c) => n + c.entries.length + (c.genesis ? 1 : 0), 0),
-      reasons: Object.fromEntries(outcomes.flatMap((o) => (o && !o.sequenced ? [[o.key, o.reason]] : []))),
+      deliveries: sum('deliveries'),
+      sequenced: sum('sequenced'),
+      setAside: sum('setAside'),
+      retried: sum('retried'),
+      entriesWritten: sum('entriesWritten') + entriesWrittenBy(records),
+      reasons: Object.assign({}, ...summaries.map((s) => s.reasons)),
     },
   };
 }
+
+const withoutCheckpoint = <E extends { checkpoint: string }>({ checkpoint: _checkpoint, ...evidence }: E): Omit<E, 'checkpoint'> => evidence;
 
 /** Runs batches until nothing is waiting (or `maxBatches`); what each did. */
 export async function sequenceAll(options: SequencerOptions, maxBatches = Number.POSITIVE_INFINITY): Promise<SequencerRun[]> {

@@ -6,7 +6,9 @@ import { DEMO_CREDENTIALS } from '../../fixtures/demo-credentials';
 import { DEMO_OBJECTS, demoDocument } from '../../fixtures/demo';
 import { DEMO_PROOFS } from '../../fixtures/demo-proofs';
 import { verifyEvidence } from '../../functions/domain/ledger/node-crypto';
-import { sequenceAll } from '../../functions/ledger-writer/sequencer';
+import { sequenceAll, type SequencerOptions } from '../../functions/ledger-writer/sequencer';
+import { inProcessParts } from '../../functions/ledger-writer/parts';
+import { dynamoJournalChunks } from '../../functions/store/dynamodb/journal';
 import { formatSignerKey, signerFromKey } from '../../functions/ledger-writer/signer';
 import { directoryTileStore } from '../../functions/ledger-writer/tile-store';
 import { statusListReference } from '../../functions/domain/credentials/model';
@@ -132,52 +134,71 @@ async function snapshot(table: string, tiles: string) {
   }
 }
 
-let reference: Awaited<ReturnType<typeof snapshot>>;
-let totalWrites = 0;
+/**
+ * How a batch is planned: in the sequencer, or in parts by part writers (functions/ledger-writer/parts.ts;
+ * here in this process, on the same client: each of their writes counts, and may be the one that
+ * stops), a part an event.
+ */
+type Mode = 'in one process' | 'in parts';
+function sequencerOn(client: DynamoDBClient, table: string, tiles: string, mode: Mode): SequencerOptions {
+  const stores = tableStores(client, table);
+  const parts = mode === 'in parts' ? inProcessParts({ records: tableStores(client, table).records, pending: stores.pending, journal: dynamoJournalChunks(client, table) }, { eventsPerPart: 1, maxParts: BATCH_SIZE }) : undefined;
+  return { ...stores, signer, tiles: directoryTileStore(tiles), batchSize: BATCH_SIZE, parts };
+}
 
-test('an uninterrupted run integrates every delivery once, sets aside what breaks the rules, and its evidence verifies', async () => {
-  const { table, tiles } = await freshTable('reference');
-  const counting = stoppingClient(Number.POSITIVE_INFINITY);
-  const runs = await sequenceAll({ ...tableStores(counting.client, table), signer, tiles: directoryTileStore(tiles), batchSize: BATCH_SIZE });
-  totalWrites = counting.writes();
-  counting.client.destroy();
-  expect(runs.length).toBeGreaterThanOrEqual(Math.ceil(EVENTS.length / BATCH_SIZE));
-  reference = await snapshot(table, tiles);
-  expect(reference.deliveries.map((d) => d.sequencing)).toEqual(['SEQUENCED', 'SEQUENCED', 'SEQUENCED', 'SEQUENCED', 'SEQUENCED', 'SEQUENCED', 'SET_ASIDE']);
-  expect(reference.deliveries.every((d) => !d.waiting)).toBe(true);
-  expect(reference.head.leaseHeld).toBe(false);
-  expect(reference.journalDone).toBe(true);
-  // Every version the records show is in the log, with evidence that verifies; the log holds no other new leaf.
-  const shown = new Set<string>();
-  for (const entries of Object.values(reference.records) as any[][]) {
-    for (const e of entries) {
-      if (e.head.evidence?.version !== e.head.version) continue;
-      expect([e.head.reference, e.head.version, verifyEvidence(e.head.content, e.head.evidence, KEYS).ok]).toEqual([e.head.reference, e.head.version, true]);
-      shown.add(e.head.evidence.leafHash);
+const references = new Map<Mode, Awaited<ReturnType<typeof snapshot>>>();
+const totals = new Map<Mode, number>();
+
+describe.each<Mode>(['in one process', 'in parts'])('planned %s', (mode) => {
+  const name = (n: string) => (mode === 'in parts' ? `parts-${n}` : n);
+
+  test('an uninterrupted run integrates every delivery once, sets aside what breaks the rules, and its evidence verifies', async () => {
+    const { table, tiles } = await freshTable(name('reference'));
+    const counting = stoppingClient(Number.POSITIVE_INFINITY);
+    const runs = await sequenceAll(sequencerOn(counting.client, table, tiles, mode));
+    totals.set(mode, counting.writes());
+    counting.client.destroy();
+    expect(runs.length).toBeGreaterThanOrEqual(Math.ceil(EVENTS.length / BATCH_SIZE));
+    const reference = await snapshot(table, tiles);
+    references.set(mode, reference);
+    expect(reference.deliveries.map((d) => d.sequencing)).toEqual(['SEQUENCED', 'SEQUENCED', 'SEQUENCED', 'SEQUENCED', 'SEQUENCED', 'SEQUENCED', 'SET_ASIDE']);
+    expect(reference.deliveries.every((d) => !d.waiting)).toBe(true);
+    expect(reference.head.leaseHeld).toBe(false);
+    expect(reference.journalDone).toBe(true);
+    // Every version the records show is in the log, with evidence that verifies; the log holds no other new leaf.
+    const shown = new Set<string>();
+    for (const entries of Object.values(reference.records) as any[][]) {
+      for (const e of entries) {
+        if (e.head.evidence?.version !== e.head.version) continue;
+        expect([e.head.reference, e.head.version, verifyEvidence(e.head.content, e.head.evidence, KEYS).ok]).toEqual([e.head.reference, e.head.version, true]);
+        shown.add(e.head.evidence.leafHash);
+      }
     }
-  }
-  expect(new Set(reference.leaves)).toEqual(shown);
-  expect(new Set(reference.leaves).size).toBe(reference.leaves.length);
-  expect(totalWrites).toBeGreaterThan(10);
-}, 60_000);
+    expect(new Set(reference.leaves)).toEqual(shown);
+    expect(new Set(reference.leaves).size).toBe(reference.leaves.length);
+    expect(counting.writes()).toBeGreaterThan(10);
+  }, 60_000);
 
-test('stopped at every write, then resumed by a new sequencer once the lease ran out: the same table, log and tile log as the uninterrupted run', async () => {
-  expect(totalWrites).toBeGreaterThan(0);
-  for (let k = 1; k <= totalWrites; k++) {
-    const { table, tiles } = await freshTable(`stopped-at-${k}`);
-    const dying = stoppingClient(k);
-    void sequenceAll({ ...tableStores(dying.client, table), signer, tiles: directoryTileStore(tiles), batchSize: BATCH_SIZE, leaseMs: 100 });
-    await dying.stopped;
-    await new Promise((r) => setTimeout(r, 150));
-    const client = localClient(store.endpoint);
-    await sequenceAll({ ...tableStores(client, table), signer, tiles: directoryTileStore(tiles), batchSize: BATCH_SIZE });
-    client.destroy();
-    const after = await snapshot(table, tiles);
-    // Named by k, so a failure says at which write the sequencer was stopped.
-    expect({ stoppedAtWrite: k, deliveries: after.deliveries }).toEqual({ stoppedAtWrite: k, deliveries: reference.deliveries });
-    expect({ stoppedAtWrite: k, ...after }).toEqual({ stoppedAtWrite: k, ...reference });
-  }
-}, 300_000);
+  test('stopped at every write, then resumed by a new sequencer once the lease ran out: the same table, log and tile log as the uninterrupted run', async () => {
+    const totalWrites = totals.get(mode)!;
+    const reference = references.get(mode)!;
+    expect(totalWrites).toBeGreaterThan(0);
+    for (let k = 1; k <= totalWrites; k++) {
+      const { table, tiles } = await freshTable(name(`stopped-at-${k}`));
+      const dying = stoppingClient(k);
+      void sequenceAll({ ...sequencerOn(dying.client, table, tiles, mode), leaseMs: 100 });
+      await dying.stopped;
+      await new Promise((r) => setTimeout(r, 150));
+      const client = localClient(store.endpoint);
+      await sequenceAll(sequencerOn(client, table, tiles, mode));
+      client.destroy();
+      const after = await snapshot(table, tiles);
+      // Named by k, so a failure says at which write the sequencer was stopped.
+      expect({ stoppedAtWrite: k, deliveries: after.deliveries }).toEqual({ stoppedAtWrite: k, deliveries: reference.deliveries });
+      expect({ stoppedAtWrite: k, ...after }).toEqual({ stoppedAtWrite: k, ...reference });
+    }
+  }, 300_000);
+});
 
 test('a load of the same document afterwards keeps the records events changed, and says which', async () => {
   const client = localClient(store.endpoint);
@@ -189,6 +210,7 @@ test('a load of the same document afterwards keeps the records events changed, a
   expect(summary.keptChangedByEvents).toEqual([CREDENTIAL, DEMO_OBJECTS.current, DEMO_PROOFS.current, statusListReference('demo-2026-suspension')].sort());
   expect(summary.records).toBe(1);
   const after = await snapshot('reference', path.join(tilesRoot, 'reference'));
+  const reference = references.get('in one process')!;
   for (const kept of summary.keptChangedByEvents) expect([kept, after.records[kept]]).toEqual([kept, reference.records[kept]]);
   // The one record loaded again (the revocation list, untouched by the events) is the same versions, proven against the newest checkpoint.
   const versions = (entries: any) => entries.map((e: any) => [e.id, e.head.version, e.head.content]);

@@ -1,6 +1,6 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { HEAD_WORDS_V1 } from '../../domain/kinds/head-words';
-import { textWithCheckpoint, waitsForCheckpoint } from '../checkpoint-to-come';
+import { textWithCheckpoint, textWithPlacedEvidence, waitsForEvidence, type PlacedEvidence } from '../checkpoint-to-come';
 
 /**
  * How a version's head is kept in its item: its JSON text deflated with a preset dictionary.
@@ -30,7 +30,7 @@ const dictionaryV1 = (): Buffer => (dictionary ??= Buffer.from(HEAD_WORDS_V1, 'u
  * never stored: that is a writer's error, refused here.
  */
 export function headAttribute(headText: string): Record<string, AttributeValue> {
-  if (waitsForCheckpoint(headText)) throw new Error('a head whose evidence waits for its checkpoint is not stored (the batch writes it once its checkpoint is signed)');
+  if (waitsForEvidence(headText)) throw new Error('a head whose evidence waits for its checkpoint or its place in the log is not stored (the batch writes it once both are known)');
   const deflated = zlib().deflateRawSync(headText, { level: 9, dictionary: dictionaryV1() });
   return deflated.length < Buffer.byteLength(headText, 'utf8') ? { [HEAD_DEFLATED_V1]: { B: deflated } } : { [HEAD_TEXT]: { S: headText } };
 }
@@ -53,12 +53,17 @@ const JOURNALED_HEAD_TEXT = 'headJ';
 export type HeadItemFor = 'table' | 'journal';
 export const headAttributeFor = (where: HeadItemFor, headText: string): Record<string, AttributeValue> =>
   where === 'table' ? headAttribute(headText) : { [JOURNALED_HEAD_TEXT]: { S: headText } };
-/** The item the store writes for a journaled one; a head's evidence given `checkpoint` (the one its batch published) where it names CHECKPOINT_TO_COME. */
-export function storedHeadItem(item: Record<string, AttributeValue>, checkpoint: string | null): Record<string, AttributeValue> {
+/**
+ * The item the store writes for a journaled one; a head's evidence given `checkpoint` (the one its
+ * batch published) where it names CHECKPOINT_TO_COME, and `placed` where its place in the log was
+ * to come (a part of a batch: checkpoint-to-come.ts).
+ */
+export function storedHeadItem(item: Record<string, AttributeValue>, checkpoint: string | null, placed?: PlacedEvidence): Record<string, AttributeValue> {
   const text = item[JOURNALED_HEAD_TEXT]?.S;
   if (text === undefined) return item;
   const { [JOURNALED_HEAD_TEXT]: _text, ...rest } = item;
-  return { ...rest, ...headAttribute(checkpoint === null ? text : textWithCheckpoint(text, checkpoint)) };
+  const withPlace = placed ? textWithPlacedEvidence(text, placed) : text;
+  return { ...rest, ...headAttribute(checkpoint === null ? withPlace : textWithCheckpoint(withPlace, checkpoint)) };
 }
 
 /** The dictionary's bytes, for the test that holds it unchanged. */

@@ -1,12 +1,13 @@
 import { GetItemCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { batchGetItems, WRITER_READ } from '../batch-get';
-import { LEDGER_ITEM_SK, ledgerJournalChunkPk, ledgerJournalPk } from '../layout';
-import type { JournaledWrites, LedgerJournal } from '../ports/ledger';
+import type { PlacedEvidence } from '../checkpoint-to-come';
+import { LEDGER_ITEM_SK, ledgerJournalChunkPk, ledgerJournalPk, RECORD_PK_PREFIX } from '../layout';
+import type { JournalChunks, JournaledPart, JournaledWrites, LedgerJournal, LeafPlacer } from '../ports/ledger';
 import { tableMetaItem } from '../write';
 import { settledItem } from './pending';
 import { chainLocator, type LogLocator } from './ledger-chain';
 import { storedHeadItem } from './head-text';
-import { inHeadsPartition } from './record-items';
+import { inHeadsPartition, itemClass } from './record-items';
 import { deleteItems, putItems } from './put-items';
 import { TTL_ATTRIBUTE } from './pending-items';
 import { recordChangeItems } from './records';
@@ -23,12 +24,16 @@ type Item = Record<string, AttributeValue>;
  *                             once the batch is done (and they carry a TTL, CHUNK_RETENTION_DAYS,
  *                             for chunks no living writer remembers)
  *   pk = "L#J", sk = "#"      the header: the tree size the batch publishes, the number of chunks,
- *                             and whether all its items are written
+ *                             whether all its items are written, and the parts planned apart
+ *                             (`parts`: where each one's leaves start, how many, which chunks)
  * The chunks and the header are written together: the header counts only once the head is
  * published at its size, which happens after both are stored (functions/ledger-writer/batch.ts).
  * The items are the very items the record and pending stores write for those changes (in the order
  * they write them), so finishing a journal is writing them; only a head is kept as its text, which
  * the chunk's gzip compresses together with the others (head-text.ts), and deflated when written.
+ * A part planned apart (functions/ledger-writer/parts.ts) comes as chunks already made where it was
+ * planned (chunksOf), its heads' evidence to come: finishing places it from the leaves the batch
+ * stored (LeafPlacer).
  */
 /** node:zlib when a journal is first written or read (process.getBuiltinModule: not at a function's start, which reads never pay for). */
 const zlib = (): typeof import('node:zlib') => process.getBuiltinModule('node:zlib');
@@ -43,10 +48,19 @@ const CHUNK_RETENTION_DAYS = 14;
 /** Chunk and item writes in flight at once. */
 const WRITE_CONCURRENCY = 16;
 
+/** A part planned apart, as the header keeps it: its leaves (from `start`, `leaves` of them) and its chunks (`from` up to `to`). */
+interface PartInHeader {
+  start: number;
+  leaves: number;
+  from: number;
+  to: number;
+}
+
 interface JournalHeader {
   treeSize: number;
   chunks: number;
   done: boolean;
+  parts: PartInHeader[];
 }
 
 const headerKey = (keys: string): Item => ({ pk: { S: ledgerJournalPk(keys) }, sk: { S: LEDGER_ITEM_SK } });
@@ -57,6 +71,7 @@ const headerItem = (header: JournalHeader, keys: string): Item => ({
   treeSize: { N: String(header.treeSize) },
   chunks: { N: String(header.chunks) },
   done: { BOOL: header.done },
+  ...(header.parts.length > 0 ? { parts: { S: JSON.stringify(header.parts) } } : {}),
 });
 
 /** The items of a batch's writes, in the order the stores write them: entries, geneses, the schema mark, settled events. */
@@ -71,14 +86,13 @@ function binaryAsBase64(this: Record<string, unknown>, key: string, value: unkno
 }
 const base64AsBinary = (key: string, value: unknown): unknown => (key === 'B' && typeof value === 'string' ? Buffer.from(value, 'base64') : value);
 
-/** The chunks of `items` for a batch publishing `treeSize`. */
-function journalChunks(treeSize: number, items: readonly Item[], keys: string): Item[] {
-  const chunks: Item[] = [];
-  const expiresAt = { N: String(Math.floor(Date.now() / 1000) + CHUNK_RETENTION_DAYS * 86_400) };
+/** `items` as the bytes of chunks: gzip-compressed JSON, at most JOURNAL_CHUNK_BYTES of it each. */
+function chunkBytes(items: readonly Item[]): Buffer[] {
+  const chunks: Buffer[] = [];
   let current: string[] = [];
   let bytes = 0;
   const flush = () => {
-    chunks.push({ ...chunkKey(treeSize, chunks.length, keys), items: { B: zlib().gzipSync(`[${current.join(',')}]`) }, [TTL_ATTRIBUTE]: expiresAt });
+    chunks.push(zlib().gzipSync(`[${current.join(',')}]`));
     current = [];
     bytes = 0;
   };
@@ -95,22 +109,56 @@ function journalChunks(treeSize: number, items: readonly Item[], keys: string): 
   return chunks;
 }
 
+const itemsOfChunk = (bytes: Uint8Array): Item[] => JSON.parse(zlib().gunzipSync(bytes).toString('utf8'), base64AsBinary) as Item[];
+
+/** The items of chunks as the table takes them: each head deflated in its own partition, its evidence given. */
+const storedItems = (items: readonly Item[], checkpoint: string | null, placed?: PlacedEvidence): Item[] => items.map((item) => inHeadsPartition(storedHeadItem(item, checkpoint, placed)));
+
+/**
+ * Writes a journal's items (as the table takes them: storedItems) as the record and pending
+ * stores write them: the new versions' heads, then the entries (a reader never meets an entry
+ * whose head is not stored), then the rest (the geneses, the schema mark and the settled events),
+ * each step's requests sent together.
+ */
+async function writeJournaledItems(client: DynamoDBClient, table: string, items: readonly Item[]): Promise<void> {
+  const inRecord = (item: Item) => item.pk?.S?.startsWith(RECORD_PK_PREFIX) === true;
+  const heads = items.filter((item) => inRecord(item) && itemClass(item) === 'head');
+  const entries = items.filter((item) => inRecord(item) && itemClass(item) !== 'head' && itemClass(item) !== 'genesis');
+  const rest = items.filter((item) => !inRecord(item) || itemClass(item) === 'genesis');
+  for (const step of [heads, entries, rest]) if (step.length > 0) await putItems(client, table, step, undefined, { concurrency: WRITE_CONCURRENCY });
+}
+
+/** What a part planned apart (functions/ledger-writer/parts.ts) is journaled as, and how it is written: no keys of the log's needed. */
+export function dynamoJournalChunks(client: DynamoDBClient, table: string): JournalChunks {
+  return {
+    chunksOf: (writes) => chunkBytes(itemsOf(writes)),
+    writeChunks: (chunks, placed) => writeJournaledItems(client, table, storedItems(chunks.flatMap(itemsOfChunk), null, placed)),
+  };
+}
+
 export function dynamoJournal(client: DynamoDBClient, table: string, locator: LogLocator = chainLocator(client, table)): LedgerJournal {
   /** The chunks this process last wrote (removed when that batch is marked done). */
   let written: { treeSize: number; chunks: number } | null = null;
   const readHeader = async (): Promise<JournalHeader | null> => {
     const out = await client.send(new GetItemCommand({ TableName: table, Key: headerKey(locator.current()), ConsistentRead: true }));
     if (!out.Item) return null;
-    return { treeSize: Number(out.Item.treeSize!.N), chunks: Number(out.Item.chunks!.N), done: out.Item.done?.BOOL === true };
+    const parts = out.Item.parts?.S ? (JSON.parse(out.Item.parts.S) as PartInHeader[]) : [];
+    return { treeSize: Number(out.Item.treeSize!.N), chunks: Number(out.Item.chunks!.N), done: out.Item.done?.BOOL === true, parts };
   };
-  const readItems = async (header: JournalHeader, checkpoint: string | null): Promise<Item[]> => {
+  /** The journal's items, chunk by chunk; those of a part placed by `placer` (asked once, for the leaves of every part). */
+  const readItems = async (header: JournalHeader, checkpoint: string | null, placer?: LeafPlacer): Promise<Item[]> => {
     if (header.chunks === 0) return [];
     const keys = Array.from({ length: header.chunks }, (_, chunk) => chunkKey(header.treeSize, chunk, locator.current()));
-    const found = new Map((await batchGetItems(client, table, keys, WRITER_READ)).map((chunk) => [chunk.pk!.S!, chunk] as const));
-    return keys.flatMap((key) => {
-      const chunk = found.get(key.pk!.S!);
-      if (!chunk?.items?.B) throw new Error(`the journal of the batch publishing ${header.treeSize} is missing its chunk ${key.pk!.S}`);
-      return (JSON.parse(zlib().gunzipSync(chunk.items.B).toString('utf8'), base64AsBinary) as Item[]).map((item) => inHeadsPartition(storedHeadItem(item, checkpoint)));
+    const [found, placedAt] = await Promise.all([
+      batchGetItems(client, table, keys, WRITER_READ).then((chunks) => new Map(chunks.map((chunk) => [chunk.pk!.S!, chunk] as const))),
+      header.parts.length > 0 ? placeParts(header.parts, placer) : undefined,
+    ]);
+    return keys.flatMap((key, chunk) => {
+      const item = found.get(key.pk!.S!);
+      if (!item?.items?.B) throw new Error(`the journal of the batch publishing ${header.treeSize} is missing its chunk ${key.pk!.S}`);
+      const part = header.parts.find((p) => chunk >= p.from && chunk < p.to);
+      const placed: PlacedEvidence | undefined = part && placedAt ? (ordinal, version) => placedAt(part.start + ordinal, version) : undefined;
+      return storedItems(itemsOfChunk(item.items.B), checkpoint, placed);
     });
   };
   /** The chunks of the last batch this process marked done: removed while the next batch's journal is written (no round trip of their own). */
@@ -122,7 +170,7 @@ export function dynamoJournal(client: DynamoDBClient, table: string, locator: Lo
         new UpdateItemCommand({
           TableName: table,
           Key: headerKey(locator.current()),
-          UpdateExpression: 'SET done = :done, chunks = :none',
+          UpdateExpression: 'SET done = :done, chunks = :none REMOVE parts',
           ConditionExpression: 'treeSize = :size',
           ExpressionAttributeValues: { ':done': { BOOL: true }, ':none': { N: '0' }, ':size': { N: String(treeSize) } },
         }),
@@ -133,21 +181,32 @@ export function dynamoJournal(client: DynamoDBClient, table: string, locator: Lo
     if (chunks > 0) done = { treeSize, chunks };
     if (written?.treeSize === treeSize) written = null;
   };
+  const chunks = dynamoJournalChunks(client, table);
   return {
-    async write(treeSize, writes) {
-      const chunks = journalChunks(treeSize, itemsOf(writes), locator.current());
+    ...chunks,
+    async write(treeSize, writes, parts: readonly JournaledPart[] = []) {
+      const keys = locator.current();
+      const own = chunkBytes(itemsOf(writes));
+      const inHeader: PartInHeader[] = [];
+      let next = own.length;
+      for (const part of parts) {
+        inHeader.push({ start: part.start, leaves: part.leaves, from: next, to: next + part.chunks.length });
+        next += part.chunks.length;
+      }
+      const expiresAt = { N: String(Math.floor(Date.now() / 1000) + CHUNK_RETENTION_DAYS * 86_400) };
+      const items = [...own, ...parts.flatMap((p) => p.chunks)].map((bytes, chunk): Item => ({ ...chunkKey(treeSize, chunk, keys), items: { B: bytes }, [TTL_ATTRIBUTE]: expiresAt }));
       const old = done && done.treeSize !== treeSize ? done : null;
       await Promise.all([
-        putItems(client, table, [...chunks, headerItem({ treeSize, chunks: chunks.length, done: false }, locator.current())], undefined, { concurrency: WRITE_CONCURRENCY }),
-        old ? deleteItems(client, table, Array.from({ length: old.chunks }, (_, chunk) => chunkKey(old.treeSize, chunk, locator.current())), WRITE_CONCURRENCY) : null,
+        putItems(client, table, [...items, headerItem({ treeSize, chunks: items.length, done: false, parts: inHeader }, keys)], undefined, { concurrency: WRITE_CONCURRENCY }),
+        old ? deleteItems(client, table, Array.from({ length: old.chunks }, (_, chunk) => chunkKey(old.treeSize, chunk, keys)), WRITE_CONCURRENCY) : null,
       ]);
       if (old === done) done = null;
-      written = { treeSize, chunks: chunks.length };
+      written = { treeSize, chunks: items.length };
     },
-    async finish(publishedSize, checkpoint) {
+    async finish(publishedSize, checkpoint, placer) {
       const header = await readHeader();
       if (!header || header.done || header.treeSize !== publishedSize) return false;
-      await putItems(client, table, await readItems(header, checkpoint), undefined, { concurrency: WRITE_CONCURRENCY });
+      await writeJournaledItems(client, table, await readItems(header, checkpoint, placer));
       await markDone(publishedSize, header.chunks);
       return true;
     },
@@ -156,4 +215,12 @@ export function dynamoJournal(client: DynamoDBClient, table: string, locator: Lo
       return (await readHeader())?.done === false;
     },
   };
+}
+
+/** The evidence of every leaf of `parts`, from the placer a finishing writer gives (the leaves its batch stored). */
+async function placeParts(parts: readonly PartInHeader[], placer: LeafPlacer | undefined): Promise<(leafIndex: number, version: number) => unknown> {
+  if (!placer) throw new Error('the journal holds parts whose new versions wait for their place in the log, and no placer was given to finish it');
+  const from = Math.min(...parts.map((p) => p.start));
+  const to = Math.max(...parts.map((p) => p.start + p.leaves));
+  return placer(from, to);
 }

@@ -1,8 +1,8 @@
 import { LeaseLostError, LedgerLockedError } from '../errors';
-import { tileName, type JournaledWrites, type LeafStore, type LedgerHead, type LedgerJournal, type LedgerLock, type PublishedLedger } from '../ports/ledger';
+import { tileName, type JournalChunks, type JournaledPart, type JournaledWrites, type LeafStore, type LedgerHead, type LedgerJournal, type LedgerLock, type PublishedLedger } from '../ports/ledger';
 import type { PendingStore } from '../ports/pending';
 import type { RecordStore } from '../ports/records';
-import { withCheckpoint } from '../checkpoint-to-come';
+import { withCheckpoint, withPlacedEvidence, type PlacedEvidence } from '../checkpoint-to-come';
 
 export interface MemoryLedger {
   lock: LedgerLock;
@@ -22,7 +22,7 @@ export function memoryLedger(stores: { records: RecordStore; pending: PendingSto
   let stored: LedgerHead | null = null;
   const tiles = new Map<string, Uint8Array>();
   const checkpoints = new Map<number, string>();
-  let journal: { treeSize: number; done: boolean; writes: JournaledWrites | null } | null = null;
+  let journal: { treeSize: number; done: boolean; writes: JournaledWrites | null; parts: JournaledPart[] } | null = null;
   const read = async () => structuredClone(stored);
 
   const lock: LedgerLock = {
@@ -68,22 +68,28 @@ export function memoryLedger(stores: { records: RecordStore; pending: PendingSto
     },
   };
 
+  const chunks = memoryJournalChunks(stores);
   const journalStore: LedgerJournal = {
-    async write(treeSize, writes) {
-      journal = { treeSize, done: false, writes: structuredClone(writes) };
+    ...chunks,
+    async write(treeSize, writes, parts: readonly JournaledPart[] = []) {
+      journal = { treeSize, done: false, writes: structuredClone(writes), parts: parts.map((p) => ({ start: p.start, leaves: p.leaves, chunks: p.chunks.map((c) => new Uint8Array(c)) })) };
     },
-    async finish(publishedSize, checkpoint) {
+    async finish(publishedSize, checkpoint, placer) {
       if (!journal || journal.done || journal.treeSize !== publishedSize || !journal.writes) return false;
-      if (checkpoint) withCheckpoint(journal.writes.records, checkpoint);
-      await stores.records.write(journal.writes.records);
-      if (journal.writes.schema) await stores.records.markSchema();
-      await stores.pending.settle(journal.writes.settlements);
+      const { writes, parts } = journal;
+      if (checkpoint) withCheckpoint(writes.records, checkpoint);
+      await writeAll(stores, writes);
+      if (parts.length > 0) {
+        if (!placer) throw new Error('the journal holds parts whose new versions wait for their place in the log, and no placer was given to finish it');
+        const placedAt = await placer(Math.min(...parts.map((p) => p.start)), Math.max(...parts.map((p) => p.start + p.leaves)));
+        for (const part of parts) await chunks.writeChunks(part.chunks, (ordinal, version) => placedAt(part.start + ordinal, version));
+      }
       await journalStore.markDone(publishedSize);
       return true;
     },
     async markDone(treeSize) {
       // Only the journal of this size (as the table's conditional update).
-      if (journal?.treeSize === treeSize) journal = { treeSize, done: true, writes: null };
+      if (journal?.treeSize === treeSize) journal = { treeSize, done: true, writes: null, parts: [] };
     },
     unfinished: async () => journal?.done === false,
   };
@@ -99,4 +105,25 @@ export function memoryLedger(stores: { records: RecordStore; pending: PendingSto
   };
 
   return { lock, leaves: leafStore, journal: journalStore, published, checkpoints };
+}
+
+/** What a batch's writes do, in the order the batch writes them: the records (heads, entries, geneses), the schema mark, the settled events. */
+async function writeAll(stores: { records: RecordStore; pending: PendingStore }, writes: JournaledWrites): Promise<void> {
+  await stores.records.write(writes.records);
+  if (writes.schema) await stores.records.markSchema();
+  await stores.pending.settle(writes.settlements);
+}
+
+/** A part's writes as one chunk of JSON, and written through the record and pending stores given (as the table's, journal.ts). */
+export function memoryJournalChunks(stores: { records: RecordStore; pending: PendingStore }): JournalChunks {
+  return {
+    chunksOf: (writes) => [new TextEncoder().encode(JSON.stringify(writes))],
+    async writeChunks(chunks, placed: PlacedEvidence) {
+      for (const chunk of chunks) {
+        const writes = JSON.parse(new TextDecoder().decode(chunk)) as JournaledWrites;
+        withPlacedEvidence(writes.records, placed);
+        await writeAll(stores, writes);
+      }
+    },
+  };
 }

@@ -2,7 +2,7 @@ import type { StoredTimelineEntry } from '../../domain/kinds/kind';
 import { canonicalInstant, positionAfter, sortKeysOf } from '../layout';
 import type { RecordChange, RecordGenesis, RecordStore, RecordWindow, RecordWriteOptions, StoredEntry, StoredTimeline } from '../ports/records';
 import { WindowEntry } from '../window-entry';
-import { waitsForCheckpoint } from '../checkpoint-to-come';
+import { waitsForEvidence } from '../checkpoint-to-come';
 
 /** An entry as the memory keeps it: the parts as JSON text, read back as fresh objects, as a table gives them. */
 interface KeptEntry {
@@ -85,7 +85,7 @@ export class MemoryRecordStore implements RecordStore {
       for (const e of change.entries) {
         const text = JSON.stringify(e.head);
         // As the table refuses one (head-text.ts).
-        if (waitsForCheckpoint(text)) throw new Error(`${change.reference}: a head whose evidence waits for its checkpoint is not stored`);
+        if (waitsForEvidence(text)) throw new Error(`${change.reference}: a head whose evidence waits for its checkpoint or its place in the log is not stored`);
         if ((heads.get(versionOf(text)) ?? text) !== text) throw new Error(`${change.reference}: version ${versionOf(text)} is given two different heads`);
         heads.set(versionOf(text), text);
       }

@@ -1,5 +1,6 @@
 import type { Settlement } from './pending';
 import type { RecordChange } from './records';
+import type { PlacedEvidence } from '../checkpoint-to-come';
 
 /**
  * Where the integrity log keeps what is not its public tile log (docs/ledger.md#storage-ports):
@@ -42,16 +43,44 @@ export interface LeafStore {
   write(leaves: readonly LeafToStore[], tiles: readonly HashTileToStore[], onProgress?: (written: number, total: number) => void): Promise<void>;
 }
 
+/**
+ * A part of a batch's writes as journal chunks (functions/ledger-writer/parts.ts): made where the
+ * part is planned, kept in the batch's journal meanwhile, and written where the part is written.
+ */
+export interface JournalChunks {
+  /** The chunks `writes` are journaled as (no I/O): what a part's planner hands to the batch. */
+  chunksOf(writes: JournaledWrites): Uint8Array[];
+  /**
+   * Writes what `chunks` hold, as the record and pending stores write it (the new versions' heads,
+   * then the entries, then the geneses and the settled events), each new version's evidence
+   * `placed(ordinal, version)` where it was to come (checkpoint-to-come.ts).
+   */
+  writeChunks(chunks: readonly Uint8Array[], placed: PlacedEvidence): Promise<void>;
+}
+
+/** A part of a batch planned apart, as its journal keeps it: where its new versions' leaves start, how many, and its chunks. */
+export interface JournaledPart {
+  start: number;
+  leaves: number;
+  chunks: readonly Uint8Array[];
+}
+
+/**
+ * How a writer finishing a journal gives the evidence of the leaves `from` up to `to` of the log it
+ * published (the parts' new versions): read back from the leaves the batch stored.
+ */
+export type LeafPlacer = (from: number, to: number) => Promise<(leafIndex: number, version: number) => unknown>;
+
 /** A batch's writes, journaled before its head is published (functions/ledger-writer/batch.ts). */
-export interface LedgerJournal {
-  /** Stores what a batch publishing `treeSize` writes after its head: every record change and settlement. */
-  write(treeSize: number, writes: JournaledWrites): Promise<void>;
+export interface LedgerJournal extends JournalChunks {
+  /** Stores what a batch publishing `treeSize` writes after its head: every record change and settlement, its own and its parts'. */
+  write(treeSize: number, writes: JournaledWrites, parts?: readonly JournaledPart[]): Promise<void>;
   /**
    * Writes what a batch that published `publishedSize` with `checkpoint` left unwritten (its new
-   * versions' evidence given that checkpoint where it names CHECKPOINT_TO_COME), then marks its
-   * journal done; nothing when none waits. True when it finished one.
+   * versions' evidence given that checkpoint where it names CHECKPOINT_TO_COME, and its parts'
+   * placed by `placer`), then marks its journal done; nothing when none waits. True when it finished one.
    */
-  finish(publishedSize: number, checkpoint: string | null): Promise<boolean>;
+  finish(publishedSize: number, checkpoint: string | null, placer?: LeafPlacer): Promise<boolean>;
   /** Marks the journal of `treeSize` done; a journal of another size (a newer batch's) is left as it is. */
   markDone(treeSize: number): Promise<void>;
   /** True when a journal waits to be finished (the sequencer runs a batch for it even when no event waits). */

@@ -1,0 +1,147 @@
+import { canonicalBytes } from '#verify/checks/canonical';
+import { evidenceToCome } from '../store/checkpoint-to-come';
+import type { Head } from '../domain/kinds/kind';
+import type { JournalChunks } from '../store/ports/ledger';
+import type { PendingStore, WaitingEvent } from '../store/ports/pending';
+import type { RecordStore } from '../store/ports/records';
+import { changesOf, entriesWrittenBy, newVersionsOf, planRecords, settlementsOf, type BatchSummary } from './batch-plan';
+
+/**
+ * A batch planned in parts (docs/ingress.md#one-log-many-writers): one log has one writer at a
+ * time (the sequencer, holding its lease), but what a batch does to its records (reading them,
+ * the rules, building and writing their items, settling the events) is most of its work, and the
+ * records of different references are independent. So a large batch is cut by reference into
+ * parts, each planned and written by a part writer of its own (another Lambda function on AWS),
+ * while the sequencer does only what one log needs one writer for: it appends every part's new
+ * versions to the log, signs one checkpoint, journals and publishes, and hands each part the
+ * evidence of its new versions to write with it. A credential's status lists follow in the
+ * sequencer itself, after the parts (they gather what many credentials project onto them).
+ *
+ * A part names its new versions' evidence by their ordinal among them (EVIDENCE_TO_COME) until
+ * they are placed; its writes go through the journal as the chunks it made (JournalChunks), so a
+ * batch stopped after publishing its head is finished from them as any other.
+ */
+
+/** What a part writer is asked to plan: the events of some references. */
+export interface PartRequest {
+  /** Keys of events waiting, read strongly consistent by the part (those no longer waiting are passed over). */
+  keys: string[];
+  /** Events the sequencer read already, still waiting. */
+  events: WaitingEvent[];
+  /** The references their events name: their geneses are read with the events. */
+  named: string[];
+}
+
+/** A new version of a part, as the log takes it: its record, its number and its leaf's entry (RFC 8785 canonical JSON of its content). */
+export interface PartLeaf {
+  reference: string;
+  version: number;
+  entry: Uint8Array;
+}
+
+/** What a part writer planned. */
+export interface PlannedPart {
+  /** Its new versions, in the order they are logged (their ordinals). */
+  leaves: PartLeaf[];
+  /** Its writes (records and settled events) as journal chunks, each new version's evidence to come. */
+  chunks: Uint8Array[];
+  /** What its changed records project onto the records derived from them (a credential's status lists). */
+  projections: Array<{ reference: string; parts: unknown[]; from: string }>;
+  summary: BatchSummary;
+}
+
+/** What a part writer is asked to write once the batch's head is published. */
+export interface PartWrite {
+  chunks: Uint8Array[];
+  /** The batch's signed checkpoint. */
+  checkpoint: string;
+  /** Each new version's evidence (without its checkpoint), by its ordinal. */
+  evidence: Array<Record<string, unknown> & { version: number }>;
+}
+
+/** What a part writer works with: the records, the events, and the journal's chunks. */
+export interface PartStores {
+  records: RecordStore;
+  pending: PendingStore;
+  journal: JournalChunks;
+}
+
+/** Plans one part: its events read (what the sequencer did not read), their records integrated, every new version's evidence to come. */
+export async function planPart(stores: PartStores, request: PartRequest): Promise<PlannedPart> {
+  const [read, geneses] = await Promise.all([
+    request.keys.length > 0 ? stores.pending.readEvents(request.keys) : [],
+    request.named.length > 0 ? stores.records.readGeneses(request.named) : undefined,
+  ]);
+  const events = [...request.events, ...read.filter((e) => e.sequencing === 'PENDING')];
+  const planned = await planRecords(stores, events, geneses ? { references: request.named, geneses } : undefined);
+  const heads = newVersionsOf(planned.plans);
+  // Placed once every part is planned (the sequencer appends them): the part writer puts their evidence in when it writes them.
+  heads.forEach((head, ordinal) => (head.evidence = evidenceToCome(ordinal) as unknown as Head['evidence']));
+  const { settlements, summary } = settlementsOf(events, planned);
+  const records = changesOf(planned.plans);
+  return {
+    leaves: heads.map((head) => ({ reference: head.reference, version: head.version, entry: canonicalBytes(head.content) })),
+    chunks: records.length + settlements.length > 0 ? stores.journal.chunksOf({ records, settlements }) : [],
+    projections: [...planned.projected].map(([reference, { parts, from }]) => ({ reference, parts, from })),
+    summary: { ...summary, entriesWritten: entriesWrittenBy(records) },
+  };
+}
+
+/** Writes one part once its batch's head is published: its chunks, each new version given its evidence. */
+export async function writePart(stores: Pick<PartStores, 'journal'>, write: PartWrite): Promise<void> {
+  await stores.journal.writeChunks(write.chunks, (ordinal, version) => {
+    const evidence = write.evidence[ordinal];
+    if (evidence?.version !== version) throw new Error(`the part's new version ${ordinal} is version ${version}, but its evidence is for ${evidence?.version ?? 'none'}`);
+    return { ...evidence, checkpoint: write.checkpoint };
+  });
+}
+
+/** Who plans and writes a batch's parts: the part writers (lambda-parts.ts on AWS), or this process (inProcessParts). */
+export interface PartWriters {
+  /** The parts a batch of `events` events is planned in: 1 plans it in the sequencer, as one. */
+  partsFor(events: number): number;
+  /** The events a batch takes at most (a full part for each writer). */
+  readonly batchSize: number;
+  plan(request: PartRequest): Promise<PlannedPart>;
+  write(write: PartWrite): Promise<void>;
+}
+
+/**
+ * The part a reference's events belong to among `count`: FNV-1a of the reference, so a record's
+ * events always go to one part (the rules see them together) and references spread evenly.
+ */
+export function partOf(reference: string, count: number): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < reference.length; i++) {
+    hash ^= reference.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193) >>> 0;
+  }
+  return hash % count;
+}
+
+/** How many parts a batch of `events` is planned in, `eventsPerPart` a part, at most `maxParts` (1: in the sequencer). */
+export const partsForEvents = (events: number, eventsPerPart: number, maxParts: number): number => Math.max(1, Math.min(maxParts, Math.floor(events / eventsPerPart)));
+
+/**
+ * Requests and answers as they travel to a part writer and back (JSON; bytes as base64), so what
+ * runs in this process is exactly what a Lambda is sent and answers.
+ */
+export const encodePart = (value: unknown): string => JSON.stringify(value, bytesAsBase64);
+/** A JSON replacer: bytes (a Buffer's own toJSON has run before a replacer sees the value, hence `this[key]`) as base64. */
+function bytesAsBase64(this: Record<string, unknown>, key: string, value: unknown): unknown {
+  const original = this[key];
+  return original instanceof Uint8Array ? { $bytes: Buffer.from(original).toString('base64') } : value;
+}
+export const decodePart = <T>(text: string): T =>
+  JSON.parse(text, (_key, v: unknown) => (v !== null && typeof v === 'object' && typeof (v as { $bytes?: unknown }).$bytes === 'string' ? new Uint8Array(Buffer.from((v as { $bytes: string }).$bytes, 'base64')) : v)) as T;
+
+/** Part writers in this process (tests, and the local service when asked): each request and answer encoded and decoded as a Lambda's would be. */
+export function inProcessParts(stores: PartStores, options: { eventsPerPart: number; maxParts: number }): PartWriters {
+  const across = <T>(value: unknown): T => decodePart<T>(encodePart(value));
+  return {
+    partsFor: (events) => partsForEvents(events, options.eventsPerPart, options.maxParts),
+    batchSize: options.eventsPerPart * options.maxParts,
+    plan: async (request) => across<PlannedPart>(await planPart(stores, across<PartRequest>(request))),
+    write: async (write) => writePart(stores, across<PartWrite>(write)),
+  };
+}
