@@ -8,13 +8,15 @@ import { SERVICE_NAME } from '../contract/service';
 import { logger } from '../logging/logger';
 import { kmsCheckpointSigner } from '../ledger-writer/kms-signer';
 import { oldestPendingAge, PENDING_AGE_METRIC, PendingLooks } from '../ledger-writer/pending-age';
+import { EVENTS_PER_PART, lambdaParts } from '../ledger-writer/lambda-parts';
+import type { PartWriters } from '../ledger-writer/parts';
 import { DEFAULT_BATCH_SIZE, sequencePending } from '../ledger-writer/sequencer';
 import type { CheckpointSigner } from '../ledger-writer/signer';
 import { bucketTileStore, type TileStore } from '../ledger-writer/tile-store';
 import { withoutSdkLogLines } from '../aws/sdk-log-lines';
 import { tableStores, type TableStores } from '../store/dynamodb';
 import { RecordTails } from '../store/dynamodb/record-tails';
-import { namedOfStream, waitingKeysOfStream } from '../store/dynamodb/pending';
+import { namedOfStream, referencesOfStream, waitingKeysOfStream } from '../store/dynamodb/pending';
 import { LedgerLockedError } from '../store/errors';
 
 /**
@@ -66,6 +68,8 @@ export interface SequencerEnvironment {
   signer: () => Promise<CheckpointSigner>;
   /** When this execution environment last asked the pending index what waits. */
   looks: PendingLooks;
+  /** Who plans and writes the parts of a large batch (none: every batch in this function). */
+  parts?: PartWriters;
 }
 
 /**
@@ -77,7 +81,7 @@ type WhatWaits = 'nothing' | 'ask' | 'unknown';
 
 let signer: Promise<CheckpointSigner> | undefined;
 /** The execution environment's clients and stores, made once: its table (the records, the events, the ledger's head) and its tile log. */
-let made: { stores: TableStores; tiles: TileStore; looks: PendingLooks } | undefined;
+let made: { stores: TableStores; tiles: TileStore; looks: PendingLooks; parts?: PartWriters } | undefined;
 
 function setting(name: string): string {
   const value = process.env[name];
@@ -103,6 +107,7 @@ function environmentFromSettings(): SequencerEnvironment {
     stores: tableStores(withoutSdkLogLines(new DynamoDBClient({ maxAttempts: 4, requestHandler, cacheMiddleware: true })), table, undefined, new RecordTails()),
     tiles: bucketTileStore(withoutSdkLogLines(new S3Client({})), bucket, process.env.LEDGER_TILES_PREFIX ?? 'ledger/'),
     looks: new PendingLooks(),
+    parts: partWritersFromSettings(),
   };
   return {
     table,
@@ -117,6 +122,20 @@ function environmentFromSettings(): SequencerEnvironment {
 }
 
 /**
+ * The part writers the stack names (SEQUENCER_PART_FUNCTION, at most SEQUENCER_PARTS of them a
+ * batch, SEQUENCER_EVENTS_PER_PART events a part, EVENTS_PER_PART unless set:
+ * docs/ingress.md#one-log-many-writers); none when it names none, or allows one part.
+ */
+function partWritersFromSettings(): PartWriters | undefined {
+  const name = process.env.SEQUENCER_PART_FUNCTION;
+  const most = Number(process.env.SEQUENCER_PARTS ?? 0);
+  const eventsPerPart = Number(process.env.SEQUENCER_EVENTS_PER_PART || EVENTS_PER_PART);
+  if (!name || !(most > 1)) return undefined;
+  if (!(Number.isInteger(eventsPerPart) && eventsPerPart > 0)) throw new Error(`SEQUENCER_EVENTS_PER_PART must be a whole number above 0, not ${process.env.SEQUENCER_EVENTS_PER_PART}`);
+  return lambdaParts(name, { maxParts: Math.floor(most), eventsPerPart });
+}
+
+/**
  * One run: what waits is integrated, batch after batch, while the invocation has time for another
  * (the stream's keys first), and the age of what still waits is published whatever the outcome.
  * A run woken by the stream takes the stream's keys alone unless no look at the index was made for
@@ -128,6 +147,8 @@ export async function runSequencer(environment: SequencerEnvironment, event: Seq
   let waiting = waitingKeysOfStream(event.Records ?? []);
   // The records the stream's events name (their images): the first batch reads their geneses with the events.
   let named: string[] | undefined = namedOfStream(event.Records ?? []);
+  // And by each event's key, so a batch in parts sends each to its part unread.
+  let references: Map<string, string> | undefined = referencesOfStream(event.Records ?? []);
   const look = !event.Records || looks.due;
   const summary: SequencerSummary = { batches: 0, deliveries: 0, sequenced: 0, setAside: 0, appended: 0, treeSize: null };
   let whatWaits: WhatWaits = 'ask';
@@ -140,8 +161,9 @@ export async function runSequencer(environment: SequencerEnvironment, event: Seq
         whatWaits = 'unknown';
         break;
       }
-      const run = await sequencePending({ ...stores, signer: checkpointSigner, tiles, waiting, look, named });
+      const run = await sequencePending({ ...stores, signer: checkpointSigner, tiles, waiting, look, named, references, parts: environment.parts });
       named = undefined;
+      references = undefined;
       // Null: nothing known, so (looking) the index was asked and listed nothing.
       if (look && (run === null || run.looked)) looks.looked();
       if (!run) {
@@ -157,7 +179,7 @@ export async function runSequencer(environment: SequencerEnvironment, event: Seq
       summary.treeSize = run.treeSize ?? summary.treeSize;
       for (const [key, reason] of Object.entries(run.reasons)) logger.warn('delivery set aside', { delivery: key, reason });
       // A batch that looked and was not full took everything listed: what arrives now wakes the sequencer through the stream (or the schedule).
-      if (run.looked && run.deliveries < DEFAULT_BATCH_SIZE) {
+      if (run.looked && run.deliveries < batchSizeOf(environment)) {
         whatWaits = run.deliveries > 0 ? 'nothing' : 'ask';
         break;
       }
@@ -176,6 +198,9 @@ export async function runSequencer(environment: SequencerEnvironment, event: Seq
   logger.info('sequenced', { ...summary, trigger: event.Records ? 'stream' : 'schedule' });
   return summary;
 }
+
+/** The events a batch takes at most: a full part for each part writer, or DEFAULT_BATCH_SIZE. */
+const batchSizeOf = (environment: SequencerEnvironment): number => environment.parts?.batchSize ?? DEFAULT_BATCH_SIZE;
 
 const sequence = (event: SequencerEvent, context?: Pick<Context, 'getRemainingTimeInMillis'>) => runSequencer(environmentFromSettings(), event, context);
 

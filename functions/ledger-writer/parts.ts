@@ -123,25 +123,49 @@ export function partOf(reference: string, count: number): number {
 export const partsForEvents = (events: number, eventsPerPart: number, maxParts: number): number => Math.max(1, Math.min(maxParts, Math.floor(events / eventsPerPart)));
 
 /**
- * Requests and answers as they travel to a part writer and back (JSON; bytes as base64), so what
- * runs in this process is exactly what a Lambda is sent and answers.
+ * Requests and answers as they travel to a part writer and back: JSON, bytes as `{ "$bytes":
+ * base64 }` (bytesToJson, bytesFromJson), so what runs in this process is exactly what a Lambda is
+ * sent and answers (lambda-parts.ts, functions/handlers/sequence-part.ts).
  */
-export const encodePart = (value: unknown): string => JSON.stringify(value, bytesAsBase64);
-/** A JSON replacer: bytes (a Buffer's own toJSON has run before a replacer sees the value, hence `this[key]`) as base64. */
-function bytesAsBase64(this: Record<string, unknown>, key: string, value: unknown): unknown {
-  const original = this[key];
-  return original instanceof Uint8Array ? { $bytes: Buffer.from(original).toString('base64') } : value;
+export function bytesToJson(value: unknown): unknown {
+  if (value instanceof Uint8Array) return { $bytes: Buffer.from(value).toString('base64') };
+  if (Array.isArray(value)) return value.map(bytesToJson);
+  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, bytesToJson(v)]));
+  return value;
 }
-export const decodePart = <T>(text: string): T =>
-  JSON.parse(text, (_key, v: unknown) => (v !== null && typeof v === 'object' && typeof (v as { $bytes?: unknown }).$bytes === 'string' ? new Uint8Array(Buffer.from((v as { $bytes: string }).$bytes, 'base64')) : v)) as T;
+export function bytesFromJson(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(bytesFromJson);
+  if (value !== null && typeof value === 'object') {
+    const bytes = (value as { $bytes?: unknown }).$bytes;
+    if (typeof bytes === 'string') return new Uint8Array(Buffer.from(bytes, 'base64'));
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, bytesFromJson(v)]));
+  }
+  return value;
+}
+export const encodePart = (value: unknown): string => JSON.stringify(bytesToJson(value));
+export const decodePart = <T>(text: string): T => bytesFromJson(JSON.parse(text)) as T;
 
-/** Part writers in this process (tests, and the local service when asked): each request and answer encoded and decoded as a Lambda's would be. */
+/** What a part writer is invoked with: a part to plan, or one to write. */
+export type PartInvocation = { plan: PartRequest } | { write: PartWrite };
+
+/** What a part writer does when invoked (its Lambda handler's work, on the stores it is given). */
+export async function onPartInvocation(stores: PartStores, invocation: PartInvocation): Promise<PlannedPart | { written: true }> {
+  if ('plan' in invocation) return planPart(stores, invocation.plan);
+  await writePart(stores, invocation.write);
+  return { written: true };
+}
+
+/** Part writers in this process (tests, and the local service when asked): each invocation and answer encoded and decoded as a Lambda's would be. */
 export function inProcessParts(stores: PartStores, options: { eventsPerPart: number; maxParts: number }): PartWriters {
-  const across = <T>(value: unknown): T => decodePart<T>(encodePart(value));
+  return partWriters(options, async (invocation) => decodePart(encodePart(await onPartInvocation(stores, decodePart<PartInvocation>(encodePart(invocation))))));
+}
+
+/** Part writers reached through `invoke` (a part writer's answer to an invocation), `eventsPerPart` a part, at most `maxParts` parts a batch. */
+export function partWriters(options: { eventsPerPart: number; maxParts: number }, invoke: (invocation: PartInvocation) => Promise<unknown>): PartWriters {
   return {
     partsFor: (events) => partsForEvents(events, options.eventsPerPart, options.maxParts),
     batchSize: options.eventsPerPart * options.maxParts,
-    plan: async (request) => across<PlannedPart>(await planPart(stores, across<PartRequest>(request))),
-    write: async (write) => writePart(stores, across<PartWrite>(write)),
+    plan: async (request) => (await invoke({ plan: request })) as PlannedPart,
+    write: async (write) => void (await invoke({ write })),
   };
 }

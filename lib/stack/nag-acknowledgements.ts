@@ -5,7 +5,7 @@ import { LEDGER_LOG } from '../../functions/contract/site-paths';
 /** The parts of the stack that carry an accepted finding (the stack passes itself). */
 export interface AcknowledgedStack extends Stack {
   functions: { byOperationId: ReadonlyMap<string, IConstruct> };
-  sequencer: { function: IConstruct; role: IConstruct };
+  sequencer: { function: IConstruct; role: IConstruct; parts?: { function: IConstruct } };
   ledgerKeys: { generations: ReadonlyArray<{ verifierKey: { function: IConstruct } }> };
   catalogue: { bucket: IConstruct; apiReadRole: IConstruct };
   loader: { role: IConstruct };
@@ -85,6 +85,7 @@ export function acknowledgeFindings(stack: AcknowledgedStack): void {
   acknowledgeBucketDeploymentProvider(stack);
   for (const fn of stack.functions.byOperationId.values()) acknowledge(fn, 'AwsSolutions-L1', LAMBDA_RUNTIME_REASON);
   acknowledge(stack.sequencer.function, 'AwsSolutions-L1', LAMBDA_RUNTIME_REASON);
+  if (stack.sequencer.parts) acknowledge(stack.sequencer.parts.function, 'AwsSolutions-L1', LAMBDA_RUNTIME_REASON);
   for (const { verifierKey } of stack.ledgerKeys.generations) acknowledge(verifierKey.function, 'AwsSolutions-L1', LAMBDA_RUNTIME_REASON);
   acknowledge(
     stack.sequencer.role,

@@ -17,6 +17,7 @@ import { PENDING_PK_PREFIX, PENDING_QUEUE_PREFIX } from '../../functions/store/l
 import { PENDING_INDEX, TABLE_KEYS } from '../../functions/store/write';
 import { BUNDLE_AWS_SDK, BUNDLE_OPTIONS, CREDENTIALS_ESBUILD_ARGS } from './bundling';
 import { lambdaLogging, loggingEnvironment, type LogSettings } from './logging';
+import { SequencerParts, streamBatchSizeFor } from './sequencer-parts';
 
 /** The sequencer's handler, relative to the repository root. */
 export const SEQUENCER_ENTRY = 'functions/handlers/sequence-events.ts';
@@ -159,6 +160,11 @@ export interface SequencerProps {
   ledgerOrigin: string;
   logging: LogSettings;
   logRetention: RetentionDays;
+  /**
+   * Part writers a large batch may use at most (settings.sequencerParts: docs/ingress.md#one-log-many-writers);
+   * 0 or 1: every batch in the sequencer, no part writer.
+   */
+  parts: number;
 }
 
 /**
@@ -179,6 +185,8 @@ export class Sequencer extends Construct {
   readonly logGroup: LogGroup;
   readonly deadLetterQueue: Queue;
   readonly schedule: Rule;
+  /** The part writers it invokes for a large batch (none when settings.sequencerParts allows one part). */
+  readonly parts?: SequencerParts;
 
   constructor(scope: Construct, id: string, props: SequencerProps) {
     super(scope, id);
@@ -223,6 +231,13 @@ export class Sequencer extends Construct {
       LEDGER_TILES_BUCKET: props.tileBucket.bucketName,
       LEDGER_TILES_PREFIX: props.tileKeyPrefix,
     };
+    if (props.parts > 1) {
+      this.parts = new SequencerParts(this, 'Parts', { projectRoot: props.projectRoot, table: props.table, parts: props.parts, logging: props.logging, logRetention: props.logRetention });
+      // The function itself, unqualified: the sequencer invokes no version or alias (grantInvoke would add `<arn>:*`).
+      this.role.addToPolicy(new PolicyStatement({ sid: 'InvokeThePartWriters', actions: ['lambda:InvokeFunction'], resources: [this.parts.function.functionArn] }));
+      environment.SEQUENCER_PART_FUNCTION = this.parts.function.functionName;
+      environment.SEQUENCER_PARTS = String(props.parts);
+    }
 
     this.function = new NodejsFunction(this, 'Function', {
       description: 'Integrates pending lifecycle events and webhooks into the ledger and the records (the single writer).',
@@ -256,7 +271,7 @@ export class Sequencer extends Construct {
       new DynamoEventSource(props.table, {
         // From the oldest record the stream holds: nothing written while the mapping was being created is skipped.
         startingPosition: StartingPosition.TRIM_HORIZON,
-        batchSize: STREAM_BATCH_SIZE,
+        batchSize: streamBatchSizeFor(props.parts, STREAM_BATCH_SIZE),
         maxBatchingWindow: Duration.seconds(STREAM_BATCHING_WINDOW_SECONDS),
         bisectBatchOnError: true,
         retryAttempts: 3,

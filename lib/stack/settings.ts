@@ -126,6 +126,12 @@ export interface StackSettings {
   loaderMfa: boolean;
   /** How the record table's reads and writes are paid for (docs/deploy.md#the-tables-capacity). */
   tableCapacity: TableCapacity;
+  /**
+   * Part writers one sequencer batch may be planned in at most (docs/ingress.md#one-log-many-writers):
+   * a batch of many events is cut by reference into parts planned and written beside each other,
+   * so one log takes more than one process's worth of events. 0 or 1: no part writer.
+   */
+  sequencerParts: number;
 }
 
 export const DEFAULT_SETTINGS: StackSettings = {
@@ -167,6 +173,8 @@ export const DEFAULT_SETTINGS: StackSettings = {
   loaderPrincipalArn: '',
   loaderMfa: true,
   tableCapacity: { mode: 'on-demand' },
+  // Sixteen parts of 500 events: a batch of up to 8,000, about 10,000 events a second into one log (docs/capacity.md#one-log-many-writers).
+  sequencerParts: 16,
 };
 
 const LOG_LEVELS = ['DEBUG', 'INFO', 'WARN', 'ERROR'] as const;
@@ -409,5 +417,13 @@ export function settingsFrom(node: Node): StackSettings {
     loaderPrincipalArn: asPrincipalArn(get('loaderPrincipalArn')),
     loaderMfa: asBoolean('loaderMfa', get('loaderMfa'), DEFAULT_SETTINGS.loaderMfa),
     tableCapacity: tableCapacityFrom(node),
+    sequencerParts: asSequencerParts(get('sequencerParts')),
   };
+}
+
+/** Part writers a batch may use: a whole number up to 20 (a stream batch holds 10,000 events at most, a part 500). */
+function asSequencerParts(value: unknown): number {
+  const n = asNonNegativeInteger('sequencerParts', value, DEFAULT_SETTINGS.sequencerParts);
+  if (n > 20) throw new Error(`context 'sequencerParts' must be a whole number from 0 to 20 (a stream batch holds 10,000 events at most, a part 500), not ${JSON.stringify(value)}`);
+  return n;
 }

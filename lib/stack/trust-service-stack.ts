@@ -127,6 +127,7 @@ export class TrustServiceStack extends Stack {
       ledgerOrigin: this.ledgerKeys.current.origin,
       logging: settings,
       logRetention: settings.logRetentionDays,
+      parts: settings.sequencerParts,
     });
     // The two writers, and no one else, may sign checkpoints (the key policy says so, whatever IAM grants elsewhere);
     // an earlier key only for the loader role during its handover, then for no one.

@@ -35,14 +35,14 @@ test('cfn-lint finds no error in the synthesized template (its warnings are CDK\
   expect(await cfnLintErrors([path.join(outdir, `${STACK_NAME}.template.json`)])).toEqual([]);
 }, 120_000);
 
-test('every function (each Lambda operation and the sequencer) is bundled locally: minified index.js with an external source map, no sources embedded', () => {
+test('every function (each Lambda operation, the sequencer and its part writers) is bundled locally: minified index.js with an external source map, no sources embedded', () => {
   const template = JSON.parse(readFileSync(path.join(outdir, `${STACK_NAME}.template.json`), 'utf8'));
   const assets = JSON.parse(readFileSync(path.join(outdir, `${STACK_NAME}.assets.json`), 'utf8'));
   const functions = Object.values(template.Resources as Record<string, any>).filter(
     (r) => r.Type === 'AWS::Lambda::Function' && String(r.Properties.Runtime).startsWith('nodejs'),
   );
-  // One per Lambda operation, the sequencer and the deploy-time verifier key's.
-  expect(functions).toHaveLength(lambdaOperations(operations).length + 2);
+  // One per Lambda operation, the sequencer, its part writers and the deploy-time verifier key's.
+  expect(functions).toHaveLength(lambdaOperations(operations).length + 3);
   for (const fn of functions) {
     const hash = String(fn.Properties.Code.S3Key).replace(/\.zip$/, '');
     const dir = path.join(outdir, assets.files[hash].source.path);
@@ -83,7 +83,7 @@ test('every synthesized function bundle carries @middy/core and the Powertools L
   const functions = Object.entries(template.Resources as Record<string, any>).filter(
     ([, r]) => r.Type === 'AWS::Lambda::Function' && String(r.Properties.Runtime).startsWith('nodejs') && r.Properties.Handler === 'index.handler',
   );
-  expect(functions).toHaveLength(lambdaOperations(operations).length + 2);
+  expect(functions).toHaveLength(lambdaOperations(operations).length + 3);
   for (const [logicalId, fn] of functions) {
     const hash = String(fn.Properties.Code.S3Key).replace(/\.zip$/, '');
     const sources = JSON.parse(readFileSync(path.join(outdir, assets.files[hash].source.path, 'index.js.map'), 'utf8')).sources as string[];

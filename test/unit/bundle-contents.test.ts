@@ -1,5 +1,6 @@
 import { operations } from '../../functions/contract/operations';
 import { SEQUENCER_ENTRY } from '../../lib/stack/sequencer';
+import { SEQUENCER_PART_ENTRY } from '../../lib/stack/sequencer-parts';
 import { buildBundle, cardRuntimeIn } from '../support/bundle';
 
 const lambdaOperations = operations.filter((op) => op.integration.kind === 'lambda');
@@ -88,7 +89,7 @@ describe('bundle of the sequencer', () => {
     'the HTTP boundary': (i) => i.startsWith('functions/http/'),
     'page and HTML code': (i) => i.startsWith('functions/pages/') || i.startsWith('functions/domain/surfaces/') || i.startsWith('functions/browser/'),
     'infrastructure code (lib/, the CDK)': (i) => i.startsWith('lib/') || i.includes('aws-cdk-lib') || i.includes('constructs/'),
-    'an AWS client it never calls': (i) => /@aws-sdk\/client-(?!dynamodb\/|s3\/|kms\/)/.test(i),
+    'an AWS client it never calls': (i) => /@aws-sdk\/client-(?!dynamodb\/|s3\/|kms\/|lambda\/)/.test(i),
     'a credential provider but the environment\'s': (i) => CREDENTIAL_CHAIN.test(i),
     'the receivers\' Standard Webhooks': (i) => i.includes('node_modules/standardwebhooks/'),
     'Powertools beyond the Logger and Metrics': (i) => i.includes('node_modules/@aws-lambda-powertools/') && !/node_modules\/@aws-lambda-powertools\/(logger|metrics|commons)\//.test(i),
@@ -99,8 +100,40 @@ describe('bundle of the sequencer', () => {
   });
 
   it('carries the clients and the metrics writer it uses, @middy/core and the Powertools Logger, and no second logger', () => {
-    const packages = ['@aws-sdk/client-dynamodb/', '@aws-sdk/client-s3/', '@aws-sdk/client-kms/', '@aws-lambda-powertools/metrics/'];
+    const packages = ['@aws-sdk/client-dynamodb/', '@aws-sdk/client-s3/', '@aws-sdk/client-kms/', '@aws-sdk/client-lambda/', '@aws-lambda-powertools/metrics/'];
     expect(packages.filter((p) => !inputs.some((i) => i.includes(`node_modules/${p}`)))).toEqual([]);
+    expect(cardRuntimeIn(inputs)).toEqual({ middy: true, powertoolsLogger: true, otherLoggers: [] });
+  });
+
+  it.each(Object.keys(forbidden))('carries no %s', (what) => {
+    expect({ what, found: inputs.filter(forbidden[what]) }).toEqual({ what, found: [] });
+  });
+});
+
+/**
+ * The part writers (lib/stack/sequencer-parts.ts) plan and write the records and events of a part
+ * of a batch: the DynamoDB client, the rules and the journal's chunks, and nothing of the ledger's
+ * own writing (no S3, no KMS, no Lambda client) nor of the request path.
+ */
+describe('bundle of the part writers', () => {
+  const forbidden: Record<string, (input: string) => boolean> = {
+    zod: (i) => i.includes('node_modules/zod/'),
+    'the contract table': (i) => i.startsWith('functions/contract/operations/') || i === 'functions/contract/operation.ts' || i.startsWith('functions/generated/'),
+    'the HTTP boundary': (i) => i.startsWith('functions/http/'),
+    'page and HTML code': (i) => i.startsWith('functions/pages/') || i.startsWith('functions/domain/surfaces/') || i.startsWith('functions/browser/'),
+    'infrastructure code (lib/, the CDK)': (i) => i.startsWith('lib/') || i.includes('aws-cdk-lib') || i.includes('constructs/'),
+    'an AWS client but DynamoDB\'s': (i) => /@aws-sdk\/client-(?!dynamodb\/)/.test(i),
+    'the ledger\'s own writing (its head, its key, its tile log)': (i) => ['functions/ledger-writer/held-ledger.ts', 'functions/ledger-writer/kms-signer.ts', 'functions/ledger-writer/tile-store.ts', 'functions/store/dynamodb/ledger-head.ts'].includes(i),
+    'a credential provider but the environment\'s': (i) => CREDENTIAL_CHAIN.test(i),
+    'Powertools beyond the Logger': (i) => i.includes('node_modules/@aws-lambda-powertools/') && !/node_modules\/@aws-lambda-powertools\/(logger|commons)\//.test(i),
+  };
+  let inputs: string[];
+  beforeAll(async () => {
+    inputs = (await buildBundle(SEQUENCER_PART_ENTRY)).inputs;
+  });
+
+  it('carries the DynamoDB client, @middy/core and the Powertools Logger, and no second logger', () => {
+    expect(inputs.some((i) => i.includes('node_modules/@aws-sdk/client-dynamodb/'))).toBe(true);
     expect(cardRuntimeIn(inputs)).toEqual({ middy: true, powertoolsLogger: true, otherLoggers: [] });
   });
 

@@ -88,19 +88,25 @@ export interface StreamRecord {
  * names nothing, and the batch reads what the events themselves name.
  */
 export function namedOfStream(records: readonly StreamRecord[]): string[] {
-  const named = new Set<string>();
+  return [...new Set(referencesOfStream(records).values())];
+}
+
+/** The reference each event of a stream batch names, by its key, as its image says (the parts of a batch are cut by reference: functions/ledger-writer/parts.ts). */
+export function referencesOfStream(records: readonly StreamRecord[]): Map<string, string> {
+  const references = new Map<string, string>();
   for (const r of records) {
     const image = r.dynamodb?.NewImage;
-    if (r.eventName !== 'INSERT' || !image) continue;
+    const key = r.dynamodb?.Keys?.pk?.S;
+    if (r.eventName !== 'INSERT' || !image || !key) continue;
     try {
       // Its reference alone (stored, or stated by its raw event): the rest is read with the event.
       const { reference } = statedFields(image as Item);
-      if (typeof reference === 'string' && reference !== '') named.add(reference);
+      if (typeof reference === 'string' && reference !== '') references.set(key, reference);
     } catch {
       // Not an event's whole image: no hint.
     }
   }
-  return [...named];
+  return references;
 }
 
 /**

@@ -1,7 +1,7 @@
 import { NODE_MAJOR, nodeOptionsFor } from '../../../lib/stack/bundling';
 import { DEFAULT_SETTINGS } from '../../../lib/stack/settings';
 import { grantsOf, logicalIdOf, referencedIds } from '../support';
-import { bucketId, functionOf, ingressSecretId, lambdaOps, loaderRoleId, LOG_ACTIONS, ofType, PENDING_ONLY, receivers, RECORDS_ONLY, resources, sequencerId, sequencerRoleId, stack, tableId, verifierKeyId } from './template';
+import { bucketId, functionOf, ingressSecretId, lambdaOps, loaderRoleId, LOG_ACTIONS, ofType, partWritersId, partWritersRoleId, PENDING_ONLY, receivers, RECORDS_AND_EVENTS_ONLY, RECORDS_ONLY, resources, sequencerId, sequencerRoleId, stack, tableId, verifierKeyId } from './template';
 
 /** lib/stack/operation-functions.ts: one function per Lambda operation of the contract table, and what each may reach. */
 
@@ -13,10 +13,10 @@ describe('functions: one per Lambda operation of the contract table', () => {
   test('the table has Lambda operations, and each has exactly one function', () => {
     expect(lambdaOps.length).toBeGreaterThan(0);
     expect([...stack.functions.byOperationId.keys()].sort()).toEqual(lambdaOps.map((op) => op.operationId).sort());
-    // Besides them, the sequencer and the deploy-time verifier key's function are the stack's only Node.js functions.
+    // Besides them, the sequencer, its part writers and the deploy-time verifier key's function are the stack's only Node.js functions.
     const nodeFunctions = ofType('AWS::Lambda::Function').filter(([, r]) => String(r.Properties.Runtime).startsWith('nodejs'));
-    expect(nodeFunctions).toHaveLength(lambdaOps.length + 2);
-    expect(nodeFunctions.map(([id]) => id)).toEqual(expect.arrayContaining([sequencerId, logicalIdOf(stack, stack.verifierKey.function)]));
+    expect(nodeFunctions).toHaveLength(lambdaOps.length + 3);
+    expect(nodeFunctions.map(([id]) => id)).toEqual(expect.arrayContaining([sequencerId, partWritersId, logicalIdOf(stack, stack.verifierKey.function)]));
   });
 
   test.each(lambdaOps.map((op) => op.operationId))('%s: Node.js on arm64, the Powertools Logger\'s settings (Lambda filters nothing of its lines, writes none of its own), retained logs in the Infrequent Access class', (operationId) => {
@@ -120,7 +120,7 @@ describe('grants: each function reaches exactly what its access names', () => {
     }
   });
 
-  test('no role but the two ledger writers (the loader and the sequencer) may write the table; the receivers may put pending-event items only', () => {
+  test('no role but the two ledger writers (the loader and the sequencer) may write the table; the part writers records and events only, the receivers pending-event items only', () => {
     const receiverRoles = new Set(receivers.map((op) => functionOf(op.operationId).roleId));
     expect(receiverRoles.size).toBe(2);
     for (const [roleId] of ofType('AWS::IAM::Role')) {
@@ -131,7 +131,8 @@ describe('grants: each function reaches exactly what its access names', () => {
       if (roleId === loaderRoleId) expect(writes.map((g) => g.action).sort()).toEqual(['dynamodb:BatchWriteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
       else if (roleId === sequencerRoleId) {
         expect(writes.filter((g) => !streamReads.includes(g.action)).map((g) => g.action).sort()).toEqual(['dynamodb:BatchWriteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
-      } else if (receiverRoles.has(roleId)) expect(writes.map((g) => [g.action, g.condition])).toEqual([['dynamodb:PutItem', PENDING_ONLY]]);
+      } else if (roleId === partWritersRoleId) expect(writes.map((g) => [g.action, g.condition])).toEqual([['dynamodb:BatchWriteItem', RECORDS_AND_EVENTS_ONLY]]);
+      else if (receiverRoles.has(roleId)) expect(writes.map((g) => [g.action, g.condition])).toEqual([['dynamodb:PutItem', PENDING_ONLY]]);
       else expect(writes).toEqual([]);
     }
   });

@@ -7,11 +7,14 @@ import { PENDING_PK_PREFIX } from '../../../functions/store/layout';
 import { PENDING_INDEX, TABLE_KEYS } from '../../../functions/store/write';
 import { filterCriteriaMatch } from '../../../lib/assembly/filter-pattern';
 import { NODE_MAJOR } from '../../../lib/stack/bundling';
-import { KEY_ADMINISTRATION_ACTIONS, SEQUENCER_ENTRY, SEQUENCER_TIMEOUT_SECONDS } from '../../../lib/stack/sequencer';
+import { KEY_ADMINISTRATION_ACTIONS, SEQUENCER_ENTRY, SEQUENCER_TIMEOUT_SECONDS, STREAM_BATCH_SIZE } from '../../../lib/stack/sequencer';
+import { PART_WRITER_TIMEOUT_SECONDS, SEQUENCER_PART_ENTRY, streamBatchSizeFor } from '../../../lib/stack/sequencer-parts';
+import { EVENTS_PER_PART } from '../../../functions/ledger-writer/lambda-parts';
+import { SEQUENCER_LEASE_MS } from '../../../functions/ledger-writer/sequencer';
 import { DEFAULT_SETTINGS } from '../../../lib/stack/settings';
 import { NO_LEDGER_ORIGIN } from '../../../lib/stack/trust-service-stack';
 import { grantsOf, logicalIdOf, referencedIds, synthesize, TEST_LEDGER_ORIGIN } from '../support';
-import { bucketId, deadLettersId, functionOf, ingressSecretId, lambdaOps, ledgerKeyId, loaderRoleId, LOG_ACTIONS, ofType, resources, sequencerId, sequencerRoleId, stack, synthesized, tableId } from './template';
+import { bucketId, deadLettersId, functionOf, ingressSecretId, lambdaOps, ledgerKeyId, loaderRoleId, LOG_ACTIONS, ofType, partWritersId, partWritersRoleId, RECORDS_AND_EVENTS_ONLY, resources, sequencerId, sequencerRoleId, stack, synthesized, tableId } from './template';
 
 /** lib/stack/sequencer.ts: the ledger's signing key and the one function that integrates pending events into the ledger. */
 
@@ -126,6 +129,8 @@ describe('the sequencer', () => {
       LEDGER_ORIGIN: TEST_LEDGER_ORIGIN,
       LEDGER_TILES_BUCKET: { Ref: bucketId },
       LEDGER_TILES_PREFIX: LEDGER_LOG.keyPrefix,
+      SEQUENCER_PART_FUNCTION: { Ref: partWritersId },
+      SEQUENCER_PARTS: String(DEFAULT_SETTINGS.sequencerParts),
     });
   });
 
@@ -144,6 +149,7 @@ describe('the sequencer', () => {
         'dynamodb:ListStreams "*"',
         ...['sqs:GetQueueAttributes', 'sqs:GetQueueUrl', 'sqs:SendMessage'].map((a) => `${a} ${JSON.stringify({ 'Fn::GetAtt': [deadLettersId, 'Arn'] })}`),
         ...LOG_ACTIONS.map((a) => `${a} ${JSON.stringify({ 'Fn::GetAtt': [fn.Properties.LoggingConfig.LogGroup.Ref, 'Arn'] })}`),
+        `lambda:InvokeFunction ${JSON.stringify({ 'Fn::GetAtt': [partWritersId, 'Arn'] })}`,
       ].sort(),
     );
   });
@@ -157,8 +163,10 @@ describe('the sequencer', () => {
       BisectBatchOnFunctionError: true,
       DestinationConfig: { OnFailure: { Destination: { 'Fn::GetAtt': [deadLettersId, 'Arn'] } } },
     });
-    // A stream invocation is one batch of the sequencer's: the stream cuts it by the same count.
-    expect(mapping.Properties.BatchSize).toBe(DEFAULT_BATCH_SIZE);
+    // A stream invocation is one batch of the sequencer's: the stream cuts it by the same count, a full part for each part writer.
+    expect(STREAM_BATCH_SIZE).toBe(DEFAULT_BATCH_SIZE);
+    expect(mapping.Properties.BatchSize).toBe(streamBatchSizeFor(DEFAULT_SETTINGS.sequencerParts, STREAM_BATCH_SIZE));
+    expect(mapping.Properties.BatchSize).toBe(DEFAULT_SETTINGS.sequencerParts * EVENTS_PER_PART);
     expect(mapping.Properties.MaximumBatchingWindowInSeconds).toBeGreaterThan(0);
     expect(mapping.Properties.MaximumBatchingWindowInSeconds).toBeLessThanOrEqual(5);
     expect(mapping.Properties.MaximumRetryAttempts).toBeGreaterThanOrEqual(0);
@@ -250,5 +258,54 @@ describe('the sequencer', () => {
     for (const bad of ['https://trust.example.org/ledger', 'trust example/ledger', 'a+b']) {
       expect(() => synthesize({ ledgerOrigin: bad })).toThrow('ledgerOrigin');
     }
+  });
+});
+
+describe('the part writers', () => {
+  const fn = resources[partWritersId];
+  const grants = grantsOf(resources, partWritersRoleId);
+
+  test('one function, bundled from its handler like the sequencer: a whole vCPU, a time limit that ends it before the lease of a sequencer that died invoking it runs out', () => {
+    expect(existsSync(path.join(__dirname, '../../..', SEQUENCER_PART_ENTRY))).toBe(true);
+    expect(fn.Properties).toMatchObject({ Runtime: `nodejs${NODE_MAJOR}.x`, Architectures: ['arm64'], Handler: 'index.handler', MemorySize: 1769, Timeout: PART_WRITER_TIMEOUT_SECONDS });
+    // A sequencer invokes a part while it holds the lease; once it has died, its parts end before another may take the lease.
+    expect((SEQUENCER_TIMEOUT_SECONDS + PART_WRITER_TIMEOUT_SECONDS) * 1000).toBeLessThan(SEQUENCER_LEASE_MS);
+    // As many at once as a batch has parts: a read flood never takes them.
+    expect(fn.Properties.ReservedConcurrentExecutions).toBe(DEFAULT_SETTINGS.sequencerParts);
+    expect(fn.Properties.Environment.Variables).toEqual({
+      POWERTOOLS_SERVICE_NAME: 'public-trust-verification-service',
+      POWERTOOLS_LOG_LEVEL: DEFAULT_SETTINGS.logLevel,
+      POWERTOOLS_LOGGER_SAMPLE_RATE: String(DEFAULT_SETTINGS.logSampleRate),
+      TABLE_NAME: { Ref: tableId },
+    });
+  });
+
+  test('what it may do: read and write the records and the events (partition keys R# and P#), and its logs; never the ledger, the tile log or the key', () => {
+    const table = { 'Fn::GetAtt': [tableId, 'Arn'] };
+    expect(grants.every((g) => g.effect === 'Allow')).toBe(true);
+    expect(grants.map((g) => `${g.action} ${JSON.stringify(g.resource)} ${JSON.stringify(g.condition ?? null)}`).sort()).toEqual(
+      [
+        ...['BatchGetItem', 'BatchWriteItem', 'GetItem', 'Query'].map((a) => `dynamodb:${a} ${JSON.stringify(table)} ${JSON.stringify(RECORDS_AND_EVENTS_ONLY)}`),
+        ...LOG_ACTIONS.map((a) => `${a} ${JSON.stringify({ 'Fn::GetAtt': [fn.Properties.LoggingConfig.LogGroup.Ref, 'Arn'] })} null`),
+      ].sort(),
+    );
+  });
+
+  test('only the sequencer may invoke them', () => {
+    for (const [roleId] of ofType('AWS::IAM::Role')) {
+      const invokes = grantsOf(resources, roleId).filter((g) => g.action.startsWith('lambda:') && referencedIds(g.resource).includes(partWritersId));
+      expect([roleId, invokes.length]).toEqual([roleId, roleId === sequencerRoleId ? 1 : 0]);
+    }
+  });
+
+  test('with one part a batch (sequencerParts=1), none: the sequencer plans every batch itself, its stream batch one of its own', () => {
+    const { json } = synthesized({ sequencerParts: 1 });
+    const seq = Object.values(json.Resources).filter((r) => r.Type === 'AWS::Lambda::Function' && JSON.stringify(r.Properties.Environment ?? {}).includes('LEDGER_KMS_KEY_ARN'));
+    expect(seq).toHaveLength(1);
+    expect(seq[0].Properties.Environment.Variables.SEQUENCER_PART_FUNCTION).toBeUndefined();
+    const functions = (resources: Record<string, { Type: string }>) => Object.values(resources).filter((r) => r.Type === 'AWS::Lambda::Function').length;
+    expect(functions(json.Resources)).toBe(functions(resources) - 1);
+    const [mapping] = Object.values(json.Resources).filter((r) => r.Type === 'AWS::Lambda::EventSourceMapping');
+    expect(mapping.Properties.BatchSize).toBe(STREAM_BATCH_SIZE);
   });
 });

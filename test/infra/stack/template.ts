@@ -32,12 +32,15 @@ export const loaderRoleId = logicalIdOf(stack, stack.loader.role);
 export const sequencerId = logicalIdOf(stack, stack.sequencer.function);
 export const sequencerRoleId = logicalIdOf(stack, stack.sequencer.role);
 export const deadLettersId = logicalIdOf(stack, stack.sequencer.deadLetterQueue);
+export const partWritersId = logicalIdOf(stack, stack.sequencer.parts!.function);
+export const partWritersRoleId = logicalIdOf(stack, stack.sequencer.parts!.role);
 export const ingressSecretId = logicalIdOf(stack, stack.ingress.secret);
 export const apiIdOf = (s: typeof stack) => logicalIdOf(s, s.publicApi.api);
 
 /** The conditions that confine a role's table access to pending-event items, or to record partitions. */
 export const PENDING_ONLY = { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['P#*'] } };
 export const RECORDS_ONLY = { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['R#*'] } };
+export const RECORDS_AND_EVENTS_ONLY = { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['R#*', 'P#*'] } };
 export const LOG_ACTIONS = ['logs:CreateLogStream', 'logs:PutLogEvents'];
 
 /** The function of an operation: its logical id, resource and role's logical id. */

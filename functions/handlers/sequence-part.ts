@@ -1,0 +1,44 @@
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import middy from '@middy/core';
+import { withoutSdkLogLines } from '../aws/sdk-log-lines';
+import { bytesFromJson, bytesToJson, onPartInvocation, type PartInvocation, type PartStores } from '../ledger-writer/parts';
+import { logger } from '../logging/logger';
+import { dynamoJournalChunks } from '../store/dynamodb/journal';
+import { dynamoPendingStore } from '../store/dynamodb/pending';
+import { dynamoRecordStore } from '../store/dynamodb/records';
+
+/**
+ * A part writer (docs/ingress.md#one-log-many-writers): the sequencer invokes it synchronously to
+ * plan a part of a large batch (the events of some references: their records read and integrated,
+ * the part's writes as journal chunks, its new versions' leaves) and, once the batch's head is
+ * published, to write that part with its new versions' evidence (functions/ledger-writer/parts.ts).
+ * It reads and writes the records and the events only: never the ledger, never the tile log, never
+ * the key; only the sequencer may invoke it (lib/stack/sequencer.ts).
+ *
+ * Its client takes region, credentials and endpoint from the SDK's defaults (AWS_ENDPOINT_URL_DYNAMODB
+ * outside AWS). Bytes travel as base64 (parts.ts bytesToJson).
+ */
+const MAX_SOCKETS = 64;
+
+let stores: PartStores | undefined;
+
+function storesFromSettings(): PartStores {
+  const table = process.env.TABLE_NAME;
+  if (!table) throw new Error('TABLE_NAME is not set: the part writer cannot run (docs/ingress.md#one-log-many-writers)');
+  if (!stores) {
+    const client = withoutSdkLogLines(new DynamoDBClient({ maxAttempts: 4, requestHandler: { httpAgent: { maxSockets: MAX_SOCKETS }, httpsAgent: { maxSockets: MAX_SOCKETS } } }));
+    stores = { records: dynamoRecordStore(client, table), pending: dynamoPendingStore(client, table), journal: dynamoJournalChunks(client, table) };
+  }
+  return stores;
+}
+
+/** One invocation: a part planned or written. Its event holds authorities' event bodies, so it is never logged. */
+async function sequencePart(event: unknown): Promise<unknown> {
+  const invocation = bytesFromJson(event) as PartInvocation;
+  const answer = await onPartInvocation(storesFromSettings(), invocation);
+  logger.info('part done', 'plan' in invocation ? { planned: { events: invocation.plan.keys.length + invocation.plan.events.length, leaves: (answer as { leaves: unknown[] }).leaves.length } } : { written: { chunks: invocation.write.chunks.length, leaves: invocation.write.evidence.length } });
+  return bytesToJson(answer);
+}
+
+export const handler = middy(sequencePart).use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }));

@@ -1,0 +1,91 @@
+import path from 'node:path';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { EVENTS_PER_PART } from '../../functions/ledger-writer/lambda-parts';
+import { RECORD_PK_PREFIX, PENDING_PK_PREFIX } from '../../functions/store/layout';
+import { BUNDLE_AWS_SDK, BUNDLE_OPTIONS, CREDENTIALS_ESBUILD_ARGS } from './bundling';
+import { lambdaLogging, loggingEnvironment, type LogSettings } from './logging';
+
+/** The part writer's handler, relative to the repository root. */
+export const SEQUENCER_PART_ENTRY = 'functions/handlers/sequence-part.ts';
+
+/**
+ * A part writer's time limit. The sequencer invokes a part while it holds the log's lease, and a
+ * part writer still running when its sequencer died must end before another sequencer may take the
+ * lease and write the same records: a lease (SEQUENCER_LEASE_MS) outlasts a sequencer run
+ * (SEQUENCER_TIMEOUT_SECONDS) and a part invoked at its last moment together
+ * (test/infra/stack/sequencer.ts holds the sum below the lease). A part of EVENTS_PER_PART events
+ * takes well under a second to plan or write.
+ */
+export const PART_WRITER_TIMEOUT_SECONDS = 25;
+
+/** The events a stream invocation brings when a batch may be planned in `parts` parts: a full part for each (the stream's 6 MB payload cuts a batch of larger events shorter). */
+export const streamBatchSizeFor = (parts: number, single: number): number => (parts > 1 ? Math.min(10_000, parts * EVENTS_PER_PART) : single);
+
+export interface SequencerPartsProps {
+  projectRoot: string;
+  table: ITable;
+  /** Part writers a batch may use at most: the function's reserved concurrency. */
+  parts: number;
+  logging: LogSettings;
+  logRetention: RetentionDays;
+}
+
+/**
+ * The part writers (docs/ingress.md#one-log-many-writers): one Lambda function the sequencer
+ * invokes synchronously, once to plan a part of a large batch and once to write it. Its role reads
+ * and writes the records and the events (items whose partition key begins `R#` or `P#`) and
+ * nothing else: never the ledger, the tile log or the key. Only the sequencer's role may invoke it
+ * (grantInvoke). Reserved concurrency: as many as a batch's parts, so a read flood never takes
+ * the write path's.
+ */
+export class SequencerParts extends Construct {
+  readonly function: NodejsFunction;
+  readonly role: Role;
+  readonly logGroup: LogGroup;
+
+  constructor(scope: Construct, id: string, props: SequencerPartsProps) {
+    super(scope, id);
+    this.logGroup = new LogGroup(this, 'Logs', { retention: props.logRetention, removalPolicy: RemovalPolicy.DESTROY });
+    this.role = new Role(this, 'Role', {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: 'Runs a part writer: plans and writes the records and events of a part of a sequencer batch; never the ledger.',
+    });
+    this.role.addToPolicy(new PolicyStatement({ actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [this.logGroup.logGroupArn] }));
+    this.role.addToPolicy(
+      new PolicyStatement({
+        sid: 'PlanAndWriteRecordsAndEvents',
+        // What functions/ledger-writer/parts.ts calls through the record and pending stores and the journal's chunks.
+        actions: ['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:GetItem', 'dynamodb:Query'],
+        resources: [props.table.tableArn],
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${RECORD_PK_PREFIX}*`, `${PENDING_PK_PREFIX}*`] } },
+      }),
+    );
+    this.function = new NodejsFunction(this, 'Function', {
+      description: 'Plans and writes a part of a large sequencer batch: the records and events of some references (never the ledger).',
+      entry: path.join(props.projectRoot, SEQUENCER_PART_ENTRY),
+      projectRoot: props.projectRoot,
+      depsLockFilePath: path.join(props.projectRoot, 'package-lock.json'),
+      handler: 'handler',
+      runtime: Runtime.NODEJS_22_X,
+      architecture: Architecture.ARM_64,
+      // A whole vCPU, as the sequencer: a part's work is CPU (the SDK's requests, the rules, the items).
+      memorySize: 1769,
+      timeout: Duration.seconds(PART_WRITER_TIMEOUT_SECONDS),
+      reservedConcurrentExecutions: props.parts,
+      role: this.role,
+      logGroup: this.logGroup,
+      ...lambdaLogging(props.logging),
+      environment: { ...loggingEnvironment(props.logging), TABLE_NAME: props.table.tableName },
+      awsSdkConnectionReuse: false,
+      // Invoked synchronously only: nothing to retry or to send to a queue.
+      retryAttempts: 0,
+      bundling: { ...BUNDLE_OPTIONS, bundleAwsSDK: BUNDLE_AWS_SDK, esbuildArgs: CREDENTIALS_ESBUILD_ARGS, forceDockerBundling: false },
+    });
+  }
+}

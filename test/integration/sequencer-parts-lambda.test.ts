@@ -1,0 +1,254 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { GetItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import type { Context, DynamoDBStreamEvent } from 'aws-lambda';
+import S3rver from 's3rver';
+import { DEMO_CREDENTIALS } from '../../fixtures/demo-credentials';
+import { DEMO_OBJECTS, demoDocument } from '../../fixtures/demo';
+import { DEMO_PROOFS } from '../../fixtures/demo-proofs';
+import { LEDGER_LOG } from '../../functions/contract/site-paths';
+import { statusListReference } from '../../functions/domain/credentials/model';
+import { parseVerifierKey, verifyEvidence } from '../../functions/domain/ledger/node-crypto';
+import type { handler as partHandler } from '../../functions/handlers/sequence-part';
+import type { handler as sequencerHandler, SequencerEvent } from '../../functions/handlers/sequence-events';
+import { kmsCheckpointSigner } from '../../functions/ledger-writer/kms-signer';
+import { bucketTileStore, type TileStore } from '../../functions/ledger-writer/tile-store';
+import { tableStores, type TableStores } from '../../functions/store/dynamodb';
+import { GENESIS_SK } from '../../functions/store/layout';
+import { runMonitor } from '#verify/node/monitor';
+import { buildEvent } from '../../lib/ingress/emit';
+import { loadDocument } from '../../lib/loader/load';
+import { startEmbeddedStore, type EmbeddedStore } from '../../lib/local/embedded-store';
+import { startKmsStandIn, type KmsStandIn } from '../../lib/local/kms-stand-in';
+import { startLambdaStandIn, type LambdaStandIn } from '../../lib/local/lambda-stand-in';
+import { configureLocalEnvironment, localClient } from '../../lib/local/service';
+import { collectLogLines } from '../support/log-lines';
+import { claimAccepted, sequencingOf, wholeRecord } from '../support/stores';
+
+/**
+ * The sequencer Lambda with part writers (docs/ingress.md#one-log-many-writers), each run as
+ * Lambda runs it: the sequencer's handler, configured as the stack configures it to invoke the part
+ * writers' function (SEQUENCER_PART_FUNCTION, SEQUENCER_PARTS), reaches it through the real Lambda
+ * client and a stand-in of Lambda's Invoke API (lib/local/lambda-stand-in.ts) that runs the part
+ * writers' handler; every client of both is pointed by the SDK's endpoint variables at dynalite,
+ * s3rver and the KMS stand-in. A part a record here (SEQUENCER_EVENTS_PER_PART=1), so a batch of a
+ * few events is planned in parts. What the part writers write, how a batch in parts recovers from
+ * any stopped write, and that it ends as a batch in one process: test/unit/sequencer.test.ts and
+ * test/integration/sequencer-recovery.test.ts.
+ */
+const ANCHOR = new Date('2026-11-20T12:00:00.000Z');
+const TABLE = 'sequencer-parts-lambda';
+const BUCKET = 'catalogue-parts-test';
+const ORIGIN = 'sequencer-parts.test/ledger';
+const REGION = 'eu-central-1';
+const PART_FUNCTION = 'TrustStack-SequencerPartsFunction';
+const CREDENTIAL = DEMO_CREDENTIALS.active;
+const REFERENCES: readonly string[] = [DEMO_OBJECTS.current, DEMO_OBJECTS.stale, CREDENTIAL, DEMO_PROOFS.current];
+const MINUTE = 60_000;
+const iso = (offsetMs: number) => new Date(ANCHOR.getTime() + offsetMs).toISOString();
+
+let store: EmbeddedStore;
+let client: DynamoDBClient;
+let stores: TableStores;
+let kms: KmsStandIn;
+let lambda: LambdaStandIn;
+let s3Server: { close(): Promise<void> };
+let s3: S3Client;
+let tiles: TileStore;
+let work: string;
+let sequencer: typeof sequencerHandler;
+/** What the part writers' function does to the next invocation of a kind: fail it (a crash in the function). */
+const failNext: { plan: boolean; write: boolean } = { plan: false, write: false };
+
+function lambdaContext(name: string): Context {
+  const deadline = Date.now() + 60_000;
+  return {
+    callbackWaitsForEmptyEventLoop: true,
+    functionName: name,
+    functionVersion: '$LATEST',
+    invokedFunctionArn: `arn:aws:lambda:${REGION}:111122223333:function:${name}`,
+    memoryLimitInMB: '1769',
+    awsRequestId: randomUUID(),
+    logGroupName: `/aws/lambda/${name}`,
+    logStreamName: '2026/12/07/[$LATEST]0123456789abcdef',
+    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
+    done: () => undefined,
+    fail: () => undefined,
+    succeed: () => undefined,
+  };
+}
+
+/** A handler module as a new execution environment loads it. */
+function load<H>(module: string): H {
+  let loaded!: H;
+  jest.isolateModules(() => {
+    loaded = (require(module) as { handler: H }).handler;
+  });
+  return loaded;
+}
+
+async function streamEvent(keys: readonly string[]): Promise<DynamoDBStreamEvent> {
+  const records = [];
+  for (const [i, key] of keys.entries()) {
+    const item = (await client.send(new GetItemCommand({ TableName: TABLE, Key: { pk: { S: key }, sk: { S: GENESIS_SK } }, ConsistentRead: true }))).Item!;
+    records.push({
+      eventID: randomUUID().replace(/-/g, ''),
+      eventName: 'INSERT' as const,
+      eventVersion: '1.1',
+      eventSource: 'aws:dynamodb',
+      awsRegion: REGION,
+      dynamodb: { Keys: { pk: { S: key }, sk: { S: GENESIS_SK } }, NewImage: item as Record<string, never>, SequenceNumber: String(5_000_000_000 + i), SizeBytes: 1, StreamViewType: 'NEW_IMAGE' as const },
+      eventSourceARN: `arn:aws:dynamodb:${REGION}:111122223333:table/${TABLE}/stream/2026-12-07T00:00:00.000`,
+    });
+  }
+  return { Records: records };
+}
+
+let received = 0;
+async function deliver(type: string, reference: string, fields: Record<string, string>, at: string): Promise<string> {
+  const id = `parts-${received++}`;
+  return claimAccepted(stores.pending, { webhookId: id, raw: JSON.stringify(buildEvent(type, reference, fields, at, `event-${id}`)), receivedAt: new Date().toISOString() });
+}
+
+async function run(event: SequencerEvent) {
+  const collected = collectLogLines();
+  try {
+    return await sequencer(event, lambdaContext('TrustStack-SequencerFunction'));
+  } finally {
+    collected.restore();
+  }
+}
+
+/** Every record's newest version carries evidence of itself that verifies with the KMS key, and the tile log's monitor accepts the whole log. */
+async function expectVerifiedLog(references: readonly string[]): Promise<void> {
+  const key = kms.verifierKey(ORIGIN);
+  for (const reference of references) {
+    const entries = (await wholeRecord(stores.records, reference))!;
+    const head = entries[entries.length - 1].head as { reference: string; version: number; content: unknown; evidence: { version: number } };
+    expect({ reference, version: head.evidence.version, ...verifyEvidence(head.content, head.evidence as never, [key]) }).toMatchObject({ reference, version: head.version, ok: true });
+  }
+  const report = await runMonitor({ fetch: (p) => tiles.read(p), logKeys: [parseVerifierKey(key)], state: null, leaves: [] });
+  expect(report.problem).toBeNull();
+  expect(report.treeSize).toBe((await stores.ledger.lock.read())!.treeSize);
+}
+
+beforeAll(async () => {
+  work = await mkdtemp(path.join(os.tmpdir(), 'sequencer-parts-'));
+  store = await startEmbeddedStore();
+  kms = await startKmsStandIn();
+  const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: path.join(work, 's3'), configureBuckets: [{ name: BUCKET }] });
+  const { port } = await server.run();
+  s3Server = server;
+  configureLocalEnvironment(store.endpoint, TABLE, REGION);
+  const part = load<typeof partHandler>('../../functions/handlers/sequence-part');
+  lambda = await startLambdaStandIn({
+    [PART_FUNCTION]: async (event) => {
+      const kind = 'plan' in (event as object) ? 'plan' : 'write';
+      if (failNext[kind]) {
+        failNext[kind] = false;
+        throw new Error(`the part writer stopped while it would ${kind}`);
+      }
+      return part(event, lambdaContext(PART_FUNCTION));
+    },
+  });
+  Object.assign(process.env, {
+    TABLE_NAME: TABLE,
+    LEDGER_KMS_KEY_ARN: kms.keyId,
+    LEDGER_ORIGIN: ORIGIN,
+    LEDGER_TILES_BUCKET: BUCKET,
+    LEDGER_TILES_PREFIX: LEDGER_LOG.keyPrefix,
+    SEQUENCER_PART_FUNCTION: PART_FUNCTION,
+    SEQUENCER_PARTS: '4',
+    SEQUENCER_EVENTS_PER_PART: '1',
+    AWS_REGION: REGION,
+    AWS_ACCESS_KEY_ID: 'S3RVER',
+    AWS_SECRET_ACCESS_KEY: 'S3RVER',
+    AWS_EC2_METADATA_DISABLED: 'true',
+    AWS_ENDPOINT_URL_DYNAMODB: store.endpoint,
+    AWS_ENDPOINT_URL_S3: `http://127.0.0.1:${port}`,
+    AWS_ENDPOINT_URL_KMS: kms.endpoint,
+    AWS_ENDPOINT_URL_LAMBDA: lambda.endpoint,
+  });
+  client = localClient(store.endpoint, REGION);
+  stores = tableStores(client, TABLE);
+  s3 = new S3Client({ endpoint: `http://127.0.0.1:${port}`, region: REGION, forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+  tiles = bucketTileStore(s3, BUCKET, LEDGER_LOG.keyPrefix);
+  const document = demoDocument(ANCHOR);
+  document.records = (document.records as Array<{ reference: string }>).filter((r) => REFERENCES.includes(r.reference));
+  await loadDocument(document, { client, table: TABLE, createTable: true, signer: await kmsCheckpointSigner({ keyId: kms.keyId, origin: ORIGIN }), tiles });
+  sequencer = load<typeof sequencerHandler>('../../functions/handlers/sequence-events');
+}, 60_000);
+
+afterAll(async () => {
+  for (const name of ['SEQUENCER_PART_FUNCTION', 'SEQUENCER_PARTS', 'SEQUENCER_EVENTS_PER_PART', 'AWS_ENDPOINT_URL_LAMBDA']) delete process.env[name];
+  client?.destroy();
+  s3?.destroy();
+  await lambda?.close();
+  await s3Server?.close();
+  await kms?.close();
+  await store?.close();
+  await rm(work, { recursive: true, force: true });
+});
+
+test('a stream batch over several records is planned and written in parts by the part writers\' function, each invoked once to plan and once to write; the credential\'s status list follows in the sequencer, and every new version verifies', async () => {
+  const before = (await stores.ledger.lock.read())!.treeSize;
+  const keys = [
+    await deliver('svc.living-object.state-changed.v1', DEMO_OBJECTS.current, { previousState: 'DELIVERED', state: 'RETURNED' }, iso(10 * MINUTE)),
+    await deliver('svc.credential.status-changed.v1', CREDENTIAL, { previousStatus: 'ACTIVE', status: 'SUSPENDED' }, iso(11 * MINUTE)),
+    await deliver('svc.commercial-proof.source-snapshot.v1', DEMO_PROOFS.current, { sourceState: 'DELIVERED' }, iso(12 * MINUTE)),
+    await deliver('svc.living-object.authority-observed.v1', DEMO_OBJECTS.current, { state: 'RETURNED' }, iso(13 * MINUTE)),
+  ];
+  lambda.invocations.length = 0;
+  const summary = await run(await streamEvent(keys));
+  expect(summary).toMatchObject({ batches: 1, deliveries: 4, sequenced: 4, setAside: 0 });
+  expect(await sequencingOf(stores.pending, keys)).toEqual(['SEQUENCED', 'SEQUENCED', 'SEQUENCED', 'SEQUENCED']);
+  // Three references (the batch may take four parts), so at most three parts: each planned once and written once, by the function the stack names.
+  const parts = lambda.invocations.length / 2;
+  expect(parts).toBeGreaterThan(1);
+  expect(parts).toBeLessThanOrEqual(3);
+  expect(new Set(lambda.invocations)).toEqual(new Set([PART_FUNCTION]));
+  // Two new versions (the object's RETURNED, the credential's SUSPENDED) and the suspension list's.
+  expect((await stores.ledger.lock.read())!.treeSize).toBe(before + 3);
+  const list = (await wholeRecord(stores.records, statusListReference('demo-2026-suspension')))!;
+  expect(list[list.length - 1].at).toBe(iso(11 * MINUTE));
+  await expectVerifiedLog([DEMO_OBJECTS.current, CREDENTIAL, statusListReference('demo-2026-suspension')]);
+});
+
+test('a part writer that fails while planning fails the batch before anything is published: its events wait, and the next run integrates them', async () => {
+  const before = (await stores.ledger.lock.read())!;
+  const keys = [
+    await deliver('svc.living-object.state-changed.v1', DEMO_OBJECTS.current, { previousState: 'RETURNED', state: 'ARCHIVED' }, iso(20 * MINUTE)),
+    await deliver('svc.commercial-proof.source-snapshot.v1', DEMO_PROOFS.current, { sourceState: 'DELIVERED' }, iso(21 * MINUTE)),
+  ];
+  failNext.plan = true;
+  await expect(run(await streamEvent(keys))).rejects.toThrow(/part writer .* failed .*stopped while it would plan/);
+  expect((await stores.ledger.lock.read())!).toMatchObject({ treeSize: before.treeSize, checkpoint: before.checkpoint, lock: null });
+  expect(await sequencingOf(stores.pending, keys)).toEqual(['PENDING', 'PENDING']);
+  expect(await stores.ledger.journal.unfinished()).toBe(false);
+  // The minute's tick: the index lists them, the sequencer reads them to send each to its part.
+  expect(await run({ source: 'aws.events' })).toMatchObject({ deliveries: 2, sequenced: 2 });
+  expect(await sequencingOf(stores.pending, keys)).toEqual(['SEQUENCED', 'SEQUENCED']);
+  await expectVerifiedLog([DEMO_OBJECTS.current]);
+});
+
+test('a part writer that fails while writing, after the head is published: the next run finishes the batch\'s journal, placing the part\'s new versions from the leaves the batch stored', async () => {
+  const before = (await stores.ledger.lock.read())!.treeSize;
+  const keys = [
+    await deliver('svc.credential.status-changed.v1', CREDENTIAL, { previousStatus: 'SUSPENDED', status: 'ACTIVE' }, iso(30 * MINUTE)),
+    await deliver('svc.living-object.authority-observed.v1', DEMO_OBJECTS.stale, { objectType: 'WARRANTY', state: 'ACTIVE' }, iso(31 * MINUTE)),
+  ];
+  failNext.write = true;
+  await expect(run(await streamEvent(keys))).rejects.toThrow(/part writer .* failed .*stopped while it would write/);
+  // Published: the credential's reinstatement and its list's new version are in the log, the journal holds what is left.
+  expect((await stores.ledger.lock.read())!.treeSize).toBe(before + 2);
+  expect(await stores.ledger.journal.unfinished()).toBe(true);
+  expect(await run({ source: 'aws.events' })).toMatchObject({ deliveries: 0 });
+  expect(await stores.ledger.journal.unfinished()).toBe(false);
+  expect(await sequencingOf(stores.pending, keys)).toEqual(['SEQUENCED', 'SEQUENCED']);
+  await expectVerifiedLog([CREDENTIAL, statusListReference('demo-2026-suspension')]);
+  const credential = (await wholeRecord(stores.records, CREDENTIAL))!;
+  expect(credential[credential.length - 1]).toMatchObject({ at: iso(30 * MINUTE), view: { status: 'ACTIVE' } });
+});
