@@ -263,7 +263,7 @@ test('every published ingress example, signed by its source, is integrated as it
   const changed = examples.find((e: { name: string }) => e.name === 'lifecycle-state-changed');
   const object = await call(runner.invokeUrl, 'GET', changed.expect.path);
   expect([object.status, object.json.current.state, object.json.current.evidenceIntegrityConfirmed]).toEqual([200, changed.expect.value, true]);
-  const sequencer = [...runner.functions.values()].find((f) => f.definition.logicalId.startsWith('Sequencer'))!;
+  const sequencer = [...runner.functions.values()].find((f) => f.definition.logicalId.startsWith('SequencerFunction'))!;
   expect(logLines.some((line) => line.startsWith(sequencer.definition.name) && line.includes('"message":"sequenced"') && line.includes('"trigger":"stream"'))).toBe(true);
   const verify = await run(path.join(PROJECT_ROOT, 'node_modules/.bin/tsx'), ['bin/verify.ts', `${runner.invokeUrl}${changed.expect.path}`, '--key', runner.verifierKey!], { cwd: PROJECT_ROOT });
   expect(verify.stdout).toMatch(/verified/i);
