@@ -11,24 +11,27 @@ import { TableStreams, type StreamedTable } from './dynamodb-streams';
 import { dynamoDbRules, type TableInfo } from './endpoints/dynamodb';
 import { jsonBody, passThrough, startIamEndpoint, type Denial, type Forward, type ServiceRules } from './endpoints/iam-endpoint';
 import { kmsRules, secretsManagerRules, sqsRules } from './endpoints/json-services';
+import { lambdaRules } from './endpoints/lambda';
 import { s3Rules, s3rverForward } from './endpoints/s3';
 import { CredentialIssuer, type IssuedCredentials } from './iam/credentials';
 import { IamEvaluator } from './iam/evaluator';
 import { signRequest } from './iam/sigv4';
+import { invokeForward } from './lambda/invoke-api';
+import type { LocalFunctions } from './lambda/local-functions';
 import type { LocalAccount } from './physical-names';
 
 
 /**
  * The AWS services of one account and region, on this machine: each service's stand-in (the
  * embedded DynamoDB store with streams captured at its endpoint, s3rver, the KMS, Secrets Manager
- * and SQS stand-ins) behind an endpoint that checks every request's signature and IAM policies as
- * AWS does. They start empty; the provisioners (provisioners/) create the template's resources in
- * them, as CloudFormation would, through the administrative handles here (no IAM: CloudFormation
- * acts for the operator). The endpoints find resources by what the provisioners registered, when a
- * request arrives.
+ * and SQS stand-ins, and Lambda's Invoke answered by the functions running here) behind an
+ * endpoint that checks every request's signature and IAM policies as AWS does. They start empty;
+ * the provisioners (provisioners/) create the template's resources in them, as CloudFormation
+ * would, through the administrative handles here (no IAM: CloudFormation acts for the operator).
+ * The endpoints find resources by what the provisioners registered, when a request arrives.
  */
 
-export type ServiceName = 'dynamodb' | 's3' | 'kms' | 'secretsmanager' | 'sqs';
+export type ServiceName = 'dynamodb' | 's3' | 'kms' | 'secretsmanager' | 'sqs' | 'lambda';
 
 /** A queue of the template: its logical id, URL (its Ref), name and ARN. */
 export interface LocalQueue {
@@ -68,6 +71,13 @@ export interface LocalServices {
   };
   secrets: { standIn: SecretsStandIn; arns: string[] };
   sqs: { standIn: SqsStandIn; queues: LocalQueue[] };
+  lambda: {
+    /**
+     * The functions the Lambda endpoint invokes: they are provisioned after the services start, so
+     * the runner binds them once it has their registry (until then every function is not found).
+     */
+    bind(functions: Pick<LocalFunctions, 'find'>): void;
+  };
   /** A signed JSON-protocol call the runner makes as a role (Lambda sending a failure to a destination queue). */
   callAsRole(credentials: IssuedCredentials, service: 'sqs', target: string, body: Record<string, unknown>): Promise<void>;
   close(): Promise<void>;
@@ -109,6 +119,7 @@ async function start(account: LocalAccount, workDir: string, log: (line: string)
   const kms: LocalServices['kms'] = { keys: new Map(), aliases: [] };
   const secrets: LocalServices['secrets'] = { standIn: secretsStandIn, arns: [] };
   const sqs: LocalServices['sqs'] = { standIn: sqsStandIn, queues: [] };
+  let functions: Pick<LocalFunctions, 'find'> | undefined;
 
   const evaluator = new IamEvaluator({ roles: new Map(), resourcePolicies: new Map(), problems: [] }, account.account, account.region);
   const issuer = new CredentialIssuer();
@@ -131,6 +142,7 @@ async function start(account: LocalAccount, workDir: string, log: (line: string)
     kms: await endpoint(kmsRules({ arnOf: kmsArnOf }), kmsForward(kms, kmsArnOf)),
     secretsmanager: await endpoint(secretsManagerRules({ arnOf: secretArnOf }), passThrough(secretsStandIn.endpoint)),
     sqs: await endpoint(sqsRules({ arnOf: queueArnOf }), passThrough(sqsStandIn.endpoint)),
+    lambda: await endpoint(lambdaRules(account), invokeForward(account, (arn) => functions?.find(arn)?.host)),
   };
 
   return {
@@ -143,6 +155,11 @@ async function start(account: LocalAccount, workDir: string, log: (line: string)
     kms,
     secrets,
     sqs,
+    lambda: {
+      bind(registry) {
+        functions = registry;
+      },
+    },
     callAsRole: (credentials, service, target, body) => callAsRole(endpoints[service], account.region, credentials, service, target, body),
     close: () => closers.close(),
   };

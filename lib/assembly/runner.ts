@@ -82,6 +82,13 @@ export interface AssemblyRunner {
   fireSchedules(): Promise<void>;
   /** Waits until every stream mapping has delivered (or given up on) what it holds, and every asynchronous invocation has ended. */
   settled(): Promise<void>;
+  /**
+   * For tests and rehearsals, never a deployment's own: the function `logicalId` runs with
+   * `variables` set over its environment (SEQUENCER_EVENTS_PER_PART=1 cuts a batch of a few events
+   * in parts), as UpdateFunctionConfiguration would set them: the environments started before
+   * finish their invocation and are replaced. Returns what restores the environment it had.
+   */
+  overrideEnvironment(logicalId: string, variables: Record<string, string>): () => void;
   /** Credentials of a role of the template, as sts:AssumeRole gives them to its principal (the loader role's, for an operator's command). */
   assumeRole(roleArn: string, sessionName: string): { accessKeyId: string; secretAccessKey: string; sessionToken?: string };
   /** Applies the IAM policies of another synthesis of the same stack (a stack update that changes roles, policies, key or bucket policies only). */
@@ -127,6 +134,8 @@ export async function startAssemblyRunner(options: AssemblyRunnerOptions): Promi
       background: [],
       schedules: [],
     };
+    // The Lambda endpoint started with the services; the functions it invokes are provisioned now.
+    services.lambda.bind(deployment.functions);
     for (const provisioner of PROVISIONERS) await provisioner.provision(deployment);
     // Only now is it ready: before, /health and every read would answer about data not yet loaded.
     deployment.api?.open();
@@ -184,6 +193,13 @@ function runnerOf(deployment: Deployment, deployPolicies: (assemblyDir: string) 
       await settled();
     },
     settled,
+    overrideEnvironment(logicalId, variables) {
+      const host = deployment.functions.hosts().get(logicalId);
+      if (!host) throw new Error(`no function ${logicalId} runs here`);
+      const before = host.definition.environment;
+      host.updateEnvironment({ ...before, ...variables });
+      return () => host.updateEnvironment(before);
+    },
     assumeRole: (roleArn, sessionName) => {
       const { accessKeyId, secretAccessKey, sessionToken } = services.iam.issuer.issue({ kind: 'role', roleArn, sessionName }, sessionName);
       return { accessKeyId, secretAccessKey, sessionToken };

@@ -5,12 +5,13 @@ import { mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { GetItemCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { BatchWriteItemCommand, GetItemCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DEMO_CREDENTIALS } from '../../fixtures/demo-credentials';
 import { DEMO_OBJECTS } from '../../fixtures/demo';
 import { DEMO_PROOFS } from '../../fixtures/demo-proofs';
 import { eventIdentityDigest } from '../../functions/domain/ingress/identity';
-import { eventPk } from '../../functions/store/layout';
+import { partOf } from '../../functions/ledger-writer/parts';
+import { eventPk, LEDGER_ITEM_SK, ledgerHeadPk, recordPk } from '../../functions/store/layout';
 import { readCloudAssembly, type CfnTemplate } from '../../lib/assembly/cloud-assembly';
 import { describeNotEmulated, startAssemblyRunner, type AssemblyRunner } from '../../lib/assembly/runner';
 import { DEV_INGRESS_SECRETS_FILE, type LocalService } from '../../lib/local/service';
@@ -27,7 +28,8 @@ import { synthesizedAssembly } from '../support/synth';
  * answers as under `npm start`; a signed event travels receiver -> table -> stream -> sequencer ->
  * read path with evidence `npm run verify` accepts; and two tampered copies of the template (a read
  * function's role without its table read, the sequencer's role without kms:Sign) are refused the
- * way AWS refuses them, then recover when the policies are deployed again.
+ * way AWS refuses them, then recover when the policies are deployed again. A batch cut in parts
+ * reaches the part writers through the IAM-enforcing Lambda endpoint, as on AWS.
  */
 
 const run = promisify(execFile);
@@ -350,6 +352,90 @@ test("the sequencer's role stripped of kms:Sign: nothing is signed, nothing is l
   expect(await treeSize()).toBeGreaterThan(sizeBefore);
   expect(await status()).toBe('SUSPENDED');
 }, 90_000);
+
+describe('a batch cut in parts: the sequencer invokes its part writers through the IAM-enforcing Lambda endpoint', () => {
+  const functionOf = (prefix: string) => [...runner.functions.values()].find((f) => f.definition.logicalId.startsWith(prefix))!;
+  // Three credentials whose status changes fall in different parts of a batch of two or three (partOf): the batch is cut in two parts at least.
+  const changes = [
+    [DEMO_CREDENTIALS.suspended, 'SUSPENDED', 'ACTIVE'],
+    [DEMO_CREDENTIALS.reinstated, 'ACTIVE', 'SUSPENDED'],
+    [DEMO_CREDENTIALS.unconfirmed, 'ACTIVE', 'SUSPENDED'],
+  ] as const;
+
+  test('the part writers run as the template defines them: reserved concurrency, role and log group of their own', () => {
+    const parts = functionOf('SequencerParts');
+    const props = template().Resources[parts.definition.logicalId].Properties!;
+    expect(parts.definition.reservedConcurrency).toBe(props.ReservedConcurrentExecutions);
+    expect(parts.definition.reservedConcurrency).toBeGreaterThan(1);
+    const logGroup = (props.LoggingConfig as { LogGroup: { Ref: string } }).LogGroup.Ref;
+    expect(parts.definition.environment.AWS_LAMBDA_LOG_GROUP_NAME).toMatch(new RegExp(`^${runner.stackName}-${logGroup}-`));
+    // Its own role's session, not the sequencer's.
+    expect(parts.definition.environment.AWS_ACCESS_KEY_ID).not.toBe(functionOf('SequencerFunction').definition.environment.AWS_ACCESS_KEY_ID);
+    expect(functionOf('SequencerFunction').definition.environment).toMatchObject({ SEQUENCER_PART_FUNCTION: parts.definition.name, AWS_ENDPOINT_URL_LAMBDA: runner.endpoints.lambda });
+  });
+
+  test('a few events, one part each (SEQUENCER_EVENTS_PER_PART=1): each part planned and written by a part writer, every event integrated with evidence npm run verify accepts, no call refused', async () => {
+    const sequencer = functionOf('SequencerFunction');
+    const parts = functionOf('SequencerParts');
+    expect(new Set(changes.map(([reference]) => partOf(reference, 2))).size).toBe(2);
+    expect(new Set(changes.map(([reference]) => partOf(reference, 3))).size).toBe(2);
+    const treeSize = async () => Number((await call(runner.invokeUrl, 'GET', '/ledger/checkpoint')).body.split('\n')[1]);
+    const sizeBefore = await treeSize();
+    const [denialsBefore, linesBefore] = [runner.denials.length, logLines.length];
+    const restore = runner.overrideEnvironment(sequencer.definition.logicalId, { SEQUENCER_EVENTS_PER_PART: '1' });
+    try {
+      // Delivered together: the stream mapping's batching window hands them to the sequencer as one batch.
+      const delivered = await Promise.all(changes.map(([reference, previousStatus, status]) => emit(runner.invokeUrl, CREDENTIAL_CHANGED, reference, { previousStatus, status })));
+      expect(delivered.map((d) => d.status)).toEqual([202, 202, 202]);
+      await runner.settled();
+    } finally {
+      restore();
+    }
+    const lines = logLines.slice(linesBefore);
+    const done = lines.filter((line) => line.startsWith(`${parts.definition.name} `) && line.includes('"message":"part done"'));
+    const planned = done.filter((line) => line.includes('"planned"'));
+    expect(planned.length).toBeGreaterThanOrEqual(2);
+    expect(done.filter((line) => line.includes('"written"'))).toHaveLength(planned.length);
+    expect(lines.some((line) => line.startsWith(`${sequencer.definition.name} `) && line.includes('"message":"sequenced"'))).toBe(true);
+    expect(runner.denials.slice(denialsBefore)).toEqual([]);
+    expect(lines.filter((line) => line.includes('delivery set aside') || line.includes('PartWriterError'))).toEqual([]);
+
+    for (const [reference, , status] of changes) {
+      const read = await call(runner.invokeUrl, 'GET', `/v1/credentials/verify/${reference}`);
+      expect([reference, read.json.status]).toEqual([reference, status]);
+    }
+    expect(await treeSize()).toBeGreaterThanOrEqual(sizeBefore + changes.length);
+    const verify = await run(path.join(PROJECT_ROOT, 'node_modules/.bin/tsx'), ['bin/verify.ts', `${runner.invokeUrl}/v1/credentials/verify/${changes[1][0]}`, '--key', runner.verifierKey!], { cwd: PROJECT_ROOT });
+    expect(verify.stdout).toMatch(/verified/i);
+  }, 90_000);
+
+  test("the part writers' role may not touch the ledger: a ledger item (L#) read or written as it is refused, and recorded", async () => {
+    const parts = functionOf('SequencerParts');
+    const env = parts.definition.environment;
+    const credentials = { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY, sessionToken: env.AWS_SESSION_TOKEN };
+    const client = new DynamoDBClient({ endpoint: runner.endpoints.dynamodb, region: 'eu-central-1', credentials, maxAttempts: 1 });
+    const TableName = runner.outputs.TableName;
+    const before = runner.denials.length;
+    try {
+      // A record is its to read.
+      await expect(client.send(new GetItemCommand({ TableName, Key: { pk: { S: recordPk(DEMO_CREDENTIALS.active) }, sk: { S: LEDGER_ITEM_SK } } }))).resolves.toBeDefined();
+      const forged = { pk: { S: ledgerHeadPk() }, sk: { S: LEDGER_ITEM_SK }, forged: { BOOL: true } };
+      await expect(client.send(new BatchWriteItemCommand({ RequestItems: { [TableName]: [{ PutRequest: { Item: forged } }] } }))).rejects.toMatchObject({ name: 'AccessDeniedException' });
+      await expect(client.send(new GetItemCommand({ TableName, Key: { pk: forged.pk, sk: forged.sk } }))).rejects.toMatchObject({ name: 'AccessDeniedException' });
+    } finally {
+      client.destroy();
+    }
+    expect(runner.denials.slice(before)).toMatchObject([
+      { label: parts.definition.name, action: 'dynamodb:BatchWriteItem' },
+      { label: parts.definition.name, action: 'dynamodb:GetItem' },
+    ]);
+    // Nothing reached the table.
+    const store = new DynamoDBClient({ endpoint: runner.backends.dynamodb, region: 'eu-central-1', credentials: { accessKeyId: 'x', secretAccessKey: 'x' } });
+    const head = await store.send(new GetItemCommand({ TableName, Key: { pk: { S: ledgerHeadPk() }, sk: { S: LEDGER_ITEM_SK } }, ConsistentRead: true }));
+    store.destroy();
+    expect(head.Item?.forged).toBeUndefined();
+  });
+});
 
 describe('the CloudFront distribution, served by its behaviours', () => {
   /** The distribution's local URL (the runner's server for the template's AWS::CloudFront::Distribution). */

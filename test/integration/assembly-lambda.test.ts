@@ -127,6 +127,20 @@ test("a handler's error fails the invocation and keeps the environment; an uncau
   expect(fn.coldStarts).toBe(2);
 });
 
+test('a new environment (the runner\'s overrideEnvironment) reaches environments started after it: an idle one is replaced at once, a busy one once its invocation ends', async () => {
+  const fn = host();
+  const before = await Promise.all([fn.invoke({ sleepMs: 100 }), fn.invoke({ sleepMs: 100 })]);
+  const pids = before.map((outcome) => value(outcome).pid);
+  // One environment busy, the other idle, when the environment changes.
+  const busy = fn.invoke({ sleepMs: 300 });
+  fn.updateEnvironment({ ...fn.definition.environment, TABLE_NAME: 'rehearsal' });
+  expect(value(await busy)).toMatchObject({ table: 'records', invocations: 2 });
+  const after = (await Promise.all([fn.invoke({ sleepMs: 100 }), fn.invoke({ sleepMs: 100 })])).map(value);
+  expect(after.map((a) => [a.table, a.invocations])).toEqual([['rehearsal', 1], ['rehearsal', 1]]);
+  expect(after.filter((a) => pids.includes(a.pid))).toEqual([]);
+  expect(fn.coldStarts).toBe(4);
+});
+
 test('a handler that is not there fails at init, as Runtime.HandlerNotFound', async () => {
   const fn = host({ handler: 'index.missing' });
   expect(await fn.invoke({})).toMatchObject({ ok: false, errorType: 'Runtime.HandlerNotFound' });

@@ -48,6 +48,8 @@ interface Environment {
   child: ChildProcess;
   ready: Promise<{ initMs: number } | { errorType: string; errorMessage: string }>;
   busy: boolean;
+  /** Started with a configuration since replaced: stopped once its invocation ends. */
+  retired?: boolean;
   /** Set while an invocation runs: how to settle it from the child's messages or its exit. */
   settle: ((outcome: InvocationOutcome) => void) | null;
   invocations: number;
@@ -60,12 +62,31 @@ export class FunctionHost {
   private readonly environments: Environment[] = [];
   private readonly waiting: Array<() => void> = [];
   private closed = false;
+  private current: FunctionDefinition;
 
   constructor(
-    readonly definition: FunctionDefinition,
+    definition: FunctionDefinition,
     private readonly bootstrapFile: string,
     private readonly log: (line: string) => void,
-  ) {}
+  ) {
+    this.current = definition;
+  }
+
+  get definition(): FunctionDefinition {
+    return this.current;
+  }
+
+  /**
+   * Another environment for the function, as UpdateFunctionConfiguration sets one: environments
+   * started from now on get it; an idle one is stopped now, a busy one once its invocation ends.
+   */
+  updateEnvironment(environment: Record<string, string>): void {
+    this.current = { ...this.current, environment };
+    for (const started of [...this.environments]) {
+      if (started.busy) started.retired = true;
+      else this.stop(started);
+    }
+  }
 
   get concurrencyLimit(): number {
     return this.definition.reservedConcurrency ?? ACCOUNT_CONCURRENCY;
@@ -195,7 +216,7 @@ export class FunctionHost {
       `REPORT RequestId: ${requestId} Duration: ${duration.toFixed(2)} ms Billed Duration: ${Math.ceil(duration)} ms Memory Size: ${definition.memoryMb} MB${cold ? ` Init Duration: ${init.initMs.toFixed(2)} ms` : ''}${outcome.ok ? '' : ` Status: error Error Type: ${outcome.errorType}`}`,
     );
     // An error that ends the environment (an uncaught exception, an exit, a timeout) replaces it; a handler's own error does not.
-    if (!outcome.ok && outcome.fatal) this.stop(environment);
+    if ((!outcome.ok && outcome.fatal) || environment.retired) this.stop(environment);
     else if (this.environments.includes(environment)) this.release(environment);
     return outcome;
   }

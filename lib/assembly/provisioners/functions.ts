@@ -87,6 +87,7 @@ function functionDefinition(deployment: Deployment, id: string, resource: CfnRes
       AWS_ENDPOINT_URL_KMS: endpoints.kms,
       AWS_ENDPOINT_URL_SECRETS_MANAGER: endpoints.secretsmanager,
       AWS_ENDPOINT_URL_SQS: endpoints.sqs,
+      AWS_ENDPOINT_URL_LAMBDA: endpoints.lambda,
       // Lambda runs Node.js 22; this machine may run 20, of which the SDK warns on every start.
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
     },
