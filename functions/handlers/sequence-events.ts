@@ -16,7 +16,7 @@ import { bucketTileStore, type TileStore } from '../ledger-writer/tile-store';
 import { withoutSdkLogLines } from '../aws/sdk-log-lines';
 import { tableStores, type TableStores } from '../store/dynamodb';
 import { RecordTails } from '../store/dynamodb/record-tails';
-import { namedOfStream, referencesOfStream, waitingKeysOfStream } from '../store/dynamodb/pending';
+import { referencesOfStream, waitingKeysOfStream } from '../store/dynamodb/pending';
 import { LedgerLockedError } from '../store/errors';
 
 /**
@@ -146,9 +146,9 @@ export async function runSequencer(environment: SequencerEnvironment, event: Seq
   // The stream's keys first; then, batch after batch, what the batch before listed and did not take.
   let waiting = waitingKeysOfStream(event.Records ?? []);
   // The records the stream's events name (their images): the first batch reads their geneses with the events.
-  let named: string[] | undefined = namedOfStream(event.Records ?? []);
   // And by each event's key, so a batch in parts sends each to its part unread.
   let references: Map<string, string> | undefined = referencesOfStream(event.Records ?? []);
+  let named: string[] | undefined = [...new Set(references.values())];
   const look = !event.Records || looks.due;
   const summary: SequencerSummary = { batches: 0, deliveries: 0, sequenced: 0, setAside: 0, appended: 0, treeSize: null };
   let whatWaits: WhatWaits = 'ask';

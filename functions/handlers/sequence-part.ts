@@ -2,7 +2,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import middy from '@middy/core';
 import { withoutSdkLogLines } from '../aws/sdk-log-lines';
-import { bytesFromJson, bytesToJson, onPartInvocation, type PartInvocation, type PartStores } from '../ledger-writer/parts';
+import { answerToJson, invocationFromJson, onPartInvocation, type PartStores } from '../ledger-writer/parts';
 import { logger } from '../logging/logger';
 import { dynamoJournalChunks } from '../store/dynamodb/journal';
 import { dynamoPendingStore } from '../store/dynamodb/pending';
@@ -17,7 +17,7 @@ import { dynamoRecordStore } from '../store/dynamodb/records';
  * the key; only the sequencer may invoke it (lib/stack/sequencer.ts).
  *
  * Its client takes region, credentials and endpoint from the SDK's defaults (AWS_ENDPOINT_URL_DYNAMODB
- * outside AWS). Bytes travel as base64 (parts.ts bytesToJson).
+ * outside AWS). Bytes travel as base64 (parts.ts invocationFromJson, answerToJson).
  */
 const MAX_SOCKETS = 64;
 
@@ -35,10 +35,10 @@ function storesFromSettings(): PartStores {
 
 /** One invocation: a part planned or written. Its event holds authorities' event bodies, so it is never logged. */
 async function sequencePart(event: unknown): Promise<unknown> {
-  const invocation = bytesFromJson(event) as PartInvocation;
+  const invocation = invocationFromJson(event);
   const answer = await onPartInvocation(storesFromSettings(), invocation);
   logger.info('part done', 'plan' in invocation ? { planned: { events: invocation.plan.keys.length + invocation.plan.events.length, leaves: (answer as { leaves: unknown[] }).leaves.length } } : { written: { chunks: invocation.write.chunks.length, leaves: invocation.write.evidence.length } });
-  return bytesToJson(answer);
+  return answerToJson(answer);
 }
 
 export const handler = middy(sequencePart).use(injectLambdaContext(logger, { resetKeys: true, logEvent: false }));

@@ -1,6 +1,6 @@
 import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import { withoutSdkLogLines } from '../aws/sdk-log-lines';
-import { decodePart, encodePart, partWriters, type PartWriters } from './parts';
+import { partWriters, type PartWriters } from './parts';
 
 /**
  * Events a part takes at most, and what makes a batch worth cutting: a part writer plans about
@@ -16,17 +16,17 @@ export class PartWriterError extends Error {
 /**
  * The part writers as a Lambda function (functions/handlers/sequence-part.ts) the sequencer invokes
  * synchronously, once to plan a part and once to write it: the invocation is the request, the
- * function's answer the result (parts.ts encodes both, bytes as base64). A function error fails
+ * function's answer the result (JSON both ways, bytes as base64: parts.ts invocationToJson, answerToJson). A function error fails
  * the batch (before its head is published: nothing written; after: the journal holds the part).
  */
 export function lambdaParts(functionName: string, options: { maxParts: number; eventsPerPart?: number; client?: LambdaClient }): PartWriters {
   const { maxParts, eventsPerPart = EVENTS_PER_PART } = options;
   const client = options.client ?? defaultClient(maxParts);
   return partWriters({ eventsPerPart, maxParts }, async (invocation) => {
-    const out = await client.send(new InvokeCommand({ FunctionName: functionName, Payload: Buffer.from(encodePart(invocation), 'utf8') }));
+    const out = await client.send(new InvokeCommand({ FunctionName: functionName, Payload: Buffer.from(JSON.stringify(invocation), 'utf8') }));
     const text = Buffer.from(out.Payload ?? new Uint8Array()).toString('utf8');
     if (out.FunctionError) throw new PartWriterError(`the part writer ${functionName} failed (${out.FunctionError}): ${text.slice(0, 500)}`);
-    return decodePart(text);
+    return JSON.parse(text);
   });
 }
 

@@ -3,12 +3,18 @@ import { leafHash } from '#verify/node/hashing';
 import { entriesStart, hashTileBytes, tilesAddedBetween, TILE_WIDTH, type TileCoordinate } from '#verify/node/tlog-tiles';
 import { growthResources, partialHashTiles, tileResources, type LogResource } from '../domain/ledger/tiles';
 import { checkpointText, parseCheckpointText } from '#verify/checks/checkpoint';
-import { encodeBase64 } from '#verify/checks/encoding';
 import { EVIDENCE_FORMAT, type LogEvidence } from '#verify/checks/evidence-format';
 import { parseVerifierKey, verifyNote } from '../domain/ledger/node-crypto';
 import type { LeafToStore } from '../store/ports/ledger';
 import { MerkleTree } from '#verify/node/merkle-tree';
 import type { CheckpointSigner, LedgerSigner } from './signer';
+
+/**
+ * Standard base64 (RFC 4648 §4, padded), the same text as the verifier's own encoder (which runs in
+ * browsers too and builds a string a byte at a time): Node's, for the thousands of hashes a batch
+ * encodes (each new version's leaf hash and inclusion proof, each leaf it tracks).
+ */
+const base64 = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
 
 export class LedgerIntegrityError extends Error {
   override name = 'LedgerIntegrityError';
@@ -87,7 +93,7 @@ export class AppendOnlyLog {
   }
 
   private track(leaf: Uint8Array, index: number): void {
-    const key = encodeBase64(leaf);
+    const key = base64(leaf);
     if (!this.positions.has(key)) this.positions.set(key, index);
   }
 
@@ -155,7 +161,7 @@ export class AppendOnlyLog {
 
   /** add() for content already canonicalised: its entry bytes and their leaf hash. */
   addEntry(entry: Uint8Array, leaf: Buffer, meta: { reference: string; version: number }): { leafIndex: number; appended: boolean } {
-    const known = this.positions.get(encodeBase64(leaf));
+    const known = this.positions.get(base64(leaf));
     if (known !== undefined) return { leafIndex: known, appended: false };
     const leafIndex = this.tree.append(leaf);
     this.track(leaf, leafIndex);
@@ -256,8 +262,8 @@ export function logEvidence(tree: MerkleTree, origin: string, leafIndex: number,
     origin,
     leafIndex,
     treeSize: tree.size,
-    leafHash: encodeBase64(tree.leaf(leafIndex)),
-    inclusionProof: tree.inclusionProof(leafIndex).map(encodeBase64),
+    leafHash: base64(tree.leaf(leafIndex)),
+    inclusionProof: tree.inclusionProof(leafIndex).map(base64),
     checkpoint,
   };
 }

@@ -123,49 +123,60 @@ export function partOf(reference: string, count: number): number {
 export const partsForEvents = (events: number, eventsPerPart: number, maxParts: number): number => Math.max(1, Math.min(maxParts, Math.floor(events / eventsPerPart)));
 
 /**
- * Requests and answers as they travel to a part writer and back: JSON, bytes as `{ "$bytes":
- * base64 }` (bytesToJson, bytesFromJson), so what runs in this process is exactly what a Lambda is
- * sent and answers (lambda-parts.ts, functions/handlers/sequence-part.ts).
+ * Invocations and answers as they travel to a part writer and back: JSON, each field that holds
+ * bytes (a part's chunks, a leaf's entry) as base64, so what runs in this process is exactly what a
+ * Lambda is sent and answers (lambda-parts.ts, functions/handlers/sequence-part.ts). Field by field,
+ * not a walk of the whole value: a write carries thousands of evidence objects the sequencer sends
+ * on its own time.
  */
-export function bytesToJson(value: unknown): unknown {
-  if (value instanceof Uint8Array) return { $bytes: Buffer.from(value).toString('base64') };
-  if (Array.isArray(value)) return value.map(bytesToJson);
-  if (value !== null && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, bytesToJson(v)]));
-  return value;
+const base64 = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+const bytesOf = (text: string): Uint8Array => Buffer.from(text, 'base64');
+
+export function invocationToJson(invocation: PartInvocation): unknown {
+  return 'plan' in invocation ? invocation : { write: { ...invocation.write, chunks: invocation.write.chunks.map(base64) } };
 }
-export function bytesFromJson(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(bytesFromJson);
-  if (value !== null && typeof value === 'object') {
-    const bytes = (value as { $bytes?: unknown }).$bytes;
-    if (typeof bytes === 'string') return new Uint8Array(Buffer.from(bytes, 'base64'));
-    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, bytesFromJson(v)]));
-  }
-  return value;
+export function invocationFromJson(json: unknown): PartInvocation {
+  const value = json as { plan?: PartRequest; write?: Omit<PartWrite, 'chunks'> & { chunks: string[] } };
+  if (value?.plan) return { plan: value.plan };
+  if (value?.write) return { write: { ...value.write, chunks: value.write.chunks.map(bytesOf) } };
+  throw new TypeError('a part writer is invoked with a part to plan or one to write');
 }
-export const encodePart = (value: unknown): string => JSON.stringify(bytesToJson(value));
-export const decodePart = <T>(text: string): T => bytesFromJson(JSON.parse(text)) as T;
+export function answerToJson(answer: PartAnswer): unknown {
+  return 'leaves' in answer ? { ...answer, leaves: answer.leaves.map((leaf) => ({ ...leaf, entry: base64(leaf.entry) })), chunks: answer.chunks.map(base64) } : answer;
+}
+export function answerFromJson(json: unknown): PartAnswer {
+  const value = json as (Omit<PlannedPart, 'leaves' | 'chunks'> & { leaves: Array<Omit<PartLeaf, 'entry'> & { entry: string }>; chunks: string[] }) | { written: true };
+  return 'leaves' in value ? { ...value, leaves: value.leaves.map((leaf) => ({ ...leaf, entry: bytesOf(leaf.entry) })), chunks: value.chunks.map(bytesOf) } : value;
+}
 
 /** What a part writer is invoked with: a part to plan, or one to write. */
 export type PartInvocation = { plan: PartRequest } | { write: PartWrite };
 
 /** What a part writer does when invoked (its Lambda handler's work, on the stores it is given). */
-export async function onPartInvocation(stores: PartStores, invocation: PartInvocation): Promise<PlannedPart | { written: true }> {
+export type PartAnswer = PlannedPart | { written: true };
+
+export async function onPartInvocation(stores: PartStores, invocation: PartInvocation): Promise<PartAnswer> {
   if ('plan' in invocation) return planPart(stores, invocation.plan);
   await writePart(stores, invocation.write);
   return { written: true };
 }
 
-/** Part writers in this process (tests, and the local service when asked): each invocation and answer encoded and decoded as a Lambda's would be. */
+/** Part writers in this process (tests, and the local service when asked): each invocation and answer through JSON text, as a Lambda's travel. */
 export function inProcessParts(stores: PartStores, options: { eventsPerPart: number; maxParts: number }): PartWriters {
-  return partWriters(options, async (invocation) => decodePart(encodePart(await onPartInvocation(stores, decodePart<PartInvocation>(encodePart(invocation))))));
+  const asText = (json: unknown): unknown => JSON.parse(JSON.stringify(json));
+  return partWriters(options, async (invocation) => asText(answerToJson(await onPartInvocation(stores, invocationFromJson(asText(invocation))))));
 }
 
-/** Part writers reached through `invoke` (a part writer's answer to an invocation), `eventsPerPart` a part, at most `maxParts` parts a batch. */
-export function partWriters(options: { eventsPerPart: number; maxParts: number }, invoke: (invocation: PartInvocation) => Promise<unknown>): PartWriters {
+/**
+ * Part writers reached through `invoke`, which sends an invocation as JSON (invocationToJson) and
+ * gives back the part writer's answer as JSON (answerToJson); `eventsPerPart` a part, at most
+ * `maxParts` parts a batch.
+ */
+export function partWriters(options: { eventsPerPart: number; maxParts: number }, invoke: (invocation: unknown) => Promise<unknown>): PartWriters {
   return {
     partsFor: (events) => partsForEvents(events, options.eventsPerPart, options.maxParts),
     batchSize: options.eventsPerPart * options.maxParts,
-    plan: async (request) => (await invoke({ plan: request })) as PlannedPart,
-    write: async (write) => void (await invoke({ write })),
+    plan: async (request) => answerFromJson(await invoke(invocationToJson({ plan: request }))) as PlannedPart,
+    write: async (write) => void (await invoke(invocationToJson({ write }))),
   };
 }

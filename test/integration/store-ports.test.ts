@@ -19,7 +19,7 @@ import { startKmsStandIn, type KmsStandIn } from '../../lib/local/kms-stand-in';
 import { storeImplementations } from '../support/embedded-table';
 import { minute, newEvent, wholeRecord, type Stores } from '../support/store-contracts';
 import { headTextOf } from '../../functions/store/dynamodb/head-text';
-import { CHECKPOINT_TO_COME } from '../../functions/store/checkpoint-to-come';
+import { CHECKPOINT_TO_COME, evidenceToCome } from '../../functions/store/checkpoint-to-come';
 
 /**
  * One suite of each storage port's promises (functions/store/ports/, docs/ledger.md#storage-ports),
@@ -394,6 +394,42 @@ describe.each(IMPLEMENTATIONS)('the ledger\'s head, leaves and journal, %s', (_n
     const heads = async (reference: string) => (await stores.records.readTimelines([{ reference, from: null }])).get(reference)!.entries.map((e) => JSON.stringify(e.head).replaceAll(reference, 'REF'));
     expect(await heads('ORD-10')).toEqual(await heads('ORD-11'));
     expect((await heads('ORD-10')).every((head) => head.includes(JSON.stringify(note)))).toBe(true);
+  });
+
+  test('a part of a batch (its evidence to come) as journal chunks: written with its evidence placed, as the part writer writes it, or finished from the journal through a placer; both the same as a change written with that evidence', async () => {
+    const { journal } = stores.ledger;
+    const note = 'ledger.example/test\n9\nroot\n\n— ledger.example/test signature\n';
+    const placed = (ordinal: number, version: number) => ({ format: 'svc.ledger-evidence.v1', version, leafIndex: 3 + ordinal, treeSize: 9, checkpoint: note });
+    const toCome = (reference: string): RecordChange => {
+      const change = wholeRecord(reference);
+      change.entries.forEach((entry, i) => ((entry.head as { evidence: unknown }).evidence = evidenceToCome(i)));
+      return change;
+    };
+    const placedNow = (reference: string): RecordChange => {
+      const change = wholeRecord(reference);
+      change.entries.forEach((entry, i) => ((entry.head as { evidence: unknown }).evidence = placed(i, (entry.head as { version: number }).version)));
+      return change;
+    };
+    const claim = (await stores.pending.claim(newEvent('in-a-part'))) as { key: string };
+    const [event] = await stores.pending.readEvents([claim.key]);
+    // Made where the part is planned; written where it is written, its evidence placed.
+    const chunks = journal.chunksOf({ records: [toCome('ORD-20')], settlements: [{ event, outcome: { sequenced: true, version: 1 }, at: minute(9) }] });
+    expect(chunks.length).toBeGreaterThan(0);
+    await journal.writeChunks(chunks, placed);
+    // Journaled as a part whose leaves start at 3, and finished by a writer that places them (the same evidence).
+    await journal.write(9, { records: [], settlements: [] }, [{ start: 3, leaves: 3, chunks: journal.chunksOf({ records: [toCome('ORD-21')], settlements: [] }) }]);
+    await expect(journal.finish(9, note)).rejects.toThrow(/no placer/);
+    expect(await journal.unfinished()).toBe(true);
+    const asked: Array<[number, number]> = [];
+    expect(await journal.finish(9, note, async (from, to) => (asked.push([from, to]), (leafIndex, version) => placed(leafIndex - 3, version)))).toBe(true);
+    expect([asked, await journal.unfinished()]).toEqual([[[3, 6]], false]);
+    await stores.records.write([placedNow('ORD-22')]);
+    const heads = async (reference: string) => (await stores.records.readTimelines([{ reference, from: null }])).get(reference)!.entries.map((e) => JSON.stringify(e.head).replaceAll(reference, 'REF'));
+    expect(await heads('ORD-20')).toEqual(await heads('ORD-22'));
+    expect(await heads('ORD-21')).toEqual(await heads('ORD-22'));
+    expect((await stores.pending.lookUp({ sourceId: event.sourceId, webhookId: event.webhookId }, event.identity.digest)).event?.sequencing).toBe('SEQUENCED');
+    // A head whose evidence is still to come is never stored.
+    await expect(stores.records.write([toCome('ORD-23')])).rejects.toThrow(/place in the log/);
   });
 
   test('the journal: what a batch writes after its head, finished through the record and pending stores it was written for, then done; another size, or done, changes nothing', async () => {
