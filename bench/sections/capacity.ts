@@ -25,9 +25,11 @@ import { demoDocument } from '../../fixtures/demo';
 import { RECORD_PK_PREFIX, recordHeadsPk, recordPk, referenceOfRecordPk } from '../../functions/store/layout';
 import { devSecrets, signedHeaders } from '../../lib/ingress/emit';
 import type { AccountingSnapshot } from '../lib/capacity/aws-proxy';
-import { apiEvent, drainSequencer, integrateStreamed, keepSequencerStream, SEQUENCER_MEMORY_MB, startDeployedFunction, startSequencer, type SequencerSummary } from '../lib/capacity/functions';
+import { apiEvent, drainSequencer, integrateStreamed, keepSequencerStream, SEQUENCER_MEMORY_MB, startDeployedFunction, startPartWriters, startSequencer, startSequencerInParts, type SequencerSummary } from '../lib/capacity/functions';
+import { EVENTS_PER_PART } from '../../functions/ledger-writer/lambda-parts';
+import { DEFAULT_SETTINGS } from '../../lib/stack/settings';
 import { FULL_VCPU_MB } from '../lib/cost/model';
-import { HOT_REFERENCES, MixState, mixRecords, type Delivery } from '../lib/capacity/mix';
+import { asBatch, HOT_REFERENCES, MixState, mixRecords, type Delivery } from '../lib/capacity/mix';
 import { operation, READ_ROUTES } from '../lib/capacity/routes';
 import { startBenchAws, type BenchAws } from '../lib/capacity/stand-ins';
 import { STREAM_BATCH_SIZE } from '../../lib/stack/sequencer';
@@ -80,7 +82,11 @@ export async function startReceivers(root: string, aws: BenchAws, count = RECEIV
   };
 }
 
-/** Sends every delivery, `concurrency` at a time; each must be accepted (202). */
+/** Whether a delivery was taken whole: one event accepted (202), or a batch answered 200 with every event accepted. */
+const acceptedWhole = (d: Delivery, answer: APIGatewayProxyResult): boolean =>
+  d.contentType === 'application/cloudevents-batch+json' ? answer.statusCode === 200 && (JSON.parse(answer.body) as { accepted: number; events: number }).accepted === (JSON.parse(answer.body) as { events: number }).events : answer.statusCode === 202;
+
+/** Sends every delivery, `concurrency` at a time; each must be accepted whole (acceptedWhole). */
 export async function sendAll(receivers: ReceiverPool, deliveries: readonly Delivery[], concurrency = RECEIVERS): Promise<Invocation<APIGatewayProxyResult>[]> {
   const out: Invocation<APIGatewayProxyResult>[] = [];
   let next = 0;
@@ -88,7 +94,7 @@ export async function sendAll(receivers: ReceiverPool, deliveries: readonly Deli
     while (next < deliveries.length) {
       const d = deliveries[next++];
       const answer = await receivers.deliver(d);
-      if (answer.error || answer.result.statusCode !== 202) throw new Error(`a ${d.type} delivery for ${d.reference} answered ${answer.result?.statusCode ?? answer.error}: ${answer.result?.body ?? ''}`);
+      if (answer.error || !acceptedWhole(d, answer.result)) throw new Error(`a ${d.type} delivery for ${d.reference} answered ${answer.result?.statusCode ?? answer.error}: ${answer.result?.body ?? ''}`);
       out.push(answer);
     }
   };
@@ -619,13 +625,150 @@ async function delayRows(aws: BenchAws, receivers: ReceiverPool, sequencer: Func
   ];
 }
 
+/** Part writers the bench runs beside the sequencer (the stack's default is DEFAULT_SETTINGS.sequencerParts). */
+const BENCH_PARTS = Number(process.env.BENCH_CAPACITY_PARTS ?? 4);
+/** Full batches in each round in parts: a full part (EVENTS_PER_PART) for each part writer. */
+const PARTS_BATCHES = 2;
+/** Events of one delivery in the rounds in parts (CloudEvents' JSON batch format): the events, not the receivers, are what these rounds measure. */
+const PARTS_DELIVERY = 100;
+
+interface PartsTimed {
+  events: number;
+  batches: number;
+  sequencerCpuMs: number;
+  sequencerMainThreadCpuMs: number | null;
+  partCpuMs: number;
+  partInvocations: number;
+  /** The AWS calls made one after another (the sequencer's and, while it waits on them, its part writers'); invocations apart. */
+  sequentialTrips: number;
+  invocations: number;
+}
+
+/** `deliveries` as batch deliveries of PARTS_DELIVERY events of one source each, in order. */
+function inBatches(deliveries: readonly Delivery[]): Delivery[] {
+  const out: Delivery[] = [];
+  let current: Delivery[] = [];
+  for (const d of deliveries) {
+    if (current.length > 0 && (current.length === PARTS_DELIVERY || current[0].sourceId !== d.sourceId || current[0].path !== d.path)) {
+      out.push(asBatch(current));
+      current = [];
+    }
+    current.push(d);
+  }
+  if (current.length > 0) out.push(asBatch(current));
+  return out;
+}
+
+/**
+ * One round in parts: PARTS_BATCHES full batches of the sequencer configured with BENCH_PARTS part
+ * writers, woken by the stream as the stack sets it (a stream batch a full batch), `delayMs` on
+ * every AWS call and invocation. What the sequencer and the part writers spent, apart.
+ */
+async function partsRound(aws: BenchAws, receivers: ReceiverPool, sequencer: FunctionProcess, pool: Awaited<ReturnType<typeof startPartWriters>>, state: MixState, delayMs: number, seed: number): Promise<PartsTimed> {
+  const batch = BENCH_PARTS * EVENTS_PER_PART;
+  const events = PARTS_BATCHES * batch;
+  await aws.control.configure({ accounting: false, delayMs: 0 });
+  try {
+    // One delivery at a time: a hundred events' reads at once are what the embedded store takes within the receivers' one-second timeout.
+    await sendAll(receivers, inBatches(state.deliveries({ events, references: REFERENCES, hotShare: 0, seed, integratedMeanwhile: true })), 1);
+    await aws.control.configure({ delayMs });
+    await aws.control.reset();
+    pool.take();
+    const runs = await integrateStreamed(aws, sequencer, batch);
+    const { trips, calls } = await aws.control.snapshot();
+    const parts = pool.take();
+    const done = sumRuns(runs);
+    if (done.sequenced !== events) throw new Error(`in parts with ${delayMs} ms: ${done.sequenced} of ${events} integrated`);
+    return {
+      events,
+      batches: done.batches,
+      sequencerCpuMs: runs.reduce((n, r) => n + r.cpuMs, 0),
+      sequencerMainThreadCpuMs: mainThreadMs(runs),
+      partCpuMs: parts.cpuMs,
+      partInvocations: parts.invocations,
+      sequentialTrips: trips.sequential,
+      invocations: Object.values(calls.lambda).reduce((n, c) => n + c, 0),
+    };
+  } finally {
+    await aws.control.configure({ accounting: true, delayMs: 0 });
+  }
+}
+
+/**
+ * One log's rate with `parts` part writers, from what was measured: a full batch B (EVENTS_PER_PART
+ * a part) takes the sequencer's CPU for B events, a part's CPU for its B/parts (the parts run at once,
+ * each on its vCPU), and `waits` waits of DELAYS_MS[1] (its calls one after another, its part
+ * writers' while it waits on them, and its two rounds of invocations): B events in that time.
+ */
+export function partsRate(figures: { sequencerMsPerEvent: number; partMsPerEvent: number; waitsPerBatch: number }, parts: number, delayMs = DELAYS_MS[1]): number {
+  const batch = parts * EVENTS_PER_PART;
+  return (batch * 1000) / (figures.sequencerMsPerEvent * batch + figures.partMsPerEvent * EVENTS_PER_PART + figures.waitsPerBatch * delayMs);
+}
+
+/**
+ * One log in parts (docs/capacity.md#one-log-many-writers): the sequencer configured as the stack
+ * configures it with part writers, BENCH_PARTS of them running here, each in a process of its own,
+ * invoked through the bench's Lambda. Two rounds (no delay: the CPU time; DELAYS_MS[1]: the waits),
+ * then the rates they imply for BENCH_PARTS part writers and for the stack's default.
+ */
+async function partsRows(root: string, aws: BenchAws, receivers: ReceiverPool, single: FunctionProcess, state: MixState): Promise<BenchRow[]> {
+  // What the receivers stored before and the sequencer in one process has not taken.
+  await drainSequencer(aws, single);
+  const pool = await startPartWriters(root, aws, BENCH_PARTS);
+  const sequencer = await startSequencerInParts(root, aws, BENCH_PARTS);
+  try {
+    // Warm both (their first batch loads their clients and JIT): not counted.
+    await partsRound(aws, receivers, sequencer, pool, state, 0, SEED + 900);
+    const none = await partsRound(aws, receivers, sequencer, pool, state, 0, SEED + 910);
+    const some = await partsRound(aws, receivers, sequencer, pool, state, DELAYS_MS[1], SEED + 920);
+    const events = none.events + some.events;
+    const sequencerMsPerEvent = (none.sequencerCpuMs + some.sequencerCpuMs) / events;
+    const partMsPerEvent = (none.partCpuMs + some.partCpuMs) / events;
+    const waitsPerBatch = (some.sequentialTrips + some.invocations / BENCH_PARTS) / some.batches;
+    const figures = { sequencerMsPerEvent, partMsPerEvent, waitsPerBatch };
+    const main = sumKnown(none.sequencerMainThreadCpuMs, some.sequencerMainThreadCpuMs);
+    const perBatch = events / (none.batches + some.batches);
+    const rateRow = (parts: number, which: string): BenchRow => ({
+      metric: `one log in parts, ${parts} part writers${which}: events a second, from CPU time and waits`,
+      value: Math.round(partsRate(figures, parts)),
+      unit: 'events/s',
+      note: `a batch of ${parts * EVENTS_PER_PART} (${EVENTS_PER_PART} a part): the sequencer's ${round(sequencerMsPerEvent * parts * EVENTS_PER_PART, 0)} ms of CPU, a part's ${round(partMsPerEvent * EVENTS_PER_PART, 0)} ms (the parts at once, each on a vCPU of its own), ${round(waitsPerBatch, 1)} waits of ${DELAYS_MS[1]} ms; ${Math.round(partsRate(figures, parts, 0))} events/s with no wait`,
+    });
+    return [
+      {
+        metric: 'one log in parts: events a second its sequencer takes, from its CPU time',
+        value: Math.round(1000 / sequencerMsPerEvent),
+        unit: 'events/s',
+        note: `${round(sequencerMsPerEvent, 3)} ms of CPU per event on one core of this machine (batches of ${round(perBatch, 0)} in up to ${BENCH_PARTS} parts)${main === null ? '' : `, its main thread ${round(main / events, 3)} ms`}: what it does for a batch in parts (route its events, append every part's new versions, sign, journal and publish, give each part its evidence) bounds one log however many part writers there are`,
+      },
+      {
+        metric: 'one log in parts: the part writers\' CPU time per event',
+        value: round(partMsPerEvent, 2),
+        unit: 'ms/event',
+        note: `${round(partMsPerEvent * EVENTS_PER_PART, 0)} ms for a part of ${EVENTS_PER_PART} (planned, then written: ${round((none.partInvocations + some.partInvocations) / (none.batches + some.batches), 1)} invocations a batch); ${Math.round(1000 / partMsPerEvent)} events/s a part writer`,
+      },
+      {
+        metric: 'one log in parts: waits per batch',
+        value: round(waitsPerBatch, 1),
+        unit: 'waits/batch',
+        note: `the AWS calls made one after another, the sequencer's and (while it waits on them) its part writers', ${round(some.sequentialTrips / some.batches, 1)} a batch, and its two rounds of invocations (${round(some.invocations / some.batches, 1)} invocations a batch, sent at once): each wait adds the round trip to AWS`,
+      },
+      rateRow(BENCH_PARTS, ' (as run here)'),
+      rateRow(DEFAULT_SETTINGS.sequencerParts, ' (the stack\'s default)'),
+    ];
+  } finally {
+    await sequencer.close();
+    await pool.close();
+  }
+}
+
 async function run(ctx: BenchContext): Promise<BenchRow[]> {
   const began = performance.now();
   const aws = await startBenchAws(ctx.root);
   const closing: { close(): Promise<void> }[] = [];
   try {
-    // The demo's records and the mix's objects, loaded a quarter of an hour before now: every event is newer.
-    const anchor = new Date(Date.now() - 15 * 60_000);
+    // The demo's records and the mix's objects, loaded half an hour before now: every event is newer (the mix's events are 50 ms apart).
+    const anchor = new Date(Date.now() - 30 * 60_000);
     const progress = (what: string) => process.stderr.write(`capacity: ${what} (${round((performance.now() - began) / 1000, 1)} s)\n`);
     await aws.load([...demoDocument(anchor).records, ...mixRecords(REFERENCES, anchor)]);
     progress(`loaded the demo data and ${REFERENCES} objects`);
@@ -643,6 +786,8 @@ async function run(ctx: BenchContext): Promise<BenchRow[]> {
     progress('the reads');
     rows.push(...(await delayRows(aws, receivers, sequencer, state)));
     progress('the timed rounds');
+    rows.push(...(await partsRows(ctx.root, aws, receivers, sequencer, state)));
+    progress('one log in parts');
     return rows;
   } finally {
     for (const c of closing.reverse()) await c.close();

@@ -13,7 +13,8 @@ import {
   type Item,
   type TableSchema,
 } from '../../bench/lib/capacity/units';
-import { classFigures, ingestCeiling, oneLogRow, shareOfLimits, spreadCeilingRows, tableQuotaRows } from '../../bench/sections/capacity';
+import { classFigures, ingestCeiling, oneLogRow, partsRate, shareOfLimits, spreadCeilingRows, tableQuotaRows } from '../../bench/sections/capacity';
+import { EVENTS_PER_PART } from '../../functions/ledger-writer/lambda-parts';
 import type { AccountingSnapshot } from '../../bench/lib/capacity/aws-proxy';
 
 /**
@@ -279,5 +280,17 @@ describe('key classes and ceilings', () => {
     expect(row.note).toContain("its main thread 3 ms an event (60% of its CPU time; the rest V8's helper threads)");
     // Not known for one of them (not Linux): not said.
     expect(oneLogRow('', { ...figures, sequencerCpuMs: 800, sequencerMainThreadCpuMs: null }, { ...figures, sequencerCpuMs: 1200, sequencerMainThreadCpuMs: 700 }, 8).note).not.toContain('main thread');
+  });
+
+  test('one log in parts: a full batch takes the sequencer\'s CPU for all its events, one part\'s CPU for its own (the parts at once), and its waits', () => {
+    const figures = { sequencerMsPerEvent: 0.05, partMsPerEvent: 0.8, waitsPerBatch: 12 };
+    // Four parts of 500: 2,000 events in 100 + 400 + 60 ms = 560 ms: 3,571 events/s.
+    expect(EVENTS_PER_PART).toBe(500);
+    expect(Math.round(partsRate(figures, 4))).toBe(3571);
+    // Sixteen: 8,000 in 400 + 400 + 60 = 860 ms; no waits: 800 ms.
+    expect(Math.round(partsRate(figures, 16))).toBe(9302);
+    expect(partsRate(figures, 16, 0)).toBe(10000);
+    // However many parts, never above what the sequencer's CPU allows: 1 / 0.05 ms.
+    expect(partsRate(figures, 10_000)).toBeLessThan(20_000);
   });
 });

@@ -4,7 +4,9 @@
  * AWS_ENDPOINT_URL_S3, AWS_ENDPOINT_URL_KMS): the functions' bundles, the loader, the sequencer. It
  *   - adds a fixed delay to every call (what a network round trip to AWS adds on this machine, where
  *     the stand-ins answer in about a millisecond);
- *   - counts the S3 and KMS calls by operation;
+ *   - counts the S3 and KMS calls by operation, and Lambda invocations (the sequencer's of its part
+ *     writers) by function: an invocation is delayed like any call but is no round trip of its
+ *     caller's own in `trips` (the part writers' calls, made while it runs, are: they are what it waits on);
  *   - prices every DynamoDB request with DynamoDB's documented sizing rules (units.ts), by the items
  *     the request really read and wrote: it reads an item's old image before a write (to price an
  *     update on the larger of before and after, and the index entries a write removes), the new
@@ -101,8 +103,8 @@ export interface AccountingSnapshot {
   operations: Record<string, { requests: number; readUnits: number; writeUnits: number }>;
   partitions: PartitionUsage[];
   sortClasses: SortClassUsage[];
-  /** S3 and KMS calls by operation (S3: method and whether the path names an object). */
-  calls: { s3: Record<string, number>; kms: Record<string, number> };
+  /** S3 and KMS calls by operation (S3: method and whether the path names an object), Lambda invocations by function. */
+  calls: { s3: Record<string, number>; kms: Record<string, number>; lambda: Record<string, number> };
   /**
    * Calls to any of the three services, and how many of them started while none was in flight:
    * with one caller, the round trips it made one after another (calls sent together count once).
@@ -228,13 +230,14 @@ export interface AwsProxy {
   dynamodb: string;
   s3?: string;
   kms?: string;
+  lambda?: string;
   settings: ProxySettings;
   snapshot(): AccountingSnapshot;
   reset(): void;
   close(): Promise<void>;
 }
 
-export async function startAwsProxy(options: { dynamodb: string; s3?: string; kms?: string; settings?: Partial<ProxySettings> }): Promise<AwsProxy> {
+export async function startAwsProxy(options: { dynamodb: string; s3?: string; kms?: string; lambda?: string; settings?: Partial<ProxySettings> }): Promise<AwsProxy> {
   const settings: ProxySettings = { accounting: true, delayMs: 0, stream: null, ...options.settings };
   /** The stream records kept since they were last taken (settings.stream). */
   let streamRecords: StreamRecord[] = [];
@@ -249,6 +252,7 @@ export async function startAwsProxy(options: { dynamodb: string; s3?: string; km
       sortClasses: new Map<string, SortClassUsage>(),
       s3: new Map<string, number>(),
       kms: new Map<string, number>(),
+      lambda: new Map<string, number>(),
       trips: { calls: 0, sequential: 0, sequentialByService: { dynamodb: 0, s3: 0, kms: 0 }, byOperation: {} as Record<string, number> },
       dynalite: { compared: 0, agreed: 0, explained: new Map<string, number>(), byOperation: new Map<string, { compared: number; agreed: number }>(), disagreements: [] as Disagreement[] },
     };
@@ -600,13 +604,24 @@ export async function startAwsProxy(options: { dynamodb: string; s3?: string; km
       )
     : undefined;
   const kms = options.kms ? await listenOnLoopback(serve(passThrough('kms', options.kms, (req) => [state.kms, String(req.headers['x-amz-target'] ?? '').split('.')[1] ?? '?']))) : undefined;
+  /** Lambda's Invoke: delayed and counted by function, not a trip (what the invoked function does while it runs is). */
+  const invoke = (base: string) => async (req: http.IncomingMessage, res: http.ServerResponse) => {
+    const body = await readBody(req);
+    if (settings.delayMs > 0) await sleep(settings.delayMs);
+    const name = decodeURIComponent(/\/functions\/([^/]+)\//.exec(req.url ?? '')?.[1] ?? '?');
+    state.lambda.set(name, (state.lambda.get(name) ?? 0) + 1);
+    reply(res, await send(base, 'POST', req.url ?? '/', req.headers, body), undefined, 'POST');
+  };
+  const lambda = options.lambda ? await listenOnLoopback(serve(invoke(options.lambda))) : undefined;
   if (s3) listeners.push(s3);
   if (kms) listeners.push(kms);
+  if (lambda) listeners.push(lambda);
 
   const proxy: AwsProxy = {
     dynamodb: listeners[0].url,
     s3: s3?.url,
     kms: kms?.url,
+    lambda: lambda?.url,
     settings,
     snapshot: () => ({
       settings: { ...settings },
@@ -614,7 +629,7 @@ export async function startAwsProxy(options: { dynamodb: string; s3?: string; km
       operations: Object.fromEntries(state.operations),
       partitions: [...state.partitions.values()],
       sortClasses: [...state.sortClasses.values()],
-      calls: { s3: Object.fromEntries(state.s3), kms: Object.fromEntries(state.kms) },
+      calls: { s3: Object.fromEntries(state.s3), kms: Object.fromEntries(state.kms), lambda: Object.fromEntries(state.lambda) },
       trips: { ...state.trips, sequentialByService: { ...state.trips.sequentialByService }, byOperation: { ...state.trips.byOperation } },
       dynalite: {
         compared: state.dynalite.compared,

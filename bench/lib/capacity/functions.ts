@@ -15,6 +15,8 @@ import { FUNCTION_TIMEOUT_SECONDS } from '../../../lib/stack/bundling';
 import { lambdaLogEnvironment, loggingEnvironment } from '../../../lib/stack/logging';
 import { SEQUENCER_ENTRY, SEQUENCER_STREAM, SEQUENCER_TIMEOUT_SECONDS, STREAM_BATCH_SIZE } from '../../../lib/stack/sequencer';
 import { DEFAULT_SETTINGS } from '../../../lib/stack/settings';
+import { EVENTS_PER_PART } from '../../../functions/ledger-writer/lambda-parts';
+import { PART_WRITER_TIMEOUT_SECONDS, SEQUENCER_PART_ENTRY } from '../../../lib/stack/sequencer-parts';
 import { bundle } from '../bundle';
 import { startFunction, type FunctionProcess, type Invocation } from '../lambda-process';
 import { BENCH_BUCKET, BENCH_ORIGIN, BENCH_REGION, type BenchAws } from './stand-ins';
@@ -31,7 +33,7 @@ export function deployedLogEnvironment(): Record<string, string> {
   return { ...loggingEnvironment(settings), ...lambdaLogEnvironment(settings) };
 }
 
-export async function startDeployedFunction(root: string, aws: BenchAws, entry: string, access: Access, name: string): Promise<FunctionProcess> {
+export async function startDeployedFunction(root: string, aws: BenchAws, entry: string, access: Access, name: string, extraEnvironment: Record<string, string> = {}): Promise<FunctionProcess> {
   const out = path.join(aws.work, 'bundles', name);
   const { file } = await bundle(entry, out, root);
   // PUBLIC_BASE_URL: the origin a deployment configures, which the functions make their links from.
@@ -43,6 +45,7 @@ export async function startDeployedFunction(root: string, aws: BenchAws, entry: 
     Object.assign(env, { LEDGER_KMS_KEY_ARN: aws.kms.keyId, LEDGER_ORIGIN: BENCH_ORIGIN, LEDGER_TILES_BUCKET: BENCH_BUCKET, LEDGER_TILES_PREFIX: LEDGER_LOG.keyPrefix });
   }
   const sequencer = access === 'sequencer';
+  Object.assign(env, extraEnvironment);
   return startFunction(file, env, {
     name,
     memoryMb: sequencer ? SEQUENCER_MEMORY_MB : ROUTE_FUNCTION_MEMORY_MB,
@@ -51,6 +54,60 @@ export async function startDeployedFunction(root: string, aws: BenchAws, entry: 
 }
 
 export const startSequencer = (root: string, aws: BenchAws) => startDeployedFunction(root, aws, SEQUENCER_ENTRY, 'sequencer', 'Sequencer');
+
+/** The part writers' function as the bench's Lambda reaches it (the name the sequencer is given). */
+export const PART_WRITERS = 'SequencerPartsFunction';
+
+export interface PartWriterPool {
+  /** The CPU time (ms) of every invocation since the last take, and how many there were. */
+  take(): { invocations: number; cpuMs: number; mainThreadCpuMs: number | null };
+  close(): Promise<void>;
+}
+
+/**
+ * `count` execution environments of the part writers' function (lib/stack/sequencer-parts.ts: its
+ * bundle, its memory, its environment), each answering one invocation at a time, reached through
+ * the bench's Lambda (stand-ins.ts) under PART_WRITERS: as many at once as the function's reserved
+ * concurrency lets Lambda run. Their CPU time is kept for the bench to read.
+ */
+export async function startPartWriters(root: string, aws: BenchAws, count: number): Promise<PartWriterPool> {
+  const out = path.join(aws.work, 'bundles', PART_WRITERS);
+  const { file } = await bundle(SEQUENCER_PART_ENTRY, out, root);
+  const env: Record<string, string> = { ...aws.awsEnvironment(), ...deployedLogEnvironment(), TABLE_NAME: aws.table, HOME: out };
+  const free: FunctionProcess[] = [];
+  for (let i = 0; i < count; i++) free.push(await startFunction(file, env, { name: `${PART_WRITERS}${i}`, memoryMb: SEQUENCER_MEMORY_MB, timeoutMs: PART_WRITER_TIMEOUT_SECONDS * 1000 }));
+  const all = [...free];
+  const waiting: Array<(fn: FunctionProcess) => void> = [];
+  let spent = { invocations: 0, cpuMs: 0, mainThreadCpuMs: 0 as number | null };
+  aws.functions.set(PART_WRITERS, async (event) => {
+    const fn = free.pop() ?? (await new Promise<FunctionProcess>((resolve) => waiting.push(resolve)));
+    try {
+      const run = await fn.invoke(event);
+      spent = { invocations: spent.invocations + 1, cpuMs: spent.cpuMs + run.cpuMs, mainThreadCpuMs: spent.mainThreadCpuMs === null || run.mainThreadCpuMs === null ? null : spent.mainThreadCpuMs + run.mainThreadCpuMs };
+      if (run.error) throw new Error(run.error);
+      return run.result;
+    } finally {
+      const next = waiting.shift();
+      if (next) next(fn);
+      else free.push(fn);
+    }
+  });
+  return {
+    take: () => {
+      const taken = spent;
+      spent = { invocations: 0, cpuMs: 0, mainThreadCpuMs: 0 };
+      return taken;
+    },
+    close: async () => {
+      aws.functions.delete(PART_WRITERS);
+      for (const fn of all) await fn.close();
+    },
+  };
+}
+
+/** The sequencer as the stack configures it with part writers: at most `parts` a batch, `eventsPerPart` events each (the stack's EVENTS_PER_PART unless told). */
+export const startSequencerInParts = (root: string, aws: BenchAws, parts: number, eventsPerPart = EVENTS_PER_PART) =>
+  startDeployedFunction(root, aws, SEQUENCER_ENTRY, 'sequencer', 'SequencerInParts', { SEQUENCER_PART_FUNCTION: PART_WRITERS, SEQUENCER_PARTS: String(parts), SEQUENCER_EVENTS_PER_PART: String(eventsPerPart) });
 
 /** A REST proxy event as API Gateway sends it (only what the functions read is meaningful). */
 export function apiEvent(method: 'GET' | 'POST', resource: string, requestPath: string, options: { pathParameters?: Record<string, string> | null; query?: Record<string, string> | null; headers?: Record<string, string>; body?: string } = {}): APIGatewayProxyEvent {
@@ -101,14 +158,14 @@ export const keepSequencerStream = (aws: BenchAws) => aws.control.configure({ st
 
 /**
  * Wakes the sequencer as the table's stream does: what the stream brought since it was last taken
- * (keepSequencerStream), in batches of STREAM_BATCH_SIZE, one invocation each, one after another
+ * (keepSequencerStream), in batches of STREAM_BATCH_SIZE (or the stream batch the stack sets with part writers), one invocation each, one after another
  * (reserved concurrency 1); the runs. None when the stream brought nothing.
  */
-export async function integrateStreamed(aws: BenchAws, sequencer: FunctionProcess): Promise<Invocation<SequencerSummary>[]> {
+export async function integrateStreamed(aws: BenchAws, sequencer: FunctionProcess, batchSize = STREAM_BATCH_SIZE): Promise<Invocation<SequencerSummary>[]> {
   const records = await aws.control.takeStream();
   const runs: Invocation<SequencerSummary>[] = [];
-  for (let start = 0; start < records.length; start += STREAM_BATCH_SIZE) {
-    const run = await sequencer.invoke<SequencerSummary>({ Records: records.slice(start, start + STREAM_BATCH_SIZE) });
+  for (let start = 0; start < records.length; start += batchSize) {
+    const run = await sequencer.invoke<SequencerSummary>({ Records: records.slice(start, start + batchSize) });
     if (run.error) throw new Error(`the sequencer failed: ${run.error}\n${run.logText.slice(-2000)}`);
     runs.push(run);
   }

@@ -1,7 +1,8 @@
 /**
  * The AWS a capacity or cost run talks to, on this machine: dynalite, s3rver for the tile bucket,
- * the KMS stand-in for the ledger key, and the accounting proxy (aws-proxy.ts) in front of all
- * three, in the bench's own process (which otherwise only waits: one process fewer to schedule on a
+ * the KMS stand-in for the ledger key, a stand-in of Lambda's Invoke API for the functions a
+ * section runs (the sequencer's part writers), and the accounting proxy (aws-proxy.ts) in front
+ * of all four, in the bench's own process (which otherwise only waits: one process fewer to schedule on a
  * busy machine, and a call crosses one process boundary, as a call to AWS crosses one network).
  * Everything the bench starts (functions, the loader) runs in processes of its own and reaches AWS
  * only through the proxy, pointed there by the SDK's own endpoint variables; the bench then reads
@@ -19,6 +20,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { LEDGER_LOG } from '../../../functions/contract/site-paths';
 import { startEmbeddedStore } from '../../../lib/local/embedded-store';
 import { startKmsStandIn, type KmsStandIn } from '../../../lib/local/kms-stand-in';
+import { startLambdaStandIn, type LocalInvoke } from '../../../lib/local/lambda-stand-in';
 import { proxyControl, startAwsProxy } from './aws-proxy';
 
 // s3rver ships no types: an S3-compatible server on the local file system.
@@ -34,7 +36,9 @@ export const benchS3Client = (aws: Pick<BenchAws, 'endpoints'>): S3Client =>
 
 export interface BenchAws {
   /** The proxy's endpoints: what every process is given. */
-  endpoints: { dynamodb: string; s3: string; kms: string };
+  endpoints: { dynamodb: string; s3: string; kms: string; lambda: string };
+  /** The functions Lambda's Invoke reaches here (the sequencer's part writers), by name: a section adds those it runs. */
+  functions: Map<string, LocalInvoke>;
   control: ReturnType<typeof proxyControl>;
   kms: KmsStandIn;
   table: string;
@@ -58,9 +62,12 @@ export async function startBenchAws(root: string, table = 'capacity-records'): P
     started.push(s3);
     const kms = await startKmsStandIn(`arn:aws:kms:${BENCH_REGION}:111122223333:key/bench-ledger`);
     started.push(kms);
-    const running = await startAwsProxy({ dynamodb: store.endpoint, s3: `http://127.0.0.1:${s3Port}`, kms: kms.endpoint });
+    const functions = new Map<string, LocalInvoke>();
+    const lambda = await startLambdaStandIn((name) => functions.get(name));
+    started.push(lambda);
+    const running = await startAwsProxy({ dynamodb: store.endpoint, s3: `http://127.0.0.1:${s3Port}`, kms: kms.endpoint, lambda: lambda.endpoint });
     started.push(running);
-    const proxy = { endpoints: { dynamodb: running.dynamodb, s3: running.s3!, kms: running.kms! } };
+    const proxy = { endpoints: { dynamodb: running.dynamodb, s3: running.s3!, kms: running.kms!, lambda: running.lambda! } };
     const control = proxyControl(proxy.endpoints.dynamodb);
 
     const awsEnvironment = (): Record<string, string> => ({
@@ -73,6 +80,7 @@ export async function startBenchAws(root: string, table = 'capacity-records'): P
       AWS_ENDPOINT_URL_DYNAMODB: proxy.endpoints.dynamodb,
       AWS_ENDPOINT_URL_S3: proxy.endpoints.s3,
       AWS_ENDPOINT_URL_KMS: proxy.endpoints.kms,
+      AWS_ENDPOINT_URL_LAMBDA: proxy.endpoints.lambda,
     });
 
     const load = async (records: unknown[]) => {
@@ -95,6 +103,7 @@ export async function startBenchAws(root: string, table = 'capacity-records'): P
 
     return {
       endpoints: proxy.endpoints,
+      functions,
       control,
       kms,
       table,
