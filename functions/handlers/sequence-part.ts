@@ -37,7 +37,7 @@ function storesFromSettings(): PartStores {
 async function sequencePart(event: unknown): Promise<unknown> {
   const invocation = invocationFromJson(event);
   const answer = await onPartInvocation(storesFromSettings(), invocation);
-  logger.info('part done', 'plan' in invocation ? { planned: { events: invocation.plan.keys.length + invocation.plan.events.length, leaves: (answer as { leaves: unknown[] }).leaves.length } } : { written: { chunks: invocation.write.chunks.length, leaves: invocation.write.evidence.length } });
+  logger.info('part done', 'plan' in invocation ? { planned: { events: invocation.plan.keys.length + invocation.plan.events.length, leaves: (answer as { leaves: unknown[] }).leaves.length } } : { written: { chunks: invocation.write.chunks.length, from: invocation.write.start } });
   return answerToJson(answer);
 }
 

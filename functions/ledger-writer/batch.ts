@@ -1,10 +1,10 @@
-import { MerkleTree } from '#verify/node/merkle-tree';
 import { partialHashTiles } from '../domain/ledger/tiles';
 import { withCheckpoint } from '../store/checkpoint-to-come';
 import type { JournaledPart, JournaledWrites, LeafPlacer, LeafStore } from '../store/ports/ledger';
 import type { PendingStore } from '../store/ports/pending';
 import type { RecordStore } from '../store/ports/records';
-import { checkSignedTree, logEvidence, type AppendOnlyLog } from './log';
+import type { AppendOnlyLog } from './log';
+import { evidenceOfGrowth } from './growth';
 import { HeldLedger, type LedgerPublication, type LedgerWriterOptions } from './held-ledger';
 import type { CheckpointSigner, LedgerSigner } from './signer';
 
@@ -132,16 +132,15 @@ export async function runLedgerBatch<T, P = undefined>(
 }
 
 /**
- * How a writer finishing a journal places the new versions of its parts (LeafPlacer): the tree of
- * the published size, rebuilt from the right edge where the parts' leaves begin and the leaves the
- * batch stored from there (checked against the published checkpoint), gives each its evidence.
+ * How a writer finishing a journal places the new versions of its parts (LeafPlacer): the batch's
+ * growth read back from the leaves it stored (the right edge where the parts' leaves begin, every
+ * leaf from there to the published size), checked against the published checkpoint (growth.ts).
  */
 export function leafPlacer(leaves: LeafStore, signer: CheckpointSigner | LedgerSigner, publishedSize: number, checkpoint: string): LeafPlacer {
   return async (from) => {
     const edge = await leaves.readEdgeTiles(partialHashTiles(from));
-    const tree = MerkleTree.fromRightEdge(from, (level) => edge.get(level) ?? null);
-    await leaves.forEachLeaf(publishedSize, (leaf) => void tree.append(leaf), undefined, from);
-    checkSignedTree(signer, tree, checkpoint);
-    return (leafIndex, version) => logEvidence(tree, signer.name, leafIndex, version, checkpoint);
+    const stored: Buffer[] = [];
+    await leaves.forEachLeaf(publishedSize, (leaf) => void stored.push(leaf), undefined, from);
+    return evidenceOfGrowth({ origin: signer.name, start: from, edge: Object.fromEntries(edge), leaves: Buffer.concat(stored), checkpoint });
   };
 }

@@ -148,6 +148,11 @@ export class AppendOnlyLog {
     return AppendOnlyLog.fromRightEdge(this.signer, this.size, (level) => tiles.get(level) ?? null, this.publishedCheckpoint);
   }
 
+  /** The partial hash tile of each level of the log as it stands (its right edge), by level: what a batch's growth starts from (growth.ts). */
+  edgeTiles(): Record<number, Uint8Array> {
+    return Object.fromEntries(partialHashTiles(this.size).map((tile) => [tile.level, hashTileBytes(this.tree, tile)] as const));
+  }
+
   /** Leaves appended since the log was opened, to store before the new checkpoint is published. */
   get newLeaves(): readonly LeafToStore[] {
     return this.pending;

@@ -5,6 +5,7 @@ import type { JournalChunks } from '../store/ports/ledger';
 import type { PendingStore, WaitingEvent } from '../store/ports/pending';
 import type { RecordStore } from '../store/ports/records';
 import { changesOf, entriesWrittenBy, newVersionsOf, planRecords, settlementsOf, type BatchSummary } from './batch-plan';
+import { evidenceOfGrowth, type BatchGrowth } from './growth';
 
 /**
  * A batch planned in parts (docs/ingress.md#one-log-many-writers): one log has one writer at a
@@ -50,13 +51,17 @@ export interface PlannedPart {
   summary: BatchSummary;
 }
 
-/** What a part writer is asked to write once the batch's head is published. */
+/**
+ * What a part writer is asked to write once the batch's head is published: its chunks, and where
+ * its new versions sit in the log (from `start`) with the batch's growth, from which it gives each
+ * its evidence itself (growth.ts): every part is handed the same growth, so the sequencer computes
+ * no proof.
+ */
 export interface PartWrite {
   chunks: Uint8Array[];
-  /** The batch's signed checkpoint. */
-  checkpoint: string;
-  /** Each new version's evidence (without its checkpoint), by its ordinal. */
-  evidence: Array<Record<string, unknown> & { version: number }>;
+  /** The log index of the part's first new version. */
+  start: number;
+  growth: BatchGrowth;
 }
 
 /** What a part writer works with: the records, the events, and the journal's chunks. */
@@ -89,11 +94,9 @@ export async function planPart(stores: PartStores, request: PartRequest): Promis
 
 /** Writes one part once its batch's head is published: its chunks, each new version given its evidence. */
 export async function writePart(stores: Pick<PartStores, 'journal'>, write: PartWrite): Promise<void> {
-  await stores.journal.writeChunks(write.chunks, (ordinal, version) => {
-    const evidence = write.evidence[ordinal];
-    if (evidence?.version !== version) throw new Error(`the part's new version ${ordinal} is version ${version}, but its evidence is for ${evidence?.version ?? 'none'}`);
-    return { ...evidence, checkpoint: write.checkpoint };
-  });
+  // The tree is rebuilt when the part has a new version to place (a part of observations alone has none).
+  let placed: ReturnType<typeof evidenceOfGrowth> | undefined;
+  await stores.journal.writeChunks(write.chunks, (ordinal, version) => (placed ??= evidenceOfGrowth(write.growth))(write.start + ordinal, version));
 }
 
 /** Who plans and writes a batch's parts: the part writers (lambda-parts.ts on AWS), or this process (inProcessParts). */
@@ -129,24 +132,51 @@ export const partsForEvents = (events: number, eventsPerPart: number, maxParts: 
  * not a walk of the whole value: a write carries thousands of evidence objects the sequencer sends
  * on its own time.
  */
-const base64 = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+/** Bytes as base64, each array once (the growth every write of a batch carries is encoded once, not once a part). */
+const encoded = new WeakMap<Uint8Array, string>();
+function base64(bytes: Uint8Array): string {
+  let text = encoded.get(bytes);
+  if (text === undefined) encoded.set(bytes, (text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64')));
+  return text;
+}
 const bytesOf = (text: string): Uint8Array => Buffer.from(text, 'base64');
+const edgeToJson = (edge: Record<number, Uint8Array>) => Object.fromEntries(Object.entries(edge).map(([level, bytes]) => [level, base64(bytes)]));
+const edgeFromJson = (edge: Record<string, string>) => Object.fromEntries(Object.entries(edge).map(([level, text]) => [Number(level), bytesOf(text)]));
 
 export function invocationToJson(invocation: PartInvocation): unknown {
-  return 'plan' in invocation ? invocation : { write: { ...invocation.write, chunks: invocation.write.chunks.map(base64) } };
+  if ('plan' in invocation) return invocation;
+  const { chunks, growth, start } = invocation.write;
+  return { write: { start, chunks: chunks.map(base64), growth: { ...growth, edge: edgeToJson(growth.edge), leaves: base64(growth.leaves) } } };
 }
 export function invocationFromJson(json: unknown): PartInvocation {
-  const value = json as { plan?: PartRequest; write?: Omit<PartWrite, 'chunks'> & { chunks: string[] } };
+  const value = json as { plan?: PartRequest; write?: { start: number; chunks: string[]; growth: Omit<BatchGrowth, 'edge' | 'leaves'> & { edge: Record<string, string>; leaves: string } } };
   if (value?.plan) return { plan: value.plan };
-  if (value?.write) return { write: { ...value.write, chunks: value.write.chunks.map(bytesOf) } };
+  if (value?.write) {
+    const { start, chunks, growth } = value.write;
+    return { write: { start, chunks: chunks.map(bytesOf), growth: { ...growth, edge: edgeFromJson(growth.edge), leaves: bytesOf(growth.leaves) } } };
+  }
   throw new TypeError('a part writer is invoked with a part to plan or one to write');
 }
+
+/** A plan's leaves as they travel: their entries as one run of bytes and its cuts (one string to parse, not one a leaf). */
+interface LeavesJson {
+  references: string[];
+  versions: number[];
+  lengths: number[];
+  entries: string;
+}
 export function answerToJson(answer: PartAnswer): unknown {
-  return 'leaves' in answer ? { ...answer, leaves: answer.leaves.map((leaf) => ({ ...leaf, entry: base64(leaf.entry) })), chunks: answer.chunks.map(base64) } : answer;
+  if (!('leaves' in answer)) return answer;
+  const leaves: LeavesJson = { references: answer.leaves.map((l) => l.reference), versions: answer.leaves.map((l) => l.version), lengths: answer.leaves.map((l) => l.entry.length), entries: Buffer.concat(answer.leaves.map((l) => l.entry)).toString('base64') };
+  return { ...answer, leaves, chunks: answer.chunks.map(base64) };
 }
 export function answerFromJson(json: unknown): PartAnswer {
-  const value = json as (Omit<PlannedPart, 'leaves' | 'chunks'> & { leaves: Array<Omit<PartLeaf, 'entry'> & { entry: string }>; chunks: string[] }) | { written: true };
-  return 'leaves' in value ? { ...value, leaves: value.leaves.map((leaf) => ({ ...leaf, entry: bytesOf(leaf.entry) })), chunks: value.chunks.map(bytesOf) } : value;
+  const value = json as (Omit<PlannedPart, 'leaves' | 'chunks'> & { leaves: LeavesJson; chunks: string[] }) | { written: true };
+  if (!('leaves' in value)) return value;
+  const entries = bytesOf(value.leaves.entries);
+  let at = 0;
+  const leaves = value.leaves.lengths.map((length, i): PartLeaf => ({ reference: value.leaves.references[i], version: value.leaves.versions[i], entry: entries.subarray(at, (at += length)) }));
+  return { ...value, leaves, chunks: value.chunks.map(bytesOf) };
 }
 
 /** What a part writer is invoked with: a part to plan, or one to write. */

@@ -185,16 +185,25 @@ async function prepareInParts(options: SequencerOptions, writers: PartWriters, c
   const projected: Projected = new Map();
   for (const part of planned) for (const { reference, parts, from } of part.projections) for (const p of parts) addProjection(projected, { reference, part: p, from });
   const derived = await followProjections(options.records, projected);
-  const apart = planned.map((part): PartApart => {
+  // The log's right edge where the batch begins: with the leaves it appends and its checkpoint, the growth each part writer places its new versions by.
+  const growth = { origin: log.origin, start: log.size, edge: log.edgeTiles() };
+  const starts = planned.map((part) => {
     const start = log.size;
     part.leaves.forEach((leaf, ordinal) => {
       const { leafIndex, appended } = log.addEntry(leaf.entry, leafHash(leaf.entry), leaf);
       if (!appended || leafIndex !== start + ordinal) throw new LedgerIntegrityError(`${leaf.reference} version ${leaf.version} is already in the log at ${leafIndex}: a part's new versions are new leaves`);
     });
-    const evidence = () => part.leaves.map((leaf, ordinal) => withoutCheckpoint(log.evidence(start + ordinal, leaf.version, '')));
-    return { start, leaves: part.leaves.length, chunks: part.chunks, write: (checkpoint) => writers.write({ chunks: part.chunks, checkpoint: part.leaves.length > 0 ? checkpoint() : '', evidence: evidence() }) };
+    return start;
   });
   logNewVersions(derived, log);
+  // Every leaf the batch appends, the parts' and the status lists': the tree its checkpoint is for.
+  const leaves = Buffer.concat(log.newLeaves.map((leaf) => leaf.leafHash));
+  const apart = planned.map((part, i): PartApart => ({
+    start: starts[i],
+    leaves: part.leaves.length,
+    chunks: part.chunks,
+    write: (checkpoint) => writers.write({ chunks: part.chunks, start: starts[i], growth: { ...growth, leaves, checkpoint: part.leaves.length > 0 ? checkpoint() : '' } }),
+  }));
   const records = changesOf(derived);
   const summaries = planned.map((p) => p.summary);
   const sum = (field: 'deliveries' | 'sequenced' | 'setAside' | 'retried' | 'entriesWritten') => summaries.reduce((n, s) => n + s[field], 0);
@@ -212,8 +221,6 @@ async function prepareInParts(options: SequencerOptions, writers: PartWriters, c
     },
   };
 }
-
-const withoutCheckpoint = <E extends { checkpoint: string }>({ checkpoint: _checkpoint, ...evidence }: E): Omit<E, 'checkpoint'> => evidence;
 
 /** Runs batches until nothing is waiting (or `maxBatches`); what each did. */
 export async function sequenceAll(options: SequencerOptions, maxBatches = Number.POSITIVE_INFINITY): Promise<SequencerRun[]> {
