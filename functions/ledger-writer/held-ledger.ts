@@ -28,6 +28,12 @@ export interface LedgerWriterOptions {
   tiles?: TileStore;
   /** Keeps the log between batches of one process (the sequencer), so a batch reads only the leaves others published since. */
   cache?: LogCache;
+  /**
+   * Who stores a batch's new tiles and bundles in the tile log, before its head is published
+   * (`tilesDir`: the log's folder below the tile log's prefix, '' for the first log): by default
+   * this writer, through `tiles`; a batch in parts hands them to its part writers (sequencer.ts).
+   */
+  storeTiles?: (resources: readonly LogResource[], tilesDir: string) => Promise<void>;
 }
 
 /**
@@ -102,6 +108,8 @@ export class HeldLedger {
     readonly log: AppendOnlyLog,
     /** The entries of the published size's partial bundle, read back from the tile store when the writer opened. */
     private readonly previous: Buffer[],
+    /** The log's folder below the tile log's prefix ('' for the first log). */
+    private readonly tilesDir: string,
   ) {}
 
   /**
@@ -140,7 +148,7 @@ export class HeldLedger {
       ]);
       // Check the tile log against the table before anything is written: a store that disagrees stops the writer here.
       if (options.tiles) log.checkPreviousEntries(previous);
-      return { ledger: new HeldLedger(options, lockId, log, previous), alongside: early };
+      return { ledger: new HeldLedger(options, lockId, log, previous, head.tilesDir ?? ''), alongside: early };
     } catch (error) {
       await lock.release(lockId);
       throw error;
@@ -162,7 +170,11 @@ export class HeldLedger {
     await Promise.all([
       appended ? this.log.seal() : null,
       appended ? this.options.ledger.leaves.write(this.log.newLeaves, this.log.grownHashTiles, (written, total) => this.options.onProgress?.('writing leaves', written, total)) : null,
-      tiles && this.resources.length > 0 ? writeLogResources(tiles, this.resources, (done) => this.options.onProgress?.('writing tiles', done, this.resources.length)) : null,
+      tiles && this.resources.length > 0
+        ? this.options.storeTiles
+          ? this.options.storeTiles(this.resources, this.tilesDir)
+          : writeLogResources(tiles, this.resources, (done) => this.options.onProgress?.('writing tiles', done, this.resources.length))
+        : null,
     ]);
   }
 

@@ -175,6 +175,18 @@ export class AppendOnlyLog {
     return { leafIndex, appended: true };
   }
 
+  /**
+   * Appends a new record version's leaf, known to be new (its content names its record and its
+   * version, which no leaf of the log holds yet: a part's new versions, sequencer.ts), without the
+   * look-up and the index add() keeps for content logged again: its leaf index.
+   */
+  appendNew(entry: Uint8Array, leaf: Buffer, meta: { reference: string; version: number }): number {
+    const leafIndex = this.tree.append(leaf);
+    this.pending.push({ index: leafIndex, leafHash: leaf, reference: meta.reference, version: meta.version });
+    this.pendingEntries.push(entry);
+    return leafIndex;
+  }
+
   private checkpointTextNow(): string {
     return checkpointText({ origin: this.origin, treeSize: this.size, rootHash: this.tree.root(), extensions: [] });
   }

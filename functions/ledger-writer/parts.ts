@@ -1,11 +1,13 @@
 import { canonicalBytes } from '#verify/checks/canonical';
 import { evidenceToCome } from '../store/checkpoint-to-come';
 import type { Head } from '../domain/kinds/kind';
+import type { LogResource } from '../domain/ledger/tiles';
 import type { JournalChunks } from '../store/ports/ledger';
 import type { PendingStore, WaitingEvent } from '../store/ports/pending';
 import type { RecordStore } from '../store/ports/records';
 import { changesOf, entriesWrittenBy, newVersionsOf, planRecords, settlementsOf, type BatchSummary } from './batch-plan';
 import { evidenceOfGrowth, type BatchGrowth } from './growth';
+import { tileStoreIn, writeLogResources, type TileStore } from './tile-store';
 
 /**
  * A batch planned in parts (docs/ingress.md#one-log-many-writers): one log has one writer at a
@@ -64,11 +66,22 @@ export interface PartWrite {
   growth: BatchGrowth;
 }
 
-/** What a part writer works with: the records, the events, and the journal's chunks. */
+/**
+ * What a part writer is asked to store before the batch's head is published: some of the new
+ * tiles and bundles of the tile log (`dir`: the log's folder below its prefix, '' for the first
+ * log), so the sequencer sends bytes once instead of making a request a tile.
+ */
+export interface TileWrite {
+  dir: string;
+  resources: LogResource[];
+}
+
+/** What a part writer works with: the records, the events, the journal's chunks, and the tile log (for TileWrite). */
 export interface PartStores {
   records: RecordStore;
   pending: PendingStore;
   journal: JournalChunks;
+  tiles?: TileStore;
 }
 
 /** Plans one part: its events read (what the sequencer did not read), their records integrated, every new version's evidence to come. */
@@ -99,6 +112,14 @@ export async function writePart(stores: Pick<PartStores, 'journal'>, write: Part
   await stores.journal.writeChunks(write.chunks, (ordinal, version) => (placed ??= evidenceOfGrowth(write.growth))(write.start + ordinal, version));
 }
 
+/** Stores a TileWrite: tiles and entry bundles only (a part writer never writes the log's checkpoint: the sequencer does, after its head). */
+export async function storeTiles(stores: Pick<PartStores, 'tiles'>, write: TileWrite): Promise<void> {
+  if (!stores.tiles) throw new Error('this part writer has no tile log to store tiles in');
+  const notATile = write.resources.find((r) => !r.path.startsWith('tile/'));
+  if (notATile) throw new Error(`a part writer stores tiles and entry bundles only, not ${notATile.path}`);
+  await writeLogResources(tileStoreIn(stores.tiles, write.dir), write.resources);
+}
+
 /** Who plans and writes a batch's parts: the part writers (lambda-parts.ts on AWS), or this process (inProcessParts). */
 export interface PartWriters {
   /** The parts a batch of `events` events is planned in: 1 plans it in the sequencer, as one. */
@@ -107,6 +128,7 @@ export interface PartWriters {
   readonly batchSize: number;
   plan(request: PartRequest): Promise<PlannedPart>;
   write(write: PartWrite): Promise<void>;
+  storeTiles(write: TileWrite): Promise<void>;
 }
 
 /**
@@ -145,12 +167,18 @@ const edgeFromJson = (edge: Record<string, string>) => Object.fromEntries(Object
 
 export function invocationToJson(invocation: PartInvocation): unknown {
   if ('plan' in invocation) return invocation;
+  if ('store' in invocation) return { store: { dir: invocation.store.dir, resources: invocation.store.resources.map((r) => ({ ...r, bytes: base64(r.bytes) })) } };
   const { chunks, growth, start } = invocation.write;
   return { write: { start, chunks: chunks.map(base64), growth: { ...growth, edge: edgeToJson(growth.edge), leaves: base64(growth.leaves) } } };
 }
 export function invocationFromJson(json: unknown): PartInvocation {
-  const value = json as { plan?: PartRequest; write?: { start: number; chunks: string[]; growth: Omit<BatchGrowth, 'edge' | 'leaves'> & { edge: Record<string, string>; leaves: string } } };
+  const value = json as {
+    plan?: PartRequest;
+    write?: { start: number; chunks: string[]; growth: Omit<BatchGrowth, 'edge' | 'leaves'> & { edge: Record<string, string>; leaves: string } };
+    store?: { dir: string; resources: Array<Omit<LogResource, 'bytes'> & { bytes: string }> };
+  };
   if (value?.plan) return { plan: value.plan };
+  if (value?.store) return { store: { dir: value.store.dir, resources: value.store.resources.map((r) => ({ ...r, bytes: Buffer.from(r.bytes, 'base64') })) } };
   if (value?.write) {
     const { start, chunks, growth } = value.write;
     return { write: { start, chunks: chunks.map(bytesOf), growth: { ...growth, edge: edgeFromJson(growth.edge), leaves: bytesOf(growth.leaves) } } };
@@ -180,14 +208,15 @@ export function answerFromJson(json: unknown): PartAnswer {
 }
 
 /** What a part writer is invoked with: a part to plan, or one to write. */
-export type PartInvocation = { plan: PartRequest } | { write: PartWrite };
+export type PartInvocation = { plan: PartRequest } | { write: PartWrite } | { store: TileWrite };
 
 /** What a part writer does when invoked (its Lambda handler's work, on the stores it is given). */
 export type PartAnswer = PlannedPart | { written: true };
 
 export async function onPartInvocation(stores: PartStores, invocation: PartInvocation): Promise<PartAnswer> {
   if ('plan' in invocation) return planPart(stores, invocation.plan);
-  await writePart(stores, invocation.write);
+  if ('store' in invocation) await storeTiles(stores, invocation.store);
+  else await writePart(stores, invocation.write);
   return { written: true };
 }
 
@@ -208,5 +237,6 @@ export function partWriters(options: { eventsPerPart: number; maxParts: number }
     batchSize: options.eventsPerPart * options.maxParts,
     plan: async (request) => answerFromJson(await invoke(invocationToJson({ plan: request }))) as PlannedPart,
     write: async (write) => void (await invoke(invocationToJson({ write }))),
+    storeTiles: async (store) => void (await invoke(invocationToJson({ store }))),
   };
 }

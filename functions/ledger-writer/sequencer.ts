@@ -4,7 +4,8 @@ import type { RecordStore } from '../store/ports/records';
 import { runLedgerBatch, type PartApart, type PreparedBatch } from './batch';
 import { addProjection, changesOf, entriesWrittenBy, followProjections, logNewVersions, planBatch, settlementsOf, type BatchSummary, type Projected } from './batch-plan';
 import { LogCache, type LedgerWriterOptions } from './held-ledger';
-import { LedgerIntegrityError, type AppendOnlyLog } from './log';
+import type { AppendOnlyLog } from './log';
+import type { LogResource } from '../domain/ledger/tiles';
 import { partOf, type PartRequest, type PartWriters } from './parts';
 
 /**
@@ -121,10 +122,11 @@ export async function sequencePending(options: SequencerOptions): Promise<Sequen
   const stillWaiting = async () => (await waiting(all)).slice(0, batchSize);
   const parts = options.parts?.partsFor(candidates.length) ?? 1;
   if (parts > 1) {
+    const writers = options.parts!;
     return ran(
-      await runLedgerBatch(batch, async (log, _prefetched, journalFinished) => {
+      await runLedgerBatch({ ...batch, storeTiles: (resources, dir) => storeTilesInParts(writers, resources, dir, parts) }, async (log, _prefetched, journalFinished) => {
         const taken = journalFinished ? (await stillWaiting()).map((e) => e.key) : candidates;
-        return prepareInParts(options, options.parts!, taken, options.parts!.partsFor(taken.length), log);
+        return prepareInParts(options, writers, taken, writers.partsFor(taken.length), log);
       }),
     );
   }
@@ -189,10 +191,7 @@ async function prepareInParts(options: SequencerOptions, writers: PartWriters, c
   const growth = { origin: log.origin, start: log.size, edge: log.edgeTiles() };
   const starts = planned.map((part) => {
     const start = log.size;
-    part.leaves.forEach((leaf, ordinal) => {
-      const { leafIndex, appended } = log.addEntry(leaf.entry, leafHash(leaf.entry), leaf);
-      if (!appended || leafIndex !== start + ordinal) throw new LedgerIntegrityError(`${leaf.reference} version ${leaf.version} is already in the log at ${leafIndex}: a part's new versions are new leaves`);
-    });
+    for (const leaf of part.leaves) log.appendNew(leaf.entry, leafHash(leaf.entry), leaf);
     return start;
   });
   logNewVersions(derived, log);
@@ -220,6 +219,21 @@ async function prepareInParts(options: SequencerOptions, writers: PartWriters, c
       reasons: Object.assign({}, ...summaries.map((s) => s.reasons)),
     },
   };
+}
+
+/**
+ * A batch's new tiles and bundles, stored by up to `count` part writers at once, about as many
+ * bytes each: the sequencer sends the bytes once, where storing them itself would be a request a
+ * tile (docs/capacity.md#one-log-many-writers).
+ */
+async function storeTilesInParts(writers: PartWriters, resources: readonly LogResource[], dir: string, count: number): Promise<void> {
+  const groups = Array.from({ length: Math.min(count, resources.length) }, () => ({ bytes: 0, resources: [] as LogResource[] }));
+  for (const resource of [...resources].sort((a, b) => b.bytes.length - a.bytes.length)) {
+    const lightest = groups.reduce((least, g) => (g.bytes < least.bytes ? g : least));
+    lightest.resources.push(resource);
+    lightest.bytes += resource.bytes.length;
+  }
+  await Promise.all(groups.map((g) => writers.storeTiles({ dir, resources: g.resources })));
 }
 
 /** Runs batches until nothing is waiting (or `maxBatches`); what each did. */

@@ -5,7 +5,7 @@ import { LEDGER_LOG } from '../../functions/contract/site-paths';
 /** The parts of the stack that carry an accepted finding (the stack passes itself). */
 export interface AcknowledgedStack extends Stack {
   functions: { byOperationId: ReadonlyMap<string, IConstruct> };
-  sequencer: { function: IConstruct; role: IConstruct; parts?: { function: IConstruct } };
+  sequencer: { function: IConstruct; role: IConstruct; parts?: { function: IConstruct; role: IConstruct } };
   ledgerKeys: { generations: ReadonlyArray<{ verifierKey: { function: IConstruct } }> };
   catalogue: { bucket: IConstruct; apiReadRole: IConstruct };
   loader: { role: IConstruct };
@@ -107,6 +107,15 @@ export function acknowledgeFindings(stack: AcknowledgedStack): void {
     tileFinding,
     'The sequencer writes the ledger tile log as it grows (new tiles, bundles and checkpoints) and reads back the last partial entry bundle; GetObject and PutObject below that prefix only.',
   );
+  if (stack.sequencer.parts) {
+    for (const folder of ['', 'logs/*/']) {
+      acknowledge(
+        stack.sequencer.parts.role,
+        `AwsSolutions-IAM5[Resource::<${catalogueBucket}.Arn>/${LEDGER_LOG.keyPrefix}${folder}tile/*]`,
+        'The part writers store the tile log\'s new tiles and entry bundles of a batch (tile/<L>/<N>, tile/entries/<N>, of the first log and of a successor below logs/<id>/), named by the log\'s growth; PutObject only, never the checkpoint.',
+      );
+    }
+  }
   acknowledge(
     stack.loader.role,
     tileFinding,

@@ -5,11 +5,15 @@ import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { EVENTS_PER_PART } from '../../functions/ledger-writer/lambda-parts';
 import { RECORD_PK_PREFIX, PENDING_PK_PREFIX } from '../../functions/store/layout';
 import { BUNDLE_AWS_SDK, BUNDLE_OPTIONS, CREDENTIALS_ESBUILD_ARGS } from './bundling';
 import { lambdaLogging, loggingEnvironment, type LogSettings } from './logging';
+
+/** Where a log's tiles and entry bundles are, below its folder of the tile log (C2SP tlog-tiles: tile/<L>/<N>, tile/entries/<N>). */
+const TILES_FOLDER = 'tile/';
 
 /** The part writer's handler, relative to the repository root. */
 export const SEQUENCER_PART_ENTRY = 'functions/handlers/sequence-part.ts';
@@ -30,6 +34,9 @@ export const streamBatchSizeFor = (parts: number, single: number): number => (pa
 export interface SequencerPartsProps {
   projectRoot: string;
   table: ITable;
+  /** The catalogue bucket and the tile log's key prefix in it: the part writers store a batch's new tiles and bundles there. */
+  tileBucket: IBucket;
+  tileKeyPrefix: string;
   /** Part writers a batch may use at most: the function's reserved concurrency. */
   parts: number;
   logging: LogSettings;
@@ -38,11 +45,12 @@ export interface SequencerPartsProps {
 
 /**
  * The part writers (docs/ingress.md#one-log-many-writers): one Lambda function the sequencer
- * invokes synchronously, once to plan a part of a large batch and once to write it. Its role reads
- * and writes the records and the events (items whose partition key begins `R#` or `P#`) and
- * nothing else: never the ledger, the tile log or the key. Only the sequencer's role may invoke it
- * (grantInvoke). Reserved concurrency: as many as a batch's parts, so a read flood never takes
- * the write path's.
+ * invokes synchronously, once to plan a part of a large batch, once to store some of its new tiles
+ * and bundles, and once to write it. Its role reads and writes the records and the events (items
+ * whose partition key begins `R#` or `P#`) and puts the tile log's tiles and bundles (below
+ * `tile/`), and nothing else: never the ledger's items, the tile log's checkpoint or the key. Only
+ * the sequencer's role may invoke it. Reserved concurrency: as many as a batch's parts, so a read
+ * flood never takes the write path's.
  */
 export class SequencerParts extends Construct {
   readonly function: NodejsFunction;
@@ -66,6 +74,14 @@ export class SequencerParts extends Construct {
         conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${RECORD_PK_PREFIX}*`, `${PENDING_PK_PREFIX}*`] } },
       }),
     );
+    // Tiles and entry bundles only (the first log's, and a successor's below logs/<id>/): the checkpoint is the sequencer's to write.
+    this.role.addToPolicy(
+      new PolicyStatement({
+        sid: 'StoreTheTileLogsTiles',
+        actions: ['s3:PutObject'],
+        resources: [props.tileBucket.arnForObjects(`${props.tileKeyPrefix}${TILES_FOLDER}*`), props.tileBucket.arnForObjects(`${props.tileKeyPrefix}logs/*/${TILES_FOLDER}*`)],
+      }),
+    );
     this.function = new NodejsFunction(this, 'Function', {
       description: 'Plans and writes a part of a large sequencer batch: the records and events of some references (never the ledger).',
       entry: path.join(props.projectRoot, SEQUENCER_PART_ENTRY),
@@ -81,7 +97,7 @@ export class SequencerParts extends Construct {
       role: this.role,
       logGroup: this.logGroup,
       ...lambdaLogging(props.logging),
-      environment: { ...loggingEnvironment(props.logging), TABLE_NAME: props.table.tableName },
+      environment: { ...loggingEnvironment(props.logging), TABLE_NAME: props.table.tableName, LEDGER_TILES_BUCKET: props.tileBucket.bucketName, LEDGER_TILES_PREFIX: props.tileKeyPrefix },
       awsSdkConnectionReuse: false,
       // Invoked synchronously only: nothing to retry or to send to a queue.
       retryAttempts: 0,

@@ -232,7 +232,15 @@ export class Sequencer extends Construct {
       LEDGER_TILES_PREFIX: props.tileKeyPrefix,
     };
     if (props.parts > 1) {
-      this.parts = new SequencerParts(this, 'Parts', { projectRoot: props.projectRoot, table: props.table, parts: props.parts, logging: props.logging, logRetention: props.logRetention });
+      this.parts = new SequencerParts(this, 'Parts', {
+        projectRoot: props.projectRoot,
+        table: props.table,
+        tileBucket: props.tileBucket,
+        tileKeyPrefix: props.tileKeyPrefix,
+        parts: props.parts,
+        logging: props.logging,
+        logRetention: props.logRetention,
+      });
       // The function itself, unqualified: the sequencer invokes no version or alias (grantInvoke would add `<arn>:*`).
       this.role.addToPolicy(new PolicyStatement({ sid: 'InvokeThePartWriters', actions: ['lambda:InvokeFunction'], resources: [this.parts.function.functionArn] }));
       environment.SEQUENCER_PART_FUNCTION = this.parts.function.functionName;

@@ -61,7 +61,7 @@ let tiles: TileStore;
 let work: string;
 let sequencer: typeof sequencerHandler;
 /** What the part writers' function does to the next invocation of a kind: fail it (a crash in the function). */
-const failNext: { plan: boolean; write: boolean } = { plan: false, write: false };
+const failNext: { plan: boolean; store: boolean; write: boolean } = { plan: false, store: false, write: false };
 
 function lambdaContext(name: string): Context {
   const deadline = Date.now() + 60_000;
@@ -146,7 +146,7 @@ beforeAll(async () => {
   const part = load<typeof partHandler>('../../functions/handlers/sequence-part');
   lambda = await startLambdaStandIn({
     [PART_FUNCTION]: async (event) => {
-      const kind = 'plan' in (event as object) ? 'plan' : 'write';
+      const kind = (['plan', 'store', 'write'] as const).find((k) => k in (event as object))!;
       if (failNext[kind]) {
         failNext[kind] = false;
         throw new Error(`the part writer stopped while it would ${kind}`);
@@ -217,19 +217,23 @@ test('a stream batch over several records is planned and written in parts by the
   await expectVerifiedLog([DEMO_OBJECTS.current, CREDENTIAL, statusListReference('demo-2026-suspension')]);
 });
 
-test('a part writer that fails while planning fails the batch before anything is published: its events wait, and the next run integrates them', async () => {
+test.each(['plan', 'store'] as const)('a part writer that fails (invoked to %s: a part, or the tile log\'s new tiles) fails the batch before anything is published: its events wait, and the next run integrates them', async (kind) => {
   const before = (await stores.ledger.lock.read())!;
+  // Planning fails whatever the batch holds; the tiles are stored only for a batch with a new version.
   const keys = [
-    await deliver('svc.living-object.state-changed.v1', DEMO_OBJECTS.current, { previousState: 'RETURNED', state: 'ARCHIVED' }, iso(20 * MINUTE)),
-    await deliver('svc.commercial-proof.source-snapshot.v1', DEMO_PROOFS.current, { sourceState: 'DELIVERED' }, iso(21 * MINUTE)),
+    kind === 'plan'
+      ? await deliver('svc.living-object.authority-observed.v1', DEMO_OBJECTS.current, { state: 'RETURNED' }, iso(20 * MINUTE))
+      : await deliver('svc.living-object.state-changed.v1', DEMO_OBJECTS.current, { previousState: 'RETURNED', state: 'ARCHIVED' }, iso(22 * MINUTE)),
+    await deliver('svc.commercial-proof.source-snapshot.v1', DEMO_PROOFS.current, { sourceState: 'DELIVERED' }, iso(kind === 'plan' ? 21 * MINUTE : 23 * MINUTE)),
   ];
-  failNext.plan = true;
-  await expect(run(await streamEvent(keys))).rejects.toThrow(/part writer .* failed .*stopped while it would plan/);
+  failNext[kind] = true;
+  await expect(run(await streamEvent(keys))).rejects.toThrow(new RegExp(`part writer .* failed .*stopped while it would ${kind}`));
   expect((await stores.ledger.lock.read())!).toMatchObject({ treeSize: before.treeSize, checkpoint: before.checkpoint, lock: null });
   expect(await sequencingOf(stores.pending, keys)).toEqual(['PENDING', 'PENDING']);
-  expect(await stores.ledger.journal.unfinished()).toBe(false);
+  // Stopped while storing tiles, the batch had journaled what it would write after a head it never published: no writer finishes that (it names another size).
   // The minute's tick: the index lists them, the sequencer reads them to send each to its part.
   expect(await run({ source: 'aws.events' })).toMatchObject({ deliveries: 2, sequenced: 2 });
+  expect(await stores.ledger.journal.unfinished()).toBe(false);
   expect(await sequencingOf(stores.pending, keys)).toEqual(['SEQUENCED', 'SEQUENCED']);
   await expectVerifiedLog([DEMO_OBJECTS.current]);
 });

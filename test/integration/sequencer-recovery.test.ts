@@ -142,8 +142,9 @@ async function snapshot(table: string, tiles: string) {
 type Mode = 'in one process' | 'in parts';
 function sequencerOn(client: DynamoDBClient, table: string, tiles: string, mode: Mode): SequencerOptions {
   const stores = tableStores(client, table);
-  const parts = mode === 'in parts' ? inProcessParts({ records: tableStores(client, table).records, pending: stores.pending, journal: dynamoJournalChunks(client, table) }, { eventsPerPart: 1, maxParts: BATCH_SIZE }) : undefined;
-  return { ...stores, signer, tiles: directoryTileStore(tiles), batchSize: BATCH_SIZE, parts };
+  const tileStore = directoryTileStore(tiles);
+  const parts = mode === 'in parts' ? inProcessParts({ records: tableStores(client, table).records, pending: stores.pending, journal: dynamoJournalChunks(client, table), tiles: tileStore }, { eventsPerPart: 1, maxParts: BATCH_SIZE }) : undefined;
+  return { ...stores, signer, tiles: tileStore, batchSize: BATCH_SIZE, parts };
 }
 
 const references = new Map<Mode, Awaited<ReturnType<typeof snapshot>>>();

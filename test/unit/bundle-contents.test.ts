@@ -112,8 +112,9 @@ describe('bundle of the sequencer', () => {
 
 /**
  * The part writers (lib/stack/sequencer-parts.ts) plan and write the records and events of a part
- * of a batch: the DynamoDB client, the rules and the journal's chunks, and nothing of the ledger's
- * own writing (no S3, no KMS, no Lambda client) nor of the request path.
+ * of a batch and store tiles of the tile log: the DynamoDB and S3 clients, the rules and the
+ * journal's chunks, and nothing of the ledger's own writing (its head, its key: no KMS, no Lambda
+ * client) nor of the request path.
  */
 describe('bundle of the part writers', () => {
   const forbidden: Record<string, (input: string) => boolean> = {
@@ -122,8 +123,8 @@ describe('bundle of the part writers', () => {
     'the HTTP boundary': (i) => i.startsWith('functions/http/'),
     'page and HTML code': (i) => i.startsWith('functions/pages/') || i.startsWith('functions/domain/surfaces/') || i.startsWith('functions/browser/'),
     'infrastructure code (lib/, the CDK)': (i) => i.startsWith('lib/') || i.includes('aws-cdk-lib') || i.includes('constructs/'),
-    'an AWS client but DynamoDB\'s': (i) => /@aws-sdk\/client-(?!dynamodb\/)/.test(i),
-    'the ledger\'s own writing (its head, its key, its tile log)': (i) => ['functions/ledger-writer/held-ledger.ts', 'functions/ledger-writer/kms-signer.ts', 'functions/ledger-writer/tile-store.ts', 'functions/store/dynamodb/ledger-head.ts'].includes(i),
+    'an AWS client but DynamoDB\'s and S3\'s': (i) => /@aws-sdk\/client-(?!dynamodb\/|s3\/)/.test(i),
+    'the ledger\'s own writing (its head, its key)': (i) => ['functions/ledger-writer/held-ledger.ts', 'functions/ledger-writer/kms-signer.ts', 'functions/store/dynamodb/ledger-head.ts'].includes(i),
     'a credential provider but the environment\'s': (i) => CREDENTIAL_CHAIN.test(i),
     'Powertools beyond the Logger': (i) => i.includes('node_modules/@aws-lambda-powertools/') && !/node_modules\/@aws-lambda-powertools\/(logger|commons)\//.test(i),
   };
@@ -132,8 +133,8 @@ describe('bundle of the part writers', () => {
     inputs = (await buildBundle(SEQUENCER_PART_ENTRY)).inputs;
   });
 
-  it('carries the DynamoDB client, @middy/core and the Powertools Logger, and no second logger', () => {
-    expect(inputs.some((i) => i.includes('node_modules/@aws-sdk/client-dynamodb/'))).toBe(true);
+  it('carries the DynamoDB and S3 clients, @middy/core and the Powertools Logger, and no second logger', () => {
+    expect(['client-dynamodb', 'client-s3'].filter((c) => !inputs.some((i) => i.includes(`node_modules/@aws-sdk/${c}/`)))).toEqual([]);
     expect(cardRuntimeIn(inputs)).toEqual({ middy: true, powertoolsLogger: true, otherLoggers: [] });
   });
 

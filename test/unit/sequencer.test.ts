@@ -78,7 +78,7 @@ const options = (world: World, stores: Pick<SequencerOptions, 'records' | 'pendi
   ...stores,
   signer,
   batchSize: BATCH_SIZE,
-  ...(mode === 'in parts' ? { parts: inProcessParts({ records: stores.records, pending: stores.pending, journal: memoryJournalChunks(stores) }, { eventsPerPart: 1, maxParts: BATCH_SIZE }) } : {}),
+  ...(mode === 'in parts' ? { parts: inProcessParts({ records: stores.records, pending: stores.pending, journal: memoryJournalChunks(stores), tiles: stores.tiles }, { eventsPerPart: 1, maxParts: BATCH_SIZE }) } : {}),
 });
 
 /** Everything the sequencer is responsible for, in comparable form. */

@@ -73,7 +73,7 @@ export interface PartWriterPool {
 export async function startPartWriters(root: string, aws: BenchAws, count: number): Promise<PartWriterPool> {
   const out = path.join(aws.work, 'bundles', PART_WRITERS);
   const { file } = await bundle(SEQUENCER_PART_ENTRY, out, root);
-  const env: Record<string, string> = { ...aws.awsEnvironment(), ...deployedLogEnvironment(), TABLE_NAME: aws.table, HOME: out };
+  const env: Record<string, string> = { ...aws.awsEnvironment(), ...deployedLogEnvironment(), TABLE_NAME: aws.table, HOME: out, LEDGER_TILES_BUCKET: BENCH_BUCKET, LEDGER_TILES_PREFIX: LEDGER_LOG.keyPrefix };
   const free: FunctionProcess[] = [];
   for (let i = 0; i < count; i++) free.push(await startFunction(file, env, { name: `${PART_WRITERS}${i}`, memoryMb: SEQUENCER_MEMORY_MB, timeoutMs: PART_WRITER_TIMEOUT_SECONDS * 1000 }));
   const all = [...free];

@@ -277,15 +277,20 @@ describe('the part writers', () => {
       POWERTOOLS_LOG_LEVEL: DEFAULT_SETTINGS.logLevel,
       POWERTOOLS_LOGGER_SAMPLE_RATE: String(DEFAULT_SETTINGS.logSampleRate),
       TABLE_NAME: { Ref: tableId },
+      LEDGER_TILES_BUCKET: { Ref: bucketId },
+      LEDGER_TILES_PREFIX: LEDGER_LOG.keyPrefix,
     });
   });
 
-  test('what it may do: read and write the records and the events (partition keys R# and P#), and its logs; never the ledger, the tile log or the key', () => {
+  test('what it may do: read and write the records and the events (partition keys R# and P#), put the tile log\'s tiles and bundles, and its logs; never the ledger\'s items, the tile log\'s checkpoint or the key', () => {
     const table = { 'Fn::GetAtt': [tableId, 'Arn'] };
+    const tiles = (folder: string) => ({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucketId, 'Arn'] }, `/${LEDGER_LOG.keyPrefix}${folder}tile/*`]] });
     expect(grants.every((g) => g.effect === 'Allow')).toBe(true);
     expect(grants.map((g) => `${g.action} ${JSON.stringify(g.resource)} ${JSON.stringify(g.condition ?? null)}`).sort()).toEqual(
       [
         ...['BatchGetItem', 'BatchWriteItem', 'GetItem', 'Query'].map((a) => `dynamodb:${a} ${JSON.stringify(table)} ${JSON.stringify(RECORDS_AND_EVENTS_ONLY)}`),
+        `s3:PutObject ${JSON.stringify(tiles(''))} null`,
+        `s3:PutObject ${JSON.stringify(tiles('logs/*/'))} null`,
         ...LOG_ACTIONS.map((a) => `${a} ${JSON.stringify({ 'Fn::GetAtt': [fn.Properties.LoggingConfig.LogGroup.Ref, 'Arn'] })} null`),
       ].sort(),
     );
