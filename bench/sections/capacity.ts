@@ -724,6 +724,7 @@ async function partsRows(root: string, aws: BenchAws, receivers: ReceiverPool, s
     const events = none.events + some.events;
     const sequencerMsPerEvent = (none.sequencerCpuMs + some.sequencerCpuMs) / events;
     const partMsPerEvent = (none.partCpuMs + some.partCpuMs) / events;
+    // Each round of invocations (its part writers invoked at once) waits once more; the tile round runs beside the journal's writes, counted all the same.
     const waitsPerBatch = (some.sequentialTrips + some.invocations / BENCH_PARTS) / some.batches;
     const figures = { sequencerMsPerEvent, partMsPerEvent, waitsPerBatch };
     const main = sumKnown(none.sequencerMainThreadCpuMs, some.sequencerMainThreadCpuMs);
@@ -745,13 +746,13 @@ async function partsRows(root: string, aws: BenchAws, receivers: ReceiverPool, s
         metric: 'one log in parts: the part writers\' CPU time per event',
         value: round(partMsPerEvent, 2),
         unit: 'ms/event',
-        note: `${round(partMsPerEvent * EVENTS_PER_PART, 0)} ms for a part of ${EVENTS_PER_PART} (planned, then written: ${round((none.partInvocations + some.partInvocations) / (none.batches + some.batches), 1)} invocations a batch); ${Math.round(1000 / partMsPerEvent)} events/s a part writer`,
+        note: `${round(partMsPerEvent * EVENTS_PER_PART, 0)} ms for a part of ${EVENTS_PER_PART} (planned, its tiles stored, then written: ${round((none.partInvocations + some.partInvocations) / (none.batches + some.batches), 1)} invocations a batch); ${Math.round(1000 / partMsPerEvent)} events/s a part writer`,
       },
       {
         metric: 'one log in parts: waits per batch',
         value: round(waitsPerBatch, 1),
         unit: 'waits/batch',
-        note: `the AWS calls made one after another, the sequencer's and (while it waits on them) its part writers', ${round(some.sequentialTrips / some.batches, 1)} a batch, and its two rounds of invocations (${round(some.invocations / some.batches, 1)} invocations a batch, sent at once): each wait adds the round trip to AWS`,
+        note: `the AWS calls made one after another, the sequencer's and (while it waits on them) its part writers', ${round(some.sequentialTrips / some.batches, 1)} a batch, and its ${round(some.invocations / some.batches / BENCH_PARTS, 0)} rounds of invocations (to plan, to store tiles, to write: ${round(some.invocations / some.batches, 1)} invocations a batch, a round's sent at once): each wait adds the round trip to AWS`,
       },
       rateRow(BENCH_PARTS, ' (as run here)'),
       rateRow(DEFAULT_SETTINGS.sequencerParts, ' (the stack\'s default)'),

@@ -1,8 +1,9 @@
 import { parseCheckpointText } from '#verify/checks/checkpoint';
 import type { LogEvidence } from '#verify/checks/evidence-format';
 import { parseNote } from '#verify/checks/note';
-import { MerkleTree } from '#verify/node/merkle-tree';
-import { LedgerIntegrityError, logEvidence } from './log';
+import { nodeHash } from '#verify/node/hashing';
+import { largestPowerOfTwoBelow, MerkleTree } from '#verify/node/merkle-tree';
+import { evidenceOf, LedgerIntegrityError, logEvidence } from './log';
 
 /** A leaf hash's length: the batch's leaves travel as one run of them. */
 const HASH_SIZE = 32;
@@ -43,5 +44,71 @@ export function evidenceOfGrowth(growth: BatchGrowth): (leafIndex: number, versi
   return (leafIndex, version) => {
     if (leafIndex < growth.start || leafIndex >= tree.size) throw new LedgerIntegrityError(`leaf ${leafIndex} is not one the batch appended (${growth.start} to ${tree.size - 1})`);
     return logEvidence(tree, growth.origin, leafIndex, version, growth.checkpoint);
+  };
+}
+
+/**
+ * Where one part's new versions sit in the log, and as little as its writer needs to give each
+ * its evidence: the part's own leaf hashes and, for the tree the batch made, the hash of every
+ * largest subtree (RFC 9162's split of [0, size)) that holds none of the part's leaves and that a
+ * proof of one of them needs: O(log n) hashes, whatever the batch's size (log.ts frontierOf).
+ */
+export interface PartPlacement {
+  origin: string;
+  /** The log index of the part's first new version. */
+  start: number;
+  /** The part's leaf hashes, 32 bytes each, in order. */
+  leaves: Uint8Array;
+  /** The tree's size after the batch: its checkpoint's. */
+  treeSize: number;
+  /** [from, to, hash] of each subtree outside the part's leaves that its proofs need. */
+  frontier: Array<[number, number, Uint8Array]>;
+  checkpoint: string;
+}
+
+/**
+ * The evidence of each new version of a part (by its index in the log and its version), from its
+ * placement alone: every subtree hash from the part's leaves and the frontier (each computed once),
+ * the root checked against the checkpoint (its origin, size and root) before any is given.
+ */
+export function evidenceOfPart(placement: PartPlacement): (leafIndex: number, version: number) => LogEvidence {
+  const { start, leaves, treeSize } = placement;
+  const end = start + leaves.length / HASH_SIZE;
+  if (!Number.isInteger(end) || end > treeSize) throw new LedgerIntegrityError(`a part's leaves are ${HASH_SIZE} bytes each and lie within the tree (from ${start}, ${leaves.length} bytes, a tree of ${treeSize})`);
+  const known = new Map<string, Uint8Array>(placement.frontier.map(([from, to, hash]) => [`${from}:${to}`, hash]));
+  const leaf = (index: number) => leaves.subarray((index - start) * HASH_SIZE, (index - start + 1) * HASH_SIZE);
+  const hashOf = (from: number, to: number): Uint8Array => {
+    const key = `${from}:${to}`;
+    let hash = known.get(key);
+    if (hash) return hash;
+    if (to - from === 1) {
+      if (from < start || from >= end) throw new LedgerIntegrityError(`the part's placement lacks the subtree ${from} to ${to}`);
+      return leaf(from);
+    }
+    const k = largestPowerOfTwoBelow(to - from);
+    hash = nodeHash(hashOf(from, from + k), hashOf(from + k, to));
+    known.set(key, hash);
+    return hash;
+  };
+  const signed = parseCheckpointText(parseNote(placement.checkpoint).text);
+  if (signed.origin !== placement.origin || signed.treeSize !== treeSize || !Buffer.from(hashOf(0, treeSize)).equals(Buffer.from(signed.rootHash))) {
+    throw new LedgerIntegrityError(`the part's leaves from ${start} and its frontier do not make the tree its checkpoint is for (${signed.origin}, ${signed.treeSize} leaves)`);
+  }
+  return (leafIndex, version) => {
+    if (leafIndex < start || leafIndex >= end) throw new LedgerIntegrityError(`leaf ${leafIndex} is not one of the part's (${start} to ${end - 1})`);
+    const siblings: Uint8Array[] = [];
+    let from = 0;
+    let to = treeSize;
+    while (to - from > 1) {
+      const k = largestPowerOfTwoBelow(to - from);
+      if (leafIndex < from + k) {
+        siblings.push(hashOf(from + k, to));
+        to = from + k;
+      } else {
+        siblings.push(hashOf(from, from + k));
+        from += k;
+      }
+    }
+    return evidenceOf({ origin: placement.origin, leafIndex, treeSize, version, leafHash: leaf(leafIndex), proof: siblings.reverse(), checkpoint: placement.checkpoint });
   };
 }

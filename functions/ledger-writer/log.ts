@@ -6,7 +6,7 @@ import { checkpointText, parseCheckpointText } from '#verify/checks/checkpoint';
 import { EVIDENCE_FORMAT, type LogEvidence } from '#verify/checks/evidence-format';
 import { parseVerifierKey, verifyNote } from '../domain/ledger/node-crypto';
 import type { LeafToStore } from '../store/ports/ledger';
-import { MerkleTree } from '#verify/node/merkle-tree';
+import { largestPowerOfTwoBelow, MerkleTree } from '#verify/node/merkle-tree';
 import type { CheckpointSigner, LedgerSigner } from './signer';
 
 /**
@@ -148,6 +148,11 @@ export class AppendOnlyLog {
     return AppendOnlyLog.fromRightEdge(this.signer, this.size, (level) => tiles.get(level) ?? null, this.publishedCheckpoint);
   }
 
+  /** The frontier of the leaves from `start` up to `end` in the log as it stands (frontierOf): what a part writer places them by (growth.ts). */
+  frontier(start: number, end: number): Array<[number, number, Uint8Array]> {
+    return frontierOf((from, to) => this.tree.subtreeHash(from, to), this.size, start, end);
+  }
+
   /** The partial hash tile of each level of the log as it stands (its right edge), by level: what a batch's growth starts from (growth.ts). */
   edgeTiles(): Record<number, Uint8Array> {
     return Object.fromEntries(partialHashTiles(this.size).map((tile) => [tile.level, hashTileBytes(this.tree, tile)] as const));
@@ -273,14 +278,39 @@ export class AppendOnlyLog {
 
 /** The evidence of leaf `leafIndex` (record version `version`) of `tree`, the log `origin`, against `checkpoint` (signed for the tree's size). */
 export function logEvidence(tree: MerkleTree, origin: string, leafIndex: number, version: number, checkpoint: string): LogEvidence {
+  return evidenceOf({ origin, leafIndex, treeSize: tree.size, version, leafHash: tree.leaf(leafIndex), proof: tree.inclusionProof(leafIndex), checkpoint });
+}
+
+/** Evidence as the service stores and shows it (svc.ledger-evidence.v1), its fields in one order wherever it is made. */
+export function evidenceOf(e: { origin: string; leafIndex: number; treeSize: number; version: number; leafHash: Uint8Array; proof: readonly Uint8Array[]; checkpoint: string }): LogEvidence {
   return {
     format: EVIDENCE_FORMAT,
-    version,
-    origin,
-    leafIndex,
-    treeSize: tree.size,
-    leafHash: base64(tree.leaf(leafIndex)),
-    inclusionProof: tree.inclusionProof(leafIndex).map(base64),
-    checkpoint,
+    version: e.version,
+    origin: e.origin,
+    leafIndex: e.leafIndex,
+    treeSize: e.treeSize,
+    leafHash: base64(e.leafHash),
+    inclusionProof: e.proof.map(base64),
+    checkpoint: e.checkpoint,
   };
+}
+
+/**
+ * The subtrees of the tree of `size` leaves that hold none of the leaves from `start` up to `end`
+ * and are the largest such (where RFC 9162's split of the tree first leaves the range), with their
+ * hashes (`subtreeHash`, of the whole tree): every sibling a proof of a leaf in the range needs is
+ * one of them, or is made of the range's own leaves and them.
+ */
+export function frontierOf(subtreeHash: (from: number, to: number) => Uint8Array, size: number, start: number, end: number): Array<[number, number, Uint8Array]> {
+  const out: Array<[number, number, Uint8Array]> = [];
+  const visit = (from: number, to: number) => {
+    if (to <= start || from >= end) out.push([from, to, subtreeHash(from, to)]);
+    else if (from < start || to > end) {
+      const k = largestPowerOfTwoBelow(to - from);
+      visit(from, from + k);
+      visit(from + k, to);
+    }
+  };
+  if (start < end) visit(0, size);
+  return out;
 }

@@ -6,7 +6,7 @@ import type { JournalChunks } from '../store/ports/ledger';
 import type { PendingStore, WaitingEvent } from '../store/ports/pending';
 import type { RecordStore } from '../store/ports/records';
 import { changesOf, entriesWrittenBy, newVersionsOf, planRecords, settlementsOf, type BatchSummary } from './batch-plan';
-import { evidenceOfGrowth, type BatchGrowth } from './growth';
+import { evidenceOfPart, type PartPlacement } from './growth';
 import { tileStoreIn, writeLogResources, type TileStore } from './tile-store';
 
 /**
@@ -55,15 +55,13 @@ export interface PlannedPart {
 
 /**
  * What a part writer is asked to write once the batch's head is published: its chunks, and where
- * its new versions sit in the log (from `start`) with the batch's growth, from which it gives each
- * its evidence itself (growth.ts): every part is handed the same growth, so the sequencer computes
- * no proof.
+ * its new versions sit in the log with what their proofs need (growth.ts PartPlacement: its own
+ * leaves and a few subtree hashes), from which it gives each its evidence itself: the sequencer
+ * computes no proof, and sends a part what its proofs need, not the batch's every leaf.
  */
 export interface PartWrite {
   chunks: Uint8Array[];
-  /** The log index of the part's first new version. */
-  start: number;
-  growth: BatchGrowth;
+  placement: PartPlacement;
 }
 
 /**
@@ -107,9 +105,9 @@ export async function planPart(stores: PartStores, request: PartRequest): Promis
 
 /** Writes one part once its batch's head is published: its chunks, each new version given its evidence. */
 export async function writePart(stores: Pick<PartStores, 'journal'>, write: PartWrite): Promise<void> {
-  // The tree is rebuilt when the part has a new version to place (a part of observations alone has none).
-  let placed: ReturnType<typeof evidenceOfGrowth> | undefined;
-  await stores.journal.writeChunks(write.chunks, (ordinal, version) => (placed ??= evidenceOfGrowth(write.growth))(write.start + ordinal, version));
+  // The proofs are made when the part has a new version to place (a part of observations alone has none).
+  let placed: ReturnType<typeof evidenceOfPart> | undefined;
+  await stores.journal.writeChunks(write.chunks, (ordinal, version) => (placed ??= evidenceOfPart(write.placement))(write.placement.start + ordinal, version));
 }
 
 /** Stores a TileWrite: tiles and entry bundles only (a part writer never writes the log's checkpoint: the sequencer does, after its head). */
@@ -151,39 +149,29 @@ export const partsForEvents = (events: number, eventsPerPart: number, maxParts: 
  * Invocations and answers as they travel to a part writer and back: JSON, each field that holds
  * bytes (a part's chunks, a leaf's entry) as base64, so what runs in this process is exactly what a
  * Lambda is sent and answers (lambda-parts.ts, functions/handlers/sequence-part.ts). Field by field,
- * not a walk of the whole value: a write carries thousands of evidence objects the sequencer sends
- * on its own time.
+ * not a walk of the whole value: the sequencer encodes and decodes a batch's every leaf on its own time.
  */
-/** Bytes as base64, each array once (the growth every write of a batch carries is encoded once, not once a part). */
-const encoded = new WeakMap<Uint8Array, string>();
-function base64(bytes: Uint8Array): string {
-  let text = encoded.get(bytes);
-  if (text === undefined) encoded.set(bytes, (text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64')));
-  return text;
-}
+const base64 = (bytes: Uint8Array): string => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
 const bytesOf = (text: string): Uint8Array => Buffer.from(text, 'base64');
-const edgeToJson = (edge: Record<number, Uint8Array>) => Object.fromEntries(Object.entries(edge).map(([level, bytes]) => [level, base64(bytes)]));
-const edgeFromJson = (edge: Record<string, string>) => Object.fromEntries(Object.entries(edge).map(([level, text]) => [Number(level), bytesOf(text)]));
+type PlacementJson = Omit<PartPlacement, 'leaves' | 'frontier'> & { leaves: string; frontier: Array<[number, number, string]> };
+const placementToJson = (p: PartPlacement): PlacementJson => ({ ...p, leaves: base64(p.leaves), frontier: p.frontier.map(([from, to, hash]) => [from, to, base64(hash)]) });
+const placementFromJson = (p: PlacementJson): PartPlacement => ({ ...p, leaves: bytesOf(p.leaves), frontier: p.frontier.map(([from, to, hash]) => [from, to, bytesOf(hash)]) });
 
 export function invocationToJson(invocation: PartInvocation): unknown {
   if ('plan' in invocation) return invocation;
   if ('store' in invocation) return { store: { dir: invocation.store.dir, resources: invocation.store.resources.map((r) => ({ ...r, bytes: base64(r.bytes) })) } };
-  const { chunks, growth, start } = invocation.write;
-  return { write: { start, chunks: chunks.map(base64), growth: { ...growth, edge: edgeToJson(growth.edge), leaves: base64(growth.leaves) } } };
+  return { write: { chunks: invocation.write.chunks.map(base64), placement: placementToJson(invocation.write.placement) } };
 }
 export function invocationFromJson(json: unknown): PartInvocation {
   const value = json as {
     plan?: PartRequest;
-    write?: { start: number; chunks: string[]; growth: Omit<BatchGrowth, 'edge' | 'leaves'> & { edge: Record<string, string>; leaves: string } };
+    write?: { chunks: string[]; placement: PlacementJson };
     store?: { dir: string; resources: Array<Omit<LogResource, 'bytes'> & { bytes: string }> };
   };
   if (value?.plan) return { plan: value.plan };
   if (value?.store) return { store: { dir: value.store.dir, resources: value.store.resources.map((r) => ({ ...r, bytes: Buffer.from(r.bytes, 'base64') })) } };
-  if (value?.write) {
-    const { start, chunks, growth } = value.write;
-    return { write: { start, chunks: chunks.map(bytesOf), growth: { ...growth, edge: edgeFromJson(growth.edge), leaves: bytesOf(growth.leaves) } } };
-  }
-  throw new TypeError('a part writer is invoked with a part to plan or one to write');
+  if (value?.write) return { write: { chunks: value.write.chunks.map(bytesOf), placement: placementFromJson(value.write.placement) } };
+  throw new TypeError('a part writer is invoked with a part to plan, tiles to store or a part to write');
 }
 
 /** A plan's leaves as they travel: their entries as one run of bytes and its cuts (one string to parse, not one a leaf). */

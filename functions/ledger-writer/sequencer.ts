@@ -187,22 +187,27 @@ async function prepareInParts(options: SequencerOptions, writers: PartWriters, c
   const projected: Projected = new Map();
   for (const part of planned) for (const { reference, parts, from } of part.projections) for (const p of parts) addProjection(projected, { reference, part: p, from });
   const derived = await followProjections(options.records, projected);
-  // The log's right edge where the batch begins: with the leaves it appends and its checkpoint, the growth each part writer places its new versions by.
-  const growth = { origin: log.origin, start: log.size, edge: log.edgeTiles() };
   const starts = planned.map((part) => {
     const start = log.size;
     for (const leaf of part.leaves) log.appendNew(leaf.entry, leafHash(leaf.entry), leaf);
     return start;
   });
   logNewVersions(derived, log);
-  // Every leaf the batch appends, the parts' and the status lists': the tree its checkpoint is for.
-  const leaves = Buffer.concat(log.newLeaves.map((leaf) => leaf.leafHash));
-  const apart = planned.map((part, i): PartApart => ({
-    start: starts[i],
-    leaves: part.leaves.length,
-    chunks: part.chunks,
-    write: (checkpoint) => writers.write({ chunks: part.chunks, start: starts[i], growth: { ...growth, leaves, checkpoint: part.leaves.length > 0 ? checkpoint() : '' } }),
-  }));
+  // Each part is handed where its leaves sit and what their proofs need of the tree the batch made (growth.ts PartPlacement).
+  const batchStart = starts[0] ?? log.size;
+  const apart = planned.map((part, i): PartApart => {
+    const start = starts[i];
+    const end = start + part.leaves.length;
+    const leaves = Buffer.concat(log.newLeaves.slice(start - batchStart, end - batchStart).map((leaf) => leaf.leafHash));
+    const frontier = part.leaves.length > 0 ? log.frontier(start, end) : [];
+    return {
+      start,
+      leaves: part.leaves.length,
+      chunks: part.chunks,
+      write: (checkpoint) =>
+        writers.write({ chunks: part.chunks, placement: { origin: log.origin, start, leaves, treeSize: log.size, frontier, checkpoint: part.leaves.length > 0 ? checkpoint() : '' } }),
+    };
+  });
   const records = changesOf(derived);
   const summaries = planned.map((p) => p.summary);
   const sum = (field: 'deliveries' | 'sequenced' | 'setAside' | 'retried' | 'entriesWritten') => summaries.reduce((n, s) => n + s[field], 0);

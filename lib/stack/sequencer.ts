@@ -231,21 +231,7 @@ export class Sequencer extends Construct {
       LEDGER_TILES_BUCKET: props.tileBucket.bucketName,
       LEDGER_TILES_PREFIX: props.tileKeyPrefix,
     };
-    if (props.parts > 1) {
-      this.parts = new SequencerParts(this, 'Parts', {
-        projectRoot: props.projectRoot,
-        table: props.table,
-        tileBucket: props.tileBucket,
-        tileKeyPrefix: props.tileKeyPrefix,
-        parts: props.parts,
-        logging: props.logging,
-        logRetention: props.logRetention,
-      });
-      // The function itself, unqualified: the sequencer invokes no version or alias (grantInvoke would add `<arn>:*`).
-      this.role.addToPolicy(new PolicyStatement({ sid: 'InvokeThePartWriters', actions: ['lambda:InvokeFunction'], resources: [this.parts.function.functionArn] }));
-      environment.SEQUENCER_PART_FUNCTION = this.parts.function.functionName;
-      environment.SEQUENCER_PARTS = String(props.parts);
-    }
+    if (props.parts > 1) this.parts = this.partWritersFor(props, environment);
 
     this.function = new NodejsFunction(this, 'Function', {
       description: 'Integrates pending lifecycle events and webhooks into the ledger and the records (the single writer).',
@@ -305,5 +291,26 @@ export class Sequencer extends Construct {
       schedule: Schedule.rate(Duration.minutes(SEQUENCER_SCHEDULE_MINUTES)),
       targets: [new LambdaFunction(this.function)],
     });
+  }
+
+  /**
+   * The part writers of a large batch (sequencer-parts.ts), invoked by this role alone (the
+   * function itself, unqualified: the sequencer names no version or alias, and grantInvoke would
+   * add `<arn>:*`), named to the sequencer in `environment`.
+   */
+  private partWritersFor(props: SequencerProps, environment: Record<string, string>): SequencerParts {
+    const parts = new SequencerParts(this, 'Parts', {
+      projectRoot: props.projectRoot,
+      table: props.table,
+      tileBucket: props.tileBucket,
+      tileKeyPrefix: props.tileKeyPrefix,
+      parts: props.parts,
+      logging: props.logging,
+      logRetention: props.logRetention,
+    });
+    this.role.addToPolicy(new PolicyStatement({ sid: 'InvokeThePartWriters', actions: ['lambda:InvokeFunction'], resources: [parts.function.functionArn] }));
+    environment.SEQUENCER_PART_FUNCTION = parts.function.functionName;
+    environment.SEQUENCER_PARTS = String(props.parts);
+    return parts;
   }
 }
