@@ -642,6 +642,8 @@ interface PartsTimed {
   /** The AWS calls made one after another (the sequencer's and, while it waits on them, its part writers'); invocations apart. */
   sequentialTrips: number;
   invocations: number;
+  /** A stream record's JSON as Lambda hands it over, on average (bytes): a stream invocation's 6 MB hold so many. */
+  imageBytes: number;
 }
 
 /** `deliveries` as batch deliveries of PARTS_DELIVERY events of one source each, in order. */
@@ -674,7 +676,8 @@ async function partsRound(aws: BenchAws, receivers: ReceiverPool, sequencer: Fun
     await aws.control.configure({ delayMs });
     await aws.control.reset();
     pool.take();
-    const runs = await integrateStreamed(aws, sequencer, batch);
+    let imageBytes = 0;
+    const runs = await integrateStreamed(aws, sequencer, batch, (records) => (imageBytes = records.reduce<number>((n, r) => n + JSON.stringify(r).length, 0) / Math.max(1, records.length)));
     const { trips, calls } = await aws.control.snapshot();
     const parts = pool.take();
     const done = sumRuns(runs);
@@ -688,6 +691,7 @@ async function partsRound(aws: BenchAws, receivers: ReceiverPool, sequencer: Fun
       partInvocations: parts.invocations,
       sequentialTrips: trips.sequential,
       invocations: Object.values(calls.lambda).reduce((n, c) => n + c, 0),
+      imageBytes,
     };
   } finally {
     await aws.control.configure({ accounting: true, delayMs: 0 });
@@ -700,10 +704,14 @@ async function partsRound(aws: BenchAws, receivers: ReceiverPool, sequencer: Fun
  * each on its vCPU), and `waits` waits of DELAYS_MS[1] (its calls one after another, its part
  * writers' while it waits on them, and its two rounds of invocations): B events in that time.
  */
-export function partsRate(figures: { sequencerMsPerEvent: number; partMsPerEvent: number; waitsPerBatch: number }, parts: number, delayMs = DELAYS_MS[1]): number {
-  const batch = parts * EVENTS_PER_PART;
-  return (batch * 1000) / (figures.sequencerMsPerEvent * batch + figures.partMsPerEvent * EVENTS_PER_PART + figures.waitsPerBatch * delayMs);
+export function partsRate(figures: { sequencerMsPerEvent: number; partMsPerEvent: number; waitsPerBatch: number; streamBatch?: number }, parts: number, delayMs = DELAYS_MS[1]): number {
+  const batch = Math.min(parts * EVENTS_PER_PART, figures.streamBatch ?? Number.POSITIVE_INFINITY);
+  const perPart = batch / parts;
+  return (batch * 1000) / (figures.sequencerMsPerEvent * batch + figures.partMsPerEvent * perPart + figures.waitsPerBatch * delayMs);
 }
+
+/** A synchronous invocation's payload at most (a stream batch Lambda hands the sequencer): 6 MB (Lambda quotas). */
+export const INVOCATION_PAYLOAD_BYTES = 6 * 1024 * 1024;
 
 /**
  * One log in parts (docs/capacity.md#one-log-many-writers): the sequencer configured as the stack
@@ -726,15 +734,20 @@ async function partsRows(root: string, aws: BenchAws, receivers: ReceiverPool, s
     const partMsPerEvent = (none.partCpuMs + some.partCpuMs) / events;
     // Each round of invocations (its part writers invoked at once) waits once more; the tile round runs beside the journal's writes, counted all the same.
     const waitsPerBatch = (some.sequentialTrips + some.invocations / BENCH_PARTS) / some.batches;
-    const figures = { sequencerMsPerEvent, partMsPerEvent, waitsPerBatch };
+    // What one stream invocation can hand over (6 MB of records of the size measured): the batch a run the stream wakes takes at most.
+    const streamBatch = Math.floor(INVOCATION_PAYLOAD_BYTES / ((none.imageBytes + some.imageBytes) / 2));
+    const figures = { sequencerMsPerEvent, partMsPerEvent, waitsPerBatch, streamBatch };
     const main = sumKnown(none.sequencerMainThreadCpuMs, some.sequencerMainThreadCpuMs);
     const perBatch = events / (none.batches + some.batches);
-    const rateRow = (parts: number, which: string): BenchRow => ({
-      metric: `one log in parts, ${parts} part writers${which}: events a second, from CPU time and waits`,
-      value: Math.round(partsRate(figures, parts)),
-      unit: 'events/s',
-      note: `a batch of ${parts * EVENTS_PER_PART} (${EVENTS_PER_PART} a part): the sequencer's ${round(sequencerMsPerEvent * parts * EVENTS_PER_PART, 0)} ms of CPU, a part's ${round(partMsPerEvent * EVENTS_PER_PART, 0)} ms (the parts at once, each on a vCPU of its own), ${round(waitsPerBatch, 1)} waits of ${DELAYS_MS[1]} ms; ${Math.round(partsRate(figures, parts, 0))} events/s with no wait`,
-    });
+    const rateRow = (parts: number, which: string): BenchRow => {
+      const batch = Math.min(parts * EVENTS_PER_PART, streamBatch);
+      return {
+        metric: `one log in parts, ${parts} part writers${which}: events a second, from CPU time and waits`,
+        value: Math.round(partsRate(figures, parts)),
+        unit: 'events/s',
+        note: `a batch of ${batch} (${Math.round(batch / parts)} a part${batch < parts * EVENTS_PER_PART ? `: what a stream invocation's ${INVOCATION_PAYLOAD_BYTES / 2 ** 20} MB hold of records of ${Math.round((none.imageBytes + some.imageBytes) / 2)} bytes` : ''}): the sequencer's ${round(sequencerMsPerEvent * batch, 0)} ms of CPU, a part's ${round((partMsPerEvent * batch) / parts, 0)} ms (the parts at once, each on a vCPU of its own), ${round(waitsPerBatch, 1)} waits of ${DELAYS_MS[1]} ms; ${Math.round(partsRate(figures, parts, 0))} events/s with no wait`,
+      };
+    };
     return [
       {
         metric: 'one log in parts: events a second its sequencer takes, from its CPU time',

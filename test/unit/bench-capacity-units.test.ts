@@ -292,5 +292,7 @@ describe('key classes and ceilings', () => {
     expect(partsRate(figures, 16, 0)).toBe(10000);
     // However many parts, never above what the sequencer's CPU allows: 1 / 0.05 ms.
     expect(partsRate(figures, 10_000)).toBeLessThan(20_000);
+    // A stream invocation holding 4,000 records at most: sixteen parts of 250, 4,000 in 200 + 200 + 60 ms.
+    expect(Math.round(partsRate({ ...figures, streamBatch: 4000 }, 16))).toBe(8696);
   });
 });

@@ -161,8 +161,9 @@ export const keepSequencerStream = (aws: BenchAws) => aws.control.configure({ st
  * (keepSequencerStream), in batches of STREAM_BATCH_SIZE (or the stream batch the stack sets with part writers), one invocation each, one after another
  * (reserved concurrency 1); the runs. None when the stream brought nothing.
  */
-export async function integrateStreamed(aws: BenchAws, sequencer: FunctionProcess, batchSize = STREAM_BATCH_SIZE): Promise<Invocation<SequencerSummary>[]> {
+export async function integrateStreamed(aws: BenchAws, sequencer: FunctionProcess, batchSize = STREAM_BATCH_SIZE, onRecords?: (records: readonly unknown[]) => void): Promise<Invocation<SequencerSummary>[]> {
   const records = await aws.control.takeStream();
+  onRecords?.(records);
   const runs: Invocation<SequencerSummary>[] = [];
   for (let start = 0; start < records.length; start += batchSize) {
     const run = await sequencer.invoke<SequencerSummary>({ Records: records.slice(start, start + batchSize) });
