@@ -27,6 +27,7 @@ import { devSecrets, signedHeaders } from '../../lib/ingress/emit';
 import type { AccountingSnapshot } from '../lib/capacity/aws-proxy';
 import { apiEvent, drainSequencer, integrateStreamed, keepSequencerStream, SEQUENCER_MEMORY_MB, startDeployedFunction, startPartWriters, startSequencer, startSequencerInParts, type SequencerSummary } from '../lib/capacity/functions';
 import { EVENTS_PER_PART } from '../../functions/ledger-writer/lambda-parts';
+import { partsForEvents } from '../../functions/ledger-writer/parts';
 import { DEFAULT_SETTINGS } from '../../lib/stack/settings';
 import { FULL_VCPU_MB } from '../lib/cost/model';
 import { asBatch, HOT_REFERENCES, MixState, mixRecords, type Delivery } from '../lib/capacity/mix';
@@ -626,8 +627,15 @@ async function delayRows(aws: BenchAws, receivers: ReceiverPool, sequencer: Func
 }
 
 /** Part writers the bench runs beside the sequencer (the stack's default is DEFAULT_SETTINGS.sequencerParts). */
-const BENCH_PARTS = Number(process.env.BENCH_CAPACITY_PARTS ?? 4);
-/** Full batches in each round in parts: a full part (EVENTS_PER_PART) for each part writer. */
+const BENCH_PARTS = Number(process.env.BENCH_CAPACITY_PARTS ?? 6);
+/**
+ * Events a part in the rounds in parts: about what the stack's default parts hold in a batch a
+ * stream invocation brings (its 6 MB cut it at about 4,900 records, over 16 part writers: about
+ * 300 each), so the sequencer's work an event, its invocations' share included, is measured at
+ * the size it meets.
+ */
+const BENCH_PART_EVENTS = 300;
+/** Batches in each round in parts. */
 const PARTS_BATCHES = 2;
 /** Events of one delivery in the rounds in parts (CloudEvents' JSON batch format): the events, not the receivers, are what these rounds measure. */
 const PARTS_DELIVERY = 100;
@@ -667,7 +675,7 @@ function inBatches(deliveries: readonly Delivery[]): Delivery[] {
  * every AWS call and invocation. What the sequencer and the part writers spent, apart.
  */
 async function partsRound(aws: BenchAws, receivers: ReceiverPool, sequencer: FunctionProcess, pool: Awaited<ReturnType<typeof startPartWriters>>, state: MixState, delayMs: number, seed: number): Promise<PartsTimed> {
-  const batch = BENCH_PARTS * EVENTS_PER_PART;
+  const batch = BENCH_PARTS * BENCH_PART_EVENTS;
   const events = PARTS_BATCHES * batch;
   await aws.control.configure({ accounting: false, delayMs: 0 });
   try {
@@ -699,15 +707,23 @@ async function partsRound(aws: BenchAws, receivers: ReceiverPool, sequencer: Fun
 }
 
 /**
- * One log's rate with `parts` part writers, from what was measured: a full batch B (EVENTS_PER_PART
- * a part) takes the sequencer's CPU for B events, a part's CPU for its B/parts (the parts run at once,
- * each on its vCPU), and `waits` waits of DELAYS_MS[1] (its calls one after another, its part
- * writers' while it waits on them, and its two rounds of invocations): B events in that time.
+ * One log's rate with `writers` part writers, from what was measured: a full batch B (EVENTS_PER_PART
+ * a part writer, and no more than a stream invocation holds: `streamBatch`), cut in as many parts as
+ * the sequencer cuts it (partsForEvents), takes the sequencer's CPU for B events, a part's CPU for
+ * its share (the parts run at once, each on its vCPU), and `waits` waits of DELAYS_MS[1] (its calls
+ * one after another, its part writers' while it waits on them, and its rounds of invocations): B
+ * events in that time.
  */
-export function partsRate(figures: { sequencerMsPerEvent: number; partMsPerEvent: number; waitsPerBatch: number; streamBatch?: number }, parts: number, delayMs = DELAYS_MS[1]): number {
-  const batch = Math.min(parts * EVENTS_PER_PART, figures.streamBatch ?? Number.POSITIVE_INFINITY);
-  const perPart = batch / parts;
+export function partsRate(figures: { sequencerMsPerEvent: number; partMsPerEvent: number; waitsPerBatch: number; streamBatch?: number }, writers: number, delayMs = DELAYS_MS[1]): number {
+  const { batch, perPart } = batchInParts(writers, figures.streamBatch);
   return (batch * 1000) / (figures.sequencerMsPerEvent * batch + figures.partMsPerEvent * perPart + figures.waitsPerBatch * delayMs);
+}
+
+/** The batch `writers` part writers take (a full part each, no more than a stream invocation holds), and the events of each of its parts. */
+export function batchInParts(writers: number, streamBatch = Number.POSITIVE_INFINITY): { batch: number; parts: number; perPart: number } {
+  const batch = Math.min(writers * EVENTS_PER_PART, streamBatch);
+  const parts = partsForEvents(batch, EVENTS_PER_PART, writers);
+  return { batch, parts, perPart: batch / parts };
 }
 
 /** A synchronous invocation's payload at most (a stream batch Lambda hands the sequencer): 6 MB (Lambda quotas). */
@@ -739,13 +755,13 @@ async function partsRows(root: string, aws: BenchAws, receivers: ReceiverPool, s
     const figures = { sequencerMsPerEvent, partMsPerEvent, waitsPerBatch, streamBatch };
     const main = sumKnown(none.sequencerMainThreadCpuMs, some.sequencerMainThreadCpuMs);
     const perBatch = events / (none.batches + some.batches);
-    const rateRow = (parts: number, which: string): BenchRow => {
-      const batch = Math.min(parts * EVENTS_PER_PART, streamBatch);
+    const rateRow = (writers: number, which: string): BenchRow => {
+      const { batch, parts, perPart } = batchInParts(writers, streamBatch);
       return {
-        metric: `one log in parts, ${parts} part writers${which}: events a second, from CPU time and waits`,
-        value: Math.round(partsRate(figures, parts)),
+        metric: `one log in parts, ${writers} part writers${which}: events a second, from CPU time and waits`,
+        value: Math.round(partsRate(figures, writers)),
         unit: 'events/s',
-        note: `a batch of ${batch} (${Math.round(batch / parts)} a part${batch < parts * EVENTS_PER_PART ? `: what a stream invocation's ${INVOCATION_PAYLOAD_BYTES / 2 ** 20} MB hold of records of ${Math.round((none.imageBytes + some.imageBytes) / 2)} bytes` : ''}): the sequencer's ${round(sequencerMsPerEvent * batch, 0)} ms of CPU, a part's ${round((partMsPerEvent * batch) / parts, 0)} ms (the parts at once, each on a vCPU of its own), ${round(waitsPerBatch, 1)} waits of ${DELAYS_MS[1]} ms; ${Math.round(partsRate(figures, parts, 0))} events/s with no wait`,
+        note: `a batch of ${batch}${batch < writers * EVENTS_PER_PART ? ` (what a stream invocation's ${INVOCATION_PAYLOAD_BYTES / 2 ** 20} MB hold of records of ${Math.round((none.imageBytes + some.imageBytes) / 2)} bytes)` : ''} in ${parts} parts of ${Math.round(perPart)}: the sequencer's ${round(sequencerMsPerEvent * batch, 0)} ms of CPU, a part's ${round(partMsPerEvent * perPart, 0)} ms (the parts at once, each on a vCPU of its own), ${round(waitsPerBatch, 1)} waits of ${DELAYS_MS[1]} ms; ${Math.round(partsRate(figures, writers, 0))} events/s with no wait`,
       };
     };
     return [
@@ -759,7 +775,7 @@ async function partsRows(root: string, aws: BenchAws, receivers: ReceiverPool, s
         metric: 'one log in parts: the part writers\' CPU time per event',
         value: round(partMsPerEvent, 2),
         unit: 'ms/event',
-        note: `${round(partMsPerEvent * EVENTS_PER_PART, 0)} ms for a part of ${EVENTS_PER_PART} (planned, its tiles stored, then written: ${round((none.partInvocations + some.partInvocations) / (none.batches + some.batches), 1)} invocations a batch); ${Math.round(1000 / partMsPerEvent)} events/s a part writer`,
+        note: `${round(partMsPerEvent * BENCH_PART_EVENTS, 0)} ms for a part of ${BENCH_PART_EVENTS} (planned, its tiles stored, then written: ${round((none.partInvocations + some.partInvocations) / (none.batches + some.batches), 1)} invocations a batch); ${Math.round(1000 / partMsPerEvent)} events/s a part writer`,
       },
       {
         metric: 'one log in parts: waits per batch',
@@ -767,7 +783,7 @@ async function partsRows(root: string, aws: BenchAws, receivers: ReceiverPool, s
         unit: 'waits/batch',
         note: `the AWS calls made one after another, the sequencer's and (while it waits on them) its part writers', ${round(some.sequentialTrips / some.batches, 1)} a batch, and its ${round(some.invocations / some.batches / BENCH_PARTS, 0)} rounds of invocations (to plan, to store tiles, to write: ${round(some.invocations / some.batches, 1)} invocations a batch, a round's sent at once): each wait adds the round trip to AWS`,
       },
-      rateRow(BENCH_PARTS, ' (as run here)'),
+      rateRow(BENCH_PARTS, ' (a full batch of theirs)'),
       rateRow(DEFAULT_SETTINGS.sequencerParts, ' (the stack\'s default)'),
     ];
   } finally {

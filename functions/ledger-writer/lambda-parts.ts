@@ -4,8 +4,9 @@ import { partWriters, type PartWriters } from './parts';
 
 /**
  * Events a part takes at most, and what makes a batch worth cutting: a part writer plans about
- * this many in a few tenths of a second of its own CPU (docs/capacity.md#one-log-many-writers), so
- * a batch of fewer than two parts' worth stays in the sequencer, where it needs no invocation.
+ * this many in a few tenths of a second of its own CPU (docs/capacity.md#one-log-many-writers); a
+ * batch is cut into as many parts as it fills at least halfway (parts.ts partsForEvents), so a batch
+ * of less than a full part stays in the sequencer, where it needs no invocation.
  */
 export const EVENTS_PER_PART = 500;
 

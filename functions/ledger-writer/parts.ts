@@ -142,8 +142,14 @@ export function partOf(reference: string, count: number): number {
   return hash % count;
 }
 
-/** How many parts a batch of `events` is planned in, `eventsPerPart` a part, at most `maxParts` (1: in the sequencer). */
-export const partsForEvents = (events: number, eventsPerPart: number, maxParts: number): number => Math.max(1, Math.min(maxParts, Math.floor(events / eventsPerPart)));
+/**
+ * How many parts a batch of `events` is planned in: as many part writers as it fills at least
+ * halfway, `eventsPerPart` being a full part, at most `maxParts` (1: in the sequencer). More parts
+ * make a part's time shorter, and each costs the sequencer its invocations (three: to plan, to
+ * store tiles, to write): parts of between a half and a whole `eventsPerPart` keep both small
+ * (docs/capacity.md#one-log-many-writers).
+ */
+export const partsForEvents = (events: number, eventsPerPart: number, maxParts: number): number => Math.max(1, Math.min(maxParts, Math.floor((2 * events) / eventsPerPart)));
 
 /**
  * Invocations and answers as they travel to a part writer and back: JSON, each field that holds

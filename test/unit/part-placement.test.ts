@@ -4,6 +4,7 @@ import { checkpointText } from '#verify/checks/checkpoint';
 import { MerkleTree } from '#verify/node/merkle-tree';
 import { evidenceOfGrowth, evidenceOfPart } from '../../functions/ledger-writer/growth';
 import { AppendOnlyLog, frontierOf, LedgerIntegrityError } from '../../functions/ledger-writer/log';
+import { partsForEvents } from '../../functions/ledger-writer/parts';
 import { formatSignerKey, signerFromKey } from '../../functions/ledger-writer/signer';
 import { verifyEvidence } from '../../functions/domain/ledger/node-crypto';
 
@@ -79,5 +80,14 @@ test('the log gives a part its frontier; the evidence placed from it verifies, a
     expect(evidence).toEqual(log.evidence(i, 2));
     expect(evidence).toEqual(grown(i, 2));
     expect(verifyEvidence(contents[i - batchStart], evidence, [signer.verifierKey]).ok).toBe(true);
+  }
+});
+
+test('a batch is cut into as many parts as it fills at least halfway, at most as many as there are part writers: under a full part it stays in the sequencer', () => {
+  expect([1, 499, 500, 600, 1000, 4920, 8000, 20000].map((events) => partsForEvents(events, 500, 16))).toEqual([1, 1, 2, 2, 4, 16, 16, 16]);
+  // Every part between a half and a whole full part, when there are writers enough.
+  for (const events of [500, 777, 1000, 3333, 7999]) {
+    const parts = partsForEvents(events, 500, 16);
+    expect([events, events / parts >= 250, events / parts <= 500]).toEqual([events, true, true]);
   }
 });
