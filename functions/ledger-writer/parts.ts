@@ -16,9 +16,11 @@ import { tileStoreIn, writeLogResources, type TileStore } from './tile-store';
  * records of different references are independent. So a large batch is cut by reference into
  * parts, each planned and written by a part writer of its own (another Lambda function on AWS),
  * while the sequencer does only what one log needs one writer for: it appends every part's new
- * versions to the log, signs one checkpoint, journals and publishes, and hands each part the
- * evidence of its new versions to write with it. A credential's status lists follow in the
- * sequencer itself, after the parts (they gather what many credentials project onto them).
+ * versions to the log, signs one checkpoint, journals and publishes, and hands each part where its
+ * new versions sit (PartWrite), from which the part writer makes their evidence itself. The part
+ * writers also store the batch's new tiles and bundles of the tile log (TileWrite), so those bytes
+ * leave the sequencer once. A credential's status lists follow in the sequencer itself, after the
+ * parts (they gather what many credentials project onto them).
  *
  * A part names its new versions' evidence by their ordinal among them (EVIDENCE_TO_COME) until
  * they are placed; its writes go through the journal as the chunks it made (JournalChunks), so a

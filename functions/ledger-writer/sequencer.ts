@@ -163,8 +163,9 @@ export async function sequencePending(options: SequencerOptions): Promise<Sequen
  * reference its stream image named, or read here), every part planned at once by the part
  * writers; then here, the status lists the parts' credentials project onto, and the log: each
  * part's new versions appended in turn (a part's ordinals become its leaves from `start`), then
- * the status lists'. Each part is written by its writer once the head is published, its evidence
- * computed here from the batch's tree.
+ * the status lists'. Each part is written by its writer once the head is published, handed where
+ * its leaves sit and the frontier their proofs need (growth.ts PartPlacement): the writer makes
+ * their evidence.
  */
 async function prepareInParts(options: SequencerOptions, writers: PartWriters, candidates: readonly string[], count: number, log: AppendOnlyLog): Promise<PreparedBatch<BatchSummary>> {
   const references = options.references ?? new Map<string, string>();
