@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { GetItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
-import type { Context, DynamoDBStreamEvent, ScheduledEvent } from 'aws-lambda';
+import type { Context, ScheduledEvent } from 'aws-lambda';
 import S3rver from 's3rver';
 import { DEMO_CREDENTIALS } from '../../fixtures/demo-credentials';
 import { DEMO_OBJECTS, demoDocument } from '../../fixtures/demo';
@@ -19,7 +19,6 @@ import { kmsCheckpointSigner } from '../../functions/ledger-writer/kms-signer';
 import { bucketTileStore, type TileStore } from '../../functions/ledger-writer/tile-store';
 import { tableStores, type TableStores } from '../../functions/store/dynamodb';
 import { namedOfStream } from '../../functions/store/dynamodb/pending';
-import { GENESIS_SK } from '../../functions/store/layout';
 import { buildEvent } from '../../lib/ingress/emit';
 import { runMonitor, type MonitorState } from '#verify/node/monitor';
 import { loadDocument } from '../../lib/loader/load';
@@ -30,6 +29,7 @@ import { PENDING_AGE_METRIC } from '../../functions/ledger-writer/pending-age';
 import { startKmsStandIn, type KmsStandIn } from '../../lib/local/kms-stand-in';
 import { readEmfLine } from '../support/emf';
 import { collectLogLines } from '../support/log-lines';
+import { lambdaContext as sequencerContext, streamEvent as streamEventOf } from '../support/sequencer-lambda';
 import { claimAccepted, sequencingOf, wholeRecord } from '../support/stores';
 
 
@@ -47,6 +47,7 @@ const TABLE = 'sequencer-lambda';
 const BUCKET = 'catalogue-test';
 const ORIGIN = 'sequencer-lambda.test/ledger';
 const REGION = 'eu-central-1';
+const PLACE = { table: TABLE, region: REGION };
 const CREDENTIAL = DEMO_CREDENTIALS.active;
 const REFERENCES: readonly string[] = [DEMO_OBJECTS.current, CREDENTIAL, DEMO_PROOFS.current];
 const MINUTE = 60_000;
@@ -87,23 +88,7 @@ function coldHandler(): Handler {
 }
 
 /** A Lambda context whose deadline is `remainingMs` from now (the function's timeout is 60 s). */
-function lambdaContext(remainingMs = 60_000): Context {
-  const deadline = Date.now() + remainingMs;
-  return {
-    callbackWaitsForEmptyEventLoop: true,
-    functionName: 'Sequencer',
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:${REGION}:111122223333:function:Sequencer`,
-    memoryLimitInMB: '1024',
-    awsRequestId: randomUUID(),
-    logGroupName: '/aws/lambda/Sequencer',
-    logStreamName: '2026/11/23/[$LATEST]0123456789abcdef',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
-}
+const lambdaContext = (remainingMs = 60_000): Context => sequencerContext(PLACE, 'Sequencer', { remainingMs });
 
 /**
  * Runs the handler, keeping the log lines it writes (the logger writes INFO to stdout, WARN and
@@ -132,30 +117,7 @@ const scheduledEvent = (): ScheduledEvent => ({
   detail: {},
 });
 
-/** The stream batch Lambda hands over for these new pending items (NEW_IMAGE, after the INSERT filter). */
-async function streamEvent(keys: readonly string[]): Promise<DynamoDBStreamEvent> {
-  const records = [];
-  for (const [i, key] of keys.entries()) {
-    const item = (await client.send(new GetItemCommand({ TableName: TABLE, Key: { pk: { S: key }, sk: { S: GENESIS_SK } }, ConsistentRead: true }))).Item!;
-    records.push({
-      eventID: randomUUID().replace(/-/g, ''),
-      eventName: 'INSERT' as const,
-      eventVersion: '1.1',
-      eventSource: 'aws:dynamodb',
-      awsRegion: REGION,
-      dynamodb: {
-        ApproximateCreationDateTime: Math.floor(Date.now() / 1000),
-        Keys: { pk: { S: key }, sk: { S: GENESIS_SK } },
-        NewImage: item as Record<string, never>,
-        SequenceNumber: String(4_000_000_000_000_000_000 + i),
-        SizeBytes: JSON.stringify(item).length,
-        StreamViewType: 'NEW_IMAGE' as const,
-      },
-      eventSourceARN: `arn:aws:dynamodb:${REGION}:111122223333:table/${TABLE}/stream/2026-11-20T12:00:00.000`,
-    });
-  }
-  return { Records: records };
-}
+const streamEvent = (keys: readonly string[]) => streamEventOf(client, PLACE, keys);
 
 let received = 0;
 /** Stores an accepted event as a receiver does (waiting for the sequencer), received now unless told; its key. */

@@ -1,10 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { GetItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';
-import type { Context, DynamoDBStreamEvent } from 'aws-lambda';
 import S3rver from 's3rver';
 import { DEMO_CREDENTIALS } from '../../fixtures/demo-credentials';
 import { DEMO_OBJECTS, demoDocument } from '../../fixtures/demo';
@@ -17,7 +15,6 @@ import type { handler as sequencerHandler, SequencerEvent } from '../../function
 import { kmsCheckpointSigner } from '../../functions/ledger-writer/kms-signer';
 import { bucketTileStore, type TileStore } from '../../functions/ledger-writer/tile-store';
 import { tableStores, type TableStores } from '../../functions/store/dynamodb';
-import { GENESIS_SK } from '../../functions/store/layout';
 import { runMonitor } from '#verify/node/monitor';
 import { buildEvent } from '../../lib/ingress/emit';
 import { loadDocument } from '../../lib/loader/load';
@@ -26,6 +23,7 @@ import { startKmsStandIn, type KmsStandIn } from '../../lib/local/kms-stand-in';
 import { startLambdaStandIn, type LambdaStandIn } from '../../lib/local/lambda-stand-in';
 import { configureLocalEnvironment, localClient } from '../../lib/local/service';
 import { collectLogLines } from '../support/log-lines';
+import { lambdaContext, streamEvent } from '../support/sequencer-lambda';
 import { claimAccepted, sequencingOf, wholeRecord } from '../support/stores';
 
 /**
@@ -45,6 +43,7 @@ const BUCKET = 'catalogue-parts-test';
 const ORIGIN = 'sequencer-parts.test/ledger';
 const REGION = 'eu-central-1';
 const PART_FUNCTION = 'TrustStack-SequencerPartsFunction';
+const PLACE = { table: TABLE, region: REGION };
 const CREDENTIAL = DEMO_CREDENTIALS.active;
 const REFERENCES: readonly string[] = [DEMO_OBJECTS.current, DEMO_OBJECTS.stale, CREDENTIAL, DEMO_PROOFS.current];
 const MINUTE = 60_000;
@@ -63,24 +62,6 @@ let sequencer: typeof sequencerHandler;
 /** What the part writers' function does to the next invocation of a kind: fail it (a crash in the function). */
 const failNext: { plan: boolean; store: boolean; write: boolean } = { plan: false, store: false, write: false };
 
-function lambdaContext(name: string): Context {
-  const deadline = Date.now() + 60_000;
-  return {
-    callbackWaitsForEmptyEventLoop: true,
-    functionName: name,
-    functionVersion: '$LATEST',
-    invokedFunctionArn: `arn:aws:lambda:${REGION}:111122223333:function:${name}`,
-    memoryLimitInMB: '1769',
-    awsRequestId: randomUUID(),
-    logGroupName: `/aws/lambda/${name}`,
-    logStreamName: '2026/12/07/[$LATEST]0123456789abcdef',
-    getRemainingTimeInMillis: () => Math.max(0, deadline - Date.now()),
-    done: () => undefined,
-    fail: () => undefined,
-    succeed: () => undefined,
-  };
-}
-
 /** A handler module as a new execution environment loads it. */
 function load<H>(module: string): H {
   let loaded!: H;
@@ -88,23 +69,6 @@ function load<H>(module: string): H {
     loaded = (require(module) as { handler: H }).handler;
   });
   return loaded;
-}
-
-async function streamEvent(keys: readonly string[]): Promise<DynamoDBStreamEvent> {
-  const records = [];
-  for (const [i, key] of keys.entries()) {
-    const item = (await client.send(new GetItemCommand({ TableName: TABLE, Key: { pk: { S: key }, sk: { S: GENESIS_SK } }, ConsistentRead: true }))).Item!;
-    records.push({
-      eventID: randomUUID().replace(/-/g, ''),
-      eventName: 'INSERT' as const,
-      eventVersion: '1.1',
-      eventSource: 'aws:dynamodb',
-      awsRegion: REGION,
-      dynamodb: { Keys: { pk: { S: key }, sk: { S: GENESIS_SK } }, NewImage: item as Record<string, never>, SequenceNumber: String(5_000_000_000 + i), SizeBytes: 1, StreamViewType: 'NEW_IMAGE' as const },
-      eventSourceARN: `arn:aws:dynamodb:${REGION}:111122223333:table/${TABLE}/stream/2026-12-07T00:00:00.000`,
-    });
-  }
-  return { Records: records };
 }
 
 let received = 0;
@@ -116,7 +80,7 @@ async function deliver(type: string, reference: string, fields: Record<string, s
 async function run(event: SequencerEvent) {
   const collected = collectLogLines();
   try {
-    return await sequencer(event, lambdaContext('TrustStack-SequencerFunction'));
+    return await sequencer(event, lambdaContext(PLACE, 'TrustStack-SequencerFunction'));
   } finally {
     collected.restore();
   }
@@ -151,7 +115,7 @@ beforeAll(async () => {
         failNext[kind] = false;
         throw new Error(`the part writer stopped while it would ${kind}`);
       }
-      return part(event, lambdaContext(PART_FUNCTION));
+      return part(event, lambdaContext(PLACE, PART_FUNCTION, { memoryMb: 1769 }));
     },
   });
   Object.assign(process.env, {
@@ -202,7 +166,7 @@ test('a stream batch over several records is planned and written in parts by the
     await deliver('svc.living-object.authority-observed.v1', DEMO_OBJECTS.current, { state: 'RETURNED' }, iso(13 * MINUTE)),
   ];
   lambda.invocations.length = 0;
-  const summary = await run(await streamEvent(keys));
+  const summary = await run(await streamEvent(client, PLACE, keys));
   expect(summary).toMatchObject({ batches: 1, deliveries: 4, sequenced: 4, setAside: 0 });
   expect(await sequencingOf(stores.pending, keys)).toEqual(['SEQUENCED', 'SEQUENCED', 'SEQUENCED', 'SEQUENCED']);
   // Three references (the batch may take four parts), so at most three parts: each planned once and written once, by the function the stack names.
@@ -227,7 +191,7 @@ test.each(['plan', 'store'] as const)('a part writer that fails (invoked to %s: 
     await deliver('svc.commercial-proof.source-snapshot.v1', DEMO_PROOFS.current, { sourceState: 'DELIVERED' }, iso(kind === 'plan' ? 21 * MINUTE : 23 * MINUTE)),
   ];
   failNext[kind] = true;
-  await expect(run(await streamEvent(keys))).rejects.toThrow(new RegExp(`part writer .* failed .*stopped while it would ${kind}`));
+  await expect(run(await streamEvent(client, PLACE, keys))).rejects.toThrow(new RegExp(`part writer .* failed .*stopped while it would ${kind}`));
   expect((await stores.ledger.lock.read())!).toMatchObject({ treeSize: before.treeSize, checkpoint: before.checkpoint, lock: null });
   expect(await sequencingOf(stores.pending, keys)).toEqual(['PENDING', 'PENDING']);
   // Stopped while storing tiles, the batch had journaled what it would write after a head it never published: no writer finishes that (it names another size).
@@ -245,7 +209,7 @@ test('a part writer that fails while writing, after the head is published: the n
     await deliver('svc.living-object.authority-observed.v1', DEMO_OBJECTS.stale, { objectType: 'WARRANTY', state: 'ACTIVE' }, iso(31 * MINUTE)),
   ];
   failNext.write = true;
-  await expect(run(await streamEvent(keys))).rejects.toThrow(/part writer .* failed .*stopped while it would write/);
+  await expect(run(await streamEvent(client, PLACE, keys))).rejects.toThrow(/part writer .* failed .*stopped while it would write/);
   // Published: the credential's reinstatement and its list's new version are in the log, the journal holds what is left.
   expect((await stores.ledger.lock.read())!.treeSize).toBe(before + 2);
   expect(await stores.ledger.journal.unfinished()).toBe(true);
