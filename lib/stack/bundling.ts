@@ -3,6 +3,8 @@
  * these values, so the bundles measured by `npm run bench` are the bundles that are deployed.
  */
 
+import path from 'node:path';
+import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
 import type { BuildOptions } from 'esbuild';
 
 /** Lambda runtime major version; the esbuild target follows it. */
@@ -92,3 +94,22 @@ export const BENCH_LOG_LEVEL = 'INFO';
  * handlers the same limit.
  */
 export const FUNCTION_TIMEOUT_SECONDS = 6;
+
+/**
+ * What every function of the stack is (NodejsFunction's props): the handler `handler` of `entry`
+ * (relative to the project root), bundled here by esbuild as above (never in Docker), on Node
+ * NODE_MAJOR on arm64.
+ */
+export function deployedFunction(projectRoot: string, entry: string) {
+  return {
+    entry: path.join(projectRoot, entry),
+    projectRoot,
+    depsLockFilePath: path.join(projectRoot, 'package-lock.json'),
+    handler: 'handler',
+    runtime: Runtime.NODEJS_22_X,
+    architecture: Architecture.ARM_64,
+    // AWS_NODEJS_CONNECTION_REUSE_ENABLED belongs to SDK v2; SDK v3 keeps connections alive by default.
+    awsSdkConnectionReuse: false,
+    bundling: { ...BUNDLE_OPTIONS, bundleAwsSDK: BUNDLE_AWS_SDK, esbuildArgs: CREDENTIALS_ESBUILD_ARGS, forceDockerBundling: false },
+  };
+}

@@ -1,11 +1,10 @@
-import path from 'node:path';
-import { CustomResource, Duration, RemovalPolicy } from 'aws-cdk-lib';
-import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { CustomResource, Duration } from 'aws-cdk-lib';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { BUNDLE_AWS_SDK, BUNDLE_OPTIONS, CREDENTIALS_ESBUILD_ARGS } from './bundling';
+import { deployedFunction } from './bundling';
+import { ownLogGroupAndRole } from './logging';
 import type { LedgerSigningKey } from './sequencer';
 
 /** The custom resource's handler, relative to the repository root. */
@@ -41,28 +40,19 @@ export class LedgerVerifierKey extends Construct {
 
   constructor(scope: Construct, id: string, props: LedgerVerifierKeyProps) {
     super(scope, id);
-    const logGroup = new LogGroup(this, 'Logs', { retention: props.logRetention, removalPolicy: RemovalPolicy.DESTROY });
-    const role = new Role(this, 'Role', {
-      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+    const { logGroup, role } = ownLogGroupAndRole(this, {
       description: 'Learns the ledger\'s verifier key at deploy time: kms:GetPublicKey on the ledger key, nothing else.',
+      logRetention: props.logRetention,
     });
-    role.addToPolicy(new PolicyStatement({ actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [logGroup.logGroupArn] }));
     role.addToPolicy(new PolicyStatement({ sid: 'ReadTheLedgerKeysPublicHalf', actions: ['kms:GetPublicKey'], resources: [props.signingKey.key.keyArn] }));
 
     this.function = new NodejsFunction(this, 'Function', {
       description: 'Deploy time only: learns the ledger\'s verifier key from its KMS key (GetPublicKey) and checks it against the pinned keys.',
-      entry: path.join(props.projectRoot, LEDGER_VERIFIER_KEY_ENTRY),
-      projectRoot: props.projectRoot,
-      depsLockFilePath: path.join(props.projectRoot, 'package-lock.json'),
-      handler: 'handler',
-      runtime: Runtime.NODEJS_22_X,
-      architecture: Architecture.ARM_64,
+      ...deployedFunction(props.projectRoot, LEDGER_VERIFIER_KEY_ENTRY),
       memorySize: 256,
       timeout: Duration.seconds(30),
       role,
       logGroup,
-      awsSdkConnectionReuse: false,
-      bundling: { ...BUNDLE_OPTIONS, bundleAwsSDK: BUNDLE_AWS_SDK, esbuildArgs: CREDENTIALS_ESBUILD_ARGS, forceDockerBundling: false },
     });
 
     this.resource = new CustomResource(this, 'Resource', {

@@ -1,5 +1,8 @@
+import { RemovalPolicy } from 'aws-cdk-lib';
+import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { ApplicationLogLevel, LoggingFormat, SystemLogLevel } from 'aws-cdk-lib/aws-lambda';
-import { LogGroupClass } from 'aws-cdk-lib/aws-logs';
+import { LogGroup, LogGroupClass, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Construct } from 'constructs';
 import { SERVICE_NAME } from '../../functions/contract/service';
 import { nodeOptionsFor } from './bundling';
 
@@ -63,3 +66,15 @@ export function lambdaLogEnvironment(settings: LogSettings): Record<string, stri
  * reads (lib/stack/sequencer.ts).
  */
 export const ROUTE_LOG_GROUP = { logGroupClass: LogGroupClass.INFREQUENT_ACCESS } as const;
+
+/**
+ * A function's own log group (`Logs`) and role (`Role`) in `scope`: an own role instead of the
+ * managed AWSLambdaBasicExecutionRole, which may write only its own log group; the caller adds what
+ * else the function may do.
+ */
+export function ownLogGroupAndRole(scope: Construct, props: { description: string; logRetention: RetentionDays; logGroupClass?: LogGroupClass }): { logGroup: LogGroup; role: Role } {
+  const logGroup = new LogGroup(scope, 'Logs', { retention: props.logRetention, removalPolicy: RemovalPolicy.DESTROY, ...(props.logGroupClass ? { logGroupClass: props.logGroupClass } : {}) });
+  const role = new Role(scope, 'Role', { assumedBy: new ServicePrincipal('lambda.amazonaws.com'), description: props.description });
+  role.addToPolicy(new PolicyStatement({ actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [logGroup.logGroupArn] }));
+  return { logGroup, role };
+}

@@ -1,19 +1,17 @@
 import { createHash } from 'node:crypto';
-import path from 'node:path';
-import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Duration, Stack } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { PENDING_PK_PREFIX, RECORD_PK_PREFIX } from '../../functions/store/layout';
 import { Construct } from 'constructs';
 import type { Operation } from '../../functions/contract/operation';
 import { originsOfPath, originUrl, type Origins } from '../contract/origins';
-import { BUNDLE_AWS_SDK, BUNDLE_OPTIONS, CREDENTIALS_ESBUILD_ARGS, FUNCTION_TIMEOUT_SECONDS } from './bundling';
-import { lambdaLogging, loggingEnvironment, ROUTE_LOG_GROUP, type LogSettings } from './logging';
+import { deployedFunction, FUNCTION_TIMEOUT_SECONDS } from './bundling';
+import { lambdaLogging, loggingEnvironment, ownLogGroupAndRole, ROUTE_LOG_GROUP, type LogSettings } from './logging';
 
 /** The contract table's rows that run as a Lambda function. */
 export type LambdaOperation = Operation & { integration: Extract<Operation['integration'], { kind: 'lambda' }> };
@@ -92,13 +90,11 @@ export class OperationFunctions extends Construct {
 
   private operationFunction(op: LambdaOperation, props: OperationFunctionsProps): NodejsFunction {
     const scope = new Construct(this, op.operationId);
-    const logGroup = new LogGroup(scope, 'Logs', { retention: props.logRetention, removalPolicy: RemovalPolicy.DESTROY, ...ROUTE_LOG_GROUP });
-    // An own role instead of the managed AWSLambdaBasicExecutionRole: it may write only its own log group.
-    const role = new Role(scope, 'Role', {
-      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+    const { logGroup, role } = ownLogGroupAndRole(scope, {
       description: `Runs ${op.operationId} (${op.method} ${op.path}); access: ${op.integration.access}.`,
+      logRetention: props.logRetention,
+      ...ROUTE_LOG_GROUP,
     });
-    role.addToPolicy(new PolicyStatement({ actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [logGroup.logGroupArn] }));
 
     const environment: Record<string, string> = {
       ...loggingEnvironment(props.logging),
@@ -150,12 +146,7 @@ export class OperationFunctions extends Construct {
       description: `${op.method} ${op.path} (${op.operationId})`,
       // The write path keeps capacity of its own: a read flood cannot take the account's concurrency from it.
       ...(receiver && props.receiverReservedConcurrency > 0 ? { reservedConcurrentExecutions: props.receiverReservedConcurrency } : {}),
-      entry: path.join(props.projectRoot, op.integration.entry),
-      projectRoot: props.projectRoot,
-      depsLockFilePath: path.join(props.projectRoot, 'package-lock.json'),
-      handler: 'handler',
-      runtime: Runtime.NODEJS_22_X,
-      architecture: Architecture.ARM_64,
+      ...deployedFunction(props.projectRoot, op.integration.entry),
       memorySize: 512,
       // Well above the store's worst case (about 2.5 s, functions/store/client.ts), well below API Gateway's 29 s.
       timeout: Duration.seconds(FUNCTION_TIMEOUT_SECONDS),
@@ -163,14 +154,6 @@ export class OperationFunctions extends Construct {
       logGroup,
       ...lambdaLogging(props.logging),
       environment,
-      // AWS_NODEJS_CONNECTION_REUSE_ENABLED belongs to SDK v2; SDK v3 keeps connections alive by default.
-      awsSdkConnectionReuse: false,
-      bundling: {
-        ...BUNDLE_OPTIONS,
-        bundleAwsSDK: BUNDLE_AWS_SDK,
-        esbuildArgs: CREDENTIALS_ESBUILD_ARGS,
-        forceDockerBundling: false,
-      },
     });
   }
 }

@@ -1,16 +1,14 @@
-import path from 'node:path';
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { PolicyStatement, type Role } from 'aws-cdk-lib/aws-iam';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
-import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { EVENTS_PER_PART } from '../../functions/ledger-writer/lambda-parts';
 import { RECORD_PK_PREFIX, PENDING_PK_PREFIX } from '../../functions/store/layout';
-import { BUNDLE_AWS_SDK, BUNDLE_OPTIONS, CREDENTIALS_ESBUILD_ARGS } from './bundling';
-import { lambdaLogging, loggingEnvironment, type LogSettings } from './logging';
+import { deployedFunction } from './bundling';
+import { lambdaLogging, loggingEnvironment, ownLogGroupAndRole, type LogSettings } from './logging';
 
 /** Where a log's tiles and entry bundles are, below its folder of the tile log (C2SP tlog-tiles: tile/<L>/<N>, tile/entries/<N>). */
 const TILES_FOLDER = 'tile/';
@@ -59,12 +57,10 @@ export class SequencerParts extends Construct {
 
   constructor(scope: Construct, id: string, props: SequencerPartsProps) {
     super(scope, id);
-    this.logGroup = new LogGroup(this, 'Logs', { retention: props.logRetention, removalPolicy: RemovalPolicy.DESTROY });
-    this.role = new Role(this, 'Role', {
-      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+    ({ logGroup: this.logGroup, role: this.role } = ownLogGroupAndRole(this, {
       description: 'Runs a part writer: plans and writes the records and events of a part of a sequencer batch; never the ledger.',
-    });
-    this.role.addToPolicy(new PolicyStatement({ actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [this.logGroup.logGroupArn] }));
+      logRetention: props.logRetention,
+    }));
     this.role.addToPolicy(
       new PolicyStatement({
         sid: 'PlanAndWriteRecordsAndEvents',
@@ -84,12 +80,7 @@ export class SequencerParts extends Construct {
     );
     this.function = new NodejsFunction(this, 'Function', {
       description: 'Plans and writes a part of a large sequencer batch: the records and events of some references (never the ledger).',
-      entry: path.join(props.projectRoot, SEQUENCER_PART_ENTRY),
-      projectRoot: props.projectRoot,
-      depsLockFilePath: path.join(props.projectRoot, 'package-lock.json'),
-      handler: 'handler',
-      runtime: Runtime.NODEJS_22_X,
-      architecture: Architecture.ARM_64,
+      ...deployedFunction(props.projectRoot, SEQUENCER_PART_ENTRY),
       // A whole vCPU, as the sequencer: a part's work is CPU (the SDK's requests, the rules, the items).
       memorySize: 1769,
       timeout: Duration.seconds(PART_WRITER_TIMEOUT_SECONDS),
@@ -98,10 +89,8 @@ export class SequencerParts extends Construct {
       logGroup: this.logGroup,
       ...lambdaLogging(props.logging),
       environment: { ...loggingEnvironment(props.logging), TABLE_NAME: props.table.tableName, LEDGER_TILES_BUCKET: props.tileBucket.bucketName, LEDGER_TILES_PREFIX: props.tileKeyPrefix },
-      awsSdkConnectionReuse: false,
       // Invoked synchronously only: nothing to retry or to send to a queue.
       retryAttempts: 0,
-      bundling: { ...BUNDLE_OPTIONS, bundleAwsSDK: BUNDLE_AWS_SDK, esbuildArgs: CREDENTIALS_ESBUILD_ARGS, forceDockerBundling: false },
     });
   }
 }

@@ -1,11 +1,10 @@
-import path from 'node:path';
 import { Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
-import { AccountRootPrincipal, AnyPrincipal, Effect, PolicyDocument, PolicyStatement, Role, ServicePrincipal, type IRole } from 'aws-cdk-lib/aws-iam';
+import { AccountRootPrincipal, AnyPrincipal, Effect, PolicyDocument, PolicyStatement, type IRole, type Role } from 'aws-cdk-lib/aws-iam';
 import { Key, KeySpec, KeyUsage } from 'aws-cdk-lib/aws-kms';
-import { Architecture, FilterCriteria, FilterRule, Runtime, StartingPosition } from 'aws-cdk-lib/aws-lambda';
+import { FilterCriteria, FilterRule, StartingPosition } from 'aws-cdk-lib/aws-lambda';
 import { DynamoEventSource, SqsDlq } from 'aws-cdk-lib/aws-lambda-event-sources';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -15,8 +14,8 @@ import { Construct } from 'constructs';
 import { DEFAULT_BATCH_SIZE } from '../../functions/ledger-writer/sequencer';
 import { PENDING_PK_PREFIX, PENDING_QUEUE_PREFIX } from '../../functions/store/layout';
 import { PENDING_INDEX, TABLE_KEYS } from '../../functions/store/write';
-import { BUNDLE_AWS_SDK, BUNDLE_OPTIONS, CREDENTIALS_ESBUILD_ARGS } from './bundling';
-import { lambdaLogging, loggingEnvironment, type LogSettings } from './logging';
+import { deployedFunction } from './bundling';
+import { lambdaLogging, loggingEnvironment, ownLogGroupAndRole, type LogSettings } from './logging';
 import { SequencerParts, streamBatchSizeFor } from './sequencer-parts';
 
 /** The sequencer's handler, relative to the repository root. */
@@ -192,12 +191,10 @@ export class Sequencer extends Construct {
     super(scope, id);
     if (!props.table.tableStreamArn) throw new Error('the sequencer is triggered by the record table\'s stream: enable it (NEW_IMAGE)');
 
-    this.logGroup = new LogGroup(this, 'Logs', { retention: props.logRetention, removalPolicy: RemovalPolicy.DESTROY });
-    this.role = new Role(this, 'Role', {
-      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+    ({ logGroup: this.logGroup, role: this.role } = ownLogGroupAndRole(this, {
       description: 'Runs the sequencer: integrates pending events into the ledger and the records, signs checkpoints with the ledger key.',
-    });
-    this.role.addToPolicy(new PolicyStatement({ actions: ['logs:CreateLogStream', 'logs:PutLogEvents'], resources: [this.logGroup.logGroupArn] }));
+      logRetention: props.logRetention,
+    }));
     this.role.addToPolicy(
       new PolicyStatement({
         sid: 'IntegrateIntoLedgerAndRecords',
@@ -235,12 +232,7 @@ export class Sequencer extends Construct {
 
     this.function = new NodejsFunction(this, 'Function', {
       description: 'Integrates pending lifecycle events and webhooks into the ledger and the records (the single writer).',
-      entry: path.join(props.projectRoot, SEQUENCER_ENTRY),
-      projectRoot: props.projectRoot,
-      depsLockFilePath: path.join(props.projectRoot, 'package-lock.json'),
-      handler: 'handler',
-      runtime: Runtime.NODEJS_22_X,
-      architecture: Architecture.ARM_64,
+      ...deployedFunction(props.projectRoot, SEQUENCER_ENTRY),
       // A whole vCPU (Lambda gives CPU in proportion to memory, one vCPU at 1,769 MB): the one writer's
       // CPU time is the log's ceiling (docs/capacity.md#one-logs-speed), and CPU-bound work costs the
       // same GB-seconds at any size; Node runs the batch on one thread, so more would mostly go unused.
@@ -252,13 +244,11 @@ export class Sequencer extends Construct {
       logGroup: this.logGroup,
       ...lambdaLogging(props.logging),
       environment,
-      awsSdkConnectionReuse: false,
       deadLetterQueue: this.deadLetterQueue,
       // A failed tick is not retried: the next one comes within a minute and does the same work. A tick
       // throttled behind a running batch waits up to this long, then is dropped (to the queue).
       retryAttempts: 0,
       maxEventAge: Duration.minutes(10),
-      bundling: { ...BUNDLE_OPTIONS, bundleAwsSDK: BUNDLE_AWS_SDK, esbuildArgs: CREDENTIALS_ESBUILD_ARGS, forceDockerBundling: false },
     });
 
     this.function.addEventSource(

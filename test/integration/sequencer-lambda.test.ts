@@ -1,35 +1,26 @@
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { S3Client } from '@aws-sdk/client-s3';
 import type { Context, ScheduledEvent } from 'aws-lambda';
-import S3rver from 's3rver';
 import { DEMO_CREDENTIALS } from '../../fixtures/demo-credentials';
-import { DEMO_OBJECTS, demoDocument } from '../../fixtures/demo';
+import { DEMO_OBJECTS } from '../../fixtures/demo';
 import { DEMO_PROOFS } from '../../fixtures/demo-proofs';
-import { LEDGER_LOG } from '../../functions/contract/site-paths';
 import { parseCheckpointText } from '#verify/checks/checkpoint';
 import { parseNote } from '#verify/checks/note';
 import { parseVerifierKey, verifyEvidence, verifyNote } from '../../functions/domain/ledger/node-crypto';
 import type { RecordHead } from '../../functions/domain/record';
 import type { handler as sequencerHandler, SequencerEvent } from '../../functions/handlers/sequence-events';
 import { kmsCheckpointSigner } from '../../functions/ledger-writer/kms-signer';
-import { bucketTileStore, type TileStore } from '../../functions/ledger-writer/tile-store';
-import { tableStores, type TableStores } from '../../functions/store/dynamodb';
+import type { TileStore } from '../../functions/ledger-writer/tile-store';
+import type { TableStores } from '../../functions/store/dynamodb';
 import { namedOfStream } from '../../functions/store/dynamodb/pending';
 import { buildEvent } from '../../lib/ingress/emit';
 import { runMonitor, type MonitorState } from '#verify/node/monitor';
-import { loadDocument } from '../../lib/loader/load';
-import { startEmbeddedStore, type EmbeddedStore } from '../../lib/local/embedded-store';
-import { configureLocalEnvironment, localClient } from '../../lib/local/service';
 import { SERVICE_NAME } from '../../functions/contract/service';
 import { PENDING_AGE_METRIC } from '../../functions/ledger-writer/pending-age';
-import { startKmsStandIn, type KmsStandIn } from '../../lib/local/kms-stand-in';
+import type { KmsStandIn } from '../../lib/local/kms-stand-in';
 import { readEmfLine } from '../support/emf';
 import { collectLogLines } from '../support/log-lines';
-import { lambdaContext as sequencerContext, streamEvent as streamEventOf } from '../support/sequencer-lambda';
+import { lambdaContext as sequencerContext, startSequencerStand, streamEvent as streamEventOf, type SequencerStand } from '../support/sequencer-lambda';
 import { claimAccepted, sequencingOf, wholeRecord } from '../support/stores';
 
 
@@ -53,14 +44,11 @@ const REFERENCES: readonly string[] = [DEMO_OBJECTS.current, CREDENTIAL, DEMO_PR
 const MINUTE = 60_000;
 const iso = (offsetMs: number) => new Date(ANCHOR.getTime() + offsetMs).toISOString();
 
-let store: EmbeddedStore;
+let stand: SequencerStand;
 let client: DynamoDBClient;
 let stores: TableStores;
 let kms: KmsStandIn;
-let s3Server: { close(): Promise<void> };
-let s3: S3Client;
 let tiles: TileStore;
-let work: string;
 /** What an independent monitor verified of the tile log so far: each check proves the new log extends it. */
 let monitorState: MonitorState | null = null;
 const monitorLeaves: Buffer[] = [];
@@ -161,58 +149,24 @@ function expectEvidenceOf(head: RecordHead<Record<string, unknown>>): void {
   expect({ reference: head.reference, ...verifyEvidence(head.content, head.evidence!, [kms.verifierKey(ORIGIN)]) }).toMatchObject({ reference: head.reference, ok: true });
 }
 
-/** The handler's environment as the stack sets it, plus the SDK's endpoint variables for the local parts. */
-function configureHandlerEnvironment(storeEndpoint: string, s3Endpoint: string): void {
-  Object.assign(process.env, {
-    TABLE_NAME: TABLE,
-    LEDGER_KMS_KEY_ARN: kms.keyId,
-    LEDGER_ORIGIN: ORIGIN,
-    LEDGER_TILES_BUCKET: BUCKET,
-    LEDGER_TILES_PREFIX: LEDGER_LOG.keyPrefix,
-    AWS_REGION: REGION,
-    AWS_ACCESS_KEY_ID: 'S3RVER',
-    AWS_SECRET_ACCESS_KEY: 'S3RVER',
-    AWS_EC2_METADATA_DISABLED: 'true',
-    AWS_ENDPOINT_URL_DYNAMODB: storeEndpoint,
-    AWS_ENDPOINT_URL_S3: s3Endpoint,
-    AWS_ENDPOINT_URL_KMS: kms.endpoint,
-  });
-}
-
 let treeSize: number;
 
 beforeAll(async () => {
-  work = await mkdtemp(path.join(os.tmpdir(), 'sequencer-lambda-'));
-  store = await startEmbeddedStore();
-  kms = await startKmsStandIn();
-  const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: path.join(work, 's3'), configureBuckets: [{ name: BUCKET }] });
-  const { port } = await server.run();
-  s3Server = server;
-  configureLocalEnvironment(store.endpoint, TABLE, REGION);
-  configureHandlerEnvironment(store.endpoint, `http://127.0.0.1:${port}`);
-  client = localClient(store.endpoint, REGION);
-  stores = tableStores(client, TABLE);
-  s3 = new S3Client({ endpoint: `http://127.0.0.1:${port}`, region: REGION, forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
-  tiles = bucketTileStore(s3, BUCKET, LEDGER_LOG.keyPrefix);
+  stand = await startSequencerStand({ ...PLACE, bucket: BUCKET, origin: ORIGIN });
+  ({ kms, client, stores, tiles } = stand);
+  // The handler's environment as the stack sets it, plus the SDK's endpoint variables for the local parts.
+  Object.assign(process.env, stand.environment);
 
   // The loader, signing with the same KMS key (through the real SDK client), writes the table and the bucket's tile log.
-  const document = demoDocument(ANCHOR);
-  document.records = (document.records as Array<{ reference: string }>).filter((r) => REFERENCES.includes(r.reference));
-  const signer = await kmsCheckpointSigner({ keyId: kms.keyId, origin: ORIGIN });
-  expect(signer.verifierKey).toBe(kms.verifierKey(ORIGIN));
-  const summary = await loadDocument(document, { client, table: TABLE, createTable: true, signer, tiles });
+  expect((await kmsCheckpointSigner({ keyId: kms.keyId, origin: ORIGIN })).verifierKey).toBe(kms.verifierKey(ORIGIN));
+  const summary = await stand.loadDemo(REFERENCES, ANCHOR);
   treeSize = summary.ledger!.treeSize;
   expect(treeSize).toBeGreaterThan(0);
   await expectPublishedBy(treeSize);
 }, 60_000);
 
 afterAll(async () => {
-  client?.destroy();
-  s3?.destroy();
-  await s3Server?.close();
-  await kms?.close();
-  await store?.close();
-  await rm(work, { recursive: true, force: true });
+  await stand?.close();
 });
 
 describe('a setting missing from the environment', () => {

@@ -1,29 +1,16 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { S3Client } from '@aws-sdk/client-s3';
-import S3rver from 's3rver';
 import { DEMO_CREDENTIALS } from '../../fixtures/demo-credentials';
-import { DEMO_OBJECTS, demoDocument } from '../../fixtures/demo';
+import { DEMO_OBJECTS } from '../../fixtures/demo';
 import { DEMO_PROOFS } from '../../fixtures/demo-proofs';
-import { LEDGER_LOG } from '../../functions/contract/site-paths';
 import { statusListReference } from '../../functions/domain/credentials/model';
 import { parseVerifierKey, verifyEvidence } from '../../functions/domain/ledger/node-crypto';
 import type { handler as partHandler } from '../../functions/handlers/sequence-part';
 import type { handler as sequencerHandler, SequencerEvent } from '../../functions/handlers/sequence-events';
-import { kmsCheckpointSigner } from '../../functions/ledger-writer/kms-signer';
-import { bucketTileStore, type TileStore } from '../../functions/ledger-writer/tile-store';
-import { tableStores, type TableStores } from '../../functions/store/dynamodb';
+import type { TableStores } from '../../functions/store/dynamodb';
 import { runMonitor } from '#verify/node/monitor';
 import { buildEvent } from '../../lib/ingress/emit';
-import { loadDocument } from '../../lib/loader/load';
-import { startEmbeddedStore, type EmbeddedStore } from '../../lib/local/embedded-store';
-import { startKmsStandIn, type KmsStandIn } from '../../lib/local/kms-stand-in';
 import { startLambdaStandIn, type LambdaStandIn } from '../../lib/local/lambda-stand-in';
-import { configureLocalEnvironment, localClient } from '../../lib/local/service';
 import { collectLogLines } from '../support/log-lines';
-import { lambdaContext, streamEvent } from '../support/sequencer-lambda';
+import { lambdaContext, startSequencerStand, streamEvent, type SequencerStand } from '../support/sequencer-lambda';
 import { claimAccepted, sequencingOf, wholeRecord } from '../support/stores';
 
 /**
@@ -49,15 +36,9 @@ const REFERENCES: readonly string[] = [DEMO_OBJECTS.current, DEMO_OBJECTS.stale,
 const MINUTE = 60_000;
 const iso = (offsetMs: number) => new Date(ANCHOR.getTime() + offsetMs).toISOString();
 
-let store: EmbeddedStore;
-let client: DynamoDBClient;
+let stand: SequencerStand;
 let stores: TableStores;
-let kms: KmsStandIn;
 let lambda: LambdaStandIn;
-let s3Server: { close(): Promise<void> };
-let s3: S3Client;
-let tiles: TileStore;
-let work: string;
 let sequencer: typeof sequencerHandler;
 /** What the part writers' function does to the next invocation of a kind: fail it (a crash in the function). */
 const failNext: { plan: boolean; store: boolean; write: boolean } = { plan: false, store: false, write: false };
@@ -88,25 +69,20 @@ async function run(event: SequencerEvent) {
 
 /** Every record's newest version carries evidence of itself that verifies with the KMS key, and the tile log's monitor accepts the whole log. */
 async function expectVerifiedLog(references: readonly string[]): Promise<void> {
-  const key = kms.verifierKey(ORIGIN);
+  const key = stand.kms.verifierKey(ORIGIN);
   for (const reference of references) {
     const entries = (await wholeRecord(stores.records, reference))!;
     const head = entries[entries.length - 1].head as { reference: string; version: number; content: unknown; evidence: { version: number } };
     expect({ reference, version: head.evidence.version, ...verifyEvidence(head.content, head.evidence as never, [key]) }).toMatchObject({ reference, version: head.version, ok: true });
   }
-  const report = await runMonitor({ fetch: (p) => tiles.read(p), logKeys: [parseVerifierKey(key)], state: null, leaves: [] });
+  const report = await runMonitor({ fetch: (p) => stand.tiles.read(p), logKeys: [parseVerifierKey(key)], state: null, leaves: [] });
   expect(report.problem).toBeNull();
   expect(report.treeSize).toBe((await stores.ledger.lock.read())!.treeSize);
 }
 
 beforeAll(async () => {
-  work = await mkdtemp(path.join(os.tmpdir(), 'sequencer-parts-'));
-  store = await startEmbeddedStore();
-  kms = await startKmsStandIn();
-  const server = new S3rver({ port: 0, address: '127.0.0.1', silent: true, directory: path.join(work, 's3'), configureBuckets: [{ name: BUCKET }] });
-  const { port } = await server.run();
-  s3Server = server;
-  configureLocalEnvironment(store.endpoint, TABLE, REGION);
+  stand = await startSequencerStand({ ...PLACE, bucket: BUCKET, origin: ORIGIN });
+  stores = stand.stores;
   const part = load<typeof partHandler>('../../functions/handlers/sequence-part');
   lambda = await startLambdaStandIn({
     [PART_FUNCTION]: async (event) => {
@@ -119,42 +95,20 @@ beforeAll(async () => {
     },
   });
   Object.assign(process.env, {
-    TABLE_NAME: TABLE,
-    LEDGER_KMS_KEY_ARN: kms.keyId,
-    LEDGER_ORIGIN: ORIGIN,
-    LEDGER_TILES_BUCKET: BUCKET,
-    LEDGER_TILES_PREFIX: LEDGER_LOG.keyPrefix,
+    ...stand.environment,
     SEQUENCER_PART_FUNCTION: PART_FUNCTION,
     SEQUENCER_PARTS: '4',
     SEQUENCER_EVENTS_PER_PART: '1',
-    AWS_REGION: REGION,
-    AWS_ACCESS_KEY_ID: 'S3RVER',
-    AWS_SECRET_ACCESS_KEY: 'S3RVER',
-    AWS_EC2_METADATA_DISABLED: 'true',
-    AWS_ENDPOINT_URL_DYNAMODB: store.endpoint,
-    AWS_ENDPOINT_URL_S3: `http://127.0.0.1:${port}`,
-    AWS_ENDPOINT_URL_KMS: kms.endpoint,
     AWS_ENDPOINT_URL_LAMBDA: lambda.endpoint,
   });
-  client = localClient(store.endpoint, REGION);
-  stores = tableStores(client, TABLE);
-  s3 = new S3Client({ endpoint: `http://127.0.0.1:${port}`, region: REGION, forcePathStyle: true, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
-  tiles = bucketTileStore(s3, BUCKET, LEDGER_LOG.keyPrefix);
-  const document = demoDocument(ANCHOR);
-  document.records = (document.records as Array<{ reference: string }>).filter((r) => REFERENCES.includes(r.reference));
-  await loadDocument(document, { client, table: TABLE, createTable: true, signer: await kmsCheckpointSigner({ keyId: kms.keyId, origin: ORIGIN }), tiles });
+  await stand.loadDemo(REFERENCES, ANCHOR);
   sequencer = load<typeof sequencerHandler>('../../functions/handlers/sequence-events');
 }, 60_000);
 
 afterAll(async () => {
   for (const name of ['SEQUENCER_PART_FUNCTION', 'SEQUENCER_PARTS', 'SEQUENCER_EVENTS_PER_PART', 'AWS_ENDPOINT_URL_LAMBDA']) delete process.env[name];
-  client?.destroy();
-  s3?.destroy();
   await lambda?.close();
-  await s3Server?.close();
-  await kms?.close();
-  await store?.close();
-  await rm(work, { recursive: true, force: true });
+  await stand?.close();
 });
 
 test('a stream batch over several records is planned and written in parts by the part writers\' function, each invoked once to plan and once to write; the credential\'s status list follows in the sequencer, and every new version verifies', async () => {
@@ -166,7 +120,7 @@ test('a stream batch over several records is planned and written in parts by the
     await deliver('svc.living-object.authority-observed.v1', DEMO_OBJECTS.current, { state: 'RETURNED' }, iso(13 * MINUTE)),
   ];
   lambda.invocations.length = 0;
-  const summary = await run(await streamEvent(client, PLACE, keys));
+  const summary = await run(await streamEvent(stand.client, PLACE, keys));
   expect(summary).toMatchObject({ batches: 1, deliveries: 4, sequenced: 4, setAside: 0 });
   expect(await sequencingOf(stores.pending, keys)).toEqual(['SEQUENCED', 'SEQUENCED', 'SEQUENCED', 'SEQUENCED']);
   // Three references (the batch may take four parts), so at most three parts: each planned once and written once, by the function the stack names.
@@ -191,7 +145,7 @@ test.each(['plan', 'store'] as const)('a part writer that fails (invoked to %s: 
     await deliver('svc.commercial-proof.source-snapshot.v1', DEMO_PROOFS.current, { sourceState: 'DELIVERED' }, iso(kind === 'plan' ? 21 * MINUTE : 23 * MINUTE)),
   ];
   failNext[kind] = true;
-  await expect(run(await streamEvent(client, PLACE, keys))).rejects.toThrow(new RegExp(`part writer .* failed .*stopped while it would ${kind}`));
+  await expect(run(await streamEvent(stand.client, PLACE, keys))).rejects.toThrow(new RegExp(`part writer .* failed .*stopped while it would ${kind}`));
   expect((await stores.ledger.lock.read())!).toMatchObject({ treeSize: before.treeSize, checkpoint: before.checkpoint, lock: null });
   expect(await sequencingOf(stores.pending, keys)).toEqual(['PENDING', 'PENDING']);
   // Stopped while storing tiles, the batch had journaled what it would write after a head it never published: no writer finishes that (it names another size).
@@ -209,7 +163,7 @@ test('a part writer that fails while writing, after the head is published: the n
     await deliver('svc.living-object.authority-observed.v1', DEMO_OBJECTS.stale, { objectType: 'WARRANTY', state: 'ACTIVE' }, iso(31 * MINUTE)),
   ];
   failNext.write = true;
-  await expect(run(await streamEvent(client, PLACE, keys))).rejects.toThrow(/part writer .* failed .*stopped while it would write/);
+  await expect(run(await streamEvent(stand.client, PLACE, keys))).rejects.toThrow(/part writer .* failed .*stopped while it would write/);
   // Published: the credential's reinstatement and its list's new version are in the log, the journal holds what is left.
   expect((await stores.ledger.lock.read())!.treeSize).toBe(before + 2);
   expect(await stores.ledger.journal.unfinished()).toBe(true);
