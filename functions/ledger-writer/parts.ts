@@ -170,17 +170,52 @@ export function invocationToJson(invocation: PartInvocation): unknown {
   if ('store' in invocation) return { store: { dir: invocation.store.dir, resources: invocation.store.resources.map((r) => ({ ...r, bytes: base64(r.bytes) })) } };
   return { write: { chunks: invocation.write.chunks.map(base64), placement: placementToJson(invocation.write.placement) } };
 }
+/**
+ * An invocation from its JSON, its shape checked first: anything else is refused with a TypeError
+ * that says what was wrong (the part writer's function then fails, and the sequencer's batch with
+ * it), never taken in part. Only the sequencer may invoke a part writer; this keeps a mistake there
+ * from becoming a half-read part.
+ */
 export function invocationFromJson(json: unknown): PartInvocation {
   const value = json as {
     plan?: PartRequest;
     write?: { chunks: string[]; placement: PlacementJson };
     store?: { dir: string; resources: Array<Omit<LogResource, 'bytes'> & { bytes: string }> };
   };
-  if (value?.plan) return { plan: value.plan };
-  if (value?.store) return { store: { dir: value.store.dir, resources: value.store.resources.map((r) => ({ ...r, bytes: Buffer.from(r.bytes, 'base64') })) } };
-  if (value?.write) return { write: { chunks: value.write.chunks.map(bytesOf), placement: placementFromJson(value.write.placement) } };
-  throw new TypeError('a part writer is invoked with a part to plan, tiles to store or a part to write');
+  const kinds = isObject(value) ? (['plan', 'store', 'write'] as const).filter((k) => k in value) : [];
+  if (kinds.length !== 1) throw new TypeError('a part writer is invoked with one of a part to plan, tiles to store or a part to write');
+  if (value.plan !== undefined) return { plan: checked(value.plan, isPartRequest, 'a part to plan: keys, events and named') };
+  if (value.store !== undefined) {
+    const store = checked(value.store, isTileWriteJson, 'tiles to store: dir and resources (path, bytes as base64, immutable)');
+    return { store: { dir: store.dir, resources: store.resources.map((r) => ({ ...r, bytes: Buffer.from(r.bytes, 'base64') })) } };
+  }
+  const write = checked(value.write, isPartWriteJson, 'a part to write: chunks as base64 and a placement (origin, start, leaves, treeSize, frontier, checkpoint)');
+  return { write: { chunks: write.chunks.map(bytesOf), placement: placementFromJson(write.placement) } };
 }
+
+function checked<T>(value: unknown, is: (v: unknown) => v is T, what: string): T {
+  if (!is(value)) throw new TypeError(`a part writer's invocation is not ${what}`);
+  return value;
+}
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((s) => typeof s === 'string');
+const isIndex = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
+const isBase64 = (v: unknown): v is string => typeof v === 'string' && /^[A-Za-z0-9+/]*={0,2}$/.test(v);
+// A waiting event as the sequencer read it: its key, and the raw event and reference its part is routed and planned by.
+const isWaitingEvent = (v: unknown): boolean => isObject(v) && typeof v.key === 'string' && isObject(v.event) && typeof v.event.raw === 'string' && typeof v.event.reference === 'string';
+const isPartRequest = (v: unknown): v is PartRequest => isObject(v) && isStrings(v.keys) && isStrings(v.named) && Array.isArray(v.events) && v.events.every(isWaitingEvent);
+const isTileWriteJson = (v: unknown): v is { dir: string; resources: Array<Omit<LogResource, 'bytes'> & { bytes: string }> } =>
+  isObject(v) && typeof v.dir === 'string' && Array.isArray(v.resources) && v.resources.every((r) => isObject(r) && typeof r.path === 'string' && isBase64(r.bytes) && typeof r.immutable === 'boolean');
+const isPlacementJson = (v: unknown): v is PlacementJson =>
+  isObject(v) &&
+  typeof v.origin === 'string' &&
+  isIndex(v.start) &&
+  isBase64(v.leaves) &&
+  isIndex(v.treeSize) &&
+  typeof v.checkpoint === 'string' &&
+  Array.isArray(v.frontier) &&
+  v.frontier.every((f) => Array.isArray(f) && f.length === 3 && isIndex(f[0]) && isIndex(f[1]) && isBase64(f[2]));
+const isPartWriteJson = (v: unknown): v is { chunks: string[]; placement: PlacementJson } => isObject(v) && Array.isArray(v.chunks) && v.chunks.every(isBase64) && isPlacementJson(v.placement);
 
 /** A plan's leaves as they travel: their entries as one run of bytes and its cuts (one string to parse, not one a leaf). */
 interface LeavesJson {

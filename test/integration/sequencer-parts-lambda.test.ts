@@ -5,6 +5,7 @@ import { statusListReference } from '../../functions/domain/credentials/model';
 import { parseVerifierKey, verifyEvidence } from '../../functions/domain/ledger/node-crypto';
 import type { handler as partHandler } from '../../functions/handlers/sequence-part';
 import type { handler as sequencerHandler, SequencerEvent } from '../../functions/handlers/sequence-events';
+import { InvokeCommand, LambdaClient } from '@aws-sdk/client-lambda';
 import type { TableStores } from '../../functions/store/dynamodb';
 import { runMonitor } from '#verify/node/monitor';
 import { buildEvent } from '../../lib/ingress/emit';
@@ -173,4 +174,20 @@ test('a part writer that fails while writing, after the head is published: the n
   await expectVerifiedLog([CREDENTIAL, statusListReference('demo-2026-suspension')]);
   const credential = (await wholeRecord(stores.records, CREDENTIAL))!;
   expect(credential[credential.length - 1]).toMatchObject({ at: iso(30 * MINUTE), view: { status: 'ACTIVE' } });
+});
+
+test('the part writers\' function refuses what is not an invocation of theirs, saying what was wrong: Lambda answers it as the function\'s error', async () => {
+  const client = new LambdaClient({ endpoint: lambda.endpoint, region: REGION, credentials: { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' } });
+  try {
+    for (const [payload, message] of [
+      [{ write: { chunks: ['not base64!'] } }, /^a part writer's invocation is not a part to write/],
+      [{ plan: { keys: [], events: [], named: [] }, store: { dir: '', resources: [] } }, /^a part writer is invoked with one of/],
+    ] as const) {
+      const out = await client.send(new InvokeCommand({ FunctionName: PART_FUNCTION, Payload: Buffer.from(JSON.stringify(payload)) }));
+      expect(out.FunctionError).toBe('Unhandled');
+      expect(JSON.parse(Buffer.from(out.Payload!).toString('utf8'))).toEqual({ errorType: 'TypeError', errorMessage: expect.stringMatching(message) });
+    }
+  } finally {
+    client.destroy();
+  }
 });

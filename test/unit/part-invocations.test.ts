@@ -1,0 +1,95 @@
+import fc from 'fast-check';
+import { invocationFromJson, invocationToJson, type PartInvocation } from '../../functions/ledger-writer/parts';
+
+/**
+ * What a part writer is invoked with, as it travels (functions/ledger-writer/parts.ts): JSON, bytes
+ * as base64. Whatever arrives, the part writer either reads exactly the invocation that was sent or
+ * refuses it with a TypeError saying what was wrong, before it touches a store; it never takes an
+ * invocation in part. The invocations a real batch sends: test/integration/sequencer-parts-lambda.test.ts.
+ */
+const SEED = 20261207;
+
+const bytes = fc.uint8Array({ maxLength: 64 }).map((b) => Buffer.from(b));
+const waitingEvent = fc.record({ key: fc.string(), event: fc.record({ raw: fc.string(), reference: fc.string(), type: fc.string() }), sequencing: fc.constant('PENDING') });
+const plan = fc.record({ keys: fc.array(fc.string()), events: fc.array(waitingEvent, { maxLength: 3 }), named: fc.array(fc.string()) }).map((p): PartInvocation => ({ plan: p as never }));
+const store = fc
+  .record({ dir: fc.string(), resources: fc.array(fc.record({ path: fc.string(), bytes, immutable: fc.boolean() }), { maxLength: 4 }) })
+  .map((s): PartInvocation => ({ store: s }));
+const write = fc
+  .record({
+    chunks: fc.array(bytes, { maxLength: 4 }),
+    placement: fc.record({
+      origin: fc.string(),
+      start: fc.nat(),
+      leaves: bytes,
+      treeSize: fc.nat(),
+      frontier: fc.array(fc.tuple(fc.nat(), fc.nat(), bytes), { maxLength: 4 }),
+      checkpoint: fc.string(),
+    }),
+  })
+  .map((w): PartInvocation => ({ write: w }));
+const invocation = fc.oneof(plan, store, write);
+
+/** As Lambda carries it: JSON text. */
+const travelled = (inv: PartInvocation): unknown => JSON.parse(JSON.stringify(invocationToJson(inv)));
+/** Bytes compared as bytes, whatever view holds them. */
+const plain = (value: unknown): unknown => JSON.parse(JSON.stringify(value, (_k, v) => (v instanceof Uint8Array || (v && v.type === 'Buffer') ? Buffer.from(v.data ?? v).toString('hex') : v)));
+
+test('any invocation the sequencer sends reads back exactly as sent (seeded)', () => {
+  fc.assert(
+    fc.property(invocation, (inv) => {
+      expect(plain(invocationFromJson(travelled(inv)))).toEqual(plain(inv));
+    }),
+    { seed: SEED, numRuns: 300 },
+  );
+});
+
+/**
+ * Reads `json`: the invocation, or the refusal (a TypeError naming what a part writer is invoked
+ * with); any other error, a TypeError of JavaScript's own among them, fails the property.
+ */
+function readOrRefused(json: unknown): PartInvocation | TypeError {
+  try {
+    return invocationFromJson(json);
+  } catch (error) {
+    if (error instanceof TypeError && /^a part writer/.test(error.message)) return error;
+    throw error;
+  }
+}
+
+test('any JSON value: an invocation or a TypeError, never another error (seeded)', () => {
+  fc.assert(
+    fc.property(fc.jsonValue(), (json) => {
+      readOrRefused(json);
+    }),
+    { seed: SEED, numRuns: 1000 },
+  );
+});
+
+test('an invocation with one field changed to anything: read whole or refused, never another error (seeded)', () => {
+  // Each kind's fields, one level down and in the placement: the shapes a mistake in the sequencer would send.
+  const paths = [['plan', 'keys'], ['plan', 'events'], ['plan', 'named'], ['store', 'dir'], ['store', 'resources'], ['write', 'chunks'], ['write', 'placement'], ...['origin', 'start', 'leaves', 'treeSize', 'frontier', 'checkpoint'].map((f) => ['write', 'placement', f])];
+  fc.assert(
+    fc.property(invocation, fc.constantFrom(...paths), fc.jsonValue(), (inv, path, replacement) => {
+      const json = travelled(inv) as Record<string, Record<string, unknown>>;
+      const [kind, field, inner] = path;
+      if (!(kind in json)) return;
+      if (inner === undefined) json[kind][field] = replacement;
+      else (json[kind][field] as Record<string, unknown>)[inner] = replacement;
+      readOrRefused(json);
+    }),
+    { seed: SEED, numRuns: 1000 },
+  );
+});
+
+test('refused, saying what was wrong: two kinds at once, none, a placement that starts before the log, bytes that are not base64', () => {
+  const valid = travelled({ write: { chunks: [], placement: { origin: 'o', start: 0, leaves: Buffer.alloc(32), treeSize: 1, frontier: [], checkpoint: 'c' } } }) as { write: { chunks: unknown[]; placement: Record<string, unknown> } };
+  expect(() => invocationFromJson({ plan: { keys: [], events: [], named: [] }, write: valid.write })).toThrow(new TypeError('a part writer is invoked with one of a part to plan, tiles to store or a part to write'));
+  expect(() => invocationFromJson({})).toThrow(TypeError);
+  expect(() => invocationFromJson(null)).toThrow(TypeError);
+  expect(() => invocationFromJson({ write: { ...valid.write, placement: { ...valid.write.placement, start: -1 } } })).toThrow(/not a part to write/);
+  expect(() => invocationFromJson({ write: { ...valid.write, chunks: ['not base64!'] } })).toThrow(/not a part to write/);
+  expect(() => invocationFromJson({ plan: { keys: ['P#a'], events: [{ key: 'P#a' }], named: [] } })).toThrow(/not a part to plan/);
+  expect(() => invocationFromJson({ store: { dir: '', resources: [{ path: 'tile/0/000', bytes: 'AAAA' }] } })).toThrow(/not tiles to store/);
+  expect(invocationFromJson(valid)).toMatchObject({ write: { placement: { start: 0, treeSize: 1 } } });
+});
