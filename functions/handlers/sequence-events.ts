@@ -16,7 +16,7 @@ import { bucketTileStore, type TileStore } from '../ledger-writer/tile-store';
 import { withoutSdkLogLines } from '../aws/sdk-log-lines';
 import { tableStores, type TableStores } from '../store/dynamodb';
 import { RecordTails } from '../store/dynamodb/record-tails';
-import { referencesOfStream, waitingKeysOfStream } from '../store/dynamodb/pending';
+import { namedBy, referencesOfStream, waitingKeysOfStream } from '../store/dynamodb/pending';
 import { LedgerLockedError } from '../store/errors';
 
 /**
@@ -148,7 +148,7 @@ export async function runSequencer(environment: SequencerEnvironment, event: Seq
   // The records the stream's events name (their images): the first batch reads their geneses with the events.
   // And by each event's key, so a batch in parts sends each to its part unread.
   let references: Map<string, string> | undefined = referencesOfStream(event.Records ?? []);
-  let named: string[] | undefined = [...new Set(references.values())];
+  let named: string[] | undefined = namedBy(references);
   const look = !event.Records || looks.due;
   const summary: SequencerSummary = { batches: 0, deliveries: 0, sequenced: 0, setAside: 0, appended: 0, treeSize: null };
   let whatWaits: WhatWaits = 'ask';

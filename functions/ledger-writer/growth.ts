@@ -2,18 +2,18 @@ import { parseCheckpointText } from '#verify/checks/checkpoint';
 import type { LogEvidence } from '#verify/checks/evidence-format';
 import { parseNote } from '#verify/checks/note';
 import { nodeHash } from '#verify/node/hashing';
-import { largestPowerOfTwoBelow, MerkleTree } from '#verify/node/merkle-tree';
+import { inclusionPath, largestPowerOfTwoBelow, MerkleTree } from '#verify/node/merkle-tree';
 import { evidenceOf, LedgerIntegrityError, logEvidence } from './log';
 
 /** A leaf hash's length: the batch's leaves travel as one run of them. */
 const HASH_SIZE = 32;
 
 /**
- * What a batch grew the log by, as little as any writer of its new versions needs to give each its
- * evidence without the log: where the batch began and the log's right edge there (the partial hash
- * tile of each level), every leaf hash it appended in order, and the checkpoint signed for the
- * batch. A part writer is handed it (parts.ts); a writer finishing a stopped batch's journal reads
- * it back from the leaves the batch stored (batch.ts, leafPlacer).
+ * What a batch grew the log by, as little as a writer needs to give its new versions their evidence
+ * without the log: where the batch began and the log's right edge there (the partial hash tile of
+ * each level), every leaf hash it appended in order, and the checkpoint signed for the batch. A
+ * writer finishing a stopped batch's journal reads it back from the leaves the batch stored
+ * (batch.ts, leafPlacer); a part writer is handed less (PartPlacement, below).
  */
 export interface BatchGrowth {
   origin: string;
@@ -37,10 +37,7 @@ export function evidenceOfGrowth(growth: BatchGrowth): (leafIndex: number, versi
   if (growth.leaves.length % HASH_SIZE !== 0) throw new LedgerIntegrityError(`a batch's leaves are ${HASH_SIZE} bytes each, not ${growth.leaves.length} bytes in all`);
   const tree = MerkleTree.fromRightEdge(growth.start, (level) => growth.edge[level] ?? null);
   for (let at = 0; at < growth.leaves.length; at += HASH_SIZE) tree.append(growth.leaves.subarray(at, at + HASH_SIZE));
-  const signed = parseCheckpointText(parseNote(growth.checkpoint).text);
-  if (signed.origin !== growth.origin || signed.treeSize !== tree.size || !Buffer.from(tree.root()).equals(Buffer.from(signed.rootHash))) {
-    throw new LedgerIntegrityError(`the batch's leaves from ${growth.start} do not make the tree its checkpoint is for (${signed.origin}, ${signed.treeSize} leaves)`);
-  }
+  checkTreeOfCheckpoint(growth.checkpoint, growth.origin, tree.size, () => tree.root(), `the batch's leaves from ${growth.start}`);
   return (leafIndex, version) => {
     if (leafIndex < growth.start || leafIndex >= tree.size) throw new LedgerIntegrityError(`leaf ${leafIndex} is not one the batch appended (${growth.start} to ${tree.size - 1})`);
     return logEvidence(tree, growth.origin, leafIndex, version, growth.checkpoint);
@@ -90,25 +87,21 @@ export function evidenceOfPart(placement: PartPlacement): (leafIndex: number, ve
     known.set(key, hash);
     return hash;
   };
-  const signed = parseCheckpointText(parseNote(placement.checkpoint).text);
-  if (signed.origin !== placement.origin || signed.treeSize !== treeSize || !Buffer.from(hashOf(0, treeSize)).equals(Buffer.from(signed.rootHash))) {
-    throw new LedgerIntegrityError(`the part's leaves from ${start} and its frontier do not make the tree its checkpoint is for (${signed.origin}, ${signed.treeSize} leaves)`);
-  }
+  checkTreeOfCheckpoint(placement.checkpoint, placement.origin, treeSize, () => hashOf(0, treeSize), `the part's leaves from ${start} and its frontier`);
   return (leafIndex, version) => {
     if (leafIndex < start || leafIndex >= end) throw new LedgerIntegrityError(`leaf ${leafIndex} is not one of the part's (${start} to ${end - 1})`);
-    const siblings: Uint8Array[] = [];
-    let from = 0;
-    let to = treeSize;
-    while (to - from > 1) {
-      const k = largestPowerOfTwoBelow(to - from);
-      if (leafIndex < from + k) {
-        siblings.push(hashOf(from + k, to));
-        to = from + k;
-      } else {
-        siblings.push(hashOf(from, from + k));
-        from += k;
-      }
-    }
-    return evidenceOf({ origin: placement.origin, leafIndex, treeSize, version, leafHash: leaf(leafIndex), proof: siblings.reverse(), checkpoint: placement.checkpoint });
+    return evidenceOf({ origin: placement.origin, leafIndex, treeSize, version, leafHash: leaf(leafIndex), proof: inclusionPath(leafIndex, treeSize, hashOf), checkpoint: placement.checkpoint });
   };
+}
+
+/**
+ * Throws unless `checkpoint` is for the tree of `size` leaves with root `root()` of the log
+ * `origin` (the root computed only once origin and size agree): evidence that would not verify
+ * against its own checkpoint is never made. `what` names the leaves in the error.
+ */
+function checkTreeOfCheckpoint(checkpoint: string, origin: string, size: number, root: () => Uint8Array, what: string): void {
+  const signed = parseCheckpointText(parseNote(checkpoint).text);
+  if (signed.origin !== origin || signed.treeSize !== size || !Buffer.from(root()).equals(Buffer.from(signed.rootHash))) {
+    throw new LedgerIntegrityError(`${what} do not make the tree its checkpoint is for (${signed.origin}, ${signed.treeSize} leaves)`);
+  }
 }

@@ -21,10 +21,39 @@ export interface LambdaStandIn {
   close(): Promise<void>;
 }
 
+/** Invoke's path, the function as given in its one group (the query apart). Shared with the assembly's Lambda endpoint (lib/assembly/endpoints/lambda.ts). */
+export const INVOKE_PATH = /^\/2015-03-31\/functions\/([^/]+)\/invocations$/;
+/** A FunctionName as Invoke takes it (Lambda's API reference): a name, a partial ARN `account:function:name` or an ARN, then an optional `:qualifier`. */
+const FUNCTION_NAME = /^(?:(?:arn:([a-z-]+):lambda:([a-z0-9-]+):)?(\d{12}):function:)?([A-Za-z0-9_-]{1,64})(?::([A-Za-z0-9$_-]{1,128}))?$/;
+
+/** A FunctionName taken apart: what it says of the function's ARN, its name, its qualifier. */
+export interface GivenFunctionName {
+  partition?: string;
+  region?: string;
+  account?: string;
+  name: string;
+  qualifier?: string;
+}
+
+/** `given` taken apart as Lambda reads a FunctionName; null for one Lambda would refuse. */
+export function parseFunctionName(given: string): GivenFunctionName | null {
+  const parsed = FUNCTION_NAME.exec(given);
+  if (!parsed) return null;
+  const [, partition, region, account, name, qualifier] = parsed;
+  return { partition, region, account, name, qualifier };
+}
+
 /** The name a request gives a function by (a name, a function ARN, a partial ARN), without a qualifier. */
-export function functionNameOf(given: string): string {
-  const arn = /^(?:arn:[^:]+:lambda:[^:]+:\d{12}:function:|\d{12}:function:)?([A-Za-z0-9_-]+)(?::[A-Za-z0-9$_-]+)?$/.exec(given);
-  return arn ? arn[1] : given;
+export const functionNameOf = (given: string): string => parseFunctionName(given)?.name ?? given;
+
+/** A Lambda REST error as the SDK reads it: its type in `x-amzn-errortype`, `{ Type, message }` as the body. */
+export function lambdaErrorReply(type: string, message: string, extra: Record<string, unknown> = {}): { headers: Record<string, string>; body: string } {
+  return { headers: { 'x-amzn-errortype': type }, body: JSON.stringify({ Type: 'User', message, ...extra }) };
+}
+
+/** An invocation the function failed, as Invoke answers it (200): `X-Amz-Function-Error: Unhandled`, `{ errorType, errorMessage }` as the body. */
+export function unhandledReply(errorType: string, errorMessage: string): { headers: Record<string, string>; body: string } {
+  return { headers: { 'x-amz-function-error': 'Unhandled', 'x-amz-executed-version': '$LATEST' }, body: JSON.stringify({ errorType, errorMessage }) };
 }
 
 /** Serves `functions` (by name) until closed. */
@@ -36,26 +65,26 @@ export async function startLambdaStandIn(functions: Record<string, LocalInvoke> 
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', async () => {
       const requestId = randomUUID();
-      const answer = (status: number, body: unknown, headers: Record<string, string> = {}) =>
-        res.writeHead(status, { 'content-type': 'application/json', 'x-amzn-requestid': requestId, ...headers }).end(JSON.stringify(body));
-      const path = /^\/2015-03-31\/functions\/([^/]+)\/invocations(?:\?.*)?$/.exec(req.url ?? '');
-      if (req.method !== 'POST' || !path) return answer(404, { Type: 'User', message: `no such operation: ${req.method} ${req.url}` }, { 'x-amzn-errortype': 'UnknownOperationException' });
+      const send = (status: number, reply: { headers: Record<string, string>; body: string }) =>
+        res.writeHead(status, { 'content-type': 'application/json', 'x-amzn-requestid': requestId, ...reply.headers }).end(reply.body);
+      const path = INVOKE_PATH.exec((req.url ?? '').split('?')[0]);
+      if (req.method !== 'POST' || !path) return send(404, lambdaErrorReply('UnknownOperationException', `no such operation: ${req.method} ${req.url}`));
       const given = decodeURIComponent(path[1]);
       const invoke = find(functionNameOf(given));
-      if (!invoke) return answer(404, { Type: 'User', message: `Function not found: ${given}` }, { 'x-amzn-errortype': 'ResourceNotFoundException' });
+      if (!invoke) return send(404, lambdaErrorReply('ResourceNotFoundException', `Function not found: ${given}`));
       const type = String(req.headers['x-amz-invocation-type'] ?? 'RequestResponse');
-      if (type !== 'RequestResponse') return answer(400, { Type: 'User', message: `this stand-in invokes synchronously only, not ${type}` }, { 'x-amzn-errortype': 'InvalidParameterValueException' });
+      if (type !== 'RequestResponse') return send(400, lambdaErrorReply('InvalidParameterValueException', `this stand-in invokes synchronously only, not ${type}`));
       invocations.push(given);
       let event: unknown;
       try {
         event = chunks.length === 0 ? {} : JSON.parse(Buffer.concat(chunks).toString('utf8'));
       } catch {
-        return answer(400, { Type: 'User', message: 'Could not parse request body into json' }, { 'x-amzn-errortype': 'InvalidRequestContentException' });
+        return send(400, lambdaErrorReply('InvalidRequestContentException', 'Could not parse request body into json'));
       }
       try {
-        answer(200, (await invoke(event, functionNameOf(given))) ?? null, { 'x-amz-executed-version': '$LATEST' });
+        send(200, { headers: { 'x-amz-executed-version': '$LATEST' }, body: JSON.stringify((await invoke(event, functionNameOf(given))) ?? null) });
       } catch (error) {
-        answer(200, { errorType: (error as Error).name ?? 'Error', errorMessage: (error as Error).message ?? String(error) }, { 'x-amz-function-error': 'Unhandled', 'x-amz-executed-version': '$LATEST' });
+        send(200, unhandledReply((error as Error).name ?? 'Error', (error as Error).message ?? String(error)));
       }
     });
   });

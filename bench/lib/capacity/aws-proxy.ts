@@ -33,6 +33,7 @@ import http from 'node:http';
 import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { crc32 } from 'node:zlib';
+import { INVOKE_PATH } from '../../../lib/local/lambda-stand-in';
 import { listenOnLoopback } from '../../../lib/local/listen';
 import {
   keyClass,
@@ -608,7 +609,7 @@ export async function startAwsProxy(options: { dynamodb: string; s3?: string; km
   const invoke = (base: string) => async (req: http.IncomingMessage, res: http.ServerResponse) => {
     const body = await readBody(req);
     if (settings.delayMs > 0) await sleep(settings.delayMs);
-    const name = decodeURIComponent(/\/functions\/([^/]+)\//.exec(req.url ?? '')?.[1] ?? '?');
+    const name = decodeURIComponent(INVOKE_PATH.exec((req.url ?? '').split('?')[0])?.[1] ?? '?');
     state.lambda.set(name, (state.lambda.get(name) ?? 0) + 1);
     reply(res, await send(base, 'POST', req.url ?? '/', req.headers, body), undefined, 'POST');
   };

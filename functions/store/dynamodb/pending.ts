@@ -87,9 +87,10 @@ export interface StreamRecord {
  * reads those records' geneses together with the events. Only a hint: an image it cannot read
  * names nothing, and the batch reads what the events themselves name.
  */
-export function namedOfStream(records: readonly StreamRecord[]): string[] {
-  return [...new Set(referencesOfStream(records).values())];
-}
+export const namedOfStream = (records: readonly StreamRecord[]): string[] => namedBy(referencesOfStream(records));
+
+/** The references named in `references` (referencesOfStream), each once: for a run that keeps the map too, without reading the images again. */
+export const namedBy = (references: ReadonlyMap<string, string>): string[] => [...new Set(references.values())];
 
 /** The reference each event of a stream batch names, by its key, as its image says (the parts of a batch are cut by reference: functions/ledger-writer/parts.ts). */
 export function referencesOfStream(records: readonly StreamRecord[]): Map<string, string> {

@@ -1,3 +1,4 @@
+import { INVOKE_PATH, lambdaErrorReply, parseFunctionName } from '../../local/lambda-stand-in';
 import type { Call } from '../iam/evaluator';
 import { MalformedRequest, plainRefusalTypes, type InboundRequest, type Outbound, type RefusalKind, type ServiceRules } from './iam-endpoint';
 
@@ -29,18 +30,14 @@ export interface InvocationTarget {
   resource: string;
 }
 
-const INVOKE_PATH = /^\/2015-03-31\/functions\/([^/]+)\/invocations$/;
-/** A FunctionName as Invoke takes it (Lambda's API reference: name, partial ARN or ARN, then an optional qualifier). */
-const FUNCTION_NAME = /^(?:(?:arn:([a-z-]+):lambda:([a-z0-9-]+):)?(\d{12}):function:)?([A-Za-z0-9_-]{1,64})(?::([A-Za-z0-9$_-]{1,128}))?$/;
-
 /** The function an Invoke request names; throws MalformedRequest for another operation or a name Lambda would refuse. */
 export function invocationTarget(request: InboundRequest, scope: LambdaScope): InvocationTarget {
   const path = INVOKE_PATH.exec(request.path);
   if (request.method !== 'POST' || !path) throw new MalformedRequest(`${request.method} ${request.path} is not an operation the local Lambda endpoint serves (Invoke only).`);
   const given = decodeURIComponent(path[1]);
-  const parsed = FUNCTION_NAME.exec(given);
+  const parsed = parseFunctionName(given);
   if (!parsed) throw new MalformedRequest(`1 validation error detected: Value '${given}' at 'functionName' failed to satisfy constraint: Member must satisfy regular expression pattern`);
-  const [, partition = scope.partition, region = scope.region, account = scope.account, name, inName] = parsed;
+  const { partition = scope.partition, region = scope.region, account = scope.account, name, qualifier: inName } = parsed;
   const inQuery = request.query.get('Qualifier') ?? undefined;
   if (inName && inQuery && inName !== inQuery) throw new MalformedRequest('The derived qualifier from the function name does not match the specified qualifier.');
   const qualifier = inName ?? inQuery;
@@ -50,11 +47,8 @@ export function invocationTarget(request: InboundRequest, scope: LambdaScope): I
 
 /** A Lambda REST error: the type in `x-amzn-errortype` (which the SDK reads first), `Type` and `message` in the body. */
 export function lambdaError(status: number, type: string, message: string, requestId: string, extra: Record<string, unknown> = {}): Outbound {
-  return {
-    status,
-    headers: { 'content-type': 'application/json', 'x-amzn-requestid': requestId, 'x-amzn-errortype': type },
-    body: Buffer.from(JSON.stringify({ Type: 'User', message, ...extra })),
-  };
+  const reply = lambdaErrorReply(type, message, extra);
+  return { status, headers: { 'content-type': 'application/json', 'x-amzn-requestid': requestId, ...reply.headers }, body: Buffer.from(reply.body) };
 }
 
 const REFUSAL_TYPES = plainRefusalTypes('InvalidParameterValueException');

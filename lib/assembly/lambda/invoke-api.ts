@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { unhandledReply } from '../../local/lambda-stand-in';
 import type { Forward, InboundRequest, Outbound } from '../endpoints/iam-endpoint';
 import { invocationTarget, lambdaError, type LambdaScope } from '../endpoints/lambda';
 import { TooManyRequests, type FunctionHost } from './function-host';
@@ -20,8 +21,8 @@ const RESPONSE_LIMIT_BYTES = 6_291_556;
 /** The function running here under an unqualified ARN (undefined: none, or none yet). */
 export type FunctionFinder = (functionArn: string) => FunctionHost | undefined;
 
-function answer(status: number, body: string, requestId: string, headers: Record<string, string> = {}): Outbound {
-  return { status, headers: { 'content-type': 'application/json', 'x-amzn-requestid': requestId, 'x-amz-executed-version': '$LATEST', ...headers }, body: Buffer.from(body) };
+function answer(reply: { headers: Record<string, string>; body: string }, requestId: string): Outbound {
+  return { status: 200, headers: { 'content-type': 'application/json', 'x-amzn-requestid': requestId, 'x-amz-executed-version': '$LATEST', ...reply.headers }, body: Buffer.from(reply.body) };
 }
 
 /** The invocation's event, or Lambda's refusal of a payload it does not take. */
@@ -54,12 +55,11 @@ export function invokeForward(scope: LambdaScope, find: FunctionFinder): Forward
       if (!(error instanceof TooManyRequests)) throw error;
       return lambdaError(429, 'TooManyRequestsException', 'Rate Exceeded.', requestId, { Reason: 'ReservedFunctionConcurrentInvocationLimitExceeded' });
     }
-    if (!outcome.ok) return answer(200, JSON.stringify({ errorType: outcome.errorType, errorMessage: outcome.errorMessage }), requestId, { 'x-amz-function-error': 'Unhandled' });
+    if (!outcome.ok) return answer(unhandledReply(outcome.errorType, outcome.errorMessage), requestId);
     const body = JSON.stringify(outcome.value ?? null);
     if (Buffer.byteLength(body) > RESPONSE_LIMIT_BYTES) {
-      const errorMessage = `Response payload size exceeded maximum allowed payload size (${RESPONSE_LIMIT_BYTES} bytes).`;
-      return answer(200, JSON.stringify({ errorType: 'Function.ResponseSizeTooLarge', errorMessage }), requestId, { 'x-amz-function-error': 'Unhandled' });
+      return answer(unhandledReply('Function.ResponseSizeTooLarge', `Response payload size exceeded maximum allowed payload size (${RESPONSE_LIMIT_BYTES} bytes).`), requestId);
     }
-    return answer(200, body, requestId);
+    return answer({ headers: {}, body }, requestId);
   };
 }

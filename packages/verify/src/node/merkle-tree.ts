@@ -149,21 +149,29 @@ export class MerkleTree {
   /** PATH(index, D[size]) of RFC 9162 §2.1.3.1: sibling hashes from the leaf up to the root. */
   inclusionProof(index: number, size = this.size): Buffer[] {
     if (size > this.size || index < 0 || index >= size) throw new RangeError(`no leaf ${index} in a tree of size ${size}`);
-    const siblings: Buffer[] = [];
-    let start = 0;
-    let end = size;
-    while (end - start > 1) {
-      const k = largestPowerOfTwoBelow(end - start);
-      if (index < start + k) {
-        siblings.push(this.subtreeHash(start + k, end));
-        end = start + k;
-      } else {
-        siblings.push(this.subtreeHash(start, start + k));
-        start += k;
-      }
-    }
-    return siblings.reverse();
+    return inclusionPath(index, size, (start, end) => this.subtreeHash(start, end));
   }
+}
+
+/**
+ * PATH(index, D[size]) of RFC 9162 §2.1.3.1 from any source of subtree hashes (`subtreeHash(start,
+ * end)`, MTH of leaves [start, end)): the sibling hashes from the leaf up to the root.
+ */
+export function inclusionPath<H>(index: number, size: number, subtreeHash: (start: number, end: number) => H): H[] {
+  const siblings: H[] = [];
+  let start = 0;
+  let end = size;
+  while (end - start > 1) {
+    const k = largestPowerOfTwoBelow(end - start);
+    if (index < start + k) {
+      siblings.push(subtreeHash(start + k, end));
+      end = start + k;
+    } else {
+      siblings.push(subtreeHash(start, start + k));
+      start += k;
+    }
+  }
+  return siblings.reverse();
 }
 
 /**
