@@ -1,4 +1,5 @@
 import { canonicalBytes } from '#verify/checks/canonical';
+import { TILES_FOLDER } from '#verify/node/tlog-tiles';
 import { evidenceToCome } from '../store/checkpoint-to-come';
 import type { Head } from '../domain/kinds/kind';
 import type { LogResource } from '../domain/ledger/tiles';
@@ -115,7 +116,7 @@ export async function writePart(stores: Pick<PartStores, 'journal'>, write: Part
 /** Stores a TileWrite: tiles and entry bundles only (a part writer never writes the log's checkpoint: the sequencer does, after its head). */
 export async function storeTiles(stores: Pick<PartStores, 'tiles'>, write: TileWrite): Promise<void> {
   if (!stores.tiles) throw new Error('this part writer has no tile log to store tiles in');
-  const notATile = write.resources.find((r) => !r.path.startsWith('tile/'));
+  const notATile = write.resources.find((r) => !r.path.startsWith(TILES_FOLDER));
   if (notATile) throw new Error(`a part writer stores tiles and entry bundles only, not ${notATile.path}`);
   await writeLogResources(tileStoreIn(stores.tiles, write.dir), write.resources);
 }

@@ -1,4 +1,4 @@
-import { tilePath, TILE_WIDTH } from '#verify/node/tlog-tiles';
+import { tilePath, TILE_WIDTH, TILES_FOLDER } from '#verify/node/tlog-tiles';
 import { WEBHOOK_SOURCE_IDS } from '../../functions/contract/ingress';
 import type { Operation } from '../../functions/contract/operation';
 
@@ -26,7 +26,7 @@ export function demoValuesFor(op: Pick<Operation, 'path'>, param: string, demo: 
     // The rightmost level-0 tile and entry bundle of the demo log, paths below tile/.
     const width = demo.ledgerTreeSize % TILE_WIDTH || TILE_WIDTH;
     const index = Math.floor((demo.ledgerTreeSize - 1) / TILE_WIDTH);
-    return [0, 'entries' as const].map((level) => tilePath({ level, index, width }).slice('tile/'.length));
+    return [0, 'entries' as const].map((level) => tilePath({ level, index, width }).slice(TILES_FOLDER.length));
   }
   if (/provider/i.test(param)) return [...providerIds];
   if (/source/i.test(param)) return [...WEBHOOK_SOURCE_IDS];

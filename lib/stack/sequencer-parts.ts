@@ -5,13 +5,11 @@ import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
+import { TILES_FOLDER } from '#verify/node/tlog-tiles';
 import { EVENTS_PER_PART } from '../../functions/ledger-writer/lambda-parts';
 import { RECORD_PK_PREFIX, PENDING_PK_PREFIX } from '../../functions/store/layout';
 import { deployedFunction } from './bundling';
 import { lambdaLogging, loggingEnvironment, ownLogGroupAndRole, type LogSettings } from './logging';
-
-/** Where a log's tiles and entry bundles are, below its folder of the tile log (C2SP tlog-tiles: tile/<L>/<N>, tile/entries/<N>). */
-const TILES_FOLDER = 'tile/';
 
 /** The part writer's handler, relative to the repository root. */
 export const SEQUENCER_PART_ENTRY = 'functions/handlers/sequence-part.ts';

@@ -47,11 +47,14 @@ export function tileIndexPath(index: number): string {
   return groups.map((group, i) => (i < groups.length - 1 ? `x${group}` : group)).join('/');
 }
 
+/** The folder of a log's tiles and entry bundles below its own (C2SP tlog-tiles: tile/<L>/<N>, tile/entries/<N>); the checkpoint lies beside it. */
+export const TILES_FOLDER = 'tile/';
+
 export function tilePath(tile: TileCoordinate): string {
   if (tile.level !== 'entries' && !(isWhole(tile.level) && tile.level <= MAX_TILE_LEVEL)) throw new TileError(`tile level ${tile.level} is not 0..${MAX_TILE_LEVEL}`);
   if (!Number.isInteger(tile.width) || tile.width < 1 || tile.width > TILE_WIDTH) throw new TileError(`tile width ${tile.width} is not 1..${TILE_WIDTH}`);
   const partial = tile.width < TILE_WIDTH ? `.p/${tile.width}` : '';
-  return `tile/${tile.level}/${tileIndexPath(tile.index)}${partial}`;
+  return `${TILES_FOLDER}${tile.level}/${tileIndexPath(tile.index)}${partial}`;
 }
 
 const TILE_PATH = /^tile\/(0|[1-9][0-9]?|entries)\/((?:x[0-9]{3}\/)*)([0-9]{3})(?:\.p\/([1-9][0-9]{0,2}))?$/;
