@@ -1,7 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { QueryCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
+import { gzipSync } from 'node:zlib';
+import { GetItemCommand, QueryCommand, type AttributeValue } from '@aws-sdk/client-dynamodb';
 import S3rver from 's3rver';
 import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { KMSClient } from '@aws-sdk/client-kms';
@@ -19,6 +20,7 @@ import { startKmsStandIn, type KmsStandIn } from '../../lib/local/kms-stand-in';
 import { storeImplementations } from '../support/embedded-table';
 import { minute, newEvent, wholeRecord, type Stores } from '../support/store-contracts';
 import { headTextOf } from '../../functions/store/dynamodb/head-text';
+import { dynamoJournal } from '../../functions/store/dynamodb/journal';
 import { CHECKPOINT_TO_COME, evidenceToCome } from '../../functions/store/checkpoint-to-come';
 
 /**
@@ -454,6 +456,23 @@ describe.each(IMPLEMENTATIONS)('the ledger\'s head, leaves and journal, %s', (_n
     expect(await journal.unfinished()).toBe(true);
     await journal.markDone(8);
     expect(await journal.unfinished()).toBe(false);
+  });
+});
+
+describe('the journal in the table', () => {
+  test("a part's chunk that holds an item a part writer's role may not write (the log's head) is refused when the journal is finished: nothing of it is written, the journal stays unfinished", async () => {
+    const table = 'ports-forged-part';
+    await ensureTable(ports.client(), table);
+    const stores = tableStores(ports.client(), table);
+    const journal = dynamoJournal(ports.client(), table);
+    const honest = journal.chunksOf({ records: [wholeRecord('ORD-30')], settlements: [] });
+    const forged = gzipSync(JSON.stringify([{ pk: { S: 'L#LOG' }, sk: { S: '#' }, treeSize: { N: '1000000' } }]));
+    await journal.write(9, { records: [], settlements: [] }, [{ start: 3, leaves: 3, chunks: [...honest, forged] }]);
+    const placer = async () => () => ({ format: 'svc.ledger-evidence.v1' });
+    await expect(journal.finish(9, 'note', placer)).rejects.toThrow(/of a part holds an item a part writer may not write \(key "L#LOG"\)/);
+    expect(await journal.unfinished()).toBe(true);
+    expect((await ports.client().send(new GetItemCommand({ TableName: table, Key: { pk: { S: 'L#LOG' }, sk: { S: '#' } } }))).Item).toBeUndefined();
+    expect((await stores.records.readGeneses(['ORD-30'])).size).toBe(0);
   });
 });
 

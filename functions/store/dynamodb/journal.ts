@@ -1,7 +1,7 @@
 import { GetItemCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { batchGetItems, WRITER_READ } from '../batch-get';
 import type { PlacedEvidence } from '../checkpoint-to-come';
-import { LEDGER_ITEM_SK, ledgerJournalChunkPk, ledgerJournalPk, RECORD_PK_PREFIX } from '../layout';
+import { LEDGER_ITEM_SK, ledgerJournalChunkPk, ledgerJournalPk, PENDING_PK_PREFIX, RECORD_PK_PREFIX } from '../layout';
 import type { JournalChunks, JournaledPart, JournaledWrites, LedgerJournal, LeafPlacer } from '../ports/ledger';
 import { tableMetaItem } from '../write';
 import { settledItem } from './pending';
@@ -158,7 +158,9 @@ export function dynamoJournal(client: DynamoDBClient, table: string, locator: Lo
       if (!item?.items?.B) throw new Error(`the journal of the batch publishing ${header.treeSize} is missing its chunk ${key.pk!.S}`);
       const part = header.parts.find((p) => chunk >= p.from && chunk < p.to);
       const placed: PlacedEvidence | undefined = part && placedAt ? (ordinal, version) => placedAt(part.start + ordinal, version) : undefined;
-      return storedItems(itemsOfChunk(item.items.B), checkpoint, placed);
+      const items = itemsOfChunk(item.items.B);
+      if (part) onlyWhatAPartWrites(items, key.pk!.S!);
+      return storedItems(items, checkpoint, placed);
     });
   };
   /** The chunks of the last batch this process marked done: removed while the next batch's journal is written (no round trip of their own). */
@@ -215,6 +217,21 @@ export function dynamoJournal(client: DynamoDBClient, table: string, locator: Lo
       return (await readHeader())?.done === false;
     },
   };
+}
+
+/**
+ * A part's chunks come from a part writer, whose role may write records and events only (items
+ * whose key begins `R#` or `P#`: lib/stack/sequencer-parts.ts), while the writer finishing a
+ * journal writes with the sequencer's. So a part's item with any other key (the log's head, a
+ * tile, a checkpoint) is refused, never written: the journal stays unfinished and the batch's
+ * records wait, where writing it would let a part writer reach what its role is denied.
+ */
+function onlyWhatAPartWrites(items: readonly Item[], chunk: string): void {
+  const outside = items.find((item) => {
+    const pk = item.pk?.S ?? '';
+    return !pk.startsWith(RECORD_PK_PREFIX) && !pk.startsWith(PENDING_PK_PREFIX);
+  });
+  if (outside) throw new Error(`the journal's chunk ${chunk} of a part holds an item a part writer may not write (key ${JSON.stringify(outside.pk?.S ?? null)}): not written`);
 }
 
 /** The evidence of every leaf of `parts`, from the placer a finishing writer gives (the leaves its batch stored). */
