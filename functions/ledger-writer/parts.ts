@@ -3,7 +3,7 @@ import { TILES_FOLDER } from '#verify/node/tlog-tiles';
 import { evidenceToCome } from '../store/checkpoint-to-come';
 import type { Head } from '../domain/kinds/kind';
 import type { LogResource } from '../domain/ledger/tiles';
-import type { JournalChunks } from '../store/ports/ledger';
+import { STORED_CHUNKS_NAME, type JournalChunks, type StoredChunks } from '../store/ports/ledger';
 import type { PendingStore, WaitingEvent } from '../store/ports/pending';
 import type { RecordStore } from '../store/ports/records';
 import { changesOf, entriesWrittenBy, newVersionsOf, planRecords, settlementsOf, type BatchSummary } from './batch-plan';
@@ -36,6 +36,12 @@ export interface PartRequest {
   events: WaitingEvent[];
   /** The references their events name: their geneses are read with the events. */
   named: string[];
+  /**
+   * The name the part stores its chunks under itself (JournalChunks.storeChunks), so they go to
+   * the journal, and back to the part writer, without passing through the sequencer. Without one,
+   * the part hands its chunks back in its answer.
+   */
+  journal?: string;
 }
 
 /** A new version of a part, as the log takes it: its record, its number and its leaf's entry (RFC 8785 canonical JSON of its content). */
@@ -49,8 +55,10 @@ export interface PartLeaf {
 export interface PlannedPart {
   /** Its new versions, in the order they are logged (their ordinals). */
   leaves: PartLeaf[];
-  /** Its writes (records and settled events) as journal chunks, each new version's evidence to come. */
+  /** Its writes (records and settled events) as journal chunks, each new version's evidence to come (none here when it stored them). */
   chunks: Uint8Array[];
+  /** Where it stored its chunks, when the request named where (PartRequest.journal). */
+  stored?: StoredChunks;
   /** What its changed records project onto the records derived from them (a credential's status lists). */
   projections: Array<{ reference: string; parts: unknown[]; from: string }>;
   summary: BatchSummary;
@@ -63,7 +71,9 @@ export interface PlannedPart {
  * computes no proof, and sends a part what its proofs need, not the batch's every leaf.
  */
 export interface PartWrite {
+  /** Its chunks, or (`stored`) where it stored them when it was planned. */
   chunks: Uint8Array[];
+  stored?: StoredChunks;
   placement: PartPlacement;
 }
 
@@ -98,9 +108,11 @@ export async function planPart(stores: PartStores, request: PartRequest): Promis
   heads.forEach((head, ordinal) => (head.evidence = evidenceToCome(ordinal) as unknown as Head['evidence']));
   const { settlements, summary } = settlementsOf(events, planned);
   const records = changesOf(planned.plans);
+  const chunks = records.length + settlements.length > 0 ? stores.journal.chunksOf({ records, settlements }) : [];
+  const stored = request.journal !== undefined && chunks.length > 0 ? await stores.journal.storeChunks(request.journal, chunks) : undefined;
   return {
     leaves: heads.map((head) => ({ reference: head.reference, version: head.version, entry: canonicalBytes(head.content) })),
-    chunks: records.length + settlements.length > 0 ? stores.journal.chunksOf({ records, settlements }) : [],
+    ...(stored ? { chunks: [], stored } : { chunks }),
     projections: [...planned.projected].map(([reference, { parts, from }]) => ({ reference, parts, from })),
     summary: { ...summary, entriesWritten: entriesWrittenBy(records) },
   };
@@ -110,7 +122,8 @@ export async function planPart(stores: PartStores, request: PartRequest): Promis
 export async function writePart(stores: Pick<PartStores, 'journal'>, write: PartWrite): Promise<void> {
   // The proofs are made when the part has a new version to place (a part of observations alone has none).
   let placed: ReturnType<typeof evidenceOfPart> | undefined;
-  await stores.journal.writeChunks(write.chunks, (ordinal, version) => (placed ??= evidenceOfPart(write.placement))(write.placement.start + ordinal, version));
+  const chunks = write.stored ? await stores.journal.readChunks(write.stored) : write.chunks;
+  await stores.journal.writeChunks(chunks, (ordinal, version) => (placed ??= evidenceOfPart(write.placement))(write.placement.start + ordinal, version));
 }
 
 /** Stores a TileWrite: tiles and entry bundles only (a part writer never writes the log's checkpoint: the sequencer does, after its head). */
@@ -169,7 +182,8 @@ const placementFromJson = (p: PlacementJson): PartPlacement => ({ ...p, leaves: 
 export function invocationToJson(invocation: PartInvocation): unknown {
   if ('plan' in invocation) return invocation;
   if ('store' in invocation) return { store: { dir: invocation.store.dir, resources: invocation.store.resources.map((r) => ({ ...r, bytes: base64(r.bytes) })) } };
-  return { write: { chunks: invocation.write.chunks.map(base64), placement: placementToJson(invocation.write.placement) } };
+  const { chunks, stored, placement } = invocation.write;
+  return { write: { chunks: chunks.map(base64), ...(stored ? { stored } : {}), placement: placementToJson(placement) } };
 }
 /**
  * An invocation from its JSON, its shape checked first: anything else is refused with a TypeError
@@ -180,18 +194,18 @@ export function invocationToJson(invocation: PartInvocation): unknown {
 export function invocationFromJson(json: unknown): PartInvocation {
   const value = json as {
     plan?: PartRequest;
-    write?: { chunks: string[]; placement: PlacementJson };
+    write?: { chunks: string[]; stored?: StoredChunks; placement: PlacementJson };
     store?: { dir: string; resources: Array<Omit<LogResource, 'bytes'> & { bytes: string }> };
   };
   const kinds = isObject(value) ? (['plan', 'store', 'write'] as const).filter((k) => k in value) : [];
   if (kinds.length !== 1) throw new TypeError('a part writer is invoked with one of a part to plan, tiles to store or a part to write');
-  if (value.plan !== undefined) return { plan: checked(value.plan, isPartRequest, 'a part to plan: keys, events and named') };
+  if (value.plan !== undefined) return { plan: checked(value.plan, isPartRequest, 'a part to plan: keys, events and named (and the name to store its chunks under)') };
   if (value.store !== undefined) {
     const store = checked(value.store, isTileWriteJson, 'tiles to store: dir and resources (path, bytes as base64, immutable)');
     return { store: { dir: store.dir, resources: store.resources.map((r) => ({ ...r, bytes: Buffer.from(r.bytes, 'base64') })) } };
   }
-  const write = checked(value.write, isPartWriteJson, 'a part to write: chunks as base64 and a placement (origin, start, leaves, treeSize, frontier, checkpoint)');
-  return { write: { chunks: write.chunks.map(bytesOf), placement: placementFromJson(write.placement) } };
+  const write = checked(value.write, isPartWriteJson, 'a part to write: chunks as base64 (or where they were stored) and a placement (origin, start, leaves, treeSize, frontier, checkpoint)');
+  return { write: { chunks: write.chunks.map(bytesOf), ...(write.stored ? { stored: { name: write.stored.name, count: write.stored.count } } : {}), placement: placementFromJson(write.placement) } };
 }
 
 function checked<T>(value: unknown, is: (v: unknown) => v is T, what: string): T {
@@ -204,7 +218,10 @@ const isIndex = (v: unknown): v is number => Number.isSafeInteger(v) && (v as nu
 const isBase64 = (v: unknown): v is string => typeof v === 'string' && /^[A-Za-z0-9+/]*={0,2}$/.test(v);
 // A waiting event as the sequencer read it: its key, and the raw event and reference its part is routed and planned by.
 const isWaitingEvent = (v: unknown): boolean => isObject(v) && typeof v.key === 'string' && isObject(v.event) && typeof v.event.raw === 'string' && typeof v.event.reference === 'string';
-const isPartRequest = (v: unknown): v is PartRequest => isObject(v) && isStrings(v.keys) && isStrings(v.named) && Array.isArray(v.events) && v.events.every(isWaitingEvent);
+const isChunksName = (v: unknown): v is string => typeof v === 'string' && STORED_CHUNKS_NAME.test(v);
+const isPartRequest = (v: unknown): v is PartRequest =>
+  isObject(v) && isStrings(v.keys) && isStrings(v.named) && Array.isArray(v.events) && v.events.every(isWaitingEvent) && (v.journal === undefined || isChunksName(v.journal));
+const isStoredChunks = (v: unknown): v is StoredChunks => isObject(v) && isChunksName(v.name) && isIndex(v.count);
 const isTileWriteJson = (v: unknown): v is { dir: string; resources: Array<Omit<LogResource, 'bytes'> & { bytes: string }> } =>
   isObject(v) && typeof v.dir === 'string' && Array.isArray(v.resources) && v.resources.every((r) => isObject(r) && typeof r.path === 'string' && isBase64(r.bytes) && typeof r.immutable === 'boolean');
 const isPlacementJson = (v: unknown): v is PlacementJson =>
@@ -216,7 +233,8 @@ const isPlacementJson = (v: unknown): v is PlacementJson =>
   typeof v.checkpoint === 'string' &&
   Array.isArray(v.frontier) &&
   v.frontier.every((f) => Array.isArray(f) && f.length === 3 && isIndex(f[0]) && isIndex(f[1]) && isBase64(f[2]));
-const isPartWriteJson = (v: unknown): v is { chunks: string[]; placement: PlacementJson } => isObject(v) && Array.isArray(v.chunks) && v.chunks.every(isBase64) && isPlacementJson(v.placement);
+const isPartWriteJson = (v: unknown): v is { chunks: string[]; stored?: StoredChunks; placement: PlacementJson } =>
+  isObject(v) && Array.isArray(v.chunks) && v.chunks.every(isBase64) && (v.stored === undefined || (isStoredChunks(v.stored) && v.chunks.length === 0)) && isPlacementJson(v.placement);
 
 /** A plan's leaves as they travel: their entries as one run of bytes and its cuts (one string to parse, not one a leaf). */
 interface LeavesJson {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { leafHash } from '#verify/node/hashing';
 import type { PendingStore } from '../store/ports/pending';
 import type { RecordStore } from '../store/ports/records';
@@ -171,7 +172,9 @@ async function prepareInParts(options: SequencerOptions, writers: PartWriters, c
   const references = options.references ?? new Map<string, string>();
   const unnamed = candidates.filter((key) => !references.has(key));
   const read = unnamed.length > 0 ? (await options.pending.readEvents(unnamed)).filter((e) => e.sequencing === 'PENDING') : [];
-  const requests = Array.from({ length: count }, (): PartRequest & { names: Set<string> } => ({ keys: [], events: [], named: [], names: new Set() }));
+  // Each part stores its chunks itself, under a name of this batch's and its own: a batch run again (or its stopped parts still writing) never meets another's.
+  const batchId = randomUUID();
+  const requests = Array.from({ length: count }, (_, i): PartRequest & { names: Set<string> } => ({ keys: [], events: [], named: [], journal: `${batchId}-${i}`, names: new Set() }));
   const route = (reference: string) => requests[partOf(reference, count)];
   for (const key of candidates) {
     const reference = references.get(key);
@@ -183,7 +186,7 @@ async function prepareInParts(options: SequencerOptions, writers: PartWriters, c
     route(event.event.reference).events.push(event);
     route(event.event.reference).names.add(event.event.reference);
   }
-  const planned = await Promise.all(requests.filter((r) => r.keys.length + r.events.length > 0).map(({ keys, events, names }) => writers.plan({ keys, events, named: [...names] })));
+  const planned = await Promise.all(requests.filter((r) => r.keys.length + r.events.length > 0).map(({ keys, events, names, journal }) => writers.plan({ keys, events, named: [...names], journal })));
 
   const projected: Projected = new Map();
   for (const part of planned) for (const { reference, parts, from } of part.projections) for (const p of parts) addProjection(projected, { reference, part: p, from });
@@ -205,8 +208,9 @@ async function prepareInParts(options: SequencerOptions, writers: PartWriters, c
       start,
       leaves: part.leaves.length,
       chunks: part.chunks,
+      stored: part.stored,
       write: (checkpoint) =>
-        writers.write({ chunks: part.chunks, placement: { origin: log.origin, start, leaves, treeSize: log.size, frontier, checkpoint: part.leaves.length > 0 ? checkpoint() : '' } }),
+        writers.write({ chunks: part.chunks, stored: part.stored, placement: { origin: log.origin, start, leaves, treeSize: log.size, frontier, checkpoint: part.leaves.length > 0 ? checkpoint() : '' } }),
     };
   });
   const records = changesOf(derived);

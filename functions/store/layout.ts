@@ -165,7 +165,8 @@ export function canonicalInstant(at: string): string {
  *   pk = "L#J#" + treeSize(12) + "#" + chunk(6), sk = "#"
  *                                            a batch's journal chunks, each alone in its partition (a
  *                                            batch's journal is a few dozen write units), removed once
- *                                            the batch is done
+ *                                            the batch is done; a part writer's own chunks are under
+ *                                            "J#" (PART_CHUNK_PK_PREFIX), the header naming them
  * The layout before (every item under pk = "L#LOG": leaves "E#", checkpoints "C#", tiles "T#",
  * journal "J#") is moved by `npm run migrate` (lib/migrate).
  */
@@ -198,3 +199,12 @@ export const ledgerTilePk = (level: number, index: number, keys = FIRST_LOG_KEYS
 export const ledgerJournalPk = (keys = FIRST_LOG_KEYS): string => `${keys}J`;
 export const LEDGER_JOURNAL_PK = ledgerJournalPk();
 export const ledgerJournalChunkPk = (treeSize: number, chunk: number, keys = FIRST_LOG_KEYS): string => `${keys}J#${pad12(treeSize)}#${String(chunk).padStart(6, '0')}`;
+/**
+ * Leading characters of the journal chunks a part writer stores itself (dynamodb/journal.ts), each
+ * alone in its partition: pk = "J#" + name + "#" + chunk(6), sk = "#", the name a new one for every
+ * part of every batch (the sequencer's batch id and the part's number). Not a ledger item: the
+ * part writers' role may write them, and a writer finishing a journal writes only records and
+ * events from them.
+ */
+export const PART_CHUNK_PK_PREFIX = 'J#';
+export const partChunkPk = (name: string, chunk: number): string => `${PART_CHUNK_PK_PREFIX}${name}#${String(chunk).padStart(6, '0')}`;

@@ -7,7 +7,7 @@ import type { IBucket } from 'aws-cdk-lib/aws-s3';
 import { Construct } from 'constructs';
 import { TILES_FOLDER } from '#verify/node/tlog-tiles';
 import { EVENTS_PER_PART } from '../../functions/ledger-writer/lambda-parts';
-import { RECORD_PK_PREFIX, PENDING_PK_PREFIX } from '../../functions/store/layout';
+import { PART_CHUNK_PK_PREFIX, PENDING_PK_PREFIX, RECORD_PK_PREFIX } from '../../functions/store/layout';
 import { deployedFunction } from './bundling';
 import { lambdaLogging, loggingEnvironment, ownLogGroupAndRole, type LogSettings } from './logging';
 
@@ -43,7 +43,8 @@ export interface SequencerPartsProps {
  * The part writers (docs/ingress.md#one-log-many-writers): one Lambda function the sequencer
  * invokes synchronously, once to plan a part of a large batch, once to store some of its new tiles
  * and bundles, and once to write it. Its role reads and writes the records and the events (items
- * whose partition key begins `R#` or `P#`) and puts the tile log's tiles and bundles (below
+ * whose partition key begins `R#` or `P#`) and its parts' journal chunks (`J#`: a writer finishing
+ * a journal takes only records and events from them), and puts the tile log's tiles and bundles (below
  * `tile/`), and nothing else: never the ledger's items, the tile log's checkpoint or the key. Only
  * the sequencer's role may invoke it. Reserved concurrency: as many as a batch's parts, so a read
  * flood never takes the write path's.
@@ -62,10 +63,10 @@ export class SequencerParts extends Construct {
     this.role.addToPolicy(
       new PolicyStatement({
         sid: 'PlanAndWriteRecordsAndEvents',
-        // What functions/ledger-writer/parts.ts calls through the record and pending stores and the journal's chunks.
+        // What functions/ledger-writer/parts.ts calls through the record and pending stores and the journal's chunks (a part's own, under J#).
         actions: ['dynamodb:BatchGetItem', 'dynamodb:BatchWriteItem', 'dynamodb:GetItem', 'dynamodb:Query'],
         resources: [props.table.tableArn],
-        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${RECORD_PK_PREFIX}*`, `${PENDING_PK_PREFIX}*`] } },
+        conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${RECORD_PK_PREFIX}*`, `${PENDING_PK_PREFIX}*`, `${PART_CHUNK_PK_PREFIX}*`] } },
       }),
     );
     // Tiles and entry bundles only (the first log's, and a successor's below logs/<id>/): the checkpoint is the sequencer's to write.

@@ -1,7 +1,7 @@
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { GetItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, ScanCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DEMO_CREDENTIALS } from '../../fixtures/demo-credentials';
 import { DEMO_OBJECTS, demoDocument } from '../../fixtures/demo';
 import { DEMO_PROOFS } from '../../fixtures/demo-proofs';
@@ -13,7 +13,7 @@ import { formatSignerKey, signerFromKey } from '../../functions/ledger-writer/si
 import { directoryTileStore } from '../../functions/ledger-writer/tile-store';
 import { statusListReference } from '../../functions/domain/credentials/model';
 import { tableStores } from '../../functions/store/dynamodb';
-import { GENESIS_SK, LEDGER_JOURNAL_PK, PENDING_INDEX } from '../../functions/store/layout';
+import { GENESIS_SK, LEDGER_JOURNAL_PK, PART_CHUNK_PK_PREFIX, PENDING_INDEX } from '../../functions/store/layout';
 import { buildEvent } from '../../lib/ingress/emit';
 import { loadDocument } from '../../lib/loader/load';
 import { startEmbeddedStore, type EmbeddedStore } from '../../lib/local/embedded-store';
@@ -178,6 +178,12 @@ describe.each<Mode>(['in one process', 'in parts'])('planned %s', (mode) => {
     expect(new Set(reference.leaves)).toEqual(shown);
     expect(new Set(reference.leaves).size).toBe(reference.leaves.length);
     expect(counting.writes()).toBeGreaterThan(10);
+    // In parts, each part stored its journal chunks itself (J#): the last batch's are kept until the next journaled batch, the ones before it removed.
+    const client = localClient(store.endpoint);
+    const partChunks = (await client.send(new ScanCommand({ TableName: table, ConsistentRead: true }))).Items!.filter((item) => item.pk.S!.startsWith(PART_CHUNK_PK_PREFIX));
+    client.destroy();
+    if (mode === 'in parts') expect(new Set(partChunks.map((item) => item.pk.S!.split('#')[1].slice(0, 36))).size).toBe(1);
+    else expect(partChunks).toEqual([]);
   }, 60_000);
 
   test('stopped at every write, then resumed by a new sequencer once the lease ran out: the same table, log and tile log as the uninterrupted run', async () => {

@@ -17,7 +17,7 @@ import type { RecordChange } from '../../functions/store/ports/records';
 import { eventPk, pendingQueue } from '../../functions/store/layout';
 import { ensureTable } from '../../functions/store/write';
 import { startKmsStandIn, type KmsStandIn } from '../../lib/local/kms-stand-in';
-import { storeImplementations } from '../support/embedded-table';
+import { scanTable, storeImplementations } from '../support/embedded-table';
 import { minute, newEvent, wholeRecord, type Stores } from '../support/store-contracts';
 import { headTextOf } from '../../functions/store/dynamodb/head-text';
 import { dynamoJournal } from '../../functions/store/dynamodb/journal';
@@ -434,6 +434,34 @@ describe.each(IMPLEMENTATIONS)('the ledger\'s head, leaves and journal, %s', (_n
     await expect(stores.records.write([toCome('ORD-23')])).rejects.toThrow(/place in the log/);
   });
 
+  test("a part's chunks stored by the part itself: read back whole by their name, named by the journal and finished from the store; a name of another form refused, a missing chunk said", async () => {
+    const { journal } = stores.ledger;
+    const note = 'ledger.example/test\n9\nroot\n\n— ledger.example/test signature\n';
+    const placed = (ordinal: number, version: number) => ({ format: 'svc.ledger-evidence.v1', version, leafIndex: 3 + ordinal, treeSize: 9, checkpoint: note });
+    const toCome = (reference: string): RecordChange => {
+      const change = wholeRecord(reference);
+      change.entries.forEach((entry, i) => ((entry.head as { evidence: unknown }).evidence = evidenceToCome(i)));
+      return change;
+    };
+    const chunks = journal.chunksOf({ records: [toCome('ORD-40')], settlements: [] });
+    const stored = await journal.storeChunks('batch-7f3a-0', chunks);
+    expect(stored).toEqual({ name: 'batch-7f3a-0', count: chunks.length });
+    expect((await journal.readChunks(stored)).map((c) => Buffer.from(c).toString('hex'))).toEqual(chunks.map((c) => Buffer.from(c).toString('hex')));
+    await expect(journal.readChunks({ name: 'batch-none-0', count: 1 })).rejects.toThrow(/missing/);
+    await expect(journal.storeChunks('L#LOG', chunks)).rejects.toThrow(TypeError);
+    // Journaled by name (the chunks stay where the part stored them), finished by a writer that places the part's leaves.
+    await journal.write(9, { records: [], settlements: [] }, [{ start: 3, leaves: 3, chunks: [], stored }]);
+    expect(await journal.unfinished()).toBe(true);
+    expect(await journal.finish(9, note, async () => (leafIndex, version) => placed(leafIndex - 3, version))).toBe(true);
+    expect(await journal.unfinished()).toBe(false);
+    // The same as the record written with that evidence placed.
+    const placedNow = wholeRecord('ORD-41');
+    placedNow.entries.forEach((entry, i) => ((entry.head as { evidence: unknown }).evidence = placed(i, (entry.head as { version: number }).version)));
+    await stores.records.write([placedNow]);
+    const heads = async (reference: string) => (await stores.records.readTimelines([{ reference, from: null }])).get(reference)!.entries.map((e) => JSON.stringify(e.head).replaceAll(reference, 'REF'));
+    expect(await heads('ORD-40')).toEqual(await heads('ORD-41'));
+  });
+
   test('the journal: what a batch writes after its head, finished through the record and pending stores it was written for, then done; another size, or done, changes nothing', async () => {
     const { journal } = stores.ledger;
     expect(await journal.unfinished()).toBe(false);
@@ -473,6 +501,28 @@ describe('the journal in the table', () => {
     expect(await journal.unfinished()).toBe(true);
     expect((await ports.client().send(new GetItemCommand({ TableName: table, Key: { pk: { S: 'L#LOG' }, sk: { S: '#' } } }))).Item).toBeUndefined();
     expect((await stores.records.readGeneses(['ORD-30'])).size).toBe(0);
+    // The same from chunks the part stored itself.
+    const stored = await journal.storeChunks('forged-0', [...honest, forged]);
+    await journal.write(10, { records: [], settlements: [] }, [{ start: 3, leaves: 3, chunks: [], stored }]);
+    await expect(journal.finish(10, 'note', placer)).rejects.toThrow(/J#forged-0#000001 of a part holds an item a part writer may not write \(key "L#LOG"\)/);
+    expect((await stores.records.readGeneses(['ORD-30'])).size).toBe(0);
+  });
+
+  test("a done batch's chunks are removed while the next batch's journal is written, those its parts stored among them, even when that batch publishes the same size", async () => {
+    const table = 'ports-chunks-removed';
+    await ensureTable(ports.client(), table);
+    const journal = dynamoJournal(ports.client(), table);
+    const chunkKeys = async () => (await scanTable(ports.client(), table)).map((item) => item.pk.S!).filter((pk) => pk.startsWith('J#') || pk.startsWith('L#J#')).sort();
+    const part = (name: string) => journal.storeChunks(name, journal.chunksOf({ records: [wholeRecord('ORD-31')], settlements: [] }));
+    await journal.write(5, { records: [wholeRecord('ORD-32')], settlements: [] }, [{ start: 3, leaves: 0, chunks: [], stored: await part('first-0') }]);
+    await journal.markDone(5);
+    expect(await chunkKeys()).toEqual(['J#first-0#000000', 'L#J#000000000005#000000']);
+    // Nothing appended (the same size): its own chunk is written again under the same key, the part's before it removed.
+    await journal.write(5, { records: [wholeRecord('ORD-33')], settlements: [] }, [{ start: 5, leaves: 0, chunks: [], stored: await part('second-0') }]);
+    await journal.markDone(5);
+    expect(await chunkKeys()).toEqual(['J#second-0#000000', 'L#J#000000000005#000000']);
+    await journal.write(8, { records: [], settlements: [] }, [{ start: 5, leaves: 0, chunks: [], stored: await part('third-0') }]);
+    expect(await chunkKeys()).toEqual(['J#third-0#000000']);
   });
 });
 

@@ -11,22 +11,24 @@ const SEED = 20261207;
 
 const bytes = fc.uint8Array({ maxLength: 64 }).map((b) => Buffer.from(b));
 const waitingEvent = fc.record({ key: fc.string(), event: fc.record({ raw: fc.string(), reference: fc.string(), type: fc.string() }), sequencing: fc.constant('PENDING') });
-const plan = fc.record({ keys: fc.array(fc.string()), events: fc.array(waitingEvent, { maxLength: 3 }), named: fc.array(fc.string()) }).map((p): PartInvocation => ({ plan: p as never }));
+const chunksName = fc.stringMatching(/^[0-9A-Za-z-]{1,64}$/);
+const plan = fc
+  .record({ keys: fc.array(fc.string()), events: fc.array(waitingEvent, { maxLength: 3 }), named: fc.array(fc.string()), journal: chunksName }, { requiredKeys: ['keys', 'events', 'named'] })
+  .map((p): PartInvocation => ({ plan: p as never }));
 const store = fc
   .record({ dir: fc.string(), resources: fc.array(fc.record({ path: fc.string(), bytes, immutable: fc.boolean() }), { maxLength: 4 }) })
   .map((s): PartInvocation => ({ store: s }));
-const write = fc
-  .record({
-    chunks: fc.array(bytes, { maxLength: 4 }),
-    placement: fc.record({
+const placement = fc.record({
       origin: fc.string(),
       start: fc.nat(),
       leaves: bytes,
       treeSize: fc.nat(),
       frontier: fc.array(fc.tuple(fc.nat(), fc.nat(), bytes), { maxLength: 4 }),
       checkpoint: fc.string(),
-    }),
-  })
+    });
+// Its chunks, or where it stored them (then no chunks).
+const write = fc
+  .oneof(fc.record({ chunks: fc.array(bytes, { maxLength: 4 }), placement }), fc.record({ chunks: fc.constant<Uint8Array[]>([]), stored: fc.record({ name: chunksName, count: fc.nat() }), placement }))
   .map((w): PartInvocation => ({ write: w }));
 const invocation = fc.oneof(plan, store, write);
 
@@ -68,7 +70,7 @@ test('any JSON value: an invocation or a TypeError, never another error (seeded)
 
 test('an invocation with one field changed to anything: read whole or refused, never another error (seeded)', () => {
   // Each kind's fields, one level down and in the placement: the shapes a mistake in the sequencer would send.
-  const paths = [['plan', 'keys'], ['plan', 'events'], ['plan', 'named'], ['store', 'dir'], ['store', 'resources'], ['write', 'chunks'], ['write', 'placement'], ...['origin', 'start', 'leaves', 'treeSize', 'frontier', 'checkpoint'].map((f) => ['write', 'placement', f])];
+  const paths = [['plan', 'keys'], ['plan', 'events'], ['plan', 'named'], ['plan', 'journal'], ['store', 'dir'], ['store', 'resources'], ['write', 'chunks'], ['write', 'stored'], ['write', 'placement'], ...['origin', 'start', 'leaves', 'treeSize', 'frontier', 'checkpoint'].map((f) => ['write', 'placement', f])];
   fc.assert(
     fc.property(invocation, fc.constantFrom(...paths), fc.jsonValue(), (inv, path, replacement) => {
       const json = travelled(inv) as Record<string, Record<string, unknown>>;
@@ -91,5 +93,10 @@ test('refused, saying what was wrong: two kinds at once, none, a placement that 
   expect(() => invocationFromJson({ write: { ...valid.write, chunks: ['not base64!'] } })).toThrow(/not a part to write/);
   expect(() => invocationFromJson({ plan: { keys: ['P#a'], events: [{ key: 'P#a' }], named: [] } })).toThrow(/not a part to plan/);
   expect(() => invocationFromJson({ store: { dir: '', resources: [{ path: 'tile/0/000', bytes: 'AAAA' }] } })).toThrow(/not tiles to store/);
+  // A name to store chunks under is letters, digits and '-'; a part stored is never also handed its chunks.
+  expect(() => invocationFromJson({ plan: { keys: [], events: [], named: [], journal: 'L#LOG' } })).toThrow(/not a part to plan/);
+  expect(() => invocationFromJson({ write: { ...valid.write, stored: { name: 'b-0', count: 1 }, chunks: ['AAAA'] } })).toThrow(/not a part to write/);
+  expect(() => invocationFromJson({ write: { ...valid.write, stored: { name: 'b-0', count: -1 } } })).toThrow(/not a part to write/);
+  expect(invocationFromJson({ write: { ...valid.write, stored: { name: 'b-0', count: 2 } } })).toMatchObject({ write: { chunks: [], stored: { name: 'b-0', count: 2 } } });
   expect(invocationFromJson(valid)).toMatchObject({ write: { placement: { start: 0, treeSize: 1 } } });
 });

@@ -1,8 +1,8 @@
 import { GetItemCommand, UpdateItemCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { batchGetItems, WRITER_READ } from '../batch-get';
 import type { PlacedEvidence } from '../checkpoint-to-come';
-import { LEDGER_ITEM_SK, ledgerJournalChunkPk, ledgerJournalPk, PENDING_PK_PREFIX, RECORD_PK_PREFIX } from '../layout';
-import type { JournalChunks, JournaledPart, JournaledWrites, LedgerJournal, LeafPlacer } from '../ports/ledger';
+import { LEDGER_ITEM_SK, ledgerJournalChunkPk, ledgerJournalPk, partChunkPk, PENDING_PK_PREFIX, RECORD_PK_PREFIX } from '../layout';
+import { STORED_CHUNKS_NAME, type JournalChunks, type JournaledPart, type JournaledWrites, type LedgerJournal, type LeafPlacer, type StoredChunks } from '../ports/ledger';
 import { tableMetaItem } from '../write';
 import { settledItem } from './pending';
 import { chainLocator, type LogLocator } from './ledger-chain';
@@ -23,9 +23,14 @@ type Item = Record<string, AttributeValue>;
  *                             write, store and read. Deleted by the writer's next journaled batch
  *                             once the batch is done (and they carry a TTL, CHUNK_RETENTION_DAYS,
  *                             for chunks no living writer remembers)
+ *   pk = "J#" + name + "#" + chunk(6), sk = "#"
+ *                             the chunks a part writer stored itself (storeChunks), the same form,
+ *                             under a name the sequencer gave that part of that batch; removed and
+ *                             expiring as the batch's own
  *   pk = "L#J", sk = "#"      the header: the tree size the batch publishes, the number of chunks,
  *                             whether all its items are written, and the parts planned apart
- *                             (`parts`: where each one's leaves start, how many, which chunks)
+ *                             (`parts`: where each one's leaves start, how many, which chunks: a
+ *                             range of the batch's own, or the name and count of those it stored)
  * The chunks and the header are written together: the header counts only once the head is
  * published at its size, which happens after both are stored (functions/ledger-writer/batch.ts).
  * The items are the very items the record and pending stores write for those changes (in the order
@@ -48,12 +53,18 @@ const CHUNK_RETENTION_DAYS = 14;
 /** Chunk and item writes in flight at once. */
 const WRITE_CONCURRENCY = 16;
 
-/** A part planned apart, as the header keeps it: its leaves (from `start`, `leaves` of them) and its chunks (`from` up to `to`). */
-interface PartInHeader {
-  start: number;
-  leaves: number;
-  from: number;
-  to: number;
+/**
+ * A part planned apart, as the header keeps it: its leaves (from `start`, `leaves` of them) and its
+ * chunks: the batch's own from `from` up to `to`, or those it stored under `name` (`count`).
+ */
+type PartInHeader = { start: number; leaves: number } & ({ from: number; to: number } | StoredChunks);
+const storedBy = (part: PartInHeader): StoredChunks | null => ('name' in part ? { name: part.name, count: part.count } : null);
+
+/** A batch's chunks this process wrote or finished: its own (how many) and those its parts stored. */
+interface Written {
+  treeSize: number;
+  chunks: number;
+  stored: StoredChunks[];
 }
 
 interface JournalHeader {
@@ -65,6 +76,9 @@ interface JournalHeader {
 
 const headerKey = (keys: string): Item => ({ pk: { S: ledgerJournalPk(keys) }, sk: { S: LEDGER_ITEM_SK } });
 const chunkKey = (treeSize: number, chunk: number, keys: string): Item => ({ pk: { S: ledgerJournalChunkPk(treeSize, chunk, keys) }, sk: { S: LEDGER_ITEM_SK } });
+const storedChunkKeys = ({ name, count }: StoredChunks): Item[] => Array.from({ length: count }, (_, chunk) => ({ pk: { S: partChunkPk(name, chunk) }, sk: { S: LEDGER_ITEM_SK } }));
+/** When a chunk written now expires at the latest (TTL_ATTRIBUTE): a stopped batch's chunks no living writer remembers. */
+const chunkExpiry = (): AttributeValue => ({ N: String(Math.floor(Date.now() / 1000) + CHUNK_RETENTION_DAYS * 86_400) });
 
 const headerItem = (header: JournalHeader, keys: string): Item => ({
   ...headerKey(keys),
@@ -128,44 +142,65 @@ async function writeJournaledItems(client: DynamoDBClient, table: string, items:
   for (const step of [heads, entries, rest]) if (step.length > 0) await putItems(client, table, step, undefined, { concurrency: WRITE_CONCURRENCY });
 }
 
+/** Reads the chunk items under `keys` (strongly consistent), by partition key; throws naming the batch when one is missing. */
+async function readChunkItems(client: DynamoDBClient, table: string, keys: readonly Item[], whose: string): Promise<Map<string, Uint8Array>> {
+  const found = new Map((await batchGetItems(client, table, [...keys], WRITER_READ)).map((chunk) => [chunk.pk!.S!, chunk.items?.B] as const));
+  for (const key of keys) if (!found.get(key.pk!.S!)) throw new Error(`${whose} is missing its chunk ${key.pk!.S}`);
+  return found as Map<string, Uint8Array>;
+}
+
 /** What a part planned apart (functions/ledger-writer/parts.ts) is journaled as, and how it is written: no keys of the log's needed. */
 export function dynamoJournalChunks(client: DynamoDBClient, table: string): JournalChunks {
   return {
     chunksOf: (writes) => chunkBytes(itemsOf(writes)),
     writeChunks: (chunks, placed) => writeJournaledItems(client, table, storedItems(chunks.flatMap(itemsOfChunk), null, placed)),
+    async storeChunks(name, chunks) {
+      if (!STORED_CHUNKS_NAME.test(name)) throw new TypeError(`stored chunks are named with letters, digits and '-' (at most 64), not ${JSON.stringify(name)}`);
+      const stored = { name, count: chunks.length };
+      const expiresAt = chunkExpiry();
+      await putItems(client, table, storedChunkKeys(stored).map((key, chunk) => ({ ...key, items: { B: chunks[chunk] }, [TTL_ATTRIBUTE]: expiresAt })), undefined, { concurrency: WRITE_CONCURRENCY });
+      return stored;
+    },
+    async readChunks(stored) {
+      const keys = storedChunkKeys(stored);
+      const found = await readChunkItems(client, table, keys, `the part's chunks ${stored.name}`);
+      return keys.map((key) => found.get(key.pk!.S!)!);
+    },
   };
 }
 
 export function dynamoJournal(client: DynamoDBClient, table: string, locator: LogLocator = chainLocator(client, table)): LedgerJournal {
-  /** The chunks this process last wrote (removed when that batch is marked done). */
-  let written: { treeSize: number; chunks: number } | null = null;
+  /** The chunks this process last wrote, and those its parts stored (removed when that batch is marked done). */
+  let written: Written | null = null;
   const readHeader = async (): Promise<JournalHeader | null> => {
     const out = await client.send(new GetItemCommand({ TableName: table, Key: headerKey(locator.current()), ConsistentRead: true }));
     if (!out.Item) return null;
     const parts = out.Item.parts?.S ? (JSON.parse(out.Item.parts.S) as PartInHeader[]) : [];
     return { treeSize: Number(out.Item.treeSize!.N), chunks: Number(out.Item.chunks!.N), done: out.Item.done?.BOOL === true, parts };
   };
-  /** The journal's items, chunk by chunk; those of a part placed by `placer` (asked once, for the leaves of every part). */
+  /** The journal's items, chunk by chunk (its own, then those its parts stored); those of a part placed by `placer` (asked once, for the leaves of every part). */
   const readItems = async (header: JournalHeader, checkpoint: string | null, placer?: LeafPlacer): Promise<Item[]> => {
-    if (header.chunks === 0) return [];
-    const keys = Array.from({ length: header.chunks }, (_, chunk) => chunkKey(header.treeSize, chunk, locator.current()));
+    const own = Array.from({ length: header.chunks }, (_, chunk) => chunkKey(header.treeSize, chunk, locator.current()));
+    const stored = header.parts.map((part) => ({ part, keys: storedBy(part) ? storedChunkKeys(storedBy(part)!) : [] }));
+    if (own.length + stored.reduce((n, s) => n + s.keys.length, 0) === 0) return [];
     const [found, placedAt] = await Promise.all([
-      batchGetItems(client, table, keys, WRITER_READ).then((chunks) => new Map(chunks.map((chunk) => [chunk.pk!.S!, chunk] as const))),
+      readChunkItems(client, table, [...own, ...stored.flatMap((s) => s.keys)], `the journal of the batch publishing ${header.treeSize}`),
       header.parts.length > 0 ? placeParts(header.parts, placer) : undefined,
     ]);
-    return keys.flatMap((key, chunk) => {
-      const item = found.get(key.pk!.S!);
-      if (!item?.items?.B) throw new Error(`the journal of the batch publishing ${header.treeSize} is missing its chunk ${key.pk!.S}`);
-      const part = header.parts.find((p) => chunk >= p.from && chunk < p.to);
-      const placed: PlacedEvidence | undefined = part && placedAt ? (ordinal, version) => placedAt(part.start + ordinal, version) : undefined;
-      const items = itemsOfChunk(item.items.B);
-      if (part) onlyWhatAPartWrites(items, key.pk!.S!);
-      return storedItems(items, checkpoint, placed);
-    });
+    const itemsOfKey = (key: Item, part: PartInHeader | undefined): Item[] => {
+      const items = itemsOfChunk(found.get(key.pk!.S!)!);
+      if (!part) return storedItems(items, checkpoint);
+      onlyWhatAPartWrites(items, key.pk!.S!);
+      return storedItems(items, checkpoint, placedAt && ((ordinal, version) => placedAt(part.start + ordinal, version)));
+    };
+    return [
+      ...own.flatMap((key, chunk) => itemsOfKey(key, header.parts.find((p) => 'from' in p && chunk >= p.from && chunk < p.to))),
+      ...stored.flatMap(({ part, keys }) => keys.flatMap((key) => itemsOfKey(key, part))),
+    ];
   };
-  /** The chunks of the last batch this process marked done: removed while the next batch's journal is written (no round trip of their own). */
-  let done: { treeSize: number; chunks: number } | null = null;
-  const markDone = async (treeSize: number, chunks = written?.treeSize === treeSize ? written.chunks : 0) => {
+  /** The chunks of the last batch this process marked done (its own, and those its parts stored): removed while the next batch's journal is written (no round trip of their own). */
+  let done: Written | null = null;
+  const markDone = async (treeSize: number, chunks: Pick<Written, 'chunks' | 'stored'> = written?.treeSize === treeSize ? written : { chunks: 0, stored: [] }) => {
     // Only the header of this size: a writer marking done while it releases the lease must never mark a newer batch's journal.
     try {
       await client.send(
@@ -180,7 +215,7 @@ export function dynamoJournal(client: DynamoDBClient, table: string, locator: Lo
     } catch (error) {
       if ((error as Error).name !== 'ConditionalCheckFailedException') throw error;
     }
-    if (chunks > 0) done = { treeSize, chunks };
+    if (chunks.chunks + chunks.stored.length > 0) done = { treeSize, chunks: chunks.chunks, stored: chunks.stored };
     if (written?.treeSize === treeSize) written = null;
   };
   const chunks = dynamoJournalChunks(client, table);
@@ -192,24 +227,28 @@ export function dynamoJournal(client: DynamoDBClient, table: string, locator: Lo
       const inHeader: PartInHeader[] = [];
       let next = own.length;
       for (const part of parts) {
-        inHeader.push({ start: part.start, leaves: part.leaves, from: next, to: next + part.chunks.length });
-        next += part.chunks.length;
+        if (part.stored) inHeader.push({ start: part.start, leaves: part.leaves, ...part.stored });
+        else {
+          inHeader.push({ start: part.start, leaves: part.leaves, from: next, to: next + part.chunks.length });
+          next += part.chunks.length;
+        }
       }
-      const expiresAt = { N: String(Math.floor(Date.now() / 1000) + CHUNK_RETENTION_DAYS * 86_400) };
-      const items = [...own, ...parts.flatMap((p) => p.chunks)].map((bytes, chunk): Item => ({ ...chunkKey(treeSize, chunk, keys), items: { B: bytes }, [TTL_ATTRIBUTE]: expiresAt }));
-      const old = done && done.treeSize !== treeSize ? done : null;
+      const expiresAt = chunkExpiry();
+      const items = [...own, ...parts.flatMap((p) => (p.stored ? [] : p.chunks))].map((bytes, chunk): Item => ({ ...chunkKey(treeSize, chunk, keys), items: { B: bytes }, [TTL_ATTRIBUTE]: expiresAt }));
+      // The last done batch's chunks: its own unless this batch publishes the same size (a batch that appended nothing), whose keys this one writes again; its parts' always (their names are never reused).
+      const old = done ? [...(done.treeSize !== treeSize ? Array.from({ length: done.chunks }, (_, chunk) => chunkKey(done!.treeSize, chunk, keys)) : []), ...done.stored.flatMap(storedChunkKeys)] : [];
       await Promise.all([
         putItems(client, table, [...items, headerItem({ treeSize, chunks: items.length, done: false, parts: inHeader }, keys)], undefined, { concurrency: WRITE_CONCURRENCY }),
-        old ? deleteItems(client, table, Array.from({ length: old.chunks }, (_, chunk) => chunkKey(old.treeSize, chunk, keys)), WRITE_CONCURRENCY) : null,
+        old.length > 0 ? deleteItems(client, table, old, WRITE_CONCURRENCY) : null,
       ]);
-      if (old === done) done = null;
-      written = { treeSize, chunks: items.length };
+      done = null;
+      written = { treeSize, chunks: items.length, stored: parts.flatMap((p) => (p.stored ? [p.stored] : [])) };
     },
     async finish(publishedSize, checkpoint, placer) {
       const header = await readHeader();
       if (!header || header.done || header.treeSize !== publishedSize) return false;
       await writeJournaledItems(client, table, await readItems(header, checkpoint, placer));
-      await markDone(publishedSize, header.chunks);
+      await markDone(publishedSize, { chunks: header.chunks, stored: header.parts.flatMap((p) => storedBy(p) ?? []) });
       return true;
     },
     markDone: (treeSize) => markDone(treeSize),

@@ -1,5 +1,5 @@
 import { LeaseLostError, LedgerLockedError } from '../errors';
-import { tileName, type JournalChunks, type JournaledPart, type JournaledWrites, type LeafStore, type LedgerHead, type LedgerJournal, type LedgerLock, type PublishedLedger } from '../ports/ledger';
+import { STORED_CHUNKS_NAME, tileName, type JournalChunks, type JournaledPart, type JournaledWrites, type LeafStore, type LedgerHead, type LedgerJournal, type LedgerLock, type PublishedLedger } from '../ports/ledger';
 import type { PendingStore } from '../ports/pending';
 import type { RecordStore } from '../ports/records';
 import { withCheckpoint, withPlacedEvidence, type PlacedEvidence } from '../checkpoint-to-come';
@@ -11,7 +11,12 @@ export interface MemoryLedger {
   published: PublishedLedger;
   /** Every checkpoint published, by tree size. */
   checkpoints: Map<number, string>;
+  /** The chunks parts stored themselves (JournalChunks.storeChunks), by name: a part writer's journal chunks in this memory are memoryJournalChunks(stores, storedChunks). */
+  storedChunks: StoredChunksMemory;
 }
+
+/** Chunks parts stored, by name, as the table keeps them under "J#" (layout.ts). */
+export type StoredChunksMemory = Map<string, Uint8Array[]>;
 
 /**
  * The log's head, hash tiles (whose level 0 holds the leaves) and journal in this process's memory: the same guarantees as
@@ -68,11 +73,12 @@ export function memoryLedger(stores: { records: RecordStore; pending: PendingSto
     },
   };
 
-  const chunks = memoryJournalChunks(stores);
+  const storedChunks: StoredChunksMemory = new Map();
+  const chunks = memoryJournalChunks(stores, storedChunks);
   const journalStore: LedgerJournal = {
     ...chunks,
     async write(treeSize, writes, parts: readonly JournaledPart[] = []) {
-      journal = { treeSize, done: false, writes: structuredClone(writes), parts: parts.map((p) => ({ start: p.start, leaves: p.leaves, chunks: p.chunks.map((c) => new Uint8Array(c)) })) };
+      journal = { treeSize, done: false, writes: structuredClone(writes), parts: parts.map((p) => ({ start: p.start, leaves: p.leaves, chunks: p.chunks.map((c) => new Uint8Array(c)), stored: p.stored })) };
     },
     async finish(publishedSize, checkpoint, placer) {
       if (!journal || journal.done || journal.treeSize !== publishedSize || !journal.writes) return false;
@@ -82,14 +88,16 @@ export function memoryLedger(stores: { records: RecordStore; pending: PendingSto
       if (parts.length > 0) {
         if (!placer) throw new Error('the journal holds parts whose new versions wait for their place in the log, and no placer was given to finish it');
         const placedAt = await placer(Math.min(...parts.map((p) => p.start)), Math.max(...parts.map((p) => p.start + p.leaves)));
-        for (const part of parts) await chunks.writeChunks(part.chunks, (ordinal, version) => placedAt(part.start + ordinal, version));
+        for (const part of parts) await chunks.writeChunks(part.stored ? await chunks.readChunks(part.stored) : part.chunks, (ordinal, version) => placedAt(part.start + ordinal, version));
       }
       await journalStore.markDone(publishedSize);
       return true;
     },
     async markDone(treeSize) {
       // Only the journal of this size (as the table's conditional update).
-      if (journal?.treeSize === treeSize) journal = { treeSize, done: true, writes: null, parts: [] };
+      if (journal?.treeSize !== treeSize) return;
+      for (const part of journal.parts) if (part.stored) storedChunks.delete(part.stored.name);
+      journal = { treeSize, done: true, writes: null, parts: [] };
     },
     unfinished: async () => journal?.done === false,
   };
@@ -104,7 +112,7 @@ export function memoryLedger(stores: { records: RecordStore; pending: PendingSto
     },
   };
 
-  return { lock, leaves: leafStore, journal: journalStore, published, checkpoints };
+  return { lock, leaves: leafStore, journal: journalStore, published, checkpoints, storedChunks };
 }
 
 /** What a batch's writes do, in the order the batch writes them: the records (heads, entries, geneses), the schema mark, the settled events. */
@@ -114,9 +122,19 @@ async function writeAll(stores: { records: RecordStore; pending: PendingStore },
   await stores.pending.settle(writes.settlements);
 }
 
-/** A part's writes as one chunk of JSON, and written through the record and pending stores given (as the table's, journal.ts). */
-export function memoryJournalChunks(stores: { records: RecordStore; pending: PendingStore }): JournalChunks {
+/** A part's writes as one chunk of JSON, and written through the record and pending stores given (as the table's, journal.ts); chunks a part stores are kept in `stored`. */
+export function memoryJournalChunks(stores: { records: RecordStore; pending: PendingStore }, stored: StoredChunksMemory = new Map()): JournalChunks {
   return {
+    async storeChunks(name, chunks) {
+      if (!STORED_CHUNKS_NAME.test(name)) throw new TypeError(`stored chunks are named with letters, digits and '-' (at most 64), not ${JSON.stringify(name)}`);
+      stored.set(name, chunks.map((c) => new Uint8Array(c)));
+      return { name, count: chunks.length };
+    },
+    async readChunks({ name, count }) {
+      const chunks = stored.get(name);
+      if (!chunks || chunks.length < count) throw new Error(`the part's chunks ${name} are missing`);
+      return chunks.slice(0, count).map((c) => new Uint8Array(c));
+    },
     chunksOf: (writes) => [new TextEncoder().encode(JSON.stringify(writes))],
     async writeChunks(chunks, placed: PlacedEvidence) {
       for (const chunk of chunks) {

@@ -56,13 +56,36 @@ export interface JournalChunks {
    * `placed(ordinal, version)` where it was to come (checkpoint-to-come.ts).
    */
   writeChunks(chunks: readonly Uint8Array[], placed: PlacedEvidence): Promise<void>;
+  /**
+   * Keeps a part's chunks in the store under `name` (given by the sequencer, a new one for every
+   * part of every batch: STORED_CHUNKS_NAME), where the batch's journal and the part's writer find
+   * them (readChunks), so they never travel through the sequencer. Kept until the batch that
+   * journals them is done, or at most as long as a stopped batch's chunks.
+   */
+  storeChunks(name: string, chunks: readonly Uint8Array[]): Promise<StoredChunks>;
+  /** The chunks stored under `stored` (strongly consistent), in order; throws when one is missing. */
+  readChunks(stored: StoredChunks): Promise<Uint8Array[]>;
 }
 
-/** A part of a batch planned apart, as its journal keeps it: where its new versions' leaves start, how many, and its chunks. */
+/** Chunks a part stored itself (JournalChunks.storeChunks): their name and how many. */
+export interface StoredChunks {
+  name: string;
+  count: number;
+}
+
+/** What names stored chunks: letters, digits and '-', at most 64 (the sequencer's batch id and the part's number). */
+export const STORED_CHUNKS_NAME = /^[0-9A-Za-z-]{1,64}$/;
+
+/**
+ * A part of a batch planned apart, as its journal keeps it: where its new versions' leaves start,
+ * how many, and its chunks: handed to the journal (`chunks`), or stored by the part itself
+ * (`stored`), which the journal then names.
+ */
 export interface JournaledPart {
   start: number;
   leaves: number;
   chunks: readonly Uint8Array[];
+  stored?: StoredChunks;
 }
 
 /**

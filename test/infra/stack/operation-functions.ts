@@ -1,7 +1,7 @@
 import { NODE_MAJOR, nodeOptionsFor } from '../../../lib/stack/bundling';
 import { DEFAULT_SETTINGS } from '../../../lib/stack/settings';
 import { grantsOf, logicalIdOf, referencedIds } from '../support';
-import { bucketId, functionOf, ingressSecretId, lambdaOps, loaderRoleId, LOG_ACTIONS, ofType, partWritersId, partWritersRoleId, PENDING_ONLY, receivers, RECORDS_AND_EVENTS_ONLY, RECORDS_ONLY, resources, sequencerId, sequencerRoleId, stack, tableId, verifierKeyId } from './template';
+import { bucketId, functionOf, ingressSecretId, lambdaOps, loaderRoleId, LOG_ACTIONS, ofType, partWritersId, partWritersRoleId, PENDING_ONLY, receivers, RECORDS_EVENTS_AND_PART_CHUNKS_ONLY, RECORDS_ONLY, resources, sequencerId, sequencerRoleId, stack, tableId, verifierKeyId } from './template';
 
 /** lib/stack/operation-functions.ts: one function per Lambda operation of the contract table, and what each may reach. */
 
@@ -131,7 +131,7 @@ describe('grants: each function reaches exactly what its access names', () => {
       if (roleId === loaderRoleId) expect(writes.map((g) => g.action).sort()).toEqual(['dynamodb:BatchWriteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
       else if (roleId === sequencerRoleId) {
         expect(writes.filter((g) => !streamReads.includes(g.action)).map((g) => g.action).sort()).toEqual(['dynamodb:BatchWriteItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem']);
-      } else if (roleId === partWritersRoleId) expect(writes.map((g) => [g.action, g.condition])).toEqual([['dynamodb:BatchWriteItem', RECORDS_AND_EVENTS_ONLY]]);
+      } else if (roleId === partWritersRoleId) expect(writes.map((g) => [g.action, g.condition])).toEqual([['dynamodb:BatchWriteItem', RECORDS_EVENTS_AND_PART_CHUNKS_ONLY]]);
       else if (receiverRoles.has(roleId)) expect(writes.map((g) => [g.action, g.condition])).toEqual([['dynamodb:PutItem', PENDING_ONLY]]);
       else expect(writes).toEqual([]);
     }

@@ -14,7 +14,7 @@ import { SEQUENCER_LEASE_MS } from '../../../functions/ledger-writer/sequencer';
 import { DEFAULT_SETTINGS } from '../../../lib/stack/settings';
 import { NO_LEDGER_ORIGIN } from '../../../lib/stack/trust-service-stack';
 import { grantsOf, logicalIdOf, referencedIds, synthesize, TEST_LEDGER_ORIGIN } from '../support';
-import { bucketId, deadLettersId, functionOf, ingressSecretId, lambdaOps, ledgerKeyId, loaderRoleId, LOG_ACTIONS, ofType, partWritersId, partWritersRoleId, RECORDS_AND_EVENTS_ONLY, resources, sequencerId, sequencerRoleId, stack, synthesized, tableId } from './template';
+import { bucketId, deadLettersId, functionOf, ingressSecretId, lambdaOps, ledgerKeyId, loaderRoleId, LOG_ACTIONS, ofType, partWritersId, partWritersRoleId, RECORDS_EVENTS_AND_PART_CHUNKS_ONLY, resources, sequencerId, sequencerRoleId, stack, synthesized, tableId } from './template';
 
 /** lib/stack/sequencer.ts: the ledger's signing key and the one function that integrates pending events into the ledger. */
 
@@ -282,13 +282,13 @@ describe('the part writers', () => {
     });
   });
 
-  test('what it may do: read and write the records and the events (partition keys R# and P#), put the tile log\'s tiles and bundles, and its logs; never the ledger\'s items, the tile log\'s checkpoint or the key', () => {
+  test('what it may do: read and write the records and the events (partition keys R# and P#) and the journal chunks its parts store (J#), put the tile log\'s tiles and bundles, and its logs; never the ledger\'s items, the tile log\'s checkpoint or the key', () => {
     const table = { 'Fn::GetAtt': [tableId, 'Arn'] };
     const tiles = (folder: string) => ({ 'Fn::Join': ['', [{ 'Fn::GetAtt': [bucketId, 'Arn'] }, `/${LEDGER_LOG.keyPrefix}${folder}tile/*`]] });
     expect(grants.every((g) => g.effect === 'Allow')).toBe(true);
     expect(grants.map((g) => `${g.action} ${JSON.stringify(g.resource)} ${JSON.stringify(g.condition ?? null)}`).sort()).toEqual(
       [
-        ...['BatchGetItem', 'BatchWriteItem', 'GetItem', 'Query'].map((a) => `dynamodb:${a} ${JSON.stringify(table)} ${JSON.stringify(RECORDS_AND_EVENTS_ONLY)}`),
+        ...['BatchGetItem', 'BatchWriteItem', 'GetItem', 'Query'].map((a) => `dynamodb:${a} ${JSON.stringify(table)} ${JSON.stringify(RECORDS_EVENTS_AND_PART_CHUNKS_ONLY)}`),
         `s3:PutObject ${JSON.stringify(tiles(''))} null`,
         `s3:PutObject ${JSON.stringify(tiles('logs/*/'))} null`,
         ...LOG_ACTIONS.map((a) => `${a} ${JSON.stringify({ 'Fn::GetAtt': [fn.Properties.LoggingConfig.LogGroup.Ref, 'Arn'] })} null`),

@@ -40,7 +40,8 @@ export const apiIdOf = (s: typeof stack) => logicalIdOf(s, s.publicApi.api);
 /** The conditions that confine a role's table access to pending-event items, or to record partitions. */
 export const PENDING_ONLY = { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['P#*'] } };
 export const RECORDS_ONLY = { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['R#*'] } };
-export const RECORDS_AND_EVENTS_ONLY = { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['R#*', 'P#*'] } };
+/** The part writers': records, events and the journal chunks their parts store themselves (J#), never the ledger's items. */
+export const RECORDS_EVENTS_AND_PART_CHUNKS_ONLY = { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['R#*', 'P#*', 'J#*'] } };
 export const LOG_ACTIONS = ['logs:CreateLogStream', 'logs:PutLogEvents'];
 
 /** The function of an operation: its logical id, resource and role's logical id. */
