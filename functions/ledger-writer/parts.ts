@@ -208,8 +208,8 @@ export function invocationFromJson(json: unknown): PartInvocation {
   return { write: { chunks: write.chunks.map(bytesOf), ...(write.stored ? { stored: { name: write.stored.name, count: write.stored.count } } : {}), placement: placementFromJson(write.placement) } };
 }
 
-function checked<T>(value: unknown, is: (v: unknown) => v is T, what: string): T {
-  if (!is(value)) throw new TypeError(`a part writer's invocation is not ${what}`);
+function checked<T>(value: unknown, is: (v: unknown) => v is T, what: string, whose = "a part writer's invocation"): T {
+  if (!is(value)) throw new TypeError(`${whose} is not ${what}`);
   return value;
 }
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -248,14 +248,38 @@ export function answerToJson(answer: PartAnswer): unknown {
   const leaves: LeavesJson = { references: answer.leaves.map((l) => l.reference), versions: answer.leaves.map((l) => l.version), lengths: answer.leaves.map((l) => l.entry.length), entries: Buffer.concat(answer.leaves.map((l) => l.entry)).toString('base64') };
   return { ...answer, leaves, chunks: answer.chunks.map(base64) };
 }
+/**
+ * A part writer's answer from its JSON, its shape checked first, as an invocation is (invocationFromJson):
+ * what is not exactly a planned part or `{ written: true }` is refused with a TypeError saying so,
+ * and the batch fails before its head is published; never taken in part. The sequencer journals
+ * what a plan answers, so a malformed answer must not reach the journal.
+ */
 export function answerFromJson(json: unknown): PartAnswer {
-  const value = json as (Omit<PlannedPart, 'leaves' | 'chunks'> & { leaves: LeavesJson; chunks: string[] }) | { written: true };
-  if (!('leaves' in value)) return value;
+  if (isObject(json) && json.written === true && Object.keys(json).length === 1) return { written: true };
+  const value = checked(json, isPlannedJson, 'a planned part: leaves (references, versions, lengths, entries as base64), chunks as base64 or where they were stored, projections and a summary', "a part writer's answer");
   const entries = bytesOf(value.leaves.entries);
+  if (value.leaves.lengths.reduce((n, l) => n + l, 0) !== entries.length) throw new TypeError("a part writer's answer is not a planned part: its leaves' lengths do not add up to its entries");
   let at = 0;
   const leaves = value.leaves.lengths.map((length, i): PartLeaf => ({ reference: value.leaves.references[i], version: value.leaves.versions[i], entry: entries.subarray(at, (at += length)) }));
   return { ...value, leaves, chunks: value.chunks.map(bytesOf) };
 }
+
+type PlannedJson = Omit<PlannedPart, 'leaves' | 'chunks'> & { leaves: LeavesJson; chunks: string[] };
+const isNumbers = (v: unknown, is: (n: unknown) => boolean): v is number[] => Array.isArray(v) && v.every(is);
+const isLeavesJson = (v: unknown): v is LeavesJson =>
+  isObject(v) && isStrings(v.references) && isNumbers(v.versions, isIndex) && isNumbers(v.lengths, isIndex) && isBase64(v.entries) && v.versions.length === v.references.length && v.lengths.length === v.references.length;
+const isSummary = (v: unknown): v is BatchSummary =>
+  isObject(v) && (['deliveries', 'sequenced', 'setAside', 'retried', 'entriesWritten'] as const).every((k) => isIndex(v[k])) && isObject(v.reasons) && Object.values(v.reasons).every((r) => typeof r === 'string');
+const isProjection = (v: unknown): boolean => isObject(v) && typeof v.reference === 'string' && Array.isArray(v.parts) && typeof v.from === 'string';
+const isPlannedJson = (v: unknown): v is PlannedJson =>
+  isObject(v) &&
+  isLeavesJson(v.leaves) &&
+  Array.isArray(v.chunks) &&
+  v.chunks.every(isBase64) &&
+  (v.stored === undefined || (isStoredChunks(v.stored) && v.chunks.length === 0)) &&
+  Array.isArray(v.projections) &&
+  v.projections.every(isProjection) &&
+  isSummary(v.summary);
 
 /** What a part writer is invoked with: a part to plan, or one to write. */
 export type PartInvocation = { plan: PartRequest } | { write: PartWrite } | { store: TileWrite };
@@ -276,6 +300,11 @@ export function inProcessParts(stores: PartStores, options: { eventsPerPart: num
   return partWriters(options, async (invocation) => asText(answerToJson(await onPartInvocation(stores, invocationFromJson(asText(invocation))))));
 }
 
+/** A part writer's answer to tiles to store or a part to write: `{ written: true }`, nothing else. */
+function written(json: unknown): void {
+  if (!('written' in answerFromJson(json))) throw new TypeError("a part writer's answer to tiles to store or a part to write is not { written: true }");
+}
+
 /**
  * Part writers reached through `invoke`, which sends an invocation as JSON (invocationToJson) and
  * gives back the part writer's answer as JSON (answerToJson); `eventsPerPart` a part, at most
@@ -285,8 +314,14 @@ export function partWriters(options: { eventsPerPart: number; maxParts: number }
   return {
     partsFor: (events) => partsForEvents(events, options.eventsPerPart, options.maxParts),
     batchSize: options.eventsPerPart * options.maxParts,
-    plan: async (request) => answerFromJson(await invoke(invocationToJson({ plan: request }))) as PlannedPart,
-    write: async (write) => void (await invoke(invocationToJson({ write }))),
-    storeTiles: async (store) => void (await invoke(invocationToJson({ store }))),
+    plan: async (request) => {
+      const planned = answerFromJson(await invoke(invocationToJson({ plan: request })));
+      if (!('leaves' in planned)) throw new TypeError("a part writer's answer to a part to plan is not a planned part");
+      // Only the chunks it was asked to store: the journal will name them, and the finishing writer read them.
+      if (planned.stored && planned.stored.name !== request.journal) throw new TypeError(`a part writer stored its chunks under ${JSON.stringify(planned.stored.name)}, not the name it was given`);
+      return planned;
+    },
+    write: async (write) => written(await invoke(invocationToJson({ write }))),
+    storeTiles: async (store) => written(await invoke(invocationToJson({ store }))),
   };
 }

@@ -1,11 +1,11 @@
 import fc from 'fast-check';
-import { invocationFromJson, invocationToJson, type PartInvocation } from '../../functions/ledger-writer/parts';
+import { answerFromJson, answerToJson, invocationFromJson, invocationToJson, partWriters, type PartAnswer, type PartInvocation } from '../../functions/ledger-writer/parts';
 
 /**
- * What a part writer is invoked with, as it travels (functions/ledger-writer/parts.ts): JSON, bytes
- * as base64. Whatever arrives, the part writer either reads exactly the invocation that was sent or
- * refuses it with a TypeError saying what was wrong, before it touches a store; it never takes an
- * invocation in part. The invocations a real batch sends: test/integration/sequencer-parts-lambda.test.ts.
+ * What a part writer is invoked with, and what it answers, as they travel (functions/ledger-writer/parts.ts):
+ * JSON, bytes as base64. Whatever arrives, the part writer either reads exactly the invocation that
+ * was sent or refuses it with a TypeError saying what was wrong, before it touches a store; the
+ * sequencer does the same with an answer, before it journals anything. Neither is ever taken in part. The invocations a real batch sends: test/integration/sequencer-parts-lambda.test.ts.
  */
 const SEED = 20261207;
 
@@ -99,4 +99,67 @@ test('refused, saying what was wrong: two kinds at once, none, a placement that 
   expect(() => invocationFromJson({ write: { ...valid.write, stored: { name: 'b-0', count: -1 } } })).toThrow(/not a part to write/);
   expect(invocationFromJson({ write: { ...valid.write, stored: { name: 'b-0', count: 2 } } })).toMatchObject({ write: { chunks: [], stored: { name: 'b-0', count: 2 } } });
   expect(invocationFromJson(valid)).toMatchObject({ write: { placement: { start: 0, treeSize: 1 } } });
+});
+
+const planned = fc
+  .record({
+    leaves: fc.array(fc.record({ reference: fc.string(), version: fc.nat(), entry: bytes }), { maxLength: 4 }),
+    projections: fc.array(fc.record({ reference: fc.string(), parts: fc.array(fc.jsonValue(), { maxLength: 2 }), from: fc.string() }), { maxLength: 2 }),
+    summary: fc.record({ deliveries: fc.nat(), sequenced: fc.nat(), setAside: fc.nat(), retried: fc.nat(), entriesWritten: fc.nat(), reasons: fc.dictionary(fc.string(), fc.string(), { maxKeys: 2 }) }),
+    chunks: fc.oneof(fc.record({ chunks: fc.array(bytes, { maxLength: 3 }) }), fc.record({ chunks: fc.constant<Uint8Array[]>([]), stored: fc.record({ name: chunksName, count: fc.nat() }) })),
+  })
+  .map(({ chunks, ...rest }): PartAnswer => ({ ...rest, ...chunks }) as PartAnswer);
+const answer = fc.oneof(planned, fc.constant<PartAnswer>({ written: true }));
+const answered = (a: PartAnswer): unknown => JSON.parse(JSON.stringify(answerToJson(a)));
+
+/** Reads an answer as the sequencer does: the answer, or the refusal (a TypeError naming a part writer's answer); any other error fails the property. */
+function answerOrRefused(json: unknown): PartAnswer | TypeError {
+  try {
+    return answerFromJson(json);
+  } catch (error) {
+    if (error instanceof TypeError && /^a part writer's answer/.test(error.message)) return error;
+    throw error;
+  }
+}
+
+test('any answer a part writer gives reads back exactly as given (seeded)', () => {
+  fc.assert(
+    fc.property(answer, (a) => {
+      expect(plain(answerFromJson(answered(a)))).toEqual(plain(a));
+    }),
+    { seed: SEED, numRuns: 300 },
+  );
+});
+
+test('any JSON value as an answer, or one field of an answer changed to anything: read whole or refused, never another error (seeded)', () => {
+  fc.assert(
+    fc.property(fc.jsonValue(), (json) => {
+      answerOrRefused(json);
+    }),
+    { seed: SEED, numRuns: 1000 },
+  );
+  const paths = [['leaves'], ['chunks'], ['stored'], ['projections'], ['summary'], ...['references', 'versions', 'lengths', 'entries'].map((f) => ['leaves', f]), ...['sequenced', 'reasons'].map((f) => ['summary', f])];
+  fc.assert(
+    fc.property(planned, fc.constantFrom(...paths), fc.jsonValue(), (a, path, replacement) => {
+      const json = answered(a) as Record<string, Record<string, unknown>>;
+      const [field, inner] = path;
+      if (inner === undefined) json[field] = replacement as never;
+      else json[field][inner] = replacement;
+      answerOrRefused(json);
+    }),
+    { seed: SEED, numRuns: 1000 },
+  );
+});
+
+test('an answer refused, saying what was wrong: leaves whose lengths do not add up, chunks both stored and handed back, chunks stored under another name than the one given', async () => {
+  const valid = answered({ leaves: [{ reference: 'ORD-1', version: 2, entry: Buffer.from('{}') }], chunks: [], projections: [], summary: { deliveries: 1, sequenced: 1, setAside: 0, retried: 0, entriesWritten: 1, reasons: {} } }) as Record<string, any>;
+  expect(answerFromJson(valid)).toMatchObject({ leaves: [{ reference: 'ORD-1', version: 2 }] });
+  expect(() => answerFromJson({ ...valid, leaves: { ...valid.leaves, lengths: [3] } })).toThrow(/lengths do not add up/);
+  expect(() => answerFromJson({ ...valid, chunks: ['AAAA'], stored: { name: 'b-0', count: 1 } })).toThrow(/not a planned part/);
+  expect(() => answerFromJson({ written: true, leaves: valid.leaves })).toThrow(TypeError);
+  const stores = (name: string) => partWriters({ eventsPerPart: 1, maxParts: 2 }, async () => ({ ...valid, stored: { name, count: 1 } }));
+  await expect(stores('b-1').plan({ keys: [], events: [], named: [], journal: 'b-1' })).resolves.toMatchObject({ stored: { name: 'b-1', count: 1 } });
+  await expect(stores('b-0').plan({ keys: [], events: [], named: [], journal: 'b-1' })).rejects.toThrow(/stored its chunks under "b-0", not the name it was given/);
+  // To tiles to store or a part to write, only { written: true }.
+  await expect(partWriters({ eventsPerPart: 1, maxParts: 2 }, async () => valid).write({ chunks: [], placement: { origin: 'o', start: 0, leaves: Buffer.alloc(0), treeSize: 0, frontier: [], checkpoint: '' } })).rejects.toThrow(/not \{ written: true \}/);
 });
