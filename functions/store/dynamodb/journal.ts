@@ -94,11 +94,27 @@ function itemsOf(writes: JournaledWrites): Item[] {
   return [...records.entries, ...records.geneses, ...(writes.schema ? [tableMetaItem()] : []), ...writes.settlements.map(settledItem)];
 }
 
-/** A binary attribute's bytes in the journal's JSON as base64 (a digest of a settled event: pending-items.ts), and back. */
-function binaryAsBase64(this: Record<string, unknown>, key: string, value: unknown): unknown {
-  return key === 'B' && this[key] instanceof Uint8Array ? Buffer.from(this[key] as Uint8Array).toString('base64') : value;
+/**
+ * An item as the journal's JSON: a binary attribute's bytes as base64 (a digest of a settled event:
+ * pending-items.ts). Attribute by attribute rather than with a replacer, which JSON.stringify would
+ * call for every key of every item (and JSON.parse a reviver): a part writer makes and reads a
+ * batch's chunks on its own time.
+ */
+function journaledText(item: Item): string {
+  let binary = false;
+  for (const value of Object.values(item)) {
+    if (!('S' in value || 'N' in value || 'BOOL' in value || 'B' in value)) throw new TypeError('a journaled item holds only strings, numbers, booleans and binaries');
+    binary ||= 'B' in value;
+  }
+  if (!binary) return JSON.stringify(item);
+  return JSON.stringify(Object.fromEntries(Object.entries(item).map(([name, value]) => [name, value.B ? { B: Buffer.from(value.B).toString('base64') } : value])));
 }
-const base64AsBinary = (key: string, value: unknown): unknown => (key === 'B' && typeof value === 'string' ? Buffer.from(value, 'base64') : value);
+/** The items of a chunk's JSON, each binary attribute's base64 as bytes again. */
+function journaledItems(text: string): Item[] {
+  const items = JSON.parse(text) as Array<Record<string, { B?: unknown }>>;
+  for (const item of items) for (const value of Object.values(item)) if (typeof value.B === 'string') value.B = Buffer.from(value.B, 'base64');
+  return items as Item[];
+}
 
 /** `items` as the bytes of chunks: gzip-compressed JSON, at most JOURNAL_CHUNK_BYTES of it each. */
 function chunkBytes(items: readonly Item[]): Buffer[] {
@@ -111,10 +127,7 @@ function chunkBytes(items: readonly Item[]): Buffer[] {
     bytes = 0;
   };
   for (const item of items) {
-    for (const value of Object.values(item)) {
-      if (!('S' in value || 'N' in value || 'BOOL' in value || 'B' in value)) throw new TypeError('a journaled item holds only strings, numbers, booleans and binaries');
-    }
-    const text = JSON.stringify(item, binaryAsBase64);
+    const text = journaledText(item);
     if (bytes + text.length > JOURNAL_CHUNK_BYTES && current.length > 0) flush();
     current.push(text);
     bytes += text.length;
@@ -123,7 +136,7 @@ function chunkBytes(items: readonly Item[]): Buffer[] {
   return chunks;
 }
 
-const itemsOfChunk = (bytes: Uint8Array): Item[] => JSON.parse(zlib().gunzipSync(bytes).toString('utf8'), base64AsBinary) as Item[];
+const itemsOfChunk = (bytes: Uint8Array): Item[] => journaledItems(zlib().gunzipSync(bytes).toString('utf8'));
 
 /** The items of chunks as the table takes them: each head deflated in its own partition, its evidence given. */
 const storedItems = (items: readonly Item[], checkpoint: string | null, placed?: PlacedEvidence): Item[] => items.map((item) => inHeadsPartition(storedHeadItem(item, checkpoint, placed)));
