@@ -323,6 +323,18 @@ describe.each(IMPLEMENTATIONS)('the pending store, %s', (_name, make) => {
   });
 });
 
+/** The batch the journal tests' parts belong to: their leaves from 3 of a tree of 9, signed with this note. */
+const PART_NOTE = 'ledger.example/test\n9\nroot\n\n— ledger.example/test signature\n';
+const placedInPart = (ordinal: number, version: number) => ({ format: 'svc.ledger-evidence.v1', version, leafIndex: 3 + ordinal, treeSize: 9, checkpoint: PART_NOTE });
+/** A whole record whose versions' evidence is `evidence(ordinal, version)`: to come (evidenceToCome), or placed (placedInPart). */
+function inPart(reference: string, evidence: (ordinal: number, version: number) => unknown): RecordChange {
+  const change = wholeRecord(reference);
+  change.entries.forEach((entry, i) => ((entry.head as { evidence: unknown }).evidence = evidence(i, (entry.head as { version: number }).version)));
+  return change;
+}
+/** A record's heads as its timeline reads them, its reference made the same for every record. */
+const headsOf = async (stores: Stores, reference: string) => (await stores.records.readTimelines([{ reference, from: null }])).get(reference)!.entries.map((e) => JSON.stringify(e.head).replaceAll(reference, 'REF'));
+
 describe.each(IMPLEMENTATIONS)('the ledger\'s head, leaves and journal, %s', (_name, make) => {
   let stores: Stores;
   beforeEach(async () => (stores = await make()));
@@ -393,57 +405,36 @@ describe.each(IMPLEMENTATIONS)('the ledger\'s head, leaves and journal, %s', (_n
     await journal.write(7, { records: [signedLater('ORD-10', CHECKPOINT_TO_COME)], settlements: [] });
     await journal.finish(7, note);
     await stores.records.write([signedLater('ORD-11', note)]);
-    const heads = async (reference: string) => (await stores.records.readTimelines([{ reference, from: null }])).get(reference)!.entries.map((e) => JSON.stringify(e.head).replaceAll(reference, 'REF'));
-    expect(await heads('ORD-10')).toEqual(await heads('ORD-11'));
-    expect((await heads('ORD-10')).every((head) => head.includes(JSON.stringify(note)))).toBe(true);
+    expect(await headsOf(stores, 'ORD-10')).toEqual(await headsOf(stores, 'ORD-11'));
+    expect((await headsOf(stores, 'ORD-10')).every((head) => head.includes(JSON.stringify(note)))).toBe(true);
   });
 
   test('a part of a batch (its evidence to come) as journal chunks: written with its evidence placed, as the part writer writes it, or finished from the journal through a placer; both the same as a change written with that evidence', async () => {
     const { journal } = stores.ledger;
-    const note = 'ledger.example/test\n9\nroot\n\n— ledger.example/test signature\n';
-    const placed = (ordinal: number, version: number) => ({ format: 'svc.ledger-evidence.v1', version, leafIndex: 3 + ordinal, treeSize: 9, checkpoint: note });
-    const toCome = (reference: string): RecordChange => {
-      const change = wholeRecord(reference);
-      change.entries.forEach((entry, i) => ((entry.head as { evidence: unknown }).evidence = evidenceToCome(i)));
-      return change;
-    };
-    const placedNow = (reference: string): RecordChange => {
-      const change = wholeRecord(reference);
-      change.entries.forEach((entry, i) => ((entry.head as { evidence: unknown }).evidence = placed(i, (entry.head as { version: number }).version)));
-      return change;
-    };
     const claim = (await stores.pending.claim(newEvent('in-a-part'))) as { key: string };
     const [event] = await stores.pending.readEvents([claim.key]);
     // Made where the part is planned; written where it is written, its evidence placed.
-    const chunks = journal.chunksOf({ records: [toCome('ORD-20')], settlements: [{ event, outcome: { sequenced: true, version: 1 }, at: minute(9) }] });
+    const chunks = journal.chunksOf({ records: [inPart('ORD-20', evidenceToCome)], settlements: [{ event, outcome: { sequenced: true, version: 1 }, at: minute(9) }] });
     expect(chunks.length).toBeGreaterThan(0);
-    await journal.writeChunks(chunks, placed);
+    await journal.writeChunks(chunks, placedInPart);
     // Journaled as a part whose leaves start at 3, and finished by a writer that places them (the same evidence).
-    await journal.write(9, { records: [], settlements: [] }, [{ start: 3, leaves: 3, chunks: journal.chunksOf({ records: [toCome('ORD-21')], settlements: [] }) }]);
-    await expect(journal.finish(9, note)).rejects.toThrow(/no placer/);
+    await journal.write(9, { records: [], settlements: [] }, [{ start: 3, leaves: 3, chunks: journal.chunksOf({ records: [inPart('ORD-21', evidenceToCome)], settlements: [] }) }]);
+    await expect(journal.finish(9, PART_NOTE)).rejects.toThrow(/no placer/);
     expect(await journal.unfinished()).toBe(true);
     const asked: Array<[number, number]> = [];
-    expect(await journal.finish(9, note, async (from, to) => (asked.push([from, to]), (leafIndex, version) => placed(leafIndex - 3, version)))).toBe(true);
+    expect(await journal.finish(9, PART_NOTE, async (from, to) => (asked.push([from, to]), (leafIndex, version) => placedInPart(leafIndex - 3, version)))).toBe(true);
     expect([asked, await journal.unfinished()]).toEqual([[[3, 6]], false]);
-    await stores.records.write([placedNow('ORD-22')]);
-    const heads = async (reference: string) => (await stores.records.readTimelines([{ reference, from: null }])).get(reference)!.entries.map((e) => JSON.stringify(e.head).replaceAll(reference, 'REF'));
-    expect(await heads('ORD-20')).toEqual(await heads('ORD-22'));
-    expect(await heads('ORD-21')).toEqual(await heads('ORD-22'));
+    await stores.records.write([inPart('ORD-22', placedInPart)]);
+    expect(await headsOf(stores, 'ORD-20')).toEqual(await headsOf(stores, 'ORD-22'));
+    expect(await headsOf(stores, 'ORD-21')).toEqual(await headsOf(stores, 'ORD-22'));
     expect((await stores.pending.lookUp({ sourceId: event.sourceId, webhookId: event.webhookId }, event.identity.digest)).event?.sequencing).toBe('SEQUENCED');
     // A head whose evidence is still to come is never stored.
-    await expect(stores.records.write([toCome('ORD-23')])).rejects.toThrow(/place in the log/);
+    await expect(stores.records.write([inPart('ORD-23', evidenceToCome)])).rejects.toThrow(/place in the log/);
   });
 
   test("a part's chunks stored by the part itself: read back whole by their name, named by the journal and finished from the store; a name of another form refused, a missing chunk said", async () => {
     const { journal } = stores.ledger;
-    const note = 'ledger.example/test\n9\nroot\n\n— ledger.example/test signature\n';
-    const placed = (ordinal: number, version: number) => ({ format: 'svc.ledger-evidence.v1', version, leafIndex: 3 + ordinal, treeSize: 9, checkpoint: note });
-    const toCome = (reference: string): RecordChange => {
-      const change = wholeRecord(reference);
-      change.entries.forEach((entry, i) => ((entry.head as { evidence: unknown }).evidence = evidenceToCome(i)));
-      return change;
-    };
-    const chunks = journal.chunksOf({ records: [toCome('ORD-40')], settlements: [] });
+    const chunks = journal.chunksOf({ records: [inPart('ORD-40', evidenceToCome)], settlements: [] });
     const stored = await journal.storeChunks('batch-7f3a-0', chunks);
     expect(stored).toEqual({ name: 'batch-7f3a-0', count: chunks.length });
     expect((await journal.readChunks(stored)).map((c) => Buffer.from(c).toString('hex'))).toEqual(chunks.map((c) => Buffer.from(c).toString('hex')));
@@ -452,14 +443,11 @@ describe.each(IMPLEMENTATIONS)('the ledger\'s head, leaves and journal, %s', (_n
     // Journaled by name (the chunks stay where the part stored them), finished by a writer that places the part's leaves.
     await journal.write(9, { records: [], settlements: [] }, [{ start: 3, leaves: 3, chunks: [], stored }]);
     expect(await journal.unfinished()).toBe(true);
-    expect(await journal.finish(9, note, async () => (leafIndex, version) => placed(leafIndex - 3, version))).toBe(true);
+    expect(await journal.finish(9, PART_NOTE, async () => (leafIndex, version) => placedInPart(leafIndex - 3, version))).toBe(true);
     expect(await journal.unfinished()).toBe(false);
     // The same as the record written with that evidence placed.
-    const placedNow = wholeRecord('ORD-41');
-    placedNow.entries.forEach((entry, i) => ((entry.head as { evidence: unknown }).evidence = placed(i, (entry.head as { version: number }).version)));
-    await stores.records.write([placedNow]);
-    const heads = async (reference: string) => (await stores.records.readTimelines([{ reference, from: null }])).get(reference)!.entries.map((e) => JSON.stringify(e.head).replaceAll(reference, 'REF'));
-    expect(await heads('ORD-40')).toEqual(await heads('ORD-41'));
+    await stores.records.write([inPart('ORD-41', placedInPart)]);
+    expect(await headsOf(stores, 'ORD-40')).toEqual(await headsOf(stores, 'ORD-41'));
   });
 
   test('the journal: what a batch writes after its head, finished through the record and pending stores it was written for, then done; another size, or done, changes nothing', async () => {
