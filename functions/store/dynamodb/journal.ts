@@ -2,7 +2,7 @@ import { GetItemCommand, UpdateItemCommand, type AttributeValue, type DynamoDBCl
 import { batchGetItems, WRITER_READ } from '../batch-get';
 import type { PlacedEvidence } from '../checkpoint-to-come';
 import { LEDGER_ITEM_SK, ledgerJournalChunkPk, ledgerJournalPk, partChunkPk, PENDING_PK_PREFIX, RECORD_PK_PREFIX } from '../layout';
-import { STORED_CHUNKS_NAME, type JournalChunks, type JournaledPart, type JournaledWrites, type LedgerJournal, type LeafPlacer, type StoredChunks } from '../ports/ledger';
+import { checkedChunksName, type JournalChunks, type JournaledPart, type JournaledWrites, type LedgerJournal, type LeafPlacer, type StoredChunks } from '../ports/ledger';
 import { tableMetaItem } from '../write';
 import { settledItem } from './pending';
 import { chainLocator, type LogLocator } from './ledger-chain';
@@ -58,7 +58,8 @@ const WRITE_CONCURRENCY = 16;
  * chunks: the batch's own from `from` up to `to`, or those it stored under `name` (`count`).
  */
 type PartInHeader = { start: number; leaves: number } & ({ from: number; to: number } | StoredChunks);
-const storedBy = (part: PartInHeader): StoredChunks | null => ('name' in part ? { name: part.name, count: part.count } : null);
+/** The chunks a part stored itself, as the header names them (none for a part whose chunks are the batch's own). */
+const storedChunksOf = (part: PartInHeader): StoredChunks[] => ('name' in part ? [{ name: part.name, count: part.count }] : []);
 
 /** A batch's chunks this process wrote or finished: its own (how many) and those its parts stored. */
 interface Written {
@@ -168,8 +169,7 @@ export function dynamoJournalChunks(client: DynamoDBClient, table: string): Jour
     chunksOf: (writes) => chunkBytes(itemsOf(writes)),
     writeChunks: (chunks, placed) => writeJournaledItems(client, table, storedItems(chunks.flatMap(itemsOfChunk), null, placed)),
     async storeChunks(name, chunks) {
-      if (!STORED_CHUNKS_NAME.test(name)) throw new TypeError(`stored chunks are named with letters, digits and '-' (at most 64), not ${JSON.stringify(name)}`);
-      const stored = { name, count: chunks.length };
+      const stored = { name: checkedChunksName(name), count: chunks.length };
       const expiresAt = chunkExpiry();
       await putItems(client, table, storedChunkKeys(stored).map((key, chunk) => ({ ...key, items: { B: chunks[chunk] }, [TTL_ATTRIBUTE]: expiresAt })), undefined, { concurrency: WRITE_CONCURRENCY });
       return stored;
@@ -194,7 +194,7 @@ export function dynamoJournal(client: DynamoDBClient, table: string, locator: Lo
   /** The journal's items, chunk by chunk (its own, then those its parts stored); those of a part placed by `placer` (asked once, for the leaves of every part). */
   const readItems = async (header: JournalHeader, checkpoint: string | null, placer?: LeafPlacer): Promise<Item[]> => {
     const own = Array.from({ length: header.chunks }, (_, chunk) => chunkKey(header.treeSize, chunk, locator.current()));
-    const stored = header.parts.map((part) => ({ part, keys: storedBy(part) ? storedChunkKeys(storedBy(part)!) : [] }));
+    const stored = header.parts.map((part) => ({ part, keys: storedChunksOf(part).flatMap(storedChunkKeys) }));
     if (own.length + stored.reduce((n, s) => n + s.keys.length, 0) === 0) return [];
     const [found, placedAt] = await Promise.all([
       readChunkItems(client, table, [...own, ...stored.flatMap((s) => s.keys)], `the journal of the batch publishing ${header.treeSize}`),
@@ -261,7 +261,7 @@ export function dynamoJournal(client: DynamoDBClient, table: string, locator: Lo
       const header = await readHeader();
       if (!header || header.done || header.treeSize !== publishedSize) return false;
       await writeJournaledItems(client, table, await readItems(header, checkpoint, placer));
-      await markDone(publishedSize, { chunks: header.chunks, stored: header.parts.flatMap((p) => storedBy(p) ?? []) });
+      await markDone(publishedSize, { chunks: header.chunks, stored: header.parts.flatMap(storedChunksOf) });
       return true;
     },
     markDone: (treeSize) => markDone(treeSize),

@@ -1,5 +1,5 @@
 import { LeaseLostError, LedgerLockedError } from '../errors';
-import { STORED_CHUNKS_NAME, tileName, type JournalChunks, type JournaledPart, type JournaledWrites, type LeafStore, type LedgerHead, type LedgerJournal, type LedgerLock, type PublishedLedger } from '../ports/ledger';
+import { checkedChunksName, tileName, type JournalChunks, type JournaledPart, type JournaledWrites, type LeafStore, type LedgerHead, type LedgerJournal, type LedgerLock, type PublishedLedger } from '../ports/ledger';
 import type { PendingStore } from '../ports/pending';
 import type { RecordStore } from '../ports/records';
 import { withCheckpoint, withPlacedEvidence, type PlacedEvidence } from '../checkpoint-to-come';
@@ -126,8 +126,7 @@ async function writeAll(stores: { records: RecordStore; pending: PendingStore },
 export function memoryJournalChunks(stores: { records: RecordStore; pending: PendingStore }, stored: StoredChunksMemory = new Map()): JournalChunks {
   return {
     async storeChunks(name, chunks) {
-      if (!STORED_CHUNKS_NAME.test(name)) throw new TypeError(`stored chunks are named with letters, digits and '-' (at most 64), not ${JSON.stringify(name)}`);
-      stored.set(name, chunks.map((c) => new Uint8Array(c)));
+      stored.set(checkedChunksName(name), chunks.map((c) => new Uint8Array(c)));
       return { name, count: chunks.length };
     },
     async readChunks({ name, count }) {

@@ -75,6 +75,11 @@ export interface StoredChunks {
 
 /** What names stored chunks: letters, digits and '-', at most 64 (the sequencer's batch id and the part's number). */
 export const STORED_CHUNKS_NAME = /^[0-9A-Za-z-]{1,64}$/;
+/** `name` when it names stored chunks (STORED_CHUNKS_NAME); a TypeError saying so otherwise (every store refuses it before storing). */
+export function checkedChunksName(name: string): string {
+  if (!STORED_CHUNKS_NAME.test(name)) throw new TypeError(`stored chunks are named with letters, digits and '-' (at most 64), not ${JSON.stringify(name)}`);
+  return name;
+}
 
 /**
  * A part of a batch planned apart, as its journal keeps it: where its new versions' leaves start,
