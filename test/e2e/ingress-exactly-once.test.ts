@@ -202,8 +202,8 @@ describe('the same event id with other content', () => {
   });
 });
 
-describe('a receiver that stops between its two writes', () => {
-  test('the event is stored (its claim is the first write); the retry, and a copy under another webhook-id, are answered as its first delivery, and one fact is made', async () => {
+describe('a receiver whose two writes (the claim and the note, sent together) do not both land', () => {
+  test('the claim lands, the note does not: the event is stored; the retry, and a copy under another webhook-id, are answered as its first delivery, and one fact is made', async () => {
     const change = await changeOf(DEMO_OBJECTS.longHistory, 'RECALLED', 500);
     const { body } = change;
     const id = newWebhookId();
@@ -226,6 +226,33 @@ describe('a receiver that stops between its two writes', () => {
     expect([retry.status, retry.headers.get('webhook-replayed'), retry.body.webhookId]).toEqual([202, 'true', id]);
     const copy = await send(body);
     expect(copy.body).toEqual(retry.body);
+    await drain();
+    await expectOneFact(change);
+  });
+
+  test('the note lands, the claim does not: 503 and nothing stored for the sequencer; the retry is judged and accepted as a first delivery, and one fact is made', async () => {
+    const change = await changeOf(DEMO_OBJECTS.longHistory, 'ARCHIVED', 400);
+    const { body } = change;
+    const id = newWebhookId();
+    // Fault injection: the event's claim never reaches the store; the delivery's note, sent with it, does.
+    const client = storeClient();
+    const realSend = client.send.bind(client) as (...args: unknown[]) => Promise<unknown>;
+    const spy = jest.spyOn(client, 'send').mockImplementation(((command: any, ...rest: unknown[]) => {
+      if (command.constructor.name === 'PutItemCommand' && String(command.input.Item?.pk?.S).includes('#event:')) return Promise.reject(Object.assign(new Error('connection reset'), { name: 'TimeoutError' }));
+      return realSend(command, ...rest);
+    }) as any);
+    let stopped;
+    try {
+      stopped = await send(body, id);
+    } finally {
+      spy.mockRestore();
+    }
+    expectProblem(stopped, 503, 'DEPENDENCY_UNAVAILABLE');
+    expect(await itemAt(pendingPk(SOURCE, id))).toMatchObject({ status: { N: '202' }, eventKey: { S: expect.stringContaining('#event:') } });
+    const retry = await send(body, id);
+    expect([retry.status, retry.headers.get('webhook-replayed'), retry.body.webhookId]).toEqual([202, null, id]);
+    const again = await send(body, id);
+    expect([again.status, again.headers.get('webhook-replayed')]).toEqual([202, 'true']);
     await drain();
     await expectOneFact(change);
   });

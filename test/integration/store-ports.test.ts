@@ -275,6 +275,33 @@ describe.each(IMPLEMENTATIONS)('the pending store, %s', (_name, make) => {
     expect(await stores.pending.lookUp({ sourceId: 'service-platform', webhookId: 'never' }, 'digest-never')).toEqual({ event: null, delivery: null });
   });
 
+  test('claimNoted claims and notes together: of concurrent deliveries of one identity exactly one claims, and each delivery is noted naming that event', async () => {
+    const claims = await Promise.all(Array.from({ length: 6 }, (_, i) => stores.pending.claimNoted(newEvent(`together-${i}`, { id: 'noted-event', content: `content-${i % 2}` }), null)));
+    const won = claims.filter((c) => c.claimed);
+    expect(won).toHaveLength(1);
+    const key = (won[0] as { key: string }).key;
+    for (let i = 0; i < 6; i++) {
+      const looked = await stores.pending.lookUp({ sourceId: 'service-platform', webhookId: `together-${i}` }, 'digest-noted-event');
+      expect(looked.delivery).toMatchObject({ status: 202, bodySha256: `body-of-together-${i}`, eventKey: key, event: { key } });
+    }
+  });
+
+  test('a note whose event is not stored is looked up with event null; claimNoted replaces it only when told it is unclaimed, whatever body it noted', async () => {
+    const stopped = newEvent('w-stopped', { id: 'never-claimed' });
+    const missing = 'P#service-platform#event:digest-never-claimed';
+    await stores.pending.noteDelivery(stopped, missing);
+    expect((await stores.pending.lookUp(stopped, 'digest-never-claimed')).delivery).toMatchObject({ status: 202, eventKey: missing, event: null });
+    const other = { ...newEvent('w-stopped', { id: 'claimed-instead' }), bodySha256: 'another-body' };
+    expect(await stores.pending.claimNoted(other, null)).toMatchObject({ claimed: true });
+    expect((await stores.pending.lookUp(stopped, 'digest-claimed-instead')).delivery).toMatchObject({ bodySha256: 'body-of-w-stopped', eventKey: missing, event: null });
+    const again = { ...newEvent('w-stopped', { id: 'claimed-last' }), bodySha256: 'another-body' };
+    const claim = (await stores.pending.claimNoted(again, missing)) as { key: string };
+    expect((await stores.pending.lookUp(stopped, 'digest-claimed-last')).delivery).toMatchObject({ bodySha256: 'another-body', eventKey: claim.key, event: { key: claim.key } });
+    // Once it names a stored event, being told of another unclaimed key changes nothing.
+    await stores.pending.claimNoted({ ...newEvent('w-stopped', { id: 'late' }), bodySha256: 'a-third-body' }, missing);
+    expect((await stores.pending.lookUp(stopped, 'digest-claimed-last')).delivery).toMatchObject({ bodySha256: 'another-body', eventKey: claim.key });
+  });
+
   test('what waits is listed oldest received first, read strongly consistent, and once settled listed no more; settling again changes nothing', async () => {
     const keys: string[] = [];
     for (const [i, receivedAt] of [minute(3), minute(1), minute(2)].entries()) keys.push((await stores.pending.claim(newEvent(`wait-${i}`, { receivedAt }))) as never);

@@ -1,10 +1,11 @@
 import { DEMO_OBJECTS, demoDocument } from '../../fixtures/demo';
 import { readCanonicalEvent } from '../../functions/domain/ingress/event';
-import { sha256Hex } from '../../functions/domain/ingress/identity';
+import { eventIdentityDigest, sha256Hex } from '../../functions/domain/ingress/identity';
 import { receiveDelivery, type Delivery, type ReadBody } from '../../functions/domain/ingress/receive';
 import { formatSignerKey, signerFromKey } from '../../functions/ledger-writer/signer';
 import { sequenceAll } from '../../functions/ledger-writer/sequencer';
 import { memoryTileStore } from '../../functions/ledger-writer/tile-store';
+import { eventPk } from '../../functions/store/layout';
 import { memoryStores, type MemoryStores } from '../../functions/store/memory';
 import { buildEvent } from '../../lib/ingress/emit';
 import { loadDocument } from '../../lib/loader/load';
@@ -14,8 +15,9 @@ import { wholeRecord } from '../support/stores';
  * Exactly once per event (docs/ingress.md#exactly-once-per-event, #idempotency-and-durability),
  * in the domain (functions/domain/ingress/receive.ts) and the pending store's promises, on the
  * stores in memory: the event's identity first, then the webhook-id, then the kind's rules; the
- * claim of the identity is the event's durable store; a delivery stopped between its two writes
- * is answered from the stored event. The same through HTTP and DynamoDB: test/e2e/ingress-exactly-once.test.ts.
+ * claim of the identity is the event's durable store; a delivery stopped with its claim stored
+ * and its note not is answered from the stored event, one with its note stored and its claim not
+ * is judged again. The same through HTTP and DynamoDB: test/e2e/ingress-exactly-once.test.ts.
  */
 const REFERENCE = DEMO_OBJECTS.current;
 const SOURCE = 'service-platform';
@@ -88,20 +90,59 @@ test('the identity first: an event accepted under another webhook-id since a ref
   expect((await stores.pending.lookUp({ sourceId: SOURCE, webhookId: 'msg_raced' }, '')).delivery).toMatchObject({ status: 202, eventKey: expect.any(String) });
 });
 
-test('a receiver stopped between its two writes stored the event: the retry and a copy under another webhook-id are answered as its first delivery, one fact', async () => {
+test('a receiver stopped with its claim stored and its note not: the retry and a copy under another webhook-id are answered as its first delivery, one fact', async () => {
   const body = change('RETURNED', 'e-6');
   const stopped = delivery(body, 'msg_stopped');
-  const noting = stores.pending.noteDelivery.bind(stores.pending);
-  stores.pending.noteDelivery = () => new Promise(() => undefined);
+  const claimNoted = stores.pending.claimNoted.bind(stores.pending);
+  stores.pending.claimNoted = (event) => stores.pending.claim(event).then(() => new Promise(() => undefined));
   void receive(stopped);
   await new Promise((r) => setTimeout(r, 20));
-  stores.pending.noteDelivery = noting;
+  stores.pending.claimNoted = claimNoted;
   const retried = await receive(stopped);
   const copy = await receive(delivery(body));
   for (const answer of [retried, copy]) expect(answer).toMatchObject({ replayed: true, outcome: { status: 202, receipt: { webhookId: 'msg_stopped', eventId: 'e-6' } } });
   expect(await waiting()).toHaveLength(1);
   await sequenceAll({ ...stores, signer, tiles });
   expect((await wholeRecord(stores.records, REFERENCE))!.filter((e) => e.entry.state === 'RETURNED')).toHaveLength(1);
+});
+
+describe('a receiver stopped with its note stored and its claim not (the two are sent together)', () => {
+  /** What such a stop leaves: the delivery noted as carrying the event of `body`, which is not stored. */
+  async function noteOnly(body: string, webhookId: string) {
+    const [d, read] = delivery(body, webhookId);
+    if (!('event' in read)) throw new Error('a canonical event was expected');
+    const key = eventPk(SOURCE, eventIdentityDigest(read.event));
+    await stores.pending.noteDelivery({ ...d, status: 202, answer: { never: 'answered' } }, key);
+    expect((await stores.pending.lookUp(d, '')).delivery).toMatchObject({ status: 202, eventKey: key, event: null });
+  }
+
+  test('the retry is judged and stored as a first delivery: 202 not replayed, one event, and the note then names it', async () => {
+    const body = change('RETURNED', 'e-10');
+    await noteOnly(body, 'msg_note_only');
+    const retried = await receive(delivery(body, 'msg_note_only'));
+    expect(retried).toMatchObject({ replayed: false, outcome: { status: 202, receipt: { webhookId: 'msg_note_only', eventId: 'e-10' } } });
+    expect(await waiting()).toHaveLength(1);
+    expect(await receive(delivery(body, 'msg_note_only'))).toMatchObject({ replayed: true, outcome: retried.outcome });
+    expect((await stores.pending.lookUp({ sourceId: SOURCE, webhookId: 'msg_note_only' }, '')).delivery).toMatchObject({ status: 202, event: { contentSha256: expect.any(String) } });
+  });
+
+  test('another body under its webhook-id is taken as the first answer (the stopped one answered nothing), and the stopped body is then 409 WEBHOOK_ID_REUSED', async () => {
+    const stoppedBody = change('RETURNED', 'e-11');
+    await noteOnly(stoppedBody, 'msg_reused');
+    expect((await receive(delivery(change('CANCELLED', 'e-12'), 'msg_reused'))).outcome).toMatchObject({ status: 202, receipt: { eventId: 'e-12' } });
+    expect((await receive(delivery(stoppedBody, 'msg_reused'))).outcome).toMatchObject({ status: 409, code: 'WEBHOOK_ID_REUSED' });
+    expect(await waiting()).toHaveLength(1);
+  });
+});
+
+test('an event lost to another under its identity while its delivery was noted: 409 EVENT_ID_REUSED, and so on every retry', async () => {
+  // Two deliveries of different events under one identity at once: each claim is sent with its note.
+  const [a, b] = [delivery(change('RETURNED', 'e-13'), 'msg_race_a'), delivery(change('CANCELLED', 'e-13'), 'msg_race_b')];
+  const answers = await Promise.all([receive(a), receive(b)]);
+  expect(answers.map((x) => x.outcome.status).sort()).toEqual([202, 409]);
+  const loser = answers[0].outcome.status === 409 ? a : b;
+  for (let i = 0; i < 2; i++) expect((await receive(loser)).outcome).toMatchObject({ status: 409, code: 'EVENT_ID_REUSED' });
+  expect(await waiting()).toHaveLength(1);
 });
 
 test('once sequenced, a retry says where it stands: SEQUENCED with the version it made; a set-aside one says why', async () => {

@@ -18,11 +18,11 @@ export const isStoredBatch = (answer: unknown): boolean => typeof answer === 'ob
  *   2. an event already stored is answered from it: the same content as its first delivery was
  *      answered, with where its sequencing stands now; other content is 409 EVENT_ID_REUSED;
  *   3. else a webhook-id answered before gets that answer again (or 409 WEBHOOK_ID_REUSED for
- *      another body);
+ *      another body); a note naming an event that is not stored is no answer (its claim failed);
  *   4. else the kind's rules decide (404, 409, 422 are stored under the webhook-id);
  *   5. an accepted event is claimed and stored by one conditional write under its identity (the
  *      claim and the durable store are one write: whatever stops after it, the event is stored
- *      once and a retry is answered from it), then the delivery is noted; then 202.
+ *      once and a retry is answered from it), the delivery noted by a second sent with it; then 202.
  */
 
 /** One verified delivery: who sent it, its webhook-id, the digest of its raw body, when it arrived. */
@@ -69,15 +69,17 @@ export async function receiveDelivery(stores: ReceiverStores, delivery: Delivery
     stores.records.readWindow(event.reference, delivery.receivedAt, 1).then(currentRecordOf),
   ]);
   if (stored.event) return answerForStoredEvent(stores.pending, delivery, identity, stored.event, stored.delivery);
-  if (stored.delivery) return answerAgain(delivery, stored.delivery);
+  // A note naming an event that is not stored: the claim sent with it failed, so that delivery was answered 503, nothing.
+  const unclaimed = stored.delivery?.eventKey && !stored.delivery.event ? stored.delivery.eventKey : null;
+  if (stored.delivery && !unclaimed) return answerAgain(delivery, stored.delivery);
 
   const decision = decide(event, record, delivery.receivedAt);
   if (!decision.ok) return refuse(stores.pending, delivery, { status: decision.status, code: decision.code, detail: decision.detail, extra: decision.field ? { field: decision.field } : {} });
   const outcome: Outcome = { status: 202, receipt: receiptOf(delivery, event, decision.effect) };
   const answer: DeliveryAnswer = { ...delivery, status: 202, answer: outcome };
-  const claim = await stores.pending.claim({ ...answer, identity, event: { raw, type: event.type, reference: event.reference, at: event.at, effect: decision.effect } });
-  if (!claim.claimed) return answerForStoredEvent(stores.pending, delivery, identity, claim.stored, null);
-  await stores.pending.noteDelivery(answer, claim.key);
+  // The claim and the note of the delivery in one round trip; once it resolves the note is all it can be (ports/pending.ts).
+  const claim = await stores.pending.claimNoted({ ...answer, identity, event: { raw, type: event.type, reference: event.reference, at: event.at, effect: decision.effect } }, unclaimed);
+  if (!claim.claimed) return answerForStoredEvent(stores.pending, delivery, identity, claim.stored, { status: 202, answer: outcome, bodySha256: delivery.bodySha256, eventKey: claim.stored.key });
   return { outcome, replayed: false, notes: [{ level: 'info', message: 'event stored', fields: { sourceId: delivery.sourceId, webhookId: delivery.webhookId, eventId: event.id, eventSource: event.source } }] };
 }
 

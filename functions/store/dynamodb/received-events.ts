@@ -2,7 +2,7 @@ import { ConditionalCheckFailedException, GetItemCommand, PutItemCommand, type D
 import { BATCH_GET_KEYS, batchGetItems } from '../batch-get';
 import { StoreUnavailable } from '../errors';
 import { eventPk, GENESIS_SK, pendingPk } from '../layout';
-import type { ReceivedEvents } from '../ports/pending';
+import type { DeliveryAnswer, ReceivedEvents } from '../ports/pending';
 import { answerItem, deliveryOf, eventItem, eventOf, type Item } from './pending-items';
 
 const NEW = { expression: 'attribute_not_exists(pk)' };
@@ -46,6 +46,14 @@ export function dynamoReceivedEvents(client: DynamoDBClient, table: string): Rec
       return earlier;
     }
   };
+  /** The note that a delivery carried the event under eventKey: unless its webhook-id answered another body or names an event (202), other than `unclaimed`. */
+  const note = async (delivery: DeliveryAnswer, eventKey: string, unclaimed: string | null): Promise<void> => {
+    await putUnless({ ...answerItem(delivery), eventKey: { S: eventKey } }, {
+      expression: `attribute_not_exists(pk) OR (bodySha256 = :body AND #status <> :accepted)${unclaimed === null ? '' : ' OR eventKey = :unclaimed'}`,
+      names: { '#status': 'status' },
+      values: { ':body': { S: delivery.bodySha256 }, ':accepted': { N: '202' }, ...(unclaimed === null ? {} : { ':unclaimed': { S: unclaimed } }) },
+    }, 'pending delivery');
+  };
   return {
     async lookUp(delivery, identityDigest) {
       const [event, noted] = await Promise.all([get(eventPk(delivery.sourceId, identityDigest), 'event'), get(pendingPk(delivery.sourceId, delivery.webhookId), 'pending delivery')]);
@@ -59,12 +67,12 @@ export function dynamoReceivedEvents(client: DynamoDBClient, table: string): Rec
       const earlier = await putUnless(eventItem(event, key), NEW, 'event');
       return earlier ? { claimed: false, stored: eventOf(earlier) } : { claimed: true, key };
     },
-    async noteDelivery(delivery, eventKey) {
-      await putUnless({ ...answerItem(delivery), eventKey: { S: eventKey } }, {
-        expression: 'attribute_not_exists(pk) OR (bodySha256 = :body AND #status <> :accepted)',
-        names: { '#status': 'status' },
-        values: { ':body': { S: delivery.bodySha256 }, ':accepted': { N: '202' } },
-      }, 'pending delivery');
+    noteDelivery: (delivery, eventKey) => note(delivery, eventKey, null),
+    async claimNoted(event, unclaimed) {
+      const key = eventPk(event.sourceId, event.identity.digest);
+      // Sent together: a note whose claim failed is answered 503 and read as unanswered (ports/pending.ts).
+      const [earlier] = await Promise.all([putUnless(eventItem(event, key), NEW, 'event'), note(event, key, unclaimed)]);
+      return earlier ? { claimed: false, stored: eventOf(earlier) } : { claimed: true, key };
     },
     async refuse(delivery) {
       const earlier = await putUnless({ ...answerItem(delivery), sequencing: { S: 'REFUSED' } }, NEW, 'pending delivery');

@@ -49,12 +49,18 @@ export class MemoryPendingStore implements PendingStore {
     return { claimed: true as const, key };
   }
 
-  async noteDelivery(delivery: DeliveryAnswer, eventKey: string): Promise<void> {
+  async noteDelivery(delivery: DeliveryAnswer, eventKey: string, unclaimed: string | null = null): Promise<void> {
     const key = pendingPk(delivery.sourceId, delivery.webhookId);
     const kept = this.deliveries.get(key);
-    // Unless its webhook-id answered another body, or already names an event (202).
-    if (kept && (kept.answer.bodySha256 !== delivery.bodySha256 || kept.answer.status === 202)) return;
+    // Unless its webhook-id answered another body, or already names an event (202), other than the unclaimed one given.
+    if (kept && (kept.answer.bodySha256 !== delivery.bodySha256 || kept.answer.status === 202) && (unclaimed === null || kept.eventKey !== unclaimed)) return;
     this.deliveries.set(key, { answer: copy(delivery), eventKey });
+  }
+
+  async claimNoted(event: NewEvent, unclaimed: string | null) {
+    const claim = await this.claim(event);
+    await this.noteDelivery(event, eventPk(event.sourceId, event.identity.digest), unclaimed);
+    return claim;
   }
 
   async refuse(delivery: DeliveryAnswer) {

@@ -15,6 +15,12 @@
  *  - noteDelivery records that a delivery carried a stored event, unless its webhook-id already
  *    answered another body or already names an event; a refusal of the same body stored by a
  *    concurrent copy is replaced (the event is stored: that is the answer its webhook-id keeps).
+ *  - claimNoted is claim and noteDelivery (naming the event under the claimed identity) sent
+ *    together, one round trip where the two take two: it resolves when both are durable, and throws
+ *    StoreUnavailable if either failed. Either may then have stored without the other. A note
+ *    whose event is not stored (its claim failed) is one lookUp returns with `event: null`: that
+ *    delivery was answered nothing (503), so it is as if unanswered, and a claimNoted given that
+ *    note's eventKey as `unclaimed` replaces it, whatever body it noted.
  *  - listWaiting lists the events waiting for the sequencer, oldest received first; it may lag the
  *    claims of the last second and may still list an event settled in the last second
  *    (eventually consistent: readEvents tells).
@@ -36,6 +42,7 @@ export interface ReceivedEvents {
   lookUp(delivery: { sourceId: string; webhookId: string }, identityDigest: string): Promise<{ event: StoredEvent | null; delivery: StoredDelivery | null }>;
   claim(event: NewEvent): Promise<{ claimed: true; key: string } | { claimed: false; stored: StoredEvent }>;
   noteDelivery(delivery: DeliveryAnswer, eventKey: string): Promise<void>;
+  claimNoted(event: NewEvent, unclaimed: string | null): Promise<{ claimed: true; key: string } | { claimed: false; stored: StoredEvent }>;
   refuse(delivery: DeliveryAnswer): Promise<{ stored: true } | { stored: false; earlier: StoredDelivery }>;
   lookUpBatch(delivery: { sourceId: string; webhookId: string }, identityDigests: readonly string[]): Promise<{ delivery: StoredDelivery | null; events: (StoredEvent | null)[] }>;
   answerOnce(delivery: DeliveryAnswer): Promise<{ stored: true } | { stored: false; earlier: StoredDelivery }>;
