@@ -203,23 +203,27 @@ describe('the same event id with other content', () => {
 });
 
 describe('a receiver whose two writes (the claim and the note, sent together) do not both land', () => {
+  /** Sends a delivery while every PutItem of an item whose key `loses` says never reaches the store (the connection reset). */
+  async function sendLosing(body: string, id: string, loses: (pk: string) => boolean) {
+    const client = storeClient();
+    const realSend = client.send.bind(client) as (...args: unknown[]) => Promise<unknown>;
+    const spy = jest.spyOn(client, 'send').mockImplementation(((command: any, ...rest: unknown[]) => {
+      if (command.constructor.name === 'PutItemCommand' && loses(String(command.input.Item?.pk?.S))) return Promise.reject(Object.assign(new Error('connection reset'), { name: 'TimeoutError' }));
+      return realSend(command, ...rest);
+    }) as any);
+    try {
+      return await send(body, id);
+    } finally {
+      spy.mockRestore();
+    }
+  }
+
   test('the claim lands, the note does not: the event is stored; the retry, and a copy under another webhook-id, are answered as its first delivery, and one fact is made', async () => {
     const change = await changeOf(DEMO_OBJECTS.longHistory, 'RECALLED', 500);
     const { body } = change;
     const id = newWebhookId();
-    // Fault injection: the delivery's own item (the second write) never reaches the store.
-    const client = storeClient();
-    const realSend = client.send.bind(client) as (...args: unknown[]) => Promise<unknown>;
-    const spy = jest.spyOn(client, 'send').mockImplementation(((command: any, ...rest: unknown[]) => {
-      if (command.constructor.name === 'PutItemCommand' && command.input.Item?.pk?.S === pendingPk(SOURCE, id)) return Promise.reject(Object.assign(new Error('connection reset'), { name: 'TimeoutError' }));
-      return realSend(command, ...rest);
-    }) as any);
-    let stopped;
-    try {
-      stopped = await send(body, id);
-    } finally {
-      spy.mockRestore();
-    }
+    // Fault injection: the delivery's own item never reaches the store.
+    const stopped = await sendLosing(body, id, (pk) => pk === pendingPk(SOURCE, id));
     expectProblem(stopped, 503, 'DEPENDENCY_UNAVAILABLE');
     expect(await itemAt(pendingPk(SOURCE, id))).toBeUndefined();
     const retry = await send(body, id);
@@ -235,18 +239,7 @@ describe('a receiver whose two writes (the claim and the note, sent together) do
     const { body } = change;
     const id = newWebhookId();
     // Fault injection: the event's claim never reaches the store; the delivery's note, sent with it, does.
-    const client = storeClient();
-    const realSend = client.send.bind(client) as (...args: unknown[]) => Promise<unknown>;
-    const spy = jest.spyOn(client, 'send').mockImplementation(((command: any, ...rest: unknown[]) => {
-      if (command.constructor.name === 'PutItemCommand' && String(command.input.Item?.pk?.S).includes('#event:')) return Promise.reject(Object.assign(new Error('connection reset'), { name: 'TimeoutError' }));
-      return realSend(command, ...rest);
-    }) as any);
-    let stopped;
-    try {
-      stopped = await send(body, id);
-    } finally {
-      spy.mockRestore();
-    }
+    const stopped = await sendLosing(body, id, (pk) => pk.includes('#event:'));
     expectProblem(stopped, 503, 'DEPENDENCY_UNAVAILABLE');
     expect(await itemAt(pendingPk(SOURCE, id))).toMatchObject({ status: { N: '202' }, eventKey: { S: expect.stringContaining('#event:') } });
     const retry = await send(body, id);
