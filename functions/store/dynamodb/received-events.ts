@@ -54,13 +54,33 @@ export function dynamoReceivedEvents(client: DynamoDBClient, table: string): Rec
       values: { ':body': { S: delivery.bodySha256 }, ':accepted': { N: '202' }, ...(unclaimed === null ? {} : { ':unclaimed': { S: unclaimed } }) },
     }, 'pending delivery');
   };
+  const lookUpBatch: ReceivedEvents['lookUpBatch'] = async (delivery, identityDigests) => {
+    // The delivery's key and every distinct identity's (BatchGetItem refuses a key twice), 100 keys a request, the requests sent together.
+    const keys = [...new Set([pendingPk(delivery.sourceId, delivery.webhookId), ...identityDigests.map((d) => eventPk(delivery.sourceId, d))])];
+    const chunks = Array.from({ length: Math.ceil(keys.length / BATCH_GET_KEYS) }, (_, i) => keys.slice(i * BATCH_GET_KEYS, (i + 1) * BATCH_GET_KEYS));
+    let items: Item[];
+    try {
+      items = (await Promise.all(chunks.map((chunk) => batchGetItems(client, table, chunk.map((pk) => ({ pk: { S: pk }, sk: { S: GENESIS_SK } })), RECEIVER_READ)))).flat();
+    } catch (error) {
+      throw error instanceof StoreUnavailable ? error : new StoreUnavailable('BatchGetItem events', { cause: error });
+    }
+    const byKey = new Map(items.map((item) => [item.pk!.S!, item]));
+    const noted = byKey.get(pendingPk(delivery.sourceId, delivery.webhookId));
+    return {
+      delivery: noted ? deliveryOf(noted) : null,
+      events: identityDigests.map((d) => {
+        const item = byKey.get(eventPk(delivery.sourceId, d));
+        return item ? eventOf(item) : null;
+      }),
+    };
+  };
   return {
     async lookUp(delivery, identityDigest) {
-      const [event, noted] = await Promise.all([get(eventPk(delivery.sourceId, identityDigest), 'event'), get(pendingPk(delivery.sourceId, delivery.webhookId), 'pending delivery')]);
-      const stored = noted ? deliveryOf(noted) : null;
-      // The delivery names an event the first read did not see yet (stored between the two reads): read it too.
-      if (stored?.eventKey) stored.event = event && event.pk!.S === stored.eventKey ? eventOf(event) : await get(stored.eventKey, 'event').then((i) => (i ? eventOf(i) : null));
-      return { event: event ? eventOf(event) : null, delivery: stored };
+      // Both items in one BatchGetItem: a request less than two GetItems, the SDK's work per request being most of a receiver's CPU time.
+      const { delivery: stored, events: [event] } = await lookUpBatch(delivery, [identityDigest]);
+      // The delivery names another event (another body), or one the read did not see yet (stored since): read it too.
+      if (stored?.eventKey) stored.event = event && event.key === stored.eventKey ? event : await get(stored.eventKey, 'event').then((i) => (i ? eventOf(i) : null));
+      return { event, delivery: stored };
     },
     async claim(event) {
       const key = eventPk(event.sourceId, event.identity.digest);
@@ -78,26 +98,7 @@ export function dynamoReceivedEvents(client: DynamoDBClient, table: string): Rec
       const earlier = await putUnless({ ...answerItem(delivery), sequencing: { S: 'REFUSED' } }, NEW, 'pending delivery');
       return earlier ? { stored: false, earlier: deliveryOf(earlier) } : { stored: true };
     },
-    async lookUpBatch(delivery, identityDigests) {
-      // The delivery's key and every distinct identity's (BatchGetItem refuses a key twice), 100 keys a request, the requests sent together.
-      const keys = [...new Set([pendingPk(delivery.sourceId, delivery.webhookId), ...identityDigests.map((d) => eventPk(delivery.sourceId, d))])];
-      const chunks = Array.from({ length: Math.ceil(keys.length / BATCH_GET_KEYS) }, (_, i) => keys.slice(i * BATCH_GET_KEYS, (i + 1) * BATCH_GET_KEYS));
-      let items: Item[];
-      try {
-        items = (await Promise.all(chunks.map((chunk) => batchGetItems(client, table, chunk.map((pk) => ({ pk: { S: pk }, sk: { S: GENESIS_SK } })), RECEIVER_READ)))).flat();
-      } catch (error) {
-        throw error instanceof StoreUnavailable ? error : new StoreUnavailable('BatchGetItem events', { cause: error });
-      }
-      const byKey = new Map(items.map((item) => [item.pk!.S!, item]));
-      const noted = byKey.get(pendingPk(delivery.sourceId, delivery.webhookId));
-      return {
-        delivery: noted ? deliveryOf(noted) : null,
-        events: identityDigests.map((d) => {
-          const item = byKey.get(eventPk(delivery.sourceId, d));
-          return item ? eventOf(item) : null;
-        }),
-      };
-    },
+    lookUpBatch,
     async answerOnce(delivery) {
       const earlier = await putUnless(answerItem(delivery), NEW, 'pending delivery');
       return earlier ? { stored: false, earlier: deliveryOf(earlier) } : { stored: true };
