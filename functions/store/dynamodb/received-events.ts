@@ -54,6 +54,11 @@ export function dynamoReceivedEvents(client: DynamoDBClient, table: string): Rec
       values: { ':body': { S: delivery.bodySha256 }, ':accepted': { N: '202' }, ...(unclaimed === null ? {} : { ':unclaimed': { S: unclaimed } }) },
     }, 'pending delivery');
   };
+  const claim: ReceivedEvents['claim'] = async (event) => {
+    const key = eventPk(event.sourceId, event.identity.digest);
+    const earlier = await putUnless(eventItem(event, key), NEW, 'event');
+    return earlier ? { claimed: false, stored: eventOf(earlier) } : { claimed: true, key };
+  };
   const lookUpBatch: ReceivedEvents['lookUpBatch'] = async (delivery, identityDigests) => {
     // The delivery's key and every distinct identity's (BatchGetItem refuses a key twice), 100 keys a request, the requests sent together.
     const keys = [...new Set([pendingPk(delivery.sourceId, delivery.webhookId), ...identityDigests.map((d) => eventPk(delivery.sourceId, d))])];
@@ -82,17 +87,12 @@ export function dynamoReceivedEvents(client: DynamoDBClient, table: string): Rec
       if (stored?.eventKey) stored.event = event && event.key === stored.eventKey ? event : await get(stored.eventKey, 'event').then((i) => (i ? eventOf(i) : null));
       return { event, delivery: stored };
     },
-    async claim(event) {
-      const key = eventPk(event.sourceId, event.identity.digest);
-      const earlier = await putUnless(eventItem(event, key), NEW, 'event');
-      return earlier ? { claimed: false, stored: eventOf(earlier) } : { claimed: true, key };
-    },
+    claim,
     noteDelivery: (delivery, eventKey) => note(delivery, eventKey, null),
     async claimNoted(event, unclaimed) {
-      const key = eventPk(event.sourceId, event.identity.digest);
       // Sent together: a note whose claim failed is answered 503 and read as unanswered (ports/pending.ts).
-      const [earlier] = await Promise.all([putUnless(eventItem(event, key), NEW, 'event'), note(event, key, unclaimed)]);
-      return earlier ? { claimed: false, stored: eventOf(earlier) } : { claimed: true, key };
+      const [claimed] = await Promise.all([claim(event), note(event, eventPk(event.sourceId, event.identity.digest), unclaimed)]);
+      return claimed;
     },
     async refuse(delivery) {
       const earlier = await putUnless({ ...answerItem(delivery), sequencing: { S: 'REFUSED' } }, NEW, 'pending delivery');
