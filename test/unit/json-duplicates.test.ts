@@ -40,7 +40,8 @@ function textOf(node: Tree, spell: boolean[], space: string): string {
 
 /** What JSON.parse makes of a tree without repeated names. */
 function valueOf(node: Tree): unknown {
-  if ('scalar' in node) return node.scalar;
+  // As its text reads back: JSON.stringify writes -0 as 0.
+  if ('scalar' in node) return JSON.parse(JSON.stringify(node.scalar)) as unknown;
   if ('array' in node) return node.array.map(valueOf);
   const out: Record<string, unknown> = {};
   for (const [name, value] of node.object) Object.defineProperty(out, name, { value: valueOf(value), enumerable: true, writable: true, configurable: true });
