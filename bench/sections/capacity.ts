@@ -646,6 +646,7 @@ interface PartsTimed {
   sequencerCpuMs: number;
   sequencerMainThreadCpuMs: number | null;
   partCpuMs: number;
+  partMainThreadCpuMs: number | null;
   partInvocations: number;
   /** The AWS calls made one after another (the sequencer's and, while it waits on them, its part writers'); invocations apart. */
   sequentialTrips: number;
@@ -696,6 +697,7 @@ async function partsRound(aws: BenchAws, receivers: ReceiverPool, sequencer: Fun
       sequencerCpuMs: runs.reduce((n, r) => n + r.cpuMs, 0),
       sequencerMainThreadCpuMs: mainThreadMs(runs),
       partCpuMs: parts.cpuMs,
+      partMainThreadCpuMs: parts.mainThreadCpuMs,
       partInvocations: parts.invocations,
       sequentialTrips: trips.sequential,
       invocations: Object.values(calls.lambda).reduce((n, c) => n + c, 0),
@@ -754,6 +756,7 @@ async function partsRows(root: string, aws: BenchAws, receivers: ReceiverPool, s
     const streamBatch = Math.floor(INVOCATION_PAYLOAD_BYTES / ((none.imageBytes + some.imageBytes) / 2));
     const figures = { sequencerMsPerEvent, partMsPerEvent, waitsPerBatch, streamBatch };
     const main = sumKnown(none.sequencerMainThreadCpuMs, some.sequencerMainThreadCpuMs);
+    const partMain = sumKnown(none.partMainThreadCpuMs, some.partMainThreadCpuMs);
     const perBatch = events / (none.batches + some.batches);
     const rateRow = (writers: number, which: string): BenchRow => {
       const { batch, parts, perPart } = batchInParts(writers, streamBatch);
@@ -775,7 +778,7 @@ async function partsRows(root: string, aws: BenchAws, receivers: ReceiverPool, s
         metric: 'one log in parts: the part writers\' CPU time per event',
         value: round(partMsPerEvent, 2),
         unit: 'ms/event',
-        note: `${round(partMsPerEvent * BENCH_PART_EVENTS, 0)} ms for a part of ${BENCH_PART_EVENTS} (planned, its tiles stored, then written: ${round((none.partInvocations + some.partInvocations) / (none.batches + some.batches), 1)} invocations a batch); ${Math.round(1000 / partMsPerEvent)} events/s a part writer`,
+        note: `${round(partMsPerEvent * BENCH_PART_EVENTS, 0)} ms for a part of ${BENCH_PART_EVENTS} (planned, its tiles stored, then written: ${round((none.partInvocations + some.partInvocations) / (none.batches + some.batches), 1)} invocations a batch)${partMain === null ? '' : `, its main thread ${round(partMain / events, 2)} ms`}; ${Math.round(1000 / partMsPerEvent)} events/s a part writer`,
       },
       {
         metric: 'one log in parts: waits per batch',
