@@ -155,6 +155,8 @@ function normalized(text: string, base: string, ledger: { origin: string; verifi
     .join('<ledger-origin>')
     .replace(/— <ledger-origin> [A-Za-z0-9+/=]+/g, '— <ledger-origin> <signature>')
     .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})/g, '<instant>')
+    // A page's "as of" is the instant it was answered, shown to the minute: the two answers may fall either side of one.
+    .replace(/(as of <time datetime="<instant>">)[^<]*(<\/time>)/g, '$1<shown>$2')
     .replace(/"(durationMs|ageSeconds|lagSeconds)":\d+/g, '"$1":<n>')
     .replace(/READY, \d+ ms/g, 'READY, <n> ms')
     .replace(/checked in \d+ ms/g, 'checked in <n> ms')
