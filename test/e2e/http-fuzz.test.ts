@@ -22,6 +22,8 @@ afterAll(() => service?.close());
 
 const templates = [...new Set(operations.map((op) => op.path))];
 const pages = new Set(operations.filter((op) => op.response.mediaType === 'text/html').map((op) => op.path.split('/')[1]));
+/** Routes that answer a browser with a page and every other client with JSON (the landing, the developer index): a browser's error there is a page too. */
+const negotiatedPages = new Set(operations.filter((op) => op.negotiatesPage).map((op) => op.path));
 
 /** Printable ASCII and a few bytes parsers dislike, percent-encoded or not. */
 const hostileChar = fc.oneof(
@@ -103,7 +105,7 @@ function checkAnswer(r: FuzzRequest, res: RawResponse | null): void {
   if (!vendored) for (const leak of LEAKS) expect([where, leak.test(res.body)]).toEqual([where, false]);
   if (res.status < 400 || r.method === 'HEAD' || res.body === '') return;
   const type = res.headers['content-type'] ?? '';
-  const page = pages.has(r.path.split('/')[1]);
+  const page = pages.has(r.path.split('/')[1]) || negotiatedPages.has(r.path);
   if (type.startsWith('text/html')) {
     // Pages answer browsers with an HTML error page; everything else is problem details.
     expect([where, page]).toEqual([where, true]);
