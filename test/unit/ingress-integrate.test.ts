@@ -710,16 +710,16 @@ describe.each([OBJECT, CREDENTIAL])('%s: (e) events older than the newest stored
         const older = batch.filter((e) => Date.parse(e.at) < Date.parse(newest.at));
         const result = integrateEvents(kind, stored, older);
         const last = result.entries[result.entries.length - 1];
-        const held = kind === OBJECT ? 'state' : 'status';
+        const [held, heldSince] = kind === OBJECT ? ['state', 'stateSince'] : ['status', 'statusSince'];
+        const content = (head: { content: unknown }) => head.content as Record<string, unknown>;
         expect(last.stored).toBe(newest);
         expect(last.view[held]).toBe(newest.view[held]);
         // The version in force there is the stored one, unless late changes that fit were placed
         // after the stored change in force (a suspension and its reinstatement, say): then it is
         // the last of them, a new version (numbered after the record's highest) saying the same state.
         expect([newest.head.version, ...result.newHeads.map((h) => h.version)]).toContain(last.head.version);
-        const since = (head: { content: unknown }) => Date.parse(String((head.content as Record<string, unknown>)[kind === OBJECT ? 'stateSince' : 'statusSince']));
-        if (last.head.version !== newest.head.version) expect(since(last.head)).toBeGreaterThanOrEqual(since(newest.head));
-        expect((last.head.content as Record<string, unknown>)[held]).toBe((newest.head.content as Record<string, unknown>)[held]);
+        if (last.head.version !== newest.head.version) expect(Date.parse(String(content(last.head)[heldSince]))).toBeGreaterThanOrEqual(Date.parse(String(content(newest.head)[heldSince])));
+        expect(content(last.head)[held]).toBe(content(newest.head)[held]);
       }),
       { seed: SEED, numRuns: 300 },
     );

@@ -54,8 +54,10 @@ export function dynamoReceivedEvents(client: DynamoDBClient, table: string): Rec
       values: { ':body': { S: delivery.bodySha256 }, ':accepted': { N: '202' }, ...(unclaimed === null ? {} : { ':unclaimed': { S: unclaimed } }) },
     }, 'pending delivery');
   };
+  /** Where an event's claim is: its source and its identity. */
+  const claimKey = (event: Parameters<ReceivedEvents['claim']>[0]) => eventPk(event.sourceId, event.identity.digest);
   const claim: ReceivedEvents['claim'] = async (event) => {
-    const key = eventPk(event.sourceId, event.identity.digest);
+    const key = claimKey(event);
     const earlier = await putUnless(eventItem(event, key), NEW, 'event');
     return earlier ? { claimed: false, stored: eventOf(earlier) } : { claimed: true, key };
   };
@@ -91,7 +93,7 @@ export function dynamoReceivedEvents(client: DynamoDBClient, table: string): Rec
     noteDelivery: (delivery, eventKey) => note(delivery, eventKey, null),
     async claimNoted(event, unclaimed) {
       // Sent together: a note whose claim failed is answered 503 and read as unanswered (ports/pending.ts).
-      const [claimed] = await Promise.all([claim(event), note(event, eventPk(event.sourceId, event.identity.digest), unclaimed)]);
+      const [claimed] = await Promise.all([claim(event), note(event, claimKey(event), unclaimed)]);
       return claimed;
     },
     async refuse(delivery) {
