@@ -27,7 +27,7 @@ import { devSecrets, signedHeaders } from '../../lib/ingress/emit';
 import type { AccountingSnapshot } from '../lib/capacity/aws-proxy';
 import { apiEvent, drainSequencer, integrateStreamed, keepSequencerStream, SEQUENCER_MEMORY_MB, startDeployedFunction, startPartWriters, startSequencer, startSequencerInParts, type SequencerSummary } from '../lib/capacity/functions';
 import { EVENTS_PER_PART } from '../../functions/ledger-writer/lambda-parts';
-import { partsForEvents } from '../../functions/ledger-writer/parts';
+import { partOf, partsForEvents } from '../../functions/ledger-writer/parts';
 import { DEFAULT_SETTINGS } from '../../lib/stack/settings';
 import { FULL_VCPU_MB } from '../lib/cost/model';
 import { asBatch, HOT_REFERENCES, MixState, mixRecords, type Delivery } from '../lib/capacity/mix';
@@ -653,6 +653,8 @@ interface PartsTimed {
   invocations: number;
   /** A stream record's JSON as Lambda hands it over, on average (bytes): a stream invocation's 6 MB hold so many. */
   imageBytes: number;
+  /** The references of the round's events, in the order they were sent (the stream's). */
+  references: string[];
 }
 
 /** `deliveries` as batch deliveries of PARTS_DELIVERY events of one source each, in order. */
@@ -681,7 +683,8 @@ async function partsRound(aws: BenchAws, receivers: ReceiverPool, sequencer: Fun
   await aws.control.configure({ accounting: false, delayMs: 0 });
   try {
     // One delivery at a time: a hundred events' reads at once are what the embedded store takes within the receivers' one-second timeout.
-    await sendAll(receivers, inBatches(state.deliveries({ events, references: REFERENCES, hotShare: 0, seed, integratedMeanwhile: true })), 1);
+    const sent = state.deliveries({ events, references: REFERENCES, hotShare: 0, seed, integratedMeanwhile: true });
+    await sendAll(receivers, inBatches(sent), 1);
     await aws.control.configure({ delayMs });
     await aws.control.reset();
     pool.take();
@@ -702,30 +705,56 @@ async function partsRound(aws: BenchAws, receivers: ReceiverPool, sequencer: Fun
       sequentialTrips: trips.sequential,
       invocations: Object.values(calls.lambda).reduce((n, c) => n + c, 0),
       imageBytes,
+      references: sent.map((d) => d.reference),
     };
   } finally {
     await aws.control.configure({ accounting: true, delayMs: 0 });
   }
 }
 
+interface PartsFigures {
+  sequencerMsPerEvent: number;
+  partMsPerEvent: number;
+  waitsPerBatch: number;
+  /** The events a stream invocation hands over at most. */
+  streamBatch?: number;
+  /** The references of a stream of the mix's events, in order: the parts are cut from it as the sequencer cuts them. */
+  references?: readonly string[];
+}
+
 /**
  * One log's rate with `writers` part writers, from what was measured: a full batch B (EVENTS_PER_PART
  * a part writer, and no more than a stream invocation holds: `streamBatch`), cut in as many parts as
- * the sequencer cuts it (partsForEvents), takes the sequencer's CPU for B events, a part's CPU for
- * its share (the parts run at once, each on its vCPU), and `waits` waits of DELAYS_MS[1] (its calls
- * one after another, its part writers' while it waits on them, and its rounds of invocations): B
- * events in that time.
+ * the sequencer cuts it (partsForEvents), takes the sequencer's CPU for B events, the largest part's
+ * CPU for its events (the parts run at once, each on its vCPU, and the batch waits for the largest),
+ * and `waits` waits of DELAYS_MS[1] (its calls one after another, its part writers' while it waits
+ * on them, and its rounds of invocations): B events in that time.
  */
-export function partsRate(figures: { sequencerMsPerEvent: number; partMsPerEvent: number; waitsPerBatch: number; streamBatch?: number }, writers: number, delayMs = DELAYS_MS[1]): number {
-  const { batch, perPart } = batchInParts(writers, figures.streamBatch);
-  return (batch * 1000) / (figures.sequencerMsPerEvent * batch + figures.partMsPerEvent * perPart + figures.waitsPerBatch * delayMs);
+export function partsRate(figures: PartsFigures, writers: number, delayMs = DELAYS_MS[1]): number {
+  const { batch, largest } = batchInParts(writers, figures.streamBatch, figures.references);
+  return (batch * 1000) / (figures.sequencerMsPerEvent * batch + figures.partMsPerEvent * largest + figures.waitsPerBatch * delayMs);
 }
 
-/** The batch `writers` part writers take (a full part each, no more than a stream invocation holds), and the events of each of its parts. */
-export function batchInParts(writers: number, streamBatch = Number.POSITIVE_INFINITY): { batch: number; parts: number; perPart: number } {
+/**
+ * The batch `writers` part writers take (a full part each, no more than a stream invocation holds),
+ * its parts, and the events of a part on average and of the largest. The sequencer cuts a batch by
+ * reference (partOf: a record's events in one part), so its parts differ in size. With `references`
+ * the largest is, over the whole batches they hold, the mean of each batch's largest part; without,
+ * the parts are taken as even.
+ */
+export function batchInParts(writers: number, streamBatch = Number.POSITIVE_INFINITY, references: readonly string[] = []): { batch: number; parts: number; perPart: number; largest: number } {
   const batch = Math.min(writers * EVENTS_PER_PART, streamBatch);
   const parts = partsForEvents(batch, EVENTS_PER_PART, writers);
-  return { batch, parts, perPart: batch / parts };
+  const perPart = batch / parts;
+  const batches = Math.floor(references.length / batch);
+  if (batches === 0) return { batch, parts, perPart, largest: perPart };
+  let largest = 0;
+  for (let b = 0; b < batches; b++) {
+    const counts = new Array<number>(parts).fill(0);
+    for (let i = b * batch; i < (b + 1) * batch; i++) counts[partOf(references[i], parts)]++;
+    largest += Math.max(...counts);
+  }
+  return { batch, parts, perPart, largest: largest / batches };
 }
 
 /** A synchronous invocation's payload at most (a stream batch Lambda hands the sequencer): 6 MB (Lambda quotas). */
@@ -744,7 +773,7 @@ async function partsRows(root: string, aws: BenchAws, receivers: ReceiverPool, s
   const sequencer = await startSequencerInParts(root, aws, BENCH_PARTS);
   try {
     // Warm both (their first batch loads their clients and JIT): not counted.
-    await partsRound(aws, receivers, sequencer, pool, state, 0, SEED + 900);
+    const warm = await partsRound(aws, receivers, sequencer, pool, state, 0, SEED + 900);
     const none = await partsRound(aws, receivers, sequencer, pool, state, 0, SEED + 910);
     const some = await partsRound(aws, receivers, sequencer, pool, state, DELAYS_MS[1], SEED + 920);
     const events = none.events + some.events;
@@ -754,17 +783,18 @@ async function partsRows(root: string, aws: BenchAws, receivers: ReceiverPool, s
     const waitsPerBatch = (some.sequentialTrips + some.invocations / BENCH_PARTS) / some.batches;
     // What one stream invocation can hand over (6 MB of records of the size measured): the batch a run the stream wakes takes at most.
     const streamBatch = Math.floor(INVOCATION_PAYLOAD_BYTES / ((none.imageBytes + some.imageBytes) / 2));
-    const figures = { sequencerMsPerEvent, partMsPerEvent, waitsPerBatch, streamBatch };
+    // The mix's events in the order sent, the warm round's too: whole batches of them show how unevenly a batch falls into parts.
+    const figures: PartsFigures = { sequencerMsPerEvent, partMsPerEvent, waitsPerBatch, streamBatch, references: [...warm.references, ...none.references, ...some.references] };
     const main = sumKnown(none.sequencerMainThreadCpuMs, some.sequencerMainThreadCpuMs);
     const partMain = sumKnown(none.partMainThreadCpuMs, some.partMainThreadCpuMs);
     const perBatch = events / (none.batches + some.batches);
     const rateRow = (writers: number, which: string): BenchRow => {
-      const { batch, parts, perPart } = batchInParts(writers, streamBatch);
+      const { batch, parts, perPart, largest } = batchInParts(writers, streamBatch, figures.references);
       return {
         metric: `one log in parts, ${writers} part writers${which}: events a second, from CPU time and waits`,
         value: Math.round(partsRate(figures, writers)),
         unit: 'events/s',
-        note: `a batch of ${batch}${batch < writers * EVENTS_PER_PART ? ` (what a stream invocation's ${INVOCATION_PAYLOAD_BYTES / 2 ** 20} MB hold of records of ${Math.round((none.imageBytes + some.imageBytes) / 2)} bytes)` : ''} in ${parts} parts of ${Math.round(perPart)}: the sequencer's ${round(sequencerMsPerEvent * batch, 0)} ms of CPU, a part's ${round(partMsPerEvent * perPart, 0)} ms (the parts at once, each on a vCPU of its own), ${round(waitsPerBatch, 1)} waits of ${DELAYS_MS[1]} ms; ${Math.round(partsRate(figures, writers, 0))} events/s with no wait`,
+        note: `a batch of ${batch}${batch < writers * EVENTS_PER_PART ? ` (what a stream invocation's ${INVOCATION_PAYLOAD_BYTES / 2 ** 20} MB hold of records of ${Math.round((none.imageBytes + some.imageBytes) / 2)} bytes)` : ''} in ${parts} parts of ${Math.round(perPart)} on average, the largest ${Math.round(largest)} (cut by reference, over ${REFERENCES} objects): the sequencer's ${round(sequencerMsPerEvent * batch, 0)} ms of CPU, the largest part's ${round(partMsPerEvent * largest, 0)} ms (the parts at once, each on a vCPU of its own: the batch waits for the largest), ${round(waitsPerBatch, 1)} waits of ${DELAYS_MS[1]} ms; ${Math.round(partsRate(figures, writers, 0))} events/s with no wait`,
       };
     };
     return [

@@ -513,7 +513,7 @@ async function httpThroughput(service: LocalService): Promise<BenchRow[]> {
         metric: 'HTTP throughput: bare node:http, same single read',
         value: Math.round(base.requestsPerSecond),
         unit: 'req/s',
-        note: 'readRecordWindow (the one Query and its item decoding), answered as JSON; no routing, validation, domain or problem handling',
+        note: "readWindow (the record's two Queries, sent together, and their items' decoding), answered as JSON; no routing, validation, domain or problem handling",
       },
       { metric: 'HTTP throughput ratio (service/bare)', value: ratio(ours.requestsPerSecond, base.requestsPerSecond), unit: 'x' },
       { metric: `HTTP p99: GET ${path}`, value: ours.p99Ms, unit: 'ms' },

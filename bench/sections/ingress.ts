@@ -2,11 +2,11 @@
  * Ingress (docs/ingress.md), on the local service's embedded store:
  *   - the lifecycle receiver's Lambda handler in process, with no sequencer running: a new
  *     delivery (verify, validate, the event's and the delivery's items read with the record's
- *     Query, two conditional PutItems, 202), a retried one (same webhook-id) and the same event
- *     under a new webhook-id;
+ *     window, then two conditional PutItems sent together, 202), a retried one (same webhook-id)
+ *     and the same event under a new webhook-id;
  *     the Standard Webhooks verification alone (v1 and v1a);
- *   - the sequencer's throughput: the same deliveries integrated in batches of 100 and one at a
- *     time, each on a table of its own with the same demo data;
+ *   - the sequencer's throughput: the same deliveries integrated in full batches
+ *     (DEFAULT_BATCH_SIZE) and one at a time, each on a table of its own with the same demo data;
  *   - from a 202 to the moment the local HTTP read path shows the new state with evidence that
  *     verifies, with the in-process sequencer running as `npm start` runs it;
  *   - the object read path on a record that received events, against the same record untouched.
@@ -115,7 +115,7 @@ async function receiverRows(ctx: BenchContext): Promise<BenchRow[]> {
       'accept (new event, new webhook-id) 202',
       accepted,
       'ms',
-      `${ITERATIONS} sequential in-process handler calls after ${WARMUP} warm-up, no sequencer running; two GetItems and one Query at once, then two conditional PutItems (the event, then the delivery) on the embedded store`,
+      `${ITERATIONS} sequential in-process handler calls after ${WARMUP} warm-up, no sequencer running; one BatchGetItem (the event's and the delivery's items) and the record's two Queries at once, then two conditional PutItems sent together (the event's claim and the note of the delivery) on the embedded store`,
     ),
   );
 

@@ -13,7 +13,8 @@ import {
   type Item,
   type TableSchema,
 } from '../../bench/lib/capacity/units';
-import { classFigures, ingestCeiling, oneLogRow, partsRate, shareOfLimits, spreadCeilingRows, tableQuotaRows } from '../../bench/sections/capacity';
+import { batchInParts, classFigures, ingestCeiling, oneLogRow, partsRate, shareOfLimits, spreadCeilingRows, tableQuotaRows } from '../../bench/sections/capacity';
+import { partOf } from '../../functions/ledger-writer/parts';
 import { EVENTS_PER_PART } from '../../functions/ledger-writer/lambda-parts';
 import type { AccountingSnapshot } from '../../bench/lib/capacity/aws-proxy';
 
@@ -294,5 +295,27 @@ describe('key classes and ceilings', () => {
     expect(partsRate(figures, 10_000)).toBeLessThan(20_000);
     // A stream invocation holding 4,000 records at most: sixteen parts of 250, 4,000 in 200 + 200 + 60 ms.
     expect(Math.round(partsRate({ ...figures, streamBatch: 4000 }, 16))).toBe(8696);
+  });
+
+  test('a batch waits for its largest part: the parts are cut by reference, as the sequencer cuts them', () => {
+    const figures = { sequencerMsPerEvent: 0.05, partMsPerEvent: 0.8, waitsPerBatch: 12 };
+    // Two references only, each in a part of its own among four: two parts of 1,000, two empty.
+    const [a, b] = ['A', 'B', 'C', 'D', 'E', 'F'].filter((r, i, all) => all.findIndex((o) => partOf(o, 4) === partOf(r, 4)) === i);
+    expect(partOf(a, 4)).not.toBe(partOf(b, 4));
+    const two = Array.from({ length: 2000 }, (_, i) => (i % 2 ? a : b));
+    expect(batchInParts(4, Number.POSITIVE_INFINITY, two)).toEqual({ batch: 2000, parts: 4, perPart: 500, largest: 1000 });
+    // 2,000 events in 100 + 800 + 60 ms, where even parts would take 100 + 400 + 60.
+    expect(Math.round(partsRate({ ...figures, references: two }, 4))).toBe(2083);
+    // One reference: the whole batch in one part.
+    expect(batchInParts(4, Number.POSITIVE_INFINITY, Array(2000).fill(a)).largest).toBe(2000);
+    // The mean of each whole batch's largest part; what is left over after the last whole batch is not read.
+    expect(batchInParts(4, Number.POSITIVE_INFINITY, [...two, ...Array(2000).fill(a), ...two.slice(0, 10)]).largest).toBe(1500);
+    // Many references spread over the parts: the largest is above the mean, never below it.
+    const many = Array.from({ length: 8000 }, (_, i) => `CAP-${String(i % 1000).padStart(6, '0')}`);
+    const { perPart, largest } = batchInParts(16, Number.POSITIVE_INFINITY, many);
+    expect(largest).toBeGreaterThanOrEqual(perPart);
+    expect(largest).toBeLessThan(2 * perPart);
+    // Fewer references than a batch: the parts taken as even.
+    expect(batchInParts(4, Number.POSITIVE_INFINITY, two.slice(0, 1999)).largest).toBe(500);
   });
 });
