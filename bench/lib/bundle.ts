@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { build, type Metafile } from 'esbuild';
 import { esbuildOptionsAsDeployed } from '../../lib/stack/bundling';
+import { PROFILE_DIR } from './lambda-process';
 
 export interface Bundle {
   /** The written index.js (what Lambda loads). */
@@ -44,6 +45,8 @@ export async function bundle(
       : { stdin: { contents: entry.contents, resolveDir: root, sourcefile: entry.name, loader: 'ts' as const } }),
     absWorkingDir: root,
     ...esbuildOptionsAsDeployed({ credentials }),
+    // Profiled (BENCH_CPU_PROFILE): not minified, so a profile names the functions it shows.
+    ...(PROFILE_DIR ? { minify: false } : {}),
     outfile,
     metafile: true,
     logLevel: 'silent',

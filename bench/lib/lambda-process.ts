@@ -2,8 +2,9 @@
  * A function's bundle run as Lambda runs it, in a Node.js process of its own (an execution
  * environment): loaded once, then invoked again and again with events and a Lambda context, the
  * environment exactly what the caller gives (no tsx, no inherited NODE_OPTIONS). For each
- * invocation it reports what the bench prices: the answer, the handler's wall time and the CPU time
- * the process used meanwhile, and every byte the function wrote to stdout and stderr (its log lines,
+ * invocation it reports what the bench prices: the answer, the invocation's wall time and the CPU
+ * time the process used meanwhile (the handler's, and the runtime's parsing of the event and
+ * serializing of the answer, as Lambda's Node.js runtime does them in the function's process), and every byte the function wrote to stdout and stderr (its log lines,
  * Powertools Metrics' embedded-metric-format lines), which Lambda would send to CloudWatch Logs.
  * What the module writes while it loads is reported apart (init).
  */
@@ -38,6 +39,7 @@ const mod = require(process.argv[2]);
 const memory = process.argv[3];
 const name = process.argv[4];
 process.on('message', async (m) => {
+  if (m.exit) process.exit(0);
   if (m.traceId) process.env._X_AMZN_TRACE_ID = 'Root=' + m.traceId + ';Parent=53995c3f42cd8ad8;Sampled=0';
   else delete process.env._X_AMZN_TRACE_ID;
   current = [];
@@ -51,15 +53,21 @@ process.on('message', async (m) => {
   const cpu = process.cpuUsage();
   const mainTicks = mainThreadTicks();
   const started = process.hrtime.bigint();
-  let result, error;
-  try { result = await mod.handler(m.event, context); } catch (e) { error = String((e && e.stack) || e); }
+  // The event arrives as JSON text and the answer leaves as JSON text, each converted in the timed
+  // window: Lambda's Node.js runtime parses an invocation's payload and serializes the handler's
+  // answer in the function's own process (a stream batch of 6 MB takes tens of milliseconds).
+  let resultText, error;
+  try {
+    const result = await mod.handler(JSON.parse(m.eventText), context);
+    resultText = result === undefined ? undefined : JSON.stringify(result);
+  } catch (e) { error = String((e && e.stack) || e); }
   const wallMs = Number(process.hrtime.bigint() - started) / 1e6;
   const used = process.cpuUsage(cpu);
   const logText = current.join('');
   current = null;
   const mainEnd = mainThreadTicks();
   const mainThreadCpuMs = mainTicks === null || mainEnd === null ? null : (mainEnd - mainTicks) * 10;
-  process.send({ id: m.id, result, error, wallMs, cpuMs: (used.user + used.system) / 1000, mainThreadCpuMs, logText });
+  process.send({ id: m.id, resultText, error, wallMs, cpuMs: (used.user + used.system) / 1000, mainThreadCpuMs, logText });
 });
 process.send({ ready: true, initText: init.join('') });
 `;
@@ -90,6 +98,15 @@ export function newTraceId(): string {
 }
 
 /**
+ * BENCH_CPU_PROFILE=dir: every function process writes a V8 CPU profile (node --cpu-prof) into dir
+ * when it is closed, named after the function and numbered in the order started; its bundle is
+ * not minified (bundle.ts), so the profile names the service's own functions. The profiler slows
+ * what it profiles: a profiled run's figures are not the bench's (bench/README.md).
+ */
+export const PROFILE_DIR = process.env.BENCH_CPU_PROFILE ? path.resolve(process.env.BENCH_CPU_PROFILE) : undefined;
+let started = 0;
+
+/**
  * Starts the bundle `bundleFile` (bench/lib/bundle.ts) in its own process with exactly `env`.
  * Invocations are answered one at a time, in order, as one execution environment answers them.
  */
@@ -98,7 +115,7 @@ export async function startFunction(bundleFile: string, env: Record<string, stri
   writeFileSync(runner, RUNNER);
   const child: ChildProcess = fork(runner, [bundleFile, String(options.memoryMb), options.name], {
     env: { PATH: process.env.PATH ?? '', ...env },
-    execArgv: [],
+    execArgv: PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${options.name}-${started++}.cpuprofile`] : [],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const waiting = new Map<string, (m: any) => void>();
@@ -133,9 +150,9 @@ export async function startFunction(bundleFile: string, env: Record<string, stri
             const id = randomUUID();
             waiting.set(id, (m) => {
               waiting.delete(id);
-              resolve({ result: m.result, error: m.error, wallMs: m.wallMs, cpuMs: m.cpuMs, mainThreadCpuMs: m.mainThreadCpuMs ?? null, logText: m.logText ?? '' });
+              resolve({ result: m.resultText === undefined ? undefined : JSON.parse(m.resultText), error: m.error, wallMs: m.wallMs, cpuMs: m.cpuMs, mainThreadCpuMs: m.mainThreadCpuMs ?? null, logText: m.logText ?? '' });
             });
-            child.send({ id, event, traceId: invokeOptions.traceId ?? newTraceId(), timeoutMs: invokeOptions.timeoutMs ?? options.timeoutMs });
+            child.send({ id, eventText: JSON.stringify(event), traceId: invokeOptions.traceId ?? newTraceId(), timeoutMs: invokeOptions.timeoutMs ?? options.timeoutMs });
           }),
       );
       queue = next.catch(() => undefined);
@@ -145,7 +162,10 @@ export async function startFunction(bundleFile: string, env: Record<string, stri
       new Promise<void>((resolve) => {
         if (child.exitCode !== null || child.signalCode !== null) return resolve();
         child.once('exit', () => resolve());
-        child.kill('SIGKILL');
+        if (!PROFILE_DIR) return child.kill('SIGKILL');
+        // Profiled: only a process that exits by itself writes its profile; killed if it does not within 10 s.
+        child.send({ exit: true });
+        setTimeout(() => child.kill('SIGKILL'), 10_000).unref();
       }),
   };
 }

@@ -105,13 +105,14 @@ function runCheck(check: BodyCheck, p: Payload, rules: Readonly<Record<string, B
     case 'min_length': {
       const units = (input as { length: number }).length;
       const length = typeof input === 'string' && units >= check.n && units < check.n * 2 ? codePoints(input) : units;
-      if (length < check.n) p.issues.push({ origin: lengthOrigin(input), code: 'too_small', minimum: check.n, inclusive: true, input, path: [], continue: true });
+      // Not "at least", as zod words it: a `length` that is no number ({"length": {}}) is too small too.
+      if (!(length >= check.n)) p.issues.push({ origin: lengthOrigin(input), code: 'too_small', minimum: check.n, inclusive: true, input, path: [], continue: true });
       return;
     }
     case 'max_length': {
       const units = (input as { length: number }).length;
       const length = typeof input === 'string' && units > check.n ? codePoints(input) : units;
-      if (length > check.n) p.issues.push({ origin: lengthOrigin(input), code: 'too_big', maximum: check.n, inclusive: true, input, path: [], continue: true });
+      if (!(length <= check.n)) p.issues.push({ origin: lengthOrigin(input), code: 'too_big', maximum: check.n, inclusive: true, input, path: [], continue: true });
       return;
     }
     case 'format': {

@@ -134,10 +134,12 @@ export function duplicateMemberName(text: string): PathSegment[] | null {
 
 const TYPE_NAMES: Record<string, string> = { int: 'a whole number', number: 'a number', string: 'a string', boolean: 'true or false', object: 'a JSON object', array: 'an array' };
 
+/** What a value of the wrong type is, in the words TYPE_NAMES gives the types it should have been. */
 function received(input: unknown): string {
   if (input === null) return 'null';
   if (Array.isArray(input)) return 'an array';
   if (typeof input === 'number') return `${input}`;
+  if (typeof input === 'object') return 'a JSON object';
   return `a ${typeof input}`;
 }
 
