@@ -30,8 +30,8 @@ export const isLang = (value: string): value is Lang => (LANGUAGES as readonly s
 
 /**
  * The page language an Accept-Language header asks for: its ranges by quality (RFC 9110 §12.5.4,
- * the first of equal quality first), the first whose primary subtag the pages speak (`*` and
- * anything else are passed over), else English.
+ * the first of equal quality first), the first that is a language range (LANGUAGE_RANGE) whose
+ * primary subtag the pages speak (`*` and anything else are passed over), else English.
  * A language we do not have is passed over, never an error: a person asking for Italian gets the
  * next language they accept.
  *
@@ -41,6 +41,13 @@ export const isLang = (value: string): value is Lang => (LANGUAGES as readonly s
  * looks up its copy (the edge does), and keep one copy per language instead of one per header a
  * browser happens to send.
  */
+/**
+ * A language range the pages read (RFC 4647 §2.1's basic language range, its primary subtag two or
+ * three letters): anything else in Accept-Language (`de-`, `de--AT`, `*`) is passed over, here and
+ * at the edge, whose function is given this same pattern (lib/stack/edge-negotiation.ts).
+ */
+export const LANGUAGE_RANGE = /^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*$/;
+
 export function acceptedLanguage(acceptLanguage: string | undefined): Lang {
   const ranges = (acceptLanguage ?? '')
     .slice(0, 1024)
@@ -53,6 +60,7 @@ export function acceptedLanguage(acceptLanguage: string | undefined): Lang {
     .filter((r) => r.q > 0)
     .sort((a, b) => b.q - a.q || a.order - b.order);
   for (const range of ranges) {
+    if (!LANGUAGE_RANGE.test(range.tag)) continue;
     const primary = range.tag.split('-')[0].toLowerCase();
     if (isLang(primary)) return primary;
   }

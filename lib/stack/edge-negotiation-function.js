@@ -6,9 +6,10 @@
 // functions/pages/i18n.ts negotiateLocale reads it (test/unit/edge-negotiation.test.ts holds the
 // two to the same answers). Written in ES5: the runtime is not Node.js.
 
-// The page locales: each language alone, and each language-REGION the pages have a date format for.
+// The page locales: the pages' languages (a region in the header does not change a page).
 var PAGE_LOCALES = __PAGE_LOCALES__;
-var LANGUAGE_TAG = /^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*$/;
+// A language range the pages read: functions/pages/negotiation.ts LANGUAGE_RANGE, given here.
+var LANGUAGE_TAG = __LANGUAGE_RANGE__;
 var HTML_TYPES = ['text/html', 'application/xhtml+xml'];
 var PROBLEM_TYPES = ['application/problem+json', 'application/json'];
 
@@ -31,16 +32,12 @@ function prefersHtml(accept) {
   return htmlQ > 0 && htmlQ >= problemQ;
 }
 
-// The locale a tag selects: language-REGION when the pages have it, else the language; '' when the
-// pages do not speak the language.
+// The locale a language range selects: its language, or '' when the pages do not speak it.
 function pageLocale(tag) {
-  var parts, language, regional;
+  var language;
   if (!LANGUAGE_TAG.test(tag)) return '';
-  parts = tag.split('-');
-  language = parts[0].toLowerCase();
-  if (PAGE_LOCALES.indexOf(language) < 0) return '';
-  regional = parts.length === 2 && /^(?:[A-Za-z]{2}|[0-9]{3})$/.test(parts[1]) ? language + '-' + parts[1].toUpperCase() : '';
-  return regional && PAGE_LOCALES.indexOf(regional) >= 0 ? regional : language;
+  language = tag.split('-')[0].toLowerCase();
+  return PAGE_LOCALES.indexOf(language) >= 0 ? language : '';
 }
 
 function negotiatedLocale(acceptLanguage) {

@@ -21,7 +21,7 @@ import type { ThrottleClass } from './settings';
  *             parameter, since an unknown, misspelt or repeated parameter is itself answered (400)
  *
  * Negotiated headers enter the key only as the edge normalises them (lib/stack/edge-negotiation-function.js):
- * Accept to text/html or application/json, Accept-Language to the page locale it selects.
+ * Accept to text/html or application/json, Accept-Language to the page language it selects.
  */
 export type RouteClassName = 'log' | 'receiver' | 'sandbox' | 'document' | 'page' | 'landing' | 'read';
 
