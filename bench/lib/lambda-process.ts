@@ -4,8 +4,9 @@
  * environment exactly what the caller gives (no tsx, no inherited NODE_OPTIONS). For each
  * invocation it reports what the bench prices: the answer, the invocation's wall time and the CPU
  * time the process used meanwhile (the handler's, and the runtime's parsing of the event and
- * serializing of the answer, as Lambda's Node.js runtime does them in the function's process), and every byte the function wrote to stdout and stderr (its log lines,
- * Powertools Metrics' embedded-metric-format lines), which Lambda would send to CloudWatch Logs.
+ * serializing of the answer, as Lambda's Node.js runtime does them in the function's process),
+ * and every byte the function wrote to stdout and stderr (its log lines, Powertools Metrics'
+ * embedded-metric-format lines), which Lambda would send to CloudWatch Logs.
  * What the module writes while it loads is reported apart (init).
  */
 import { fork, type ChildProcess } from 'node:child_process';

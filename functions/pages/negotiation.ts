@@ -29,6 +29,13 @@ export function prefersHtml(accept: string | undefined): boolean {
 export const isLang = (value: string): value is Lang => (LANGUAGES as readonly string[]).includes(value);
 
 /**
+ * A language range the pages read (RFC 4647 §2.1's basic language range, its primary subtag two or
+ * three letters): anything else in Accept-Language (`de-`, `de--AT`, `*`) is passed over, here and
+ * at the edge, whose function is given this same pattern (lib/stack/edge-negotiation.ts).
+ */
+export const LANGUAGE_RANGE = /^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*$/;
+
+/**
  * The page language an Accept-Language header asks for: its ranges by quality (RFC 9110 §12.5.4,
  * the first of equal quality first), the first that is a language range (LANGUAGE_RANGE) whose
  * primary subtag the pages speak (`*` and anything else are passed over), else English.
@@ -41,13 +48,6 @@ export const isLang = (value: string): value is Lang => (LANGUAGES as readonly s
  * looks up its copy (the edge does), and keep one copy per language instead of one per header a
  * browser happens to send.
  */
-/**
- * A language range the pages read (RFC 4647 §2.1's basic language range, its primary subtag two or
- * three letters): anything else in Accept-Language (`de-`, `de--AT`, `*`) is passed over, here and
- * at the edge, whose function is given this same pattern (lib/stack/edge-negotiation.ts).
- */
-export const LANGUAGE_RANGE = /^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{1,8})*$/;
-
 export function acceptedLanguage(acceptLanguage: string | undefined): Lang {
   const ranges = (acceptLanguage ?? '')
     .slice(0, 1024)
