@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
-import { listenOnLoopback } from './listen';
+import { keepingIdleConnections, listenOnLoopback } from './listen';
 
 /**
  * A small server for the AWS JSON protocols (`X-Amz-Target: <Prefix>.<Operation>`, a JSON body,
@@ -58,6 +58,6 @@ export async function startAwsJsonService(options: {
       }
     });
   });
-  const listening = await listenOnLoopback(server);
+  const listening = await listenOnLoopback(keepingIdleConnections(server));
   return { endpoint: listening.url, close: listening.close };
 }

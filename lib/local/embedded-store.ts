@@ -1,7 +1,7 @@
 import type http from 'node:http';
 import { ClassicLevel } from 'classic-level';
 import dynalite from 'dynalite';
-import { listenOnLoopback } from './listen';
+import { keepingIdleConnections, listenOnLoopback } from './listen';
 
 export interface EmbeddedStore {
   endpoint: string;
@@ -42,7 +42,7 @@ export async function startEmbeddedStore(options: { port?: number; dataDir?: str
   if (options.dataDir) await ensureStoreFree(options.dataDir);
   const server = dynalite({ createTableMs: 0, deleteTableMs: 0, updateTableMs: 0, ...(options.dataDir ? { path: options.dataDir } : {}) });
   const work = trackRequests(server);
-  const listening = await listenOnLoopback(server, options.port);
+  const listening = await listenOnLoopback(keepingIdleConnections(server), options.port);
   return {
     endpoint: listening.url,
     // Clients keep connections alive; close() drops them at once, as a crashed store would. But a

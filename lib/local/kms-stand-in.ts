@@ -1,7 +1,7 @@
 import { createPublicKey, generateKeyPairSync, sign } from 'node:crypto';
 import http from 'node:http';
 import { encodeVerifierKey } from '../../functions/domain/ledger/node-crypto';
-import { listenOnLoopback } from './listen';
+import { keepingIdleConnections, listenOnLoopback } from './listen';
 
 /**
  * A stand-in for AWS KMS holding one ECC_NIST_EDWARDS25519 SIGN_VERIFY key, speaking the KMS JSON
@@ -76,7 +76,7 @@ export async function startKmsStandIn(keyId = 'arn:aws:kms:eu-central-1:11112222
       }
     });
   });
-  const listening = await listenOnLoopback(server);
+  const listening = await listenOnLoopback(keepingIdleConnections(server));
 
   return {
     endpoint: listening.url,

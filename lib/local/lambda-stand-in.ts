@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import http from 'node:http';
-import { listenOnLoopback } from './listen';
+import { keepingIdleConnections, listenOnLoopback } from './listen';
 
 /**
  * A stand-in for AWS Lambda's Invoke API (REST-JSON: `POST /2015-03-31/functions/{FunctionName}/invocations`),
@@ -88,6 +88,6 @@ export async function startLambdaStandIn(functions: Record<string, LocalInvoke> 
       }
     });
   });
-  const listening = await listenOnLoopback(server);
+  const listening = await listenOnLoopback(keepingIdleConnections(server));
   return { endpoint: listening.url, invocations, close: listening.close };
 }

@@ -34,7 +34,7 @@ import { parseArgs } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { crc32 } from 'node:zlib';
 import { INVOKE_PATH } from '../../../lib/local/lambda-stand-in';
-import { listenOnLoopback } from '../../../lib/local/listen';
+import { keepingIdleConnections, listenOnLoopback } from '../../../lib/local/listen';
 import {
   keyClass,
   keyValue,
@@ -141,7 +141,7 @@ interface Upstream {
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
 
-function send(base: string, method: string, path: string, headers: http.OutgoingHttpHeaders, body: Buffer | undefined): Promise<Upstream> {
+function send(base: string, method: string, path: string, headers: http.OutgoingHttpHeaders, body: Buffer | undefined, again = true): Promise<Upstream> {
   const url = new URL(path, base);
   // The caller's Host stays: S3 signs it, and the stand-ins serve any host.
   const forwarded: Record<string, unknown> = { host: url.host, ...headers };
@@ -154,7 +154,12 @@ function send(base: string, method: string, path: string, headers: http.Outgoing
       res.on('end', () => resolve({ status: res.statusCode ?? 500, headers: res.headers, body: Buffer.concat(chunks) }));
       res.on('error', reject);
     });
-    req.on('error', reject);
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      // A kept-alive connection its server closed (s3rver's, idle 5 s) as this request went out on
+      // it: sent once more, on a new connection (Node's documented case for request.reusedSocket).
+      if (again && req.reusedSocket && error.code === 'ECONNRESET') resolve(send(base, method, path, headers, body, false));
+      else reject(error);
+    });
     req.end(body);
   });
 }
@@ -585,12 +590,14 @@ export async function startAwsProxy(options: { dynamodb: string; s3?: string; km
   });
 
   const serve = (handler: (req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>) =>
-    http.createServer((req, res) => {
-      handler(req, res).catch((error: Error) => {
-        if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/x-amz-json-1.0' });
-        res.end(JSON.stringify({ __type: 'com.amazonaws.bench#ProxyFailure', message: error.message }));
-      });
-    });
+    keepingIdleConnections(
+      http.createServer((req, res) => {
+        handler(req, res).catch((error: Error) => {
+          if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/x-amz-json-1.0' });
+          res.end(JSON.stringify({ __type: 'com.amazonaws.bench#ProxyFailure', message: error.message }));
+        });
+      }),
+    );
 
   const listeners = [await listenOnLoopback(serve(dynamodb))];
   const s3 = options.s3

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import http, { type IncomingHttpHeaders } from 'node:http';
-import { listenOnLoopback } from '../../local/listen';
+import { keepingIdleConnections, listenOnLoopback } from '../../local/listen';
 import type { CredentialIssuer, IssuedCredentials } from '../iam/credentials';
 import type { Call, IamEvaluator } from '../iam/evaluator';
 import { parseAuthorization, signatureMatches } from '../iam/sigv4';
@@ -162,7 +162,7 @@ export async function startIamEndpoint(options: {
       },
     );
   });
-  const listening = await listenOnLoopback(server);
+  const listening = await listenOnLoopback(keepingIdleConnections(server));
   return { endpoint: listening.url, close: listening.close };
 }
 
