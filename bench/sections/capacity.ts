@@ -25,8 +25,9 @@ import { demoDocument } from '../../fixtures/demo';
 import { RECORD_PK_PREFIX, recordHeadsPk, recordPk, referenceOfRecordPk } from '../../functions/store/layout';
 import { devSecrets, signedHeaders } from '../../lib/ingress/emit';
 import type { AccountingSnapshot } from '../lib/capacity/aws-proxy';
-import { apiEvent, drainSequencer, integrateStreamed, keepSequencerStream, SEQUENCER_MEMORY_MB, startDeployedFunction, startPartWriters, startSequencer, startSequencerInParts, type SequencerSummary } from '../lib/capacity/functions';
+import { apiEvent, drainSequencer, integrateStreamed, keepSequencerStream, scheduledEvent, SEQUENCER_MEMORY_MB, startDeployedFunction, startPartWriters, startSequencer, startSequencerInParts, type SequencerSummary } from '../lib/capacity/functions';
 import { EVENTS_PER_PART } from '../../functions/ledger-writer/lambda-parts';
+import { STREAM_BEHIND_MS } from '../../functions/ledger-writer/pending-age';
 import { partOf, partsForEvents } from '../../functions/ledger-writer/parts';
 import { DEFAULT_SETTINGS } from '../../lib/stack/settings';
 import { FULL_VCPU_MB } from '../lib/cost/model';
@@ -640,7 +641,7 @@ const PARTS_BATCHES = 2;
 /** Events of one delivery in the rounds in parts (CloudEvents' JSON batch format): the events, not the receivers, are what these rounds measure. */
 const PARTS_DELIVERY = 100;
 
-interface PartsTimed {
+export interface PartsTimed {
   events: number;
   batches: number;
   sequencerCpuMs: number;
@@ -677,7 +678,7 @@ function inBatches(deliveries: readonly Delivery[]): Delivery[] {
  * writers, woken by the stream as the stack sets it (a stream batch a full batch), `delayMs` on
  * every AWS call and invocation. What the sequencer and the part writers spent, apart.
  */
-async function partsRound(aws: BenchAws, receivers: ReceiverPool, sequencer: FunctionProcess, pool: Awaited<ReturnType<typeof startPartWriters>>, state: MixState, delayMs: number, seed: number): Promise<PartsTimed> {
+async function partsRound(aws: BenchAws, receivers: ReceiverPool, sequencer: FunctionProcess, pool: Awaited<ReturnType<typeof startPartWriters>>, state: MixState, delayMs: number, seed: number, woken: 'stream' | 'tick' = 'stream'): Promise<PartsTimed> {
   const batch = BENCH_PARTS * BENCH_PART_EVENTS;
   const events = PARTS_BATCHES * batch;
   await aws.control.configure({ accounting: false, delayMs: 0 });
@@ -689,7 +690,10 @@ async function partsRound(aws: BenchAws, receivers: ReceiverPool, sequencer: Fun
     await aws.control.reset();
     pool.take();
     let imageBytes = 0;
-    const runs = await integrateStreamed(aws, sequencer, batch, (records) => (imageBytes = records.reduce<number>((n, r) => n + JSON.stringify(r).length, 0) / Math.max(1, records.length)));
+    // Woken by the stream: its batches, each a full batch. By the tick (as a stream run that finds
+    // the sequencer behind is): one run drains the index, batch after batch, the events it lists
+    // read to be routed; what the stream brought meanwhile is dropped.
+    const runs = woken === 'stream' ? await integrateStreamed(aws, sequencer, batch, (records) => (imageBytes = records.reduce<number>((n, r) => n + JSON.stringify(r).length, 0) / Math.max(1, records.length))) : [await tick(aws, sequencer)];
     const { trips, calls } = await aws.control.snapshot();
     const parts = pool.take();
     const done = sumRuns(runs);
@@ -712,7 +716,15 @@ async function partsRound(aws: BenchAws, receivers: ReceiverPool, sequencer: Fun
   }
 }
 
-interface PartsFigures {
+/** One run as the minute's tick invokes it (it drains the index); the stream's records of what it integrated dropped. */
+async function tick(aws: BenchAws, sequencer: FunctionProcess): Promise<Invocation<SequencerSummary>> {
+  const run = await sequencer.invoke<SequencerSummary>(scheduledEvent());
+  if (run.error) throw new Error(`the sequencer failed: ${run.error}\n${run.logText.slice(-2000)}`);
+  await aws.control.takeStream();
+  return run;
+}
+
+export interface PartsFigures {
   sequencerMsPerEvent: number;
   partMsPerEvent: number;
   waitsPerBatch: number;
@@ -776,6 +788,8 @@ async function partsRows(root: string, aws: BenchAws, receivers: ReceiverPool, s
     const warm = await partsRound(aws, receivers, sequencer, pool, state, 0, SEED + 900);
     const none = await partsRound(aws, receivers, sequencer, pool, state, 0, SEED + 910);
     const some = await partsRound(aws, receivers, sequencer, pool, state, DELAYS_MS[1], SEED + 920);
+    // A backlog: a run that drains the index (the tick's, or a stream run that finds the sequencer behind) takes full batches whatever the stream's shards hold.
+    const drained = await partsRound(aws, receivers, sequencer, pool, state, DELAYS_MS[1], SEED + 930, 'tick');
     const events = none.events + some.events;
     const sequencerMsPerEvent = (none.sequencerCpuMs + some.sequencerCpuMs) / events;
     const partMsPerEvent = (none.partCpuMs + some.partCpuMs) / events;
@@ -818,11 +832,36 @@ async function partsRows(root: string, aws: BenchAws, receivers: ReceiverPool, s
       },
       rateRow(BENCH_PARTS, ' (a full batch of theirs)'),
       rateRow(DEFAULT_SETTINGS.sequencerParts, ' (the stack\'s default)'),
+      drainedRow(drained, figures, DEFAULT_SETTINGS.sequencerParts),
     ];
   } finally {
     await sequencer.close();
     await pool.close();
   }
+}
+
+/**
+ * One log in parts when the sequencer is behind: Lambda hands it one shard of the stream a run, so
+ * full batches come from the runs that drain the pending index (the tick's, and a stream run whose
+ * records waited more than STREAM_BEHIND_MS: functions/ledger-writer/pending-age.ts). Such a run
+ * reads the events the index lists, to route them, which a stream run does not; its batches are
+ * not cut by a stream invocation's 6 MB. The rate with `writers` part writers, from the drained
+ * round's own CPU times and waits, as partsRate reckons it.
+ */
+export function drainedRow(drained: PartsTimed, streamed: PartsFigures, writers: number): BenchRow {
+  const figures: PartsFigures = {
+    sequencerMsPerEvent: drained.sequencerCpuMs / drained.events,
+    partMsPerEvent: drained.partCpuMs / drained.events,
+    waitsPerBatch: (drained.sequentialTrips + drained.invocations / BENCH_PARTS) / drained.batches,
+    references: [...(streamed.references ?? []), ...drained.references],
+  };
+  const { batch, parts, perPart, largest } = batchInParts(writers, undefined, figures.references);
+  return {
+    metric: `one log in parts, ${writers} part writers, the sequencer behind (a run that drains the index): events a second, from CPU time and waits`,
+    value: Math.round(partsRate(figures, writers)),
+    unit: 'events/s',
+    note: `a run that drains the index (the tick's; a stream run whose records waited more than ${STREAM_BEHIND_MS / 1000} s) takes full batches, not one shard's share of the stream: a batch of ${batch} in ${parts} parts of ${Math.round(perPart)}, the largest ${Math.round(largest)}; the sequencer ${round(figures.sequencerMsPerEvent, 3)} ms of CPU an event (${Math.round(1000 / figures.sequencerMsPerEvent)} events/s on one core; a stream run's ${round(streamed.sequencerMsPerEvent, 3)}: it reads each event the index lists, to route it), the part writers ${round(figures.partMsPerEvent, 2)} ms, ${round(figures.waitsPerBatch, 1)} waits of ${DELAYS_MS[1]} ms a batch (measured in ${drained.batches} batches of ${Math.round(drained.events / drained.batches)} in up to ${BENCH_PARTS} parts); ${Math.round(partsRate(figures, writers, 0))} events/s with no wait`,
+  };
 }
 
 async function run(ctx: BenchContext): Promise<BenchRow[]> {

@@ -49,6 +49,30 @@ export interface PendingAgeOptions {
  */
 export const LOOK_AT_LEAST_EVERY_MS = 90_000;
 
+/**
+ * How old a stream batch's oldest record may be before its run asks the pending index what waits
+ * too. Lambda hands the sequencer one shard of the table's stream a run, and a run waits for the
+ * one before it (docs/capacity.md#one-log-many-writers): records this old waited behind other
+ * runs, not for their batch to gather (a second at most, lib/stack/sequencer.ts), so more waits in
+ * the index than this batch brings, and a run that drains it takes full batches, each planned in
+ * parts, where the stream's shares of it would each be small.
+ */
+export const STREAM_BEHIND_MS = 5_000;
+
+/**
+ * Whether the oldest of a stream batch's records was made more than STREAM_BEHIND_MS before `now`
+ * (milliseconds), by the stream's own stamp (ApproximateCreationDateTime, in seconds, rounded
+ * down); a batch without one says nothing.
+ */
+export function streamBehind(records: readonly { dynamodb?: { ApproximateCreationDateTime?: number } }[], now = Date.now()): boolean {
+  let oldest = Number.POSITIVE_INFINITY;
+  for (const r of records) {
+    const made = r.dynamodb?.ApproximateCreationDateTime;
+    if (typeof made === 'number' && made < oldest) oldest = made;
+  }
+  return Number.isFinite(oldest) && now - oldest * 1000 > STREAM_BEHIND_MS;
+}
+
 /** When an execution environment last asked the pending index what waits. */
 export class PendingLooks {
   private last = Number.NEGATIVE_INFINITY;

@@ -13,7 +13,7 @@ import {
   type Item,
   type TableSchema,
 } from '../../bench/lib/capacity/units';
-import { batchInParts, classFigures, ingestCeiling, oneLogRow, partsRate, shareOfLimits, spreadCeilingRows, tableQuotaRows } from '../../bench/sections/capacity';
+import { batchInParts, classFigures, drainedRow, ingestCeiling, oneLogRow, partsRate, shareOfLimits, spreadCeilingRows, tableQuotaRows } from '../../bench/sections/capacity';
 import { partOf } from '../../functions/ledger-writer/parts';
 import { EVENTS_PER_PART } from '../../functions/ledger-writer/lambda-parts';
 import type { AccountingSnapshot } from '../../bench/lib/capacity/aws-proxy';
@@ -295,6 +295,17 @@ describe('key classes and ceilings', () => {
     expect(partsRate(figures, 10_000)).toBeLessThan(20_000);
     // A stream invocation holding 4,000 records at most: sixteen parts of 250, 4,000 in 200 + 200 + 60 ms.
     expect(Math.round(partsRate({ ...figures, streamBatch: 4000 }, 16))).toBe(8696);
+  });
+
+  test('one log in parts, the sequencer behind: a drained round\'s own CPU times and waits, in full batches no stream invocation cuts', () => {
+    // Two batches of 1,800 in up to 6 parts: 0.06 ms an event for the sequencer, 0.8 for the part writers, 12 calls one after another and 3 rounds of 6 invocations a batch.
+    const drained = { events: 3600, batches: 2, sequencerCpuMs: 216, sequencerMainThreadCpuMs: null, partCpuMs: 2880, partMainThreadCpuMs: null, partInvocations: 36, sequentialTrips: 24, invocations: 36, imageBytes: 0, references: [] };
+    const row = drainedRow(drained, { sequencerMsPerEvent: 0.05, partMsPerEvent: 0.8, waitsPerBatch: 12, streamBatch: 4000 }, 16);
+    // Sixteen parts of 500 (no stream's 6 MB): 8,000 in 480 + 400 + 15 waits of 5 ms = 955 ms.
+    expect(row.value).toBe(Math.round(8_000_000 / 955));
+    expect(row.value).toBe(Math.round(partsRate({ sequencerMsPerEvent: 0.06, partMsPerEvent: 0.8, waitsPerBatch: 15 }, 16)));
+    expect(row.note).toContain('a batch of 8000 in 16 parts of 500');
+    expect(row.note).toContain("0.06 ms of CPU an event (16667 events/s on one core; a stream run's 0.05");
   });
 
   test('a batch waits for its largest part: the parts are cut by reference, as the sequencer cuts them', () => {

@@ -1,6 +1,6 @@
 import { Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import fc from 'fast-check';
-import { pendingAgeSeconds } from '../../functions/ledger-writer/pending-age';
+import { pendingAgeSeconds, STREAM_BEHIND_MS, streamBehind } from '../../functions/ledger-writer/pending-age';
 import { readEmfLine } from '../support/emf';
 
 const SEED = 20261124;
@@ -23,6 +23,35 @@ describe('pendingAgeSeconds', () => {
 
   test('a receivedAt that is no instant is an error, not a figure', () => {
     expect(() => pendingAgeSeconds('yesterday', new Date())).toThrow(/receivedAt is not an instant/);
+  });
+});
+
+describe('streamBehind', () => {
+  const NOW = Date.parse('2026-12-07T12:00:00.000Z');
+  const made = (...seconds: Array<number | undefined>) => seconds.map((s) => ({ dynamodb: s === undefined ? {} : { ApproximateCreationDateTime: s } }));
+
+  test('a batch is behind when its oldest record was made more than STREAM_BEHIND_MS before now, by the stream\'s stamp in whole seconds', () => {
+    const at = NOW / 1000;
+    expect(streamBehind(made(at, at - 1), NOW)).toBe(false);
+    expect(streamBehind(made(at, at - STREAM_BEHIND_MS / 1000), NOW)).toBe(false);
+    expect(streamBehind(made(at, at - STREAM_BEHIND_MS / 1000 - 1, at), NOW)).toBe(true);
+  });
+
+  test('a batch without stamps, or none at all, says nothing', () => {
+    expect(streamBehind([], NOW)).toBe(false);
+    expect(streamBehind(made(undefined, undefined), NOW)).toBe(false);
+    expect(streamBehind([{}], NOW)).toBe(false);
+  });
+
+  test('behind exactly when the oldest stamped record is (seeded)', () => {
+    const stamp = fc.option(fc.integer({ min: NOW / 1000 - 3_600, max: NOW / 1000 + 5 }), { nil: undefined });
+    fc.assert(
+      fc.property(fc.array(stamp, { maxLength: 50 }), (stamps) => {
+        const known = stamps.filter((s): s is number => s !== undefined);
+        expect(streamBehind(made(...stamps), NOW)).toBe(known.length > 0 && NOW - Math.min(...known) * 1000 > STREAM_BEHIND_MS);
+      }),
+      { seed: SEED, numRuns: 300 },
+    );
   });
 });
 

@@ -8,7 +8,7 @@ import { parseNote } from '#verify/checks/note';
 import { runMonitor, type MonitorState } from '#verify/node/monitor';
 import { parseVerifierKey, verifyEvidence, verifyNote } from '../../functions/domain/ledger/node-crypto';
 import type { RecordHead } from '../../functions/domain/record';
-import { LOOK_AT_LEAST_EVERY_MS, PendingLooks } from '../../functions/ledger-writer/pending-age';
+import { LOOK_AT_LEAST_EVERY_MS, PendingLooks, STREAM_BEHIND_MS } from '../../functions/ledger-writer/pending-age';
 import { formatSignerKey, signerFromKey, SigningKeyError, type CheckpointSigner } from '../../functions/ledger-writer/signer';
 import type { TileStore } from '../../functions/ledger-writer/tile-store';
 import type { MemoryStores } from '../../functions/store/memory';
@@ -234,6 +234,32 @@ describe('one execution environment', () => {
     expect(asked).toEqual(['listWaiting']);
     expect(readEmfLine(metricLines[metricLines.length - 1][0])[0].values).toEqual([0]);
     treeSize = due.treeSize!;
+    await expectPublishedBy(treeSize);
+  });
+
+  it('a stream batch whose records waited more than STREAM_BEHIND_MS (the sequencer behind) looks too, though a look was just made; one made just now does not', async () => {
+    const asked: string[] = [];
+    const pending = Object.assign(Object.create(stores.pending) as typeof stores.pending, {
+      listWaiting: (limit: number) => (asked.push('listWaiting'), stores.pending.listWaiting(limit)),
+    });
+    const counting: SequenceEvents.SequencerEnvironment = { ...environment, stores: { ...stores, pending } };
+    // Stamped as DynamoDB Streams stamps a record: whole seconds since the epoch.
+    const madeAgo = (keys: readonly string[], ms: number): SequenceEvents.SequencerEvent => ({
+      Records: streamEvent(keys).Records!.map((r) => ({ ...r, dynamodb: { ...r.dynamodb, ApproximateCreationDateTime: Math.floor((Date.now() - ms) / 1000) } })),
+    });
+    // Another shard's events, waiting in the index but not in this stream batch.
+    const elsewhere = await deliver('svc.living-object.authority-observed.v1', DEMO_OBJECTS.current, { state: 'RETURNED' }, iso(15 * MINUTE + 40_000));
+    const fresh = await deliver('svc.credential.status-changed.v1', CREDENTIAL, { previousStatus: 'ACTIVE', status: 'SUSPENDED' }, iso(15 * MINUTE + 45_000));
+    expect(await invoke(madeAgo([fresh], 0), lambdaContext(), counting)).toMatchObject({ deliveries: 1, sequenced: 1 });
+    expect(asked).toEqual([]);
+    expect(await sequencing([elsewhere, fresh])).toEqual(['PENDING', 'SEQUENCED']);
+
+    const late = await deliver('svc.credential.status-changed.v1', CREDENTIAL, { previousStatus: 'SUSPENDED', status: 'ACTIVE' }, iso(15 * MINUTE + 50_000));
+    const behind = await invoke(madeAgo([late], STREAM_BEHIND_MS + 2_000), lambdaContext(), counting);
+    expect(behind).toMatchObject({ batches: 1, deliveries: 2, sequenced: 2 });
+    expect(asked).toEqual(['listWaiting']);
+    expect(await sequencing([elsewhere, late])).toEqual(['SEQUENCED', 'SEQUENCED']);
+    treeSize = behind.treeSize!;
     await expectPublishedBy(treeSize);
   });
 

@@ -79,7 +79,7 @@ export function dynamoPendingStore(client: DynamoDBClient, table: string): Pendi
 /** A DynamoDB stream record as Lambda hands it over (what the sequencer reads of it). */
 export interface StreamRecord {
   eventName?: string;
-  dynamodb?: { Keys?: Record<string, { S?: string }>; NewImage?: Record<string, unknown> };
+  dynamodb?: { Keys?: Record<string, { S?: string }>; NewImage?: Record<string, unknown>; ApproximateCreationDateTime?: number };
 }
 
 /**
