@@ -139,8 +139,8 @@ function partWritersFromSettings(): PartWriters | undefined {
  * One run: what waits is integrated, batch after batch, while the invocation has time for another
  * (the stream's keys first), and the age of what still waits is published whatever the outcome.
  * A run woken by the stream takes the stream's keys alone unless no look at the index was made for
- * LOOK_AT_LEAST_EVERY_MS or its records waited more than STREAM_BEHIND_MS (pending-age.ts); a
- * tick, or a run that looked, drains the index.
+ * LOOK_AT_LEAST_EVERY_MS, or its records waited more than STREAM_BEHIND_MS (pending-age.ts) and
+ * are under half a full batch; a tick, or a run that looked, drains the index.
  */
 export async function runSequencer(environment: SequencerEnvironment, event: SequencerEvent, context?: Pick<Context, 'getRemainingTimeInMillis'>): Promise<SequencerSummary> {
   const { stores, tiles, looks } = environment;
@@ -150,8 +150,11 @@ export async function runSequencer(environment: SequencerEnvironment, event: Seq
   // And by each event's key, so a batch in parts sends each to its part unread.
   let references: Map<string, string> | undefined = referencesOfStream(event.Records ?? []);
   let named: string[] | undefined = namedBy(references);
-  // A tick looks; a stream run when no look was made for a while, or when its records waited behind other runs (a backlog the stream hands over a shard at a time).
-  const look = !event.Records || looks.due || streamBehind(event.Records);
+  // A tick looks; a stream run when no look was made for a while, or when its records waited
+  // behind other runs and are under half a full batch: a backlog the stream hands over a shard at
+  // a time, which a run that drains the index takes in full batches (a stream batch already about
+  // full is taken as it is: a drain reads every event it routes, docs/capacity.md).
+  const look = !event.Records || looks.due || (streamBehind(event.Records) && waiting.length < batchSizeOf(environment) / 2);
   const summary: SequencerSummary = { batches: 0, deliveries: 0, sequenced: 0, setAside: 0, appended: 0, treeSize: null };
   let whatWaits: WhatWaits = 'ask';
   try {

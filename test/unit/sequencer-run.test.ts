@@ -11,6 +11,8 @@ import type { RecordHead } from '../../functions/domain/record';
 import { LOOK_AT_LEAST_EVERY_MS, PendingLooks, STREAM_BEHIND_MS } from '../../functions/ledger-writer/pending-age';
 import { formatSignerKey, signerFromKey, SigningKeyError, type CheckpointSigner } from '../../functions/ledger-writer/signer';
 import type { TileStore } from '../../functions/ledger-writer/tile-store';
+import { inProcessParts } from '../../functions/ledger-writer/parts';
+import { memoryJournalChunks } from '../../functions/store/memory/ledger';
 import type { MemoryStores } from '../../functions/store/memory';
 import type * as SequenceEvents from '../../functions/handlers/sequence-events';
 import { buildEvent } from '../../lib/ingress/emit';
@@ -237,7 +239,7 @@ describe('one execution environment', () => {
     await expectPublishedBy(treeSize);
   });
 
-  it('a stream batch whose records waited more than STREAM_BEHIND_MS (the sequencer behind) looks too, though a look was just made; one made just now does not', async () => {
+  it('a stream batch whose records waited more than STREAM_BEHIND_MS (the sequencer behind) looks too, though a look was just made; one made just now does not, nor one already half a full batch', async () => {
     const asked: string[] = [];
     const pending = Object.assign(Object.create(stores.pending) as typeof stores.pending, {
       listWaiting: (limit: number) => (asked.push('listWaiting'), stores.pending.listWaiting(limit)),
@@ -259,7 +261,22 @@ describe('one execution environment', () => {
     expect(behind).toMatchObject({ batches: 1, deliveries: 2, sequenced: 2 });
     expect(asked).toEqual(['listWaiting']);
     expect(await sequencing([elsewhere, late])).toEqual(['SEQUENCED', 'SEQUENCED']);
-    treeSize = behind.treeSize!;
+
+    // Behind, but already half a full batch or more (a shard of its own, say): taken as it is, the index not asked.
+    // A batch of 4 at most here: one part writer (in this process) of 4 events.
+    const fourAtMost = { ...counting, parts: inProcessParts({ records: stores.records, pending: stores.pending, journal: memoryJournalChunks(stores, stores.ledger.storedChunks), tiles }, { eventsPerPart: 4, maxParts: 1 }) };
+    const straggler = await deliver('svc.living-object.authority-observed.v1', DEMO_OBJECTS.current, { state: 'RETURNED' }, iso(15 * MINUTE + 52_000));
+    const halfFull = [
+      await deliver('svc.credential.status-changed.v1', CREDENTIAL, { previousStatus: 'ACTIVE', status: 'SUSPENDED' }, iso(15 * MINUTE + 54_000)),
+      await deliver('svc.credential.status-changed.v1', CREDENTIAL, { previousStatus: 'SUSPENDED', status: 'ACTIVE' }, iso(15 * MINUTE + 56_000)),
+    ];
+    asked.length = 0;
+    expect(await invoke(madeAgo(halfFull, STREAM_BEHIND_MS + 2_000), lambdaContext(), fourAtMost)).toMatchObject({ batches: 1, deliveries: 2, sequenced: 2 });
+    expect(asked).toEqual([]);
+    expect(await sequencing([straggler, ...halfFull])).toEqual(['PENDING', 'SEQUENCED', 'SEQUENCED']);
+    const tick = await invoke(scheduledEvent());
+    expect(tick).toMatchObject({ deliveries: 1, sequenced: 1 });
+    treeSize = tick.treeSize!;
     await expectPublishedBy(treeSize);
   });
 
