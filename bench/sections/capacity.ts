@@ -844,8 +844,8 @@ async function partsRows(root: string, aws: BenchAws, receivers: ReceiverPool, s
  * One log in parts when the sequencer is behind: Lambda hands it one shard of the stream a run, so
  * full batches come from the runs that drain the pending index (the tick's, and a stream run whose
  * records waited more than STREAM_BEHIND_MS: functions/ledger-writer/pending-age.ts). Such a run
- * reads the events the index lists, to route them, which a stream run does not; its batches are
- * not cut by a stream invocation's 6 MB. The rate with `writers` part writers, from the drained
+ * looks at the index and has its part writers route the keys it lists (they read the events),
+ * which a stream run does not; its batches are not cut by a stream invocation's 6 MB. The rate with `writers` part writers, from the drained
  * round's own CPU times and waits, as partsRate reckons it.
  */
 export function drainedRow(drained: PartsTimed, streamed: PartsFigures, writers: number): BenchRow {
@@ -860,7 +860,7 @@ export function drainedRow(drained: PartsTimed, streamed: PartsFigures, writers:
     metric: `one log in parts, ${writers} part writers, the sequencer behind (a run that drains the index): events a second, from CPU time and waits`,
     value: Math.round(partsRate(figures, writers)),
     unit: 'events/s',
-    note: `a run that drains the index (the tick's; a stream run whose records waited more than ${STREAM_BEHIND_MS / 1000} s) takes full batches, not one shard's share of the stream: a batch of ${batch} in ${parts} parts of ${Math.round(perPart)}, the largest ${Math.round(largest)}; the sequencer ${round(figures.sequencerMsPerEvent, 3)} ms of CPU an event (${Math.round(1000 / figures.sequencerMsPerEvent)} events/s on one core; a stream run's ${round(streamed.sequencerMsPerEvent, 3)}: it reads each event the index lists, to route it), the part writers ${round(figures.partMsPerEvent, 2)} ms, ${round(figures.waitsPerBatch, 1)} waits of ${DELAYS_MS[1]} ms a batch (measured in ${drained.batches} batches of ${Math.round(drained.events / drained.batches)} in up to ${BENCH_PARTS} parts); ${Math.round(partsRate(figures, writers, 0))} events/s with no wait`,
+    note: `a run that drains the index (the tick's; a stream run whose records waited more than ${STREAM_BEHIND_MS / 1000} s) takes full batches, not one shard's share of the stream: a batch of ${batch} in ${parts} parts of ${Math.round(perPart)}, the largest ${Math.round(largest)}; the sequencer ${round(figures.sequencerMsPerEvent, 3)} ms of CPU an event (${Math.round(1000 / figures.sequencerMsPerEvent)} events/s on one core; a stream run's ${round(streamed.sequencerMsPerEvent, 3)}: its look's 64 Queries, and a round of invocations in which the part writers read the events the index lists and answer each one's reference), the part writers ${round(figures.partMsPerEvent, 2)} ms, ${round(figures.waitsPerBatch, 1)} waits of ${DELAYS_MS[1]} ms a batch (measured in ${drained.batches} batches of ${Math.round(drained.events / drained.batches)} in up to ${BENCH_PARTS} parts); ${Math.round(partsRate(figures, writers, 0))} events/s with no wait`,
   };
 }
 

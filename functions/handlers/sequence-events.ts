@@ -153,7 +153,8 @@ export async function runSequencer(environment: SequencerEnvironment, event: Seq
   // A tick looks; a stream run when no look was made for a while, or when its records waited
   // behind other runs and are under half a full batch: a backlog the stream hands over a shard at
   // a time, which a run that drains the index takes in full batches (a stream batch already about
-  // full is taken as it is: a drain reads every event it routes, docs/capacity.md).
+  // full is taken as it is: a drain costs a look and a round of invocations to route the keys it
+  // lists, docs/capacity.md).
   const look = !event.Records || looks.due || (streamBehind(event.Records) && waiting.length < batchSizeOf(environment) / 2);
   const summary: SequencerSummary = { batches: 0, deliveries: 0, sequenced: 0, setAside: 0, appended: 0, treeSize: null };
   let whatWaits: WhatWaits = 'ask';

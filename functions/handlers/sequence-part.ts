@@ -43,10 +43,11 @@ function storesFromSettings(): PartStores {
 function whatWasDone(invocation: PartInvocation, answer: unknown): Record<string, unknown> {
   if ('plan' in invocation) return { planned: { events: invocation.plan.keys.length + invocation.plan.events.length, leaves: (answer as { leaves: unknown[] }).leaves.length } };
   if ('store' in invocation) return { stored: { tiles: invocation.store.resources.length } };
+  if ('route' in invocation) return { routed: { keys: invocation.route.keys.length, waiting: (answer as { routes: unknown[] }).routes.length } };
   return { written: { chunks: invocation.write.stored?.count ?? invocation.write.chunks.length, from: invocation.write.placement.start } };
 }
 
-/** One invocation: a part planned or written, or tiles stored. Its event holds authorities' event bodies, so it is never logged. */
+/** One invocation: a part planned or written, tiles stored, or keys routed. Its event holds authorities' event bodies, so it is never logged. */
 async function sequencePart(event: unknown): Promise<unknown> {
   const invocation = invocationFromJson(event);
   const answer = await onPartInvocation(storesFromSettings(), invocation);

@@ -87,6 +87,21 @@ export interface TileWrite {
   resources: LogResource[];
 }
 
+/**
+ * What a part writer is asked to route: keys of waiting events whose references the sequencer does
+ * not know (a look at the pending index lists keys only; a stream batch's images name them). The
+ * part writer reads them and answers each one's reference (RoutedKeys), so a drained batch's
+ * events do not pass through the sequencer to be routed (docs/capacity.md#one-log-many-writers).
+ */
+export interface RouteRequest {
+  keys: string[];
+}
+
+/** Each of the keys asked that still waits, with the reference its event names; a key no longer waiting is left out. */
+export interface RoutedKeys {
+  routes: Array<[key: string, reference: string]>;
+}
+
 /** What a part writer works with: the records, the events, the journal's chunks, and the tile log (for TileWrite). */
 export interface PartStores {
   records: RecordStore;
@@ -134,6 +149,12 @@ export async function storeTiles(stores: Pick<PartStores, 'tiles'>, write: TileW
   await writeLogResources(tileStoreIn(stores.tiles, write.dir), write.resources);
 }
 
+/** Routes keys: the events read (strongly consistent), those still waiting answered with their references. */
+export async function routeKeys(stores: Pick<PartStores, 'pending'>, request: RouteRequest): Promise<RoutedKeys> {
+  const events = request.keys.length > 0 ? await stores.pending.readEvents(request.keys) : [];
+  return { routes: events.filter((e) => e.sequencing === 'PENDING').map((e): [string, string] => [e.key, e.event.reference]) };
+}
+
 /** Who plans and writes a batch's parts: the part writers (lambda-parts.ts on AWS), or this process (inProcessParts). */
 export interface PartWriters {
   /** The parts a batch of `events` events is planned in: 1 plans it in the sequencer, as one. */
@@ -143,6 +164,8 @@ export interface PartWriters {
   plan(request: PartRequest): Promise<PlannedPart>;
   write(write: PartWrite): Promise<void>;
   storeTiles(write: TileWrite): Promise<void>;
+  /** The references of the events of `keys` still waiting, by key. */
+  route(keys: string[]): Promise<Map<string, string>>;
 }
 
 /**
@@ -180,7 +203,7 @@ const placementToJson = (p: PartPlacement): PlacementJson => ({ ...p, leaves: ba
 const placementFromJson = (p: PlacementJson): PartPlacement => ({ ...p, leaves: bytesOf(p.leaves), frontier: p.frontier.map(([from, to, hash]) => [from, to, bytesOf(hash)]) });
 
 export function invocationToJson(invocation: PartInvocation): unknown {
-  if ('plan' in invocation) return invocation;
+  if ('plan' in invocation || 'route' in invocation) return invocation;
   if ('store' in invocation) return { store: { dir: invocation.store.dir, resources: invocation.store.resources.map((r) => ({ ...r, bytes: base64(r.bytes) })) } };
   const { chunks, stored, placement } = invocation.write;
   return { write: { chunks: chunks.map(base64), ...(stored ? { stored } : {}), placement: placementToJson(placement) } };
@@ -196,9 +219,11 @@ export function invocationFromJson(json: unknown): PartInvocation {
     plan?: PartRequest;
     write?: { chunks: string[]; stored?: StoredChunks; placement: PlacementJson };
     store?: { dir: string; resources: Array<Omit<LogResource, 'bytes'> & { bytes: string }> };
+    route?: RouteRequest;
   };
-  const kinds = isObject(value) ? (['plan', 'store', 'write'] as const).filter((k) => k in value) : [];
-  if (kinds.length !== 1) throw new TypeError('a part writer is invoked with one of a part to plan, tiles to store or a part to write');
+  const kinds = isObject(value) ? (['plan', 'store', 'write', 'route'] as const).filter((k) => k in value) : [];
+  if (kinds.length !== 1) throw new TypeError('a part writer is invoked with one of a part to plan, tiles to store, a part to write or keys to route');
+  if (value.route !== undefined) return { route: { keys: checked(value.route, isRouteRequest, 'keys to route: keys').keys } };
   if (value.plan !== undefined) return { plan: checked(value.plan, isPartRequest, 'a part to plan: keys, events and named (and the name to store its chunks under)') };
   if (value.store !== undefined) {
     const store = checked(value.store, isTileWriteJson, 'tiles to store: dir and resources (path, bytes as base64, immutable)');
@@ -221,6 +246,8 @@ const isWaitingEvent = (v: unknown): boolean => isObject(v) && typeof v.key === 
 const isChunksName = (v: unknown): v is string => typeof v === 'string' && STORED_CHUNKS_NAME.test(v);
 const isPartRequest = (v: unknown): v is PartRequest =>
   isObject(v) && isStrings(v.keys) && isStrings(v.named) && Array.isArray(v.events) && v.events.every(isWaitingEvent) && (v.journal === undefined || isChunksName(v.journal));
+const isRouteRequest = (v: unknown): v is RouteRequest => isObject(v) && isStrings(v.keys) && Object.keys(v).length === 1;
+const isRoutes = (v: unknown): v is RoutedKeys['routes'] => Array.isArray(v) && v.every((r) => Array.isArray(r) && r.length === 2 && typeof r[0] === 'string' && typeof r[1] === 'string');
 const isStoredChunks = (v: unknown): v is StoredChunks => isObject(v) && isChunksName(v.name) && isIndex(v.count);
 const isTileWriteJson = (v: unknown): v is { dir: string; resources: Array<Omit<LogResource, 'bytes'> & { bytes: string }> } =>
   isObject(v) && typeof v.dir === 'string' && Array.isArray(v.resources) && v.resources.every((r) => isObject(r) && typeof r.path === 'string' && isBase64(r.bytes) && typeof r.immutable === 'boolean');
@@ -256,6 +283,7 @@ export function answerToJson(answer: PartAnswer): unknown {
  */
 export function answerFromJson(json: unknown): PartAnswer {
   if (isObject(json) && json.written === true && Object.keys(json).length === 1) return { written: true };
+  if (isObject(json) && 'routes' in json && Object.keys(json).length === 1) return { routes: checked(json.routes, isRoutes, 'its routes: [key, reference] pairs', "a part writer's answer") };
   const value = checked(json, isPlannedJson, 'a planned part: leaves (references, versions, lengths, entries as base64), chunks as base64 or where they were stored, projections and a summary', "a part writer's answer");
   const entries = bytesOf(value.leaves.entries);
   if (value.leaves.lengths.reduce((n, l) => n + l, 0) !== entries.length) throw new TypeError("a part writer's answer is not a planned part: its leaves' lengths do not add up to its entries");
@@ -281,14 +309,15 @@ const isPlannedJson = (v: unknown): v is PlannedJson =>
   v.projections.every(isProjection) &&
   isSummary(v.summary);
 
-/** What a part writer is invoked with: a part to plan, or one to write. */
-export type PartInvocation = { plan: PartRequest } | { write: PartWrite } | { store: TileWrite };
+/** What a part writer is invoked with: a part to plan, tiles to store, a part to write, or keys to route. */
+export type PartInvocation = { plan: PartRequest } | { write: PartWrite } | { store: TileWrite } | { route: RouteRequest };
 
 /** What a part writer does when invoked (its Lambda handler's work, on the stores it is given). */
-export type PartAnswer = PlannedPart | { written: true };
+export type PartAnswer = PlannedPart | { written: true } | RoutedKeys;
 
 export async function onPartInvocation(stores: PartStores, invocation: PartInvocation): Promise<PartAnswer> {
   if ('plan' in invocation) return planPart(stores, invocation.plan);
+  if ('route' in invocation) return routeKeys(stores, invocation.route);
   if ('store' in invocation) await storeTiles(stores, invocation.store);
   else await writePart(stores, invocation.write);
   return { written: true };
@@ -323,5 +352,13 @@ export function partWriters(options: { eventsPerPart: number; maxParts: number }
     },
     write: async (write) => written(await invoke(invocationToJson({ write }))),
     storeTiles: async (store) => written(await invoke(invocationToJson({ store }))),
+    route: async (keys) => {
+      const answer = answerFromJson(await invoke(invocationToJson({ route: { keys } })));
+      if (!('routes' in answer)) throw new TypeError("a part writer's answer to keys to route is not its routes");
+      const asked = new Set(keys);
+      // Only keys it was asked: a route for another would send an event to a part unasked.
+      if (answer.routes.some(([key]) => !asked.has(key))) throw new TypeError("a part writer's answer to keys to route routes a key it was not asked");
+      return new Map(answer.routes);
+    },
   };
 }

@@ -160,8 +160,8 @@ export async function sequencePending(options: SequencerOptions): Promise<Sequen
 }
 
 /**
- * A batch in parts (parts.ts): each waiting event sent to the part of its reference (by the
- * reference its stream image named, or read here), every part planned at once by the part
+ * A batch in parts (parts.ts): each waiting event sent to the part of its reference (the
+ * reference its stream image named, or the one the part writers read for it), every part planned at once by the part
  * writers; then here, the status lists the parts' credentials project onto, and the log: each
  * part's new versions appended in turn (a part's ordinals become its leaves from `start`), then
  * the status lists'. Each part is written by its writer once the head is published, handed where
@@ -169,9 +169,13 @@ export async function sequencePending(options: SequencerOptions): Promise<Sequen
  * their evidence.
  */
 async function prepareInParts(options: SequencerOptions, writers: PartWriters, candidates: readonly string[], count: number, log: AppendOnlyLog): Promise<PreparedBatch<BatchSummary>> {
-  const references = options.references ?? new Map<string, string>();
+  // Each key's reference: the stream's images name them; the keys a look at the index listed
+  // (keys only) are routed by the part writers, which read those events, so their bytes never
+  // pass through the sequencer (docs/capacity.md#one-log-many-writers). A key no longer waiting
+  // comes back unrouted and is passed over.
+  const references = new Map(options.references ?? []);
   const unnamed = candidates.filter((key) => !references.has(key));
-  const read = unnamed.length > 0 ? (await options.pending.readEvents(unnamed)).filter((e) => e.sequencing === 'PENDING') : [];
+  for (const routed of await Promise.all(slices(unnamed, count).map((keys) => writers.route(keys)))) for (const [key, reference] of routed) references.set(key, reference);
   // Each part stores its chunks itself, under a name of this batch's and its own: a batch run again (or its stopped parts still writing) never meets another's.
   const batchId = randomUUID();
   const requests = Array.from({ length: count }, (_, i): PartRequest & { names: Set<string> } => ({ keys: [], events: [], named: [], journal: `${batchId}-${i}`, names: new Set() }));
@@ -181,10 +185,6 @@ async function prepareInParts(options: SequencerOptions, writers: PartWriters, c
     if (reference === undefined) continue;
     route(reference).keys.push(key);
     route(reference).names.add(reference);
-  }
-  for (const event of read) {
-    route(event.event.reference).events.push(event);
-    route(event.event.reference).names.add(event.event.reference);
   }
   const planned = await Promise.all(requests.filter((r) => r.keys.length + r.events.length > 0).map(({ keys, events, names, journal }) => writers.plan({ keys, events, named: [...names], journal })));
 
@@ -229,6 +229,12 @@ async function prepareInParts(options: SequencerOptions, writers: PartWriters, c
       reasons: Object.assign({}, ...summaries.map((s) => s.reasons)),
     },
   };
+}
+
+/** `items` cut into at most `count` runs of about the same length, none empty. */
+function slices<T>(items: readonly T[], count: number): T[][] {
+  const size = Math.ceil(items.length / Math.max(1, count));
+  return size === 0 ? [] : Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
 }
 
 /**

@@ -150,7 +150,7 @@ test.each(['plan', 'store'] as const)('a part writer that fails (invoked to %s: 
   expect((await stores.ledger.lock.read())!).toMatchObject({ treeSize: before.treeSize, checkpoint: before.checkpoint, lock: null });
   expect(await sequencingOf(stores.pending, keys)).toEqual(['PENDING', 'PENDING']);
   // Stopped while storing tiles, the batch had journaled what it would write after a head it never published: no writer finishes that (it names another size).
-  // The minute's tick: the index lists them, the sequencer reads them to send each to its part.
+  // The minute's tick: the index lists them (keys only), the part writers read them and say each one's reference, and the sequencer sends each to its part.
   expect(await run({ source: 'aws.events' })).toMatchObject({ deliveries: 2, sequenced: 2 });
   expect(await stores.ledger.journal.unfinished()).toBe(false);
   expect(await sequencingOf(stores.pending, keys)).toEqual(['SEQUENCED', 'SEQUENCED']);

@@ -30,7 +30,8 @@ const placement = fc.record({
 const write = fc
   .oneof(fc.record({ chunks: fc.array(bytes, { maxLength: 4 }), placement }), fc.record({ chunks: fc.constant<Uint8Array[]>([]), stored: fc.record({ name: chunksName, count: fc.nat() }), placement }))
   .map((w): PartInvocation => ({ write: w }));
-const invocation = fc.oneof(plan, store, write);
+const route = fc.record({ keys: fc.array(fc.string()) }).map((r): PartInvocation => ({ route: r }));
+const invocation = fc.oneof(plan, store, write, route);
 
 /** As Lambda carries it: JSON text. */
 const travelled = (inv: PartInvocation): unknown => JSON.parse(JSON.stringify(invocationToJson(inv)));
@@ -86,7 +87,7 @@ test('an invocation with one field changed to anything: read whole or refused, n
 
 test('refused, saying what was wrong: two kinds at once, none, a placement that starts before the log, bytes that are not base64', () => {
   const valid = travelled({ write: { chunks: [], placement: { origin: 'o', start: 0, leaves: Buffer.alloc(32), treeSize: 1, frontier: [], checkpoint: 'c' } } }) as { write: { chunks: unknown[]; placement: Record<string, unknown> } };
-  expect(() => invocationFromJson({ plan: { keys: [], events: [], named: [] }, write: valid.write })).toThrow(new TypeError('a part writer is invoked with one of a part to plan, tiles to store or a part to write'));
+  expect(() => invocationFromJson({ plan: { keys: [], events: [], named: [] }, write: valid.write })).toThrow(new TypeError('a part writer is invoked with one of a part to plan, tiles to store, a part to write or keys to route'));
   expect(() => invocationFromJson({})).toThrow(TypeError);
   expect(() => invocationFromJson(null)).toThrow(TypeError);
   expect(() => invocationFromJson({ write: { ...valid.write, placement: { ...valid.write.placement, start: -1 } } })).toThrow(/not a part to write/);
@@ -109,7 +110,8 @@ const planned = fc
     chunks: fc.oneof(fc.record({ chunks: fc.array(bytes, { maxLength: 3 }) }), fc.record({ chunks: fc.constant<Uint8Array[]>([]), stored: fc.record({ name: chunksName, count: fc.nat() }) })),
   })
   .map(({ chunks, ...rest }): PartAnswer => ({ ...rest, ...chunks }) as PartAnswer);
-const answer = fc.oneof(planned, fc.constant<PartAnswer>({ written: true }));
+const routes = fc.array(fc.tuple(fc.string(), fc.string())).map((r): PartAnswer => ({ routes: r }));
+const answer = fc.oneof(planned, fc.constant<PartAnswer>({ written: true }), routes);
 const answered = (a: PartAnswer): unknown => JSON.parse(JSON.stringify(answerToJson(a)));
 
 /** Reads an answer as the sequencer does: the answer, or the refusal (a TypeError naming a part writer's answer); any other error fails the property. */
@@ -160,6 +162,13 @@ test('an answer refused, saying what was wrong: leaves whose lengths do not add 
   const stores = (name: string) => partWriters({ eventsPerPart: 1, maxParts: 2 }, async () => ({ ...valid, stored: { name, count: 1 } }));
   await expect(stores('b-1').plan({ keys: [], events: [], named: [], journal: 'b-1' })).resolves.toMatchObject({ stored: { name: 'b-1', count: 1 } });
   await expect(stores('b-0').plan({ keys: [], events: [], named: [], journal: 'b-1' })).rejects.toThrow(/stored its chunks under "b-0", not the name it was given/);
+  // Keys routed: only keys it was asked, as [key, reference] pairs.
+  const routing = (answer: unknown) => partWriters({ eventsPerPart: 1, maxParts: 2 }, async () => answer);
+  await expect(routing({ routes: [['P#a', 'ORD-1']] }).route(['P#a', 'P#b'])).resolves.toEqual(new Map([['P#a', 'ORD-1']]));
+  await expect(routing({ routes: [['P#c', 'ORD-1']] }).route(['P#a'])).rejects.toThrow(/routes a key it was not asked/);
+  await expect(routing({ routes: [['P#a']] }).route(['P#a'])).rejects.toThrow(/not its routes: \[key, reference\] pairs/);
+  await expect(routing(valid).route(['P#a'])).rejects.toThrow(/not its routes/);
+  expect(() => invocationFromJson({ route: { keys: ['P#a'], events: [] } })).toThrow(/not keys to route/);
   // To tiles to store or a part to write, only { written: true }.
   await expect(partWriters({ eventsPerPart: 1, maxParts: 2 }, async () => valid).write({ chunks: [], placement: { origin: 'o', start: 0, leaves: Buffer.alloc(0), treeSize: 0, frontier: [], checkpoint: '' } })).rejects.toThrow(/not \{ written: true \}/);
 });
