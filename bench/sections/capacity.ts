@@ -691,8 +691,8 @@ async function partsRound(aws: BenchAws, receivers: ReceiverPool, sequencer: Fun
     pool.take();
     let imageBytes = 0;
     // Woken by the stream: its batches, each a full batch. By the tick (as a stream run that finds
-    // the sequencer behind is): one run drains the index, batch after batch, the events it lists
-    // read to be routed; what the stream brought meanwhile is dropped.
+    // the sequencer behind is): one run drains the index, batch after batch, its part writers
+    // routing the keys it lists; what the stream brought meanwhile is dropped.
     const runs = woken === 'stream' ? await integrateStreamed(aws, sequencer, batch, (records) => (imageBytes = records.reduce<number>((n, r) => n + JSON.stringify(r).length, 0) / Math.max(1, records.length))) : [await tick(aws, sequencer)];
     const { trips, calls } = await aws.control.snapshot();
     const parts = pool.take();
@@ -845,8 +845,9 @@ async function partsRows(root: string, aws: BenchAws, receivers: ReceiverPool, s
  * full batches come from the runs that drain the pending index (the tick's, and a stream run whose
  * records waited more than STREAM_BEHIND_MS: functions/ledger-writer/pending-age.ts). Such a run
  * looks at the index and has its part writers route the keys it lists (they read the events),
- * which a stream run does not; its batches are not cut by a stream invocation's 6 MB. The rate with `writers` part writers, from the drained
- * round's own CPU times and waits, as partsRate reckons it.
+ * which a stream run does not; its batches are not cut by a stream invocation's 6 MB. The rate
+ * with `writers` part writers, from the drained round's own CPU times and waits, as partsRate
+ * reckons it.
  */
 export function drainedRow(drained: PartsTimed, streamed: PartsFigures, writers: number): BenchRow {
   const figures: PartsFigures = {

@@ -160,9 +160,9 @@ export async function sequencePending(options: SequencerOptions): Promise<Sequen
 }
 
 /**
- * A batch in parts (parts.ts): each waiting event sent to the part of its reference (the
- * reference its stream image named, or the one the part writers read for it), every part planned at once by the part
- * writers; then here, the status lists the parts' credentials project onto, and the log: each
+ * A batch in parts (parts.ts): each waiting event sent to the part of its reference (the one its
+ * stream image named, or the one the part writers read for it), every part planned at once by
+ * the part writers; then here, the status lists the parts' credentials project onto, and the log: each
  * part's new versions appended in turn (a part's ordinals become its leaves from `start`), then
  * the status lists'. Each part is written by its writer once the head is published, handed where
  * its leaves sit and the frontier their proofs need (growth.ts PartPlacement): the writer makes
@@ -173,15 +173,16 @@ async function prepareInParts(options: SequencerOptions, writers: PartWriters, c
   // (keys only) are routed by the part writers, which read those events, so their bytes never
   // pass through the sequencer (docs/capacity.md#one-log-many-writers). A key no longer waiting
   // comes back unrouted and is passed over.
-  const references = new Map(options.references ?? []);
+  const references = options.references ?? new Map<string, string>();
   const unnamed = candidates.filter((key) => !references.has(key));
-  for (const routed of await Promise.all(slices(unnamed, count).map((keys) => writers.route(keys)))) for (const [key, reference] of routed) references.set(key, reference);
+  const routed = new Map((await Promise.all(slices(unnamed, count).map((keys) => writers.route(keys)))).flatMap((m) => [...m]));
+  const referenceOf = (key: string): string | undefined => references.get(key) ?? routed.get(key);
   // Each part stores its chunks itself, under a name of this batch's and its own: a batch run again (or its stopped parts still writing) never meets another's.
   const batchId = randomUUID();
   const requests = Array.from({ length: count }, (_, i): PartRequest & { names: Set<string> } => ({ keys: [], events: [], named: [], journal: `${batchId}-${i}`, names: new Set() }));
   const route = (reference: string) => requests[partOf(reference, count)];
   for (const key of candidates) {
-    const reference = references.get(key);
+    const reference = referenceOf(key);
     if (reference === undefined) continue;
     route(reference).keys.push(key);
     route(reference).names.add(reference);

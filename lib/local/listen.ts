@@ -11,8 +11,8 @@ export interface Listening {
 /**
  * Has `server`, a stand-in for an AWS endpoint, keep its clients' idle connections until it is
  * closed. The AWS SDK's clients keep connections alive and send many requests at once; a Node.js
- * server closes a connection idle for 5 s (its keepAliveTimeout, and a second more), and a request sent on one as it
- * closes fails with "socket hang up" (ECONNRESET). The SDK retries such a failure only while its
+ * server closes a connection idle for 5 s (its keepAliveTimeout, and a second more), and a request
+ * sent on one as it closes fails with "socket hang up" (ECONNRESET). The SDK retries such a failure only while its
  * retry quota lasts (500 tokens, 10 a timeout error: @smithy/core's standard retry strategy), so a
  * burst of requests on connections closing at once could fail a whole sequencer batch (it failed a
  * capacity run once, in parts, after the sequencer waited on its part writers, and made the local
